@@ -1,0 +1,107 @@
+//! The per-target tables: how each target spells work-item ids and math functions. The builder is
+//! one code base; everything that differs between SPIR-V and NVPTX is answered here.
+
+use crate::ir::{BinaryOp, DType, UnaryOp};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flavor {
+    /// SPIR-V for OpenCL: builtins are `spir_func` declarations with Itanium-mangled OpenCL names.
+    Spirv,
+    /// NVPTX: special registers through `llvm.nvvm.read.ptx.sreg.*`, math through libdevice.
+    Nvptx,
+}
+
+/// LLVM calling convention ids.
+pub const CC_SPIR_FUNC: u32 = 75;
+pub const CC_SPIR_KERNEL: u32 = 76;
+pub const CC_PTX_KERNEL: u32 = 71;
+
+impl Flavor {
+    pub fn triple(self) -> &'static str {
+        match self {
+            Flavor::Spirv => "spirv64-unknown-unknown",
+            Flavor::Nvptx => "nvptx64-nvidia-cuda",
+        }
+    }
+    pub fn kernel_cc(self) -> u32 {
+        match self {
+            Flavor::Spirv => CC_SPIR_KERNEL,
+            Flavor::Nvptx => CC_PTX_KERNEL,
+        }
+    }
+    /// Calling convention for calls to the target's builtin functions.
+    pub fn builtin_cc(self) -> u32 {
+        match self {
+            Flavor::Spirv => CC_SPIR_FUNC,
+            Flavor::Nvptx => 0,
+        }
+    }
+}
+
+/// OpenCL C name and libdevice base name of a float math function.
+fn unary_names(op: UnaryOp) -> Option<(&'static str, &'static str)> {
+    use UnaryOp::*;
+    Some(match op {
+        Sqrt => ("sqrt", "sqrt"),
+        Exp => ("exp", "exp"),
+        Expm1 => ("expm1", "expm1"),
+        Log => ("log", "log"),
+        Log1p => ("log1p", "log1p"),
+        Log2 => ("log2", "log2"),
+        Log10 => ("log10", "log10"),
+        Sin => ("sin", "sin"),
+        Cos => ("cos", "cos"),
+        Tan => ("tan", "tan"),
+        Asin => ("asin", "asin"),
+        Acos => ("acos", "acos"),
+        Atan => ("atan", "atan"),
+        Sinh => ("sinh", "sinh"),
+        Cosh => ("cosh", "cosh"),
+        Tanh => ("tanh", "tanh"),
+        Floor => ("floor", "floor"),
+        Ceil => ("ceil", "ceil"),
+        Trunc => ("trunc", "trunc"),
+        Erf => ("erf", "erf"),
+        Erfc => ("erfc", "erfc"),
+        Abs => ("fabs", "fabs"),
+        Neg | Not => return None,
+    })
+}
+
+fn binary_names(op: BinaryOp) -> Option<(&'static str, &'static str)> {
+    Some(match op {
+        BinaryOp::Pow => ("pow", "pow"),
+        BinaryOp::Atan2 => ("atan2", "atan2"),
+        BinaryOp::Hypot => ("hypot", "hypot"),
+        BinaryOp::Rem => ("fmod", "fmod"),
+        _ => return None,
+    })
+}
+
+fn mangle(flavor: Flavor, base: (&str, &str), dtype: DType, arity: usize) -> String {
+    match flavor {
+        Flavor::Spirv => {
+            let code = if dtype == DType::F32 { "f" } else { "d" };
+            format!("_Z{}{}{}", base.0.len(), base.0, code.repeat(arity))
+        }
+        Flavor::Nvptx => {
+            let suffix = if dtype == DType::F32 { "f" } else { "" };
+            format!("__nv_{}{}", base.1, suffix)
+        }
+    }
+}
+
+/// The function implementing a float unary math op on this target.
+pub fn unary_math(flavor: Flavor, op: UnaryOp, dtype: DType) -> Option<String> {
+    unary_names(op).map(|n| mangle(flavor, n, dtype, 1))
+}
+
+/// The function implementing a float binary math op on this target.
+pub fn binary_math(flavor: Flavor, op: BinaryOp, dtype: DType) -> Option<String> {
+    binary_names(op).map(|n| mangle(flavor, n, dtype, 2))
+}
+
+/// SPIR-V work-item query builtins (`size_t f(uint)`).
+pub fn spirv_id_builtin(name: &str) -> String {
+    format!("_Z{}{}j", name.len(), name)
+}

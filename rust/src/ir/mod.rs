@@ -1,0 +1,10 @@
+//! The kernel IR. Python hands over a [`KernelSpec`] (plain typed nodes in topological order); it is
+//! turned into a petgraph dataflow [`graph::Graph`], verified, and optimised by [`passes`] (constant
+//! folding, common-subexpression elimination, dead-code elimination) before code generation.
+
+pub mod graph;
+pub mod passes;
+mod spec;
+
+pub use graph::Graph;
+pub use spec::{BinaryOp, DType, KernelSpec, Node, Op, Param, ParamKind, UnaryOp};

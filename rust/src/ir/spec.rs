@@ -1,0 +1,274 @@
+//! The typed, plain description of one kernel: what Python builds for an offloaded region.
+//!
+//! Semantics: the kernel runs once per element of an `ndim`-dimensional iteration space. `Load` of an
+//! array parameter reads the element at the current index (broadcast dimensions have stride 0),
+//! `Store` writes it. Scalars are passed by value.
+
+use crate::error::{Error, Result};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum DType {
+    Bool,
+    I8,
+    I16,
+    I32,
+    I64,
+    U8,
+    U16,
+    U32,
+    U64,
+    F32,
+    F64,
+}
+
+impl DType {
+    /// NumPy's names (`float64`, `int32`, `bool`, ...).
+    pub fn parse(s: &str) -> Result<DType> {
+        Ok(match s {
+            "bool" => DType::Bool,
+            "int8" => DType::I8,
+            "int16" => DType::I16,
+            "int32" => DType::I32,
+            "int64" => DType::I64,
+            "uint8" => DType::U8,
+            "uint16" => DType::U16,
+            "uint32" => DType::U32,
+            "uint64" => DType::U64,
+            "float32" => DType::F32,
+            "float64" => DType::F64,
+            _ => return Err(Error::Graph(format!("unsupported dtype '{s}'"))),
+        })
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            DType::Bool => "bool",
+            DType::I8 => "int8",
+            DType::I16 => "int16",
+            DType::I32 => "int32",
+            DType::I64 => "int64",
+            DType::U8 => "uint8",
+            DType::U16 => "uint16",
+            DType::U32 => "uint32",
+            DType::U64 => "uint64",
+            DType::F32 => "float32",
+            DType::F64 => "float64",
+        }
+    }
+    /// Bytes in memory (bool is one byte).
+    pub fn size(self) -> usize {
+        match self {
+            DType::Bool | DType::I8 | DType::U8 => 1,
+            DType::I16 | DType::U16 => 2,
+            DType::I32 | DType::U32 | DType::F32 => 4,
+            DType::I64 | DType::U64 | DType::F64 => 8,
+        }
+    }
+    pub fn is_float(self) -> bool {
+        matches!(self, DType::F32 | DType::F64)
+    }
+    pub fn is_signed(self) -> bool {
+        matches!(self, DType::I8 | DType::I16 | DType::I32 | DType::I64)
+    }
+    pub fn is_int(self) -> bool {
+        !self.is_float() && self != DType::Bool
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnaryOp {
+    Neg,
+    Not,
+    Abs,
+    Sqrt,
+    Exp,
+    Expm1,
+    Log,
+    Log1p,
+    Log2,
+    Log10,
+    Sin,
+    Cos,
+    Tan,
+    Asin,
+    Acos,
+    Atan,
+    Sinh,
+    Cosh,
+    Tanh,
+    Floor,
+    Ceil,
+    Trunc,
+    Erf,
+    Erfc,
+}
+
+impl UnaryOp {
+    pub fn parse(s: &str) -> Result<UnaryOp> {
+        use UnaryOp::*;
+        Ok(match s {
+            "neg" => Neg,
+            "not" => Not,
+            "abs" => Abs,
+            "sqrt" => Sqrt,
+            "exp" => Exp,
+            "expm1" => Expm1,
+            "log" => Log,
+            "log1p" => Log1p,
+            "log2" => Log2,
+            "log10" => Log10,
+            "sin" => Sin,
+            "cos" => Cos,
+            "tan" => Tan,
+            "arcsin" => Asin,
+            "arccos" => Acos,
+            "arctan" => Atan,
+            "sinh" => Sinh,
+            "cosh" => Cosh,
+            "tanh" => Tanh,
+            "floor" => Floor,
+            "ceil" => Ceil,
+            "trunc" => Trunc,
+            "erf" => Erf,
+            "erfc" => Erfc,
+            _ => return Err(Error::Graph(format!("unsupported unary operation '{s}'"))),
+        })
+    }
+    /// Operations that are math-library calls on floats.
+    pub fn is_math(self) -> bool {
+        !matches!(self, UnaryOp::Neg | UnaryOp::Not | UnaryOp::Abs)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinaryOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    FloorDiv,
+    Rem,
+    Pow,
+    Min,
+    Max,
+    Atan2,
+    Hypot,
+    And,
+    Or,
+    Xor,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
+}
+
+impl BinaryOp {
+    pub fn parse(s: &str) -> Result<BinaryOp> {
+        use BinaryOp::*;
+        Ok(match s {
+            "add" => Add,
+            "sub" => Sub,
+            "mul" => Mul,
+            "div" => Div,
+            "floordiv" => FloorDiv,
+            "rem" => Rem,
+            "pow" => Pow,
+            "min" => Min,
+            "max" => Max,
+            "arctan2" => Atan2,
+            "hypot" => Hypot,
+            "and" => And,
+            "or" => Or,
+            "xor" => Xor,
+            "lt" => Lt,
+            "le" => Le,
+            "gt" => Gt,
+            "ge" => Ge,
+            "eq" => Eq,
+            "ne" => Ne,
+            _ => return Err(Error::Graph(format!("unsupported binary operation '{s}'"))),
+        })
+    }
+    pub fn is_comparison(self) -> bool {
+        matches!(self, BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge | BinaryOp::Eq | BinaryOp::Ne)
+    }
+    pub fn is_commutative(self) -> bool {
+        matches!(
+            self,
+            BinaryOp::Add | BinaryOp::Mul | BinaryOp::Min | BinaryOp::Max | BinaryOp::Hypot | BinaryOp::And | BinaryOp::Or | BinaryOp::Xor | BinaryOp::Eq | BinaryOp::Ne
+        )
+    }
+}
+
+/// One operation. Operand fields are indices of earlier nodes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Op {
+    /// The current element of array parameter `param`.
+    Load { param: usize },
+    /// The value of scalar parameter `param`.
+    Scalar { param: usize },
+    /// A constant (integers and bools are carried exactly in `bits`; floats as f64).
+    Const { value: f64, bits: i64 },
+    /// Convert to the node's dtype with NumPy's casting (float->int truncates).
+    Cast { arg: usize },
+    Unary { op: UnaryOp, arg: usize },
+    /// Operands already have the operation's computation dtype; comparisons yield bool.
+    Binary { op: BinaryOp, lhs: usize, rhs: usize },
+    /// `cond ? a : b` (np.where).
+    Select { cond: usize, a: usize, b: usize },
+    /// Write `value` to the current element of array parameter `param`.
+    Store { param: usize, value: usize },
+}
+
+impl Op {
+    pub fn operands(&self) -> Vec<usize> {
+        match *self {
+            Op::Load { .. } | Op::Scalar { .. } | Op::Const { .. } => vec![],
+            Op::Cast { arg } | Op::Unary { arg, .. } => vec![arg],
+            Op::Binary { lhs, rhs, .. } => vec![lhs, rhs],
+            Op::Select { cond, a, b } => vec![cond, a, b],
+            Op::Store { value, .. } => vec![value],
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Node {
+    pub op: Op,
+    /// The dtype of the value this node produces (for `Store`, the stored dtype).
+    pub dtype: DType,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ParamKind {
+    /// An array; `contiguous` means C-contiguous with exactly the iteration shape, so the element
+    /// offset is the linear index (no strides are passed).
+    Array { dtype: DType, ndim: usize, contiguous: bool },
+    Scalar { dtype: DType },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Param {
+    pub name: String,
+    pub kind: ParamKind,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct KernelSpec {
+    pub name: String,
+    /// Dimensions of the iteration space.
+    pub ndim: usize,
+    pub params: Vec<Param>,
+    pub nodes: Vec<Node>,
+}
+
+impl KernelSpec {
+    /// Whether any value or parameter is float64 (needs fp64 on the device).
+    pub fn uses_f64(&self) -> bool {
+        self.nodes.iter().any(|n| n.dtype == DType::F64)
+            || self.params.iter().any(|p| match p.kind {
+                ParamKind::Array { dtype, .. } | ParamKind::Scalar { dtype } => dtype == DType::F64,
+            })
+    }
+}

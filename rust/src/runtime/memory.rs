@@ -1,0 +1,205 @@
+//! Memory bound to a queue: USM allocations (Intel's extension) and, for devices without USM, the
+//! `cl_mem` buffer back end. Either way an allocation is described to the rest of the system by a
+//! data address and a byte size; kernels receive it as (base pointer, byte offset), so both back ends
+//! share one kernel ABI.
+
+use std::ffi::c_void;
+use std::fmt;
+
+use super::queue::Queue;
+use crate::error::{Error, Result};
+
+/// The USM type of an allocation. Precedence for results: `Device < Shared < Host`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UsmKind {
+    Device,
+    Shared,
+    Host,
+}
+
+impl UsmKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            UsmKind::Device => "device",
+            UsmKind::Shared => "shared",
+            UsmKind::Host => "host",
+        }
+    }
+    pub fn parse(s: &str) -> Result<Self> {
+        match s {
+            "device" => Ok(UsmKind::Device),
+            "shared" => Ok(UsmKind::Shared),
+            "host" => Ok(UsmKind::Host),
+            _ => Err(Error::Memory(format!(
+                "unknown USM type '{s}': expected 'device', 'shared' or 'host'"
+            ))),
+        }
+    }
+    /// Stable small integer used by compiled host code.
+    pub fn code(self) -> u32 {
+        match self {
+            UsmKind::Device => 0,
+            UsmKind::Shared => 1,
+            UsmKind::Host => 2,
+        }
+    }
+    pub fn from_code(c: u32) -> Result<Self> {
+        match c {
+            0 => Ok(UsmKind::Device),
+            1 => Ok(UsmKind::Shared),
+            2 => Ok(UsmKind::Host),
+            _ => Err(Error::Memory(format!("invalid USM type code {c}"))),
+        }
+    }
+}
+
+enum Backing {
+    Usm(*mut c_void),
+    // Buffer { mem: cl_mem, reserved_base: *mut c_void }: the NVIDIA back end (a reserved, unmapped
+    // address range stands for the buffer so that views keep using plain addresses).
+}
+
+/// One allocation. Freed (blocking, so in-flight kernels finish first) when dropped.
+pub struct Allocation {
+    queue: Queue,
+    kind: UsmKind,
+    size: usize,
+    backing: Backing,
+}
+
+unsafe impl Send for Allocation {}
+unsafe impl Sync for Allocation {}
+
+impl fmt::Debug for Allocation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Allocation({} bytes, {}, {:?} at {:p})", self.size, self.kind.as_str(), self.queue, self.addr())
+    }
+}
+
+impl Allocation {
+    /// Allocate `size` bytes of `kind` memory for `queue`'s device in its context.
+    pub fn new(queue: &Queue, kind: UsmKind, size: usize) -> Result<Allocation> {
+        let ctx = queue.context();
+        let Some(usm) = ctx.0.usm else {
+            return Err(Error::Memory(format!(
+                "device {} has no USM support; the cl_mem buffer back end is not available yet",
+                queue.device().filter_string()
+            )));
+        };
+        // Zero-size arrays still get a distinct, valid allocation.
+        let bytes = size.max(1);
+        let mut err = 0;
+        let align = 64;
+        let ptr = unsafe {
+            match kind {
+                UsmKind::Host => (usm.host_alloc)(ctx.raw(), std::ptr::null(), bytes, align, &mut err),
+                UsmKind::Device => (usm.device_alloc)(ctx.raw(), queue.device().id(), std::ptr::null(), bytes, align, &mut err),
+                UsmKind::Shared => (usm.shared_alloc)(ctx.raw(), queue.device().id(), std::ptr::null(), bytes, align, &mut err),
+            }
+        };
+        if ptr.is_null() || err != 0 {
+            let call = match kind {
+                UsmKind::Host => "clHostMemAllocINTEL",
+                UsmKind::Device => "clDeviceMemAllocINTEL",
+                UsmKind::Shared => "clSharedMemAllocINTEL",
+            };
+            return Err(Error::Memory(format!(
+                "allocating {size} bytes of {} memory on {} failed: {}",
+                kind.as_str(),
+                queue.device().filter_string(),
+                Error::cl(if err == 0 { -4 } else { err }, call)
+            )));
+        }
+        Ok(Allocation { queue: queue.clone(), kind, size, backing: Backing::Usm(ptr) })
+    }
+
+    pub fn queue(&self) -> &Queue {
+        &self.queue
+    }
+    pub fn kind(&self) -> UsmKind {
+        self.kind
+    }
+    pub fn size(&self) -> usize {
+        self.size
+    }
+    /// The data address (for USM, a pointer valid in the allocation's context).
+    pub fn addr(&self) -> *mut c_void {
+        match self.backing {
+            Backing::Usm(p) => p,
+        }
+    }
+
+    /// Copy `src` (host memory) into the allocation at byte `offset`.
+    pub fn write(&self, offset: usize, src: &[u8]) -> Result<()> {
+        self.check_range(offset, src.len())?;
+        if src.is_empty() {
+            return Ok(());
+        }
+        unsafe { copy(&self.queue, (self.addr() as *mut u8).add(offset) as *mut c_void, src.as_ptr() as *const c_void, src.len()) }
+    }
+
+    /// Copy `dst.len()` bytes starting at byte `offset` of the allocation into `dst` (host memory).
+    pub fn read(&self, offset: usize, dst: &mut [u8]) -> Result<()> {
+        self.check_range(offset, dst.len())?;
+        if dst.is_empty() {
+            return Ok(());
+        }
+        unsafe { copy(&self.queue, dst.as_mut_ptr() as *mut c_void, (self.addr() as *const u8).add(offset) as *const c_void, dst.len()) }
+    }
+
+    /// Fill the whole allocation with copies of `pattern` (1, 2, 4, 8 ... 128 bytes).
+    pub fn fill(&self, pattern: &[u8]) -> Result<()> {
+        if self.size == 0 {
+            return Ok(());
+        }
+        if pattern.is_empty() || self.size % pattern.len() != 0 {
+            return Err(Error::Memory(format!("fill pattern of {} bytes does not tile {} bytes", pattern.len(), self.size)));
+        }
+        let usm = self.queue.context().0.usm.ok_or_else(|| Error::Memory("fill on a context without USM".into()))?;
+        let rc = unsafe {
+            (usm.memfill)(self.queue.raw(), self.addr(), pattern.as_ptr() as *const c_void, pattern.len(), self.size, 0, std::ptr::null(), std::ptr::null_mut())
+        };
+        if rc != 0 {
+            return Err(Error::cl(rc, "clEnqueueMemFillINTEL"));
+        }
+        self.queue.wait()
+    }
+
+    fn check_range(&self, offset: usize, len: usize) -> Result<()> {
+        if offset.checked_add(len).is_none_or(|end| end > self.size) {
+            return Err(Error::Memory(format!(
+                "copy of {len} bytes at offset {offset} is outside an allocation of {} bytes",
+                self.size
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// A blocking copy between any two addresses usable by `queue` (USM or host memory).
+///
+/// # Safety
+/// Both ranges must be valid for `len` bytes.
+pub unsafe fn copy(queue: &Queue, dst: *mut c_void, src: *const c_void, len: usize) -> Result<()> {
+    let Some(usm) = queue.context().0.usm else {
+        return Err(Error::Memory("USM copy on a context without USM".into()));
+    };
+    let rc = unsafe { (usm.memcpy)(queue.raw(), 1, dst, src, len, 0, std::ptr::null(), std::ptr::null_mut()) };
+    if rc != 0 {
+        return Err(Error::cl(rc, "clEnqueueMemcpyINTEL"));
+    }
+    Ok(())
+}
+
+impl Drop for Allocation {
+    fn drop(&mut self) {
+        match self.backing {
+            Backing::Usm(p) => {
+                if let Some(usm) = self.queue.context().0.usm {
+                    // Blocking free: waits for kernels still using the memory.
+                    unsafe { (usm.blocking_free)(self.queue.context().raw(), p) };
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,137 @@
+//! Compiled kernels: the device binary for one (kernel description, target) pair, the programs
+//! built from it per context, and launch.
+//!
+//! Code is keyed by kernel description and device capabilities, never by queue: a new queue (or a
+//! new context) on a device that already has the binary only loads it, it never recompiles.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use opencl3::kernel::Kernel;
+use opencl3::program::Program;
+use opencl3::types::cl_context;
+
+use super::device::Device;
+use super::queue::Queue;
+use crate::codegen::{self, ArgSlot, Binary, DeviceCaps, Flavor};
+use crate::error::{ClResultExt, Error, Result};
+use crate::ir::KernelSpec;
+
+struct Loaded {
+    _program: Program,
+    kernel: Kernel,
+}
+unsafe impl Send for Loaded {}
+
+/// A kernel compiled for one kind of device; loadable into any context holding such a device.
+pub struct CompiledKernel {
+    binary: Binary,
+    loaded: Mutex<HashMap<usize, Arc<Mutex<Loaded>>>>,
+}
+
+impl std::fmt::Debug for CompiledKernel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "CompiledKernel({}, {:?})", self.binary.kernel_name, self.binary.flavor)
+    }
+}
+
+fn caps(device: &Device) -> DeviceCaps {
+    DeviceCaps { target: device.target().clone(), has_fp64: device.has_fp64(), name: format!("{} [{}]", device.name(), device.filter_string()) }
+}
+
+impl CompiledKernel {
+    /// Compile `spec` for `device`, or return the cached result for an identical description and
+    /// target. The cache is process-wide and only grows (like Numba's own compiled functions).
+    pub fn get_or_compile(spec: &KernelSpec, device: &Device) -> Result<Arc<CompiledKernel>> {
+        static CACHE: OnceLock<Mutex<HashMap<String, Arc<CompiledKernel>>>> = OnceLock::new();
+        let caps = caps(device);
+        let key = format!("{:?}|{:?}|{}", spec, caps.target, caps.has_fp64);
+        let cache = CACHE.get_or_init(Default::default);
+        if let Some(k) = cache.lock().unwrap().get(&key) {
+            return Ok(k.clone());
+        }
+        // Compile outside the lock; a racing duplicate compile is harmless.
+        let compiled = Arc::new(CompiledKernel { binary: codegen::compile(spec, &caps)?, loaded: Mutex::new(HashMap::new()) });
+        Ok(cache.lock().unwrap().entry(key).or_insert(compiled).clone())
+    }
+
+    pub fn binary(&self) -> &Binary {
+        &self.binary
+    }
+    pub fn slots(&self) -> &[ArgSlot] {
+        &self.binary.slots
+    }
+
+    fn load(&self, queue: &Queue) -> Result<Arc<Mutex<Loaded>>> {
+        let ctx: cl_context = queue.context().raw();
+        if let Some(l) = self.loaded.lock().unwrap().get(&(ctx as usize)) {
+            return Ok(l.clone());
+        }
+        let context = &queue.context().0.cl;
+        let dev = queue.device();
+        let mut program = match self.binary.flavor {
+            Flavor::Spirv => Program::create_from_il(context, &self.binary.bytes).cl("clCreateProgramWithIL")?,
+            Flavor::Nvptx => unsafe {
+                let ids: Vec<_> = queue.context().devices().iter().map(|d| d.id()).collect();
+                let bins: Vec<&[u8]> = ids.iter().map(|_| self.binary.bytes.as_slice()).collect();
+                Program::create_from_binary(context, &ids, &bins).cl("clCreateProgramWithBinary")?
+            },
+        };
+        let ids: Vec<_> = queue.context().devices().iter().map(|d| d.id()).collect();
+        if let Err(e) = program.build(&ids, "") {
+            let log = program.get_build_log(dev.id()).unwrap_or_else(|_| "<no build log>".into());
+            return Err(Error::Build { device: format!("{} [{}]", dev.name(), dev.filter_string()), name: crate::error::cl_error_name(e.0), log });
+        }
+        let kernel = Kernel::create(&program, &self.binary.kernel_name).cl("clCreateKernel")?;
+        let l = Arc::new(Mutex::new(Loaded { _program: program, kernel }));
+        Ok(self.loaded.lock().unwrap().entry(ctx as usize).or_insert(l).clone())
+    }
+
+    /// Launch on `queue` with one `u64` per slot (see [`codegen::ArgSlot`]) and wait for it.
+    /// The last slot is the element count, which is also the global size.
+    pub fn launch(&self, queue: &Queue, slots: &[u64]) -> Result<()> {
+        let layout = &self.binary.slots;
+        if slots.len() != layout.len() {
+            return Err(Error::Launch(format!("kernel '{}' takes {} argument slots, got {}", self.binary.kernel_name, layout.len(), slots.len())));
+        }
+        let n = *slots.last().unwrap_or(&0) as usize;
+        if n == 0 {
+            return Ok(());
+        }
+        let loaded = self.load(queue)?;
+        let event = {
+            let guard = loaded.lock().unwrap();
+            let k = &guard.kernel;
+            let usm = queue.context().0.usm;
+            let mut idx = 0u32;
+            for (slot, &v) in layout.iter().zip(slots) {
+                unsafe {
+                    match slot {
+                        ArgSlot::Mem => {
+                            let usm = usm.ok_or_else(|| Error::Memory("array argument on a context without USM".into()))?;
+                            let rc = (usm.set_arg_ptr)(k.get(), idx, v as *const std::ffi::c_void);
+                            if rc != 0 {
+                                return Err(Error::cl(rc, "clSetKernelArgMemPointerINTEL"));
+                            }
+                            k.set_arg(idx + 1, &0i64).cl("clSetKernelArg")?;
+                            idx += 2;
+                            continue;
+                        }
+                        ArgSlot::I64 => k.set_arg(idx, &(v as i64)).cl("clSetKernelArg")?,
+                        ArgSlot::Scalar(d) => match d.size() {
+                            1 => k.set_arg(idx, &(v as u8)).cl("clSetKernelArg")?,
+                            2 => k.set_arg(idx, &(v as u16)).cl("clSetKernelArg")?,
+                            4 => k.set_arg(idx, &(v as u32)).cl("clSetKernelArg")?,
+                            _ => k.set_arg(idx, &v).cl("clSetKernelArg")?,
+                        },
+                    }
+                }
+                idx += 1;
+            }
+            let global = [n];
+            unsafe { queue.0.cl.enqueue_nd_range_kernel(k.get(), 1, std::ptr::null(), global.as_ptr(), std::ptr::null(), &[]) }
+                .cl("clEnqueueNDRangeKernel")?
+        };
+        event.wait().cl("clWaitForEvents")
+    }
+}

@@ -1,0 +1,101 @@
+//! Queues and queue equivalence (spec: same context, same device, same properties).
+
+use std::fmt;
+use std::sync::Arc;
+
+use opencl3::command_queue::{CommandQueue, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE};
+use opencl3::types::cl_command_queue;
+
+use super::context::Context;
+use super::device::Device;
+use crate::error::{ClResultExt, Error, Result};
+
+pub(crate) struct QueueInner {
+    pub(crate) cl: CommandQueue,
+    pub(crate) context: Context,
+    pub(crate) device: Device,
+    pub(crate) in_order: bool,
+}
+
+unsafe impl Send for QueueInner {}
+unsafe impl Sync for QueueInner {}
+
+/// A queue handle. Clones share the OpenCL queue; `==` is identity, [`Queue::equivalent`] is the
+/// CFD relation.
+#[derive(Clone)]
+pub struct Queue(pub(crate) Arc<QueueInner>);
+
+impl PartialEq for Queue {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl fmt::Debug for Queue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Queue({} @ {:p})", self.0.device.filter_string(), Arc::as_ptr(&self.0))
+    }
+}
+
+impl Queue {
+    /// A queue on `device` in `context` (the device's default context when `None`).
+    pub fn new(device: &Device, context: Option<&Context>, in_order: bool) -> Result<Self> {
+        let context = match context {
+            Some(c) => {
+                if !c.contains(device) {
+                    return Err(Error::Selector(format!(
+                        "device {} is not part of the given context {:?}",
+                        device.filter_string(),
+                        c
+                    )));
+                }
+                c.clone()
+            }
+            None => device.default_context()?,
+        };
+        let props = if in_order { 0 } else { CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE };
+        let cl = unsafe { CommandQueue::create_with_properties(&context.0.cl, device.id(), props, 0) }
+            .cl("clCreateCommandQueueWithProperties")?;
+        Ok(Queue(Arc::new(QueueInner { cl, context, device: device.clone(), in_order })))
+    }
+
+    pub fn device(&self) -> &Device {
+        &self.0.device
+    }
+    pub fn context(&self) -> &Context {
+        &self.0.context
+    }
+    pub fn in_order(&self) -> bool {
+        self.0.in_order
+    }
+    pub fn raw(&self) -> cl_command_queue {
+        self.0.cl.get()
+    }
+
+    /// Same context, same device, same properties.
+    pub fn equivalent(&self, other: &Queue) -> bool {
+        self.0.context == other.0.context && self.0.device == other.0.device && self.0.in_order == other.0.in_order
+    }
+
+    /// Block until everything submitted to the queue has finished.
+    pub fn wait(&self) -> Result<()> {
+        self.0.cl.finish().cl("clFinish")
+    }
+
+    /// The address used to refer to this queue from compiled host code (stable while any clone lives).
+    pub fn as_ptr(&self) -> *const std::ffi::c_void {
+        Arc::as_ptr(&self.0) as *const std::ffi::c_void
+    }
+
+    /// Rebuild a handle from [`Queue::as_ptr`].
+    ///
+    /// # Safety
+    /// `ptr` must come from `as_ptr` of a queue that is still alive.
+    pub unsafe fn from_ptr(ptr: *const std::ffi::c_void) -> Queue {
+        let ptr = ptr as *const QueueInner;
+        unsafe {
+            Arc::increment_strong_count(ptr);
+            Queue(Arc::from_raw(ptr))
+        }
+    }
+}

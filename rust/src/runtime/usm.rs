@@ -1,0 +1,56 @@
+//! Intel's `cl_intel_unified_shared_memory` entry points. Vendor extensions are not exported by the
+//! ICD loader; they are resolved per platform with `clGetExtensionFunctionAddressForPlatform`.
+
+use std::ffi::{c_void, CString};
+use std::sync::OnceLock;
+
+use opencl3::types::{cl_bool, cl_command_queue, cl_context, cl_device_id, cl_event, cl_int, cl_kernel, cl_platform_id, cl_uint};
+
+type HostAlloc = unsafe extern "C" fn(cl_context, *const u64, usize, cl_uint, *mut cl_int) -> *mut c_void;
+type DevAlloc = unsafe extern "C" fn(cl_context, cl_device_id, *const u64, usize, cl_uint, *mut cl_int) -> *mut c_void;
+type Free = unsafe extern "C" fn(cl_context, *mut c_void) -> cl_int;
+type SetArgPtr = unsafe extern "C" fn(cl_kernel, cl_uint, *const c_void) -> cl_int;
+type Memcpy = unsafe extern "C" fn(cl_command_queue, cl_bool, *mut c_void, *const c_void, usize, cl_uint, *const cl_event, *mut cl_event) -> cl_int;
+type MemFill = unsafe extern "C" fn(cl_command_queue, *mut c_void, *const c_void, usize, usize, cl_uint, *const cl_event, *mut cl_event) -> cl_int;
+
+/// The USM entry points of one platform.
+#[derive(Clone, Copy)]
+pub(crate) struct UsmFns {
+    pub host_alloc: HostAlloc,
+    pub device_alloc: DevAlloc,
+    pub shared_alloc: DevAlloc,
+    pub blocking_free: Free,
+    pub set_arg_ptr: SetArgPtr,
+    pub memcpy: Memcpy,
+    pub memfill: MemFill,
+}
+
+type GetExtFn = unsafe extern "C" fn(cl_platform_id, *const std::ffi::c_char) -> *mut c_void;
+
+fn get_ext_fn() -> Option<GetExtFn> {
+    static LIB: OnceLock<Option<libloading::Library>> = OnceLock::new();
+    let lib = LIB.get_or_init(|| unsafe { libloading::Library::new("libOpenCL.so.1").ok() }).as_ref()?;
+    unsafe { lib.get::<GetExtFn>(b"clGetExtensionFunctionAddressForPlatform\0").ok().map(|s| *s) }
+}
+
+impl UsmFns {
+    pub(crate) fn load(platform: cl_platform_id) -> Option<UsmFns> {
+        let get = get_ext_fn()?;
+        let sym = |name: &str| -> Option<*mut c_void> {
+            let c = CString::new(name).ok()?;
+            let p = unsafe { get(platform, c.as_ptr()) };
+            (!p.is_null()).then_some(p)
+        };
+        unsafe {
+            Some(UsmFns {
+                host_alloc: std::mem::transmute::<*mut c_void, HostAlloc>(sym("clHostMemAllocINTEL")?),
+                device_alloc: std::mem::transmute::<*mut c_void, DevAlloc>(sym("clDeviceMemAllocINTEL")?),
+                shared_alloc: std::mem::transmute::<*mut c_void, DevAlloc>(sym("clSharedMemAllocINTEL")?),
+                blocking_free: std::mem::transmute::<*mut c_void, Free>(sym("clMemBlockingFreeINTEL")?),
+                set_arg_ptr: std::mem::transmute::<*mut c_void, SetArgPtr>(sym("clSetKernelArgMemPointerINTEL")?),
+                memcpy: std::mem::transmute::<*mut c_void, Memcpy>(sym("clEnqueueMemcpyINTEL")?),
+                memfill: std::mem::transmute::<*mut c_void, MemFill>(sym("clEnqueueMemFillINTEL")?),
+            })
+        }
+    }
+}
