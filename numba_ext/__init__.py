@@ -1,0 +1,33 @@
+"""numba_ext: compute-follows-data offload for Numba.
+
+Arrays live in USM memory bound to a queue; jitted functions and kernels run where their data is.
+"""
+
+from . import _icd
+
+_icd.register()  # before the first OpenCL call anywhere in the process
+
+from . import _core  # noqa: E402
+from .array import ndarray  # noqa: E402
+from .creation import arange, asarray, asnumpy, empty, full, ones, zeros  # noqa: E402
+from .errors import (  # noqa: E402
+    BuildError,
+    ExecutionPlacementError,
+    MixedUSMTypeWarning,
+    NumbaExtError,
+    UnsupportedError,
+    USMError,
+)
+from .jit import jit  # noqa: E402
+from .runtime import Context, Device, Queue, default_queue, get_devices  # noqa: E402
+from .numba import _init_extension  # noqa: E402
+
+_init_extension()
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "BuildError", "Context", "Device", "ExecutionPlacementError", "MixedUSMTypeWarning", "NumbaExtError",
+    "Queue", "USMError", "UnsupportedError", "arange", "asarray", "asnumpy", "default_queue", "empty",
+    "full", "get_devices", "jit", "ndarray", "ones", "zeros",
+]

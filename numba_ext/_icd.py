@@ -1,0 +1,91 @@
+"""Registration of OpenCL drivers with the ICD loader, done before the first OpenCL call.
+
+The Intel OpenCL CPU runtime from PyPI (``intel-opencl-rt``) installs ``libintelocl.so`` into
+``<prefix>/lib`` with an ``.icd`` file that points nowhere useful, and NVIDIA's driver is often not
+registered either. The ICD loader reads the folder named by ``OCL_ICD_VENDORS``; we build such a
+folder (the system's vendor files plus the drivers found here) and point the variable at it, so
+users never set anything. A user who set ``OCL_ICD_VENDORS`` themselves keeps their choice.
+"""
+
+from __future__ import annotations
+
+import ctypes.util
+import glob
+import hashlib
+import os
+import sys
+import tempfile
+
+_SYSTEM_VENDORS = "/etc/OpenCL/vendors"
+
+
+def _candidate_intel_cpu() -> list[str]:
+    prefixes = {sys.prefix, sys.base_prefix, os.path.dirname(os.path.dirname(sys.executable))}
+    found = []
+    for p in prefixes:
+        for lib in glob.glob(os.path.join(p, "lib", "libintelocl.so")):
+            found.append(os.path.realpath(lib))
+    return sorted(set(found))
+
+
+def _candidate_nvidia() -> list[str]:
+    name = ctypes.util.find_library("nvidia-opencl")
+    if name:
+        return [name]
+    for d in ("/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib", "/usr/local/nvidia/lib64"):
+        p = os.path.join(d, "libnvidia-opencl.so.1")
+        if os.path.exists(p):
+            return [p]
+    return []
+
+
+def _system_vendor_files() -> dict[str, str]:
+    out = {}
+    if os.path.isdir(_SYSTEM_VENDORS):
+        for f in sorted(os.listdir(_SYSTEM_VENDORS)):
+            if f.endswith(".icd"):
+                try:
+                    with open(os.path.join(_SYSTEM_VENDORS, f)) as fh:
+                        out[f] = fh.read().strip()
+                except OSError:
+                    pass
+    return out
+
+
+def register() -> str | None:
+    """Point the ICD loader at a vendors folder that includes the drivers installed with Python
+    packages. Returns the folder used, or None when the user's own setting is kept."""
+    if os.environ.get("OCL_ICD_VENDORS"):
+        return None
+    entries = _system_vendor_files()
+    listed = set(entries.values())
+    for lib in _candidate_intel_cpu():
+        if lib not in listed and os.path.basename(lib) not in listed:
+            entries["numba_ext-intel-cpu.icd"] = lib
+    has_nvidia = any("nvidia" in v for v in entries.values())
+    if not has_nvidia:
+        for lib in _candidate_nvidia():
+            entries["numba_ext-nvidia.icd"] = lib
+    if not entries:
+        return None
+    digest = hashlib.sha1(repr(sorted(entries.items())).encode()).hexdigest()[:16]
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    folder = os.path.join(base, "numba_ext", "icd", digest)
+    try:
+        _write_folder(folder, entries)
+    except OSError:
+        folder = os.path.join(tempfile.gettempdir(), f"numba_ext-icd-{os.getuid()}-{digest}")
+        _write_folder(folder, entries)
+    os.environ["OCL_ICD_VENDORS"] = folder
+    return folder
+
+
+def _write_folder(folder: str, entries: dict[str, str]) -> None:
+    if os.path.isdir(folder) and sorted(os.listdir(folder)) == sorted(entries):
+        return
+    os.makedirs(folder, exist_ok=True)
+    for name, lib in entries.items():
+        tmp = os.path.join(folder, f".{name}.{os.getpid()}")
+        with open(tmp, "w") as fh:
+            fh.write(lib + "\n")
+        os.replace(tmp, os.path.join(folder, name))

@@ -1,0 +1,212 @@
+"""``numba_ext.ndarray``: an N-D array in USM memory bound to a queue.
+
+Representation: ``_desc`` is a NumPy array *describing* the memory (address, shape, strides, dtype),
+whose base chain owns it (a ``USMAllocation``, a Numba ``MemInfo`` for arrays made in jitted code,
+or a foreign object exposing ``__sycl_usm_array_interface__``). The descriptor is never read on the
+host: NumPy only does the index arithmetic for views (slicing, transposes, reshapes), and Numba
+unboxes it like any array. ``_queue`` is the queue the array is bound to, ``_usm_type`` its kind.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _core
+from .runtime import Queue
+
+SUPPORTED_DTYPES = tuple(
+    np.dtype(t)
+    for t in ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64")
+)
+USM_TYPES = ("device", "shared", "host")
+
+
+def check_usm_type(usm_type: str) -> str:
+    if usm_type not in USM_TYPES:
+        raise ValueError(f"unknown usm_type {usm_type!r}: expected one of 'device', 'shared', 'host'")
+    return usm_type
+
+
+def check_dtype(dtype) -> np.dtype:
+    try:
+        dt = np.dtype(dtype)
+    except TypeError as e:
+        raise TypeError(f"unsupported dtype {dtype!r}: {e}") from None
+    if dt not in SUPPORTED_DTYPES:
+        names = ", ".join(d.name for d in SUPPORTED_DTYPES)
+        raise TypeError(f"unsupported dtype {dt}: numba_ext arrays hold {names}")
+    return dt.newbyteorder("=") if dt.byteorder not in ("=", "|") else dt
+
+
+def _is_basic_index(key) -> bool:
+    items = key if isinstance(key, tuple) else (key,)
+    return all(
+        isinstance(k, (int, np.integer, slice)) or k is Ellipsis or k is None for k in items
+    ) and not any(isinstance(k, (bool, np.bool_)) for k in items)
+
+
+class ndarray:
+    """An array in USM memory. Create with :func:`numba_ext.asarray`, :func:`numba_ext.empty`, ...;
+    bring back to the host with :func:`numba_ext.asnumpy`."""
+
+    __slots__ = ("_desc", "_queue", "_usm_type", "_base_ptr", "__weakref__")
+    __array_priority__ = 1000.0
+
+    def __init__(self, shape, dtype="float64", *, device=None, usm_type="device", sycl_queue=None):
+        from .creation import empty
+
+        other = empty(shape, dtype=dtype, device=device, usm_type=usm_type, sycl_queue=sycl_queue)
+        self._desc, self._queue, self._usm_type, self._base_ptr = (
+            other._desc, other._queue, other._usm_type, other._base_ptr,
+        )
+
+    @classmethod
+    def _wrap(cls, desc: np.ndarray, queue: Queue, usm_type: str, base_ptr: int | None = None) -> "ndarray":
+        self = object.__new__(cls)
+        self._desc = desc
+        self._queue = queue
+        self._usm_type = usm_type
+        self._base_ptr = desc.ctypes.data if base_ptr is None else base_ptr
+        return self
+
+    # -- attributes -------------------------------------------------------------------------------
+    shape = property(lambda self: self._desc.shape, doc="Tuple of dimensions.")
+    dtype = property(lambda self: self._desc.dtype, doc="Element type.")
+    strides = property(lambda self: self._desc.strides, doc="Byte strides (NumPy convention).")
+    ndim = property(lambda self: self._desc.ndim)
+    size = property(lambda self: self._desc.size)
+    itemsize = property(lambda self: self._desc.itemsize)
+    nbytes = property(lambda self: self._desc.nbytes)
+    sycl_queue = property(lambda self: self._queue, doc="The queue the array is bound to.")
+    queue = sycl_queue
+    device = property(lambda self: self._queue.device, doc="The device of the array's queue.")
+    sycl_device = device
+    sycl_context = property(lambda self: self._queue.context)
+    usm_type = property(lambda self: self._usm_type, doc="'device', 'shared' or 'host'.")
+
+    @property
+    def _queue_handle(self) -> int:
+        # read by Numba's unboxing: the queue pointer stored in the native array struct
+        return self._queue._handle
+
+    @property
+    def _data_ptr(self) -> int:
+        return self._desc.ctypes.data
+
+    @property
+    def flags(self):
+        return self._desc.flags
+
+    @property
+    def T(self) -> "ndarray":
+        return self._view(self._desc.T)
+
+    @property
+    def __sycl_usm_array_interface__(self) -> dict:
+        d = self._desc
+        offset_bytes = d.ctypes.data - self._base_ptr
+        return {
+            "data": (self._base_ptr, not d.flags.writeable),
+            "shape": d.shape,
+            "strides": None if d.flags.c_contiguous else tuple(s // d.itemsize for s in d.strides),
+            "typestr": d.dtype.str,
+            "offset": offset_bytes // d.itemsize,
+            "version": 1,
+            "syclobj": self._queue,
+        }
+
+    # -- views ------------------------------------------------------------------------------------
+    def _view(self, desc: np.ndarray) -> "ndarray":
+        return ndarray._wrap(desc, self._queue, self._usm_type, self._base_ptr)
+
+    def __getitem__(self, key) -> "ndarray":
+        if isinstance(key, ndarray) or not _is_basic_index(key):
+            raise IndexError(
+                "numba_ext.ndarray supports basic indexing (integers, slices, ..., None); "
+                "index with NumPy on numba_ext.asnumpy(x) for advanced indexing"
+            )
+        return self._view(self._desc[key])
+
+    def __setitem__(self, key, value) -> None:
+        from .creation import asnumpy, _upload_into
+
+        view = self[key]
+        host = asnumpy(value) if isinstance(value, ndarray) else np.asarray(value)
+        staged = np.empty(view.shape, view.dtype)
+        staged[...] = host
+        _upload_into(view, staged)
+
+    def reshape(self, *shape, order="C") -> "ndarray":
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = tuple(shape[0])
+        try:
+            desc = self._desc.reshape(shape, order=order, copy=False)
+        except ValueError as e:
+            raise ValueError(f"cannot reshape this array without a copy ({e}); copy it first") from None
+        return self._view(desc)
+
+    def transpose(self, *axes) -> "ndarray":
+        return self._view(self._desc.transpose(*axes))
+
+    def __len__(self) -> int:
+        if self.ndim == 0:
+            raise TypeError("len() of a 0-d array")
+        return self.shape[0]
+
+    # -- conversions ------------------------------------------------------------------------------
+    def to_device(self, device) -> "ndarray":
+        """This array on `device` (a Queue, Device or selector): no copy when the queue shares
+        this array's context, a copy otherwise."""
+        from .creation import asarray
+
+        if isinstance(device, Queue):
+            return asarray(self, sycl_queue=device)
+        return asarray(self, device=device)
+
+    def copy(self) -> "ndarray":
+        from .creation import asarray
+
+        return asarray(self, copy=True)
+
+    def astype(self, dtype) -> "ndarray":
+        from .creation import asarray
+
+        return asarray(self, dtype=dtype, copy=True)
+
+    def __array__(self, dtype=None, copy=None):
+        raise TypeError(
+            "implicit conversion of a numba_ext.ndarray to a NumPy array is not allowed; "
+            "use numba_ext.asnumpy(x) to copy it to the host"
+        )
+
+    def _scalar(self):
+        from .creation import asnumpy
+
+        if self.size != 1:
+            raise TypeError("only arrays of one element can be converted to Python scalars")
+        return asnumpy(self).reshape(()).item()
+
+    def __float__(self):
+        return float(self._scalar())
+
+    def __int__(self):
+        return int(self._scalar())
+
+    def __bool__(self):
+        return bool(self._scalar())
+
+    def __index__(self):
+        if self.dtype.kind not in "iu":
+            raise TypeError("only integer arrays can be used as an index")
+        return int(self._scalar())
+
+    def __repr__(self) -> str:
+        from .creation import asnumpy
+
+        body = np.array2string(asnumpy(self), separator=", ", prefix="numba_ext.ndarray(")
+        return (
+            f"numba_ext.ndarray({body}, dtype={self.dtype}, usm_type={self._usm_type!r}, "
+            f"device={self.device.filter_string!r})"
+        )
+
+    __str__ = __repr__

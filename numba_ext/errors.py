@@ -1,0 +1,50 @@
+"""The exception hierarchy. Every library error derives from :class:`NumbaExtError`; the Rust core
+maps each of its error kinds to one of these classes (``rust/src/python/errors.rs``)."""
+
+
+class NumbaExtError(Exception):
+    """Base of every numba_ext error."""
+
+
+class ExecutionPlacementError(NumbaExtError, ValueError):
+    """The execution queue cannot be inferred from the data (compute follows data)."""
+
+
+class DeviceSelectorError(NumbaExtError, ValueError):
+    """A device selector matched no device."""
+
+
+class USMError(NumbaExtError, MemoryError):
+    """USM allocation, copy or free failed."""
+
+
+class OpenCLError(NumbaExtError, RuntimeError):
+    """An OpenCL call failed; the message names the call and the CL error."""
+
+
+class BuildError(NumbaExtError, RuntimeError):
+    """The OpenCL driver could not build a program; the message carries the build log."""
+
+
+class CodegenError(NumbaExtError, RuntimeError):
+    """LLVM code generation failed (a bug in numba_ext: please report it)."""
+
+
+class KernelSpecError(NumbaExtError, RuntimeError):
+    """An invalid kernel description reached the compiler (a bug in numba_ext)."""
+
+
+class UnsupportedError(NumbaExtError, TypeError):
+    """The code uses something numba_ext cannot offload (or the device cannot run)."""
+
+
+class LaunchError(NumbaExtError, ValueError):
+    """A kernel launch was malformed."""
+
+
+class MixedUSMTypeWarning(UserWarning):
+    """Arrays of different USM types were mixed in one computation (may cost performance)."""
+
+
+class QueueMismatchWarning(UserWarning):
+    """An offload_to() context names a queue that is not the one the data lives on."""

@@ -1,0 +1,61 @@
+"""``@numba_ext.jit``: Numba's nopython compilation with compute-follows-data checks on the call
+and introspection of the device kernels a signature compiled to."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+
+import numba
+from numba.core import typing
+
+from .array import ndarray
+from .cfd import execution_queue
+
+
+class JitFunction:
+    """A jitted function. Calls check compute-follows-data before anything is compiled or run."""
+
+    def __init__(self, py_func, **options):
+        options.setdefault("nopython", True)
+        self._dispatcher = numba.jit(**options)(py_func)
+        self.py_func = py_func
+        self._params = list(inspect.signature(py_func).parameters)
+        functools.update_wrapper(self, py_func)
+
+    def _named_arrays(self, args):
+        names = self._params + [f"arg{i}" for i in range(len(self._params), len(args))]
+        return [(n, a) for n, a in zip(names, args) if isinstance(a, ndarray)]
+
+    def __call__(self, *args, **kwargs):
+        execution_queue(self._named_arrays(args))
+        return self._dispatcher(*args, **kwargs)
+
+    def _compile_result(self, args):
+        execution_queue(self._named_arrays(args))
+        argtys = tuple(typing.typeof.typeof(a, typing.typeof.Purpose.argument) for a in args)
+        self._dispatcher.compile(argtys)
+        return self._dispatcher.overloads[argtys]
+
+    def inspect_kernels(self, *args):
+        """The device kernels compiled for these arguments' types (one per offloaded region)."""
+        return list(self._compile_result(args).metadata.get("numba_ext_kernels", []))
+
+    def inspect_llvm(self, *args) -> str:
+        """Host LLVM IR of the function for these arguments' types."""
+        return self._compile_result(args).library.get_llvm_str()
+
+    @property
+    def signatures(self):
+        return self._dispatcher.signatures
+
+    def __repr__(self):
+        return f"<numba_ext.jit {self.py_func.__qualname__}>"
+
+
+def jit(func=None, **options):
+    """Compile `func` with Numba; array expressions on numba_ext arrays run as fused device kernels
+    on the queue inferred from the arguments."""
+    if func is None:
+        return lambda f: JitFunction(f, **options)
+    return JitFunction(func, **options)

@@ -1,0 +1,23 @@
+"""Numba integration: the USM array type, the offload rewrite and the launch C ABI.
+
+``_init_extension`` is the ``numba_extensions`` entry point: Numba calls it before its first
+compilation, so plain ``@numba.njit`` functions understand numba_ext arrays in any module."""
+
+from __future__ import annotations
+
+_initialized = False
+
+
+def _init_extension() -> None:
+    global _initialized
+    if _initialized:
+        return
+    import llvmlite.binding as llvm
+
+    from .. import _core
+
+    for name, addr in _core.capi_addresses().items():
+        llvm.add_symbol(name, addr)
+    from . import offload, types  # noqa: F401  (registers typing, models, boxing, the rewrite)
+
+    _initialized = True

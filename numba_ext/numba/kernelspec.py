@@ -1,0 +1,216 @@
+"""Translation of a typed array expression (Numba's ``arrayexpr`` tree) into a KernelSpec: the plain
+typed description handed to the Rust compiler in one call (``_core.compile_kernel``).
+
+NumPy semantics come from Numba's own ufunc loop selection (``ufunc_find_matching_loop``): each
+operation casts its inputs to the chosen loop's types, and the result is cast to the expression's
+type when stored."""
+
+from __future__ import annotations
+
+import hashlib
+import operator
+
+import numpy as np
+from numba.core import ir, types
+from numba.np import numpy_support
+from numba.np.ufunc.array_exprs import _binops, _unaryops
+
+from ..errors import UnsupportedError
+
+# ufunc name -> (kind, our op name)
+_UFUNC_OPS = {
+    "add": ("binary", "add"),
+    "subtract": ("binary", "sub"),
+    "multiply": ("binary", "mul"),
+    "true_divide": ("binary", "div"),
+    "divide": ("binary", "div"),
+    "floor_divide": ("binary", "floordiv"),
+    "remainder": ("binary", "rem"),
+    "mod": ("binary", "rem"),
+    "power": ("binary", "pow"),
+    "minimum": ("binary", "min"),
+    "maximum": ("binary", "max"),
+    "arctan2": ("binary", "arctan2"),
+    "hypot": ("binary", "hypot"),
+    "bitwise_and": ("binary", "and"),
+    "bitwise_or": ("binary", "or"),
+    "bitwise_xor": ("binary", "xor"),
+    "less": ("binary", "lt"),
+    "less_equal": ("binary", "le"),
+    "greater": ("binary", "gt"),
+    "greater_equal": ("binary", "ge"),
+    "equal": ("binary", "eq"),
+    "not_equal": ("binary", "ne"),
+    "logical_and": ("logical", "and"),
+    "logical_or": ("logical", "or"),
+    "logical_xor": ("logical", "xor"),
+    "negative": ("unary", "neg"),
+    "positive": ("identity", None),
+    "absolute": ("unary", "abs"),
+    "invert": ("unary", "not"),
+    "logical_not": ("logical_not", None),
+    "square": ("square", None),
+    **{n: ("unary", n) for n in (
+        "sqrt", "exp", "expm1", "log", "log1p", "log2", "log10", "sin", "cos", "tan", "arcsin",
+        "arccos", "arctan", "sinh", "cosh", "tanh", "floor", "ceil", "trunc",
+    )},
+}
+
+_OPERATOR_UFUNCS = {
+    operator.add: np.add, operator.sub: np.subtract, operator.mul: np.multiply,
+    operator.truediv: np.true_divide, operator.floordiv: np.floor_divide, operator.mod: np.remainder,
+    operator.pow: np.power, operator.lt: np.less, operator.le: np.less_equal, operator.gt: np.greater,
+    operator.ge: np.greater_equal, operator.eq: np.equal, operator.ne: np.not_equal,
+    operator.and_: np.bitwise_and, operator.or_: np.bitwise_or, operator.xor: np.bitwise_xor,
+    operator.neg: np.negative, operator.pos: np.positive, operator.invert: np.invert,
+    operator.iadd: np.add, operator.isub: np.subtract, operator.imul: np.multiply,
+    operator.itruediv: np.true_divide,
+}
+
+
+def dtype_name(nbty) -> str:
+    if isinstance(nbty, types.Literal):
+        nbty = nbty.literal_type
+    if isinstance(nbty, types.Array):
+        nbty = nbty.dtype
+    try:
+        return numpy_support.as_dtype(nbty).name
+    except Exception:
+        raise UnsupportedError(f"values of type {nbty} cannot be used in offloaded code") from None
+
+
+def as_ufunc(op):
+    if isinstance(op, np.ufunc):
+        return op
+    if op in _OPERATOR_UFUNCS:
+        return _OPERATOR_UFUNCS[op]
+    if isinstance(op, str):  # Numba spells some operators by name in arrayexpr trees
+        table = {**_binops, **_unaryops}
+        for k, v in table.items():
+            if v == op and k in _OPERATOR_UFUNCS:
+                return _OPERATOR_UFUNCS[k]
+    raise UnsupportedError(f"operation {getattr(op, '__name__', op)!r} cannot be offloaded yet")
+
+
+class SpecBuilder:
+    """Accumulates params and nodes; nodes are hash-consed so repeated subtrees appear once."""
+
+    def __init__(self, ndim: int):
+        self.ndim = ndim
+        self.params: list[tuple] = []
+        self.nodes: list[tuple] = []
+        self._memo: dict[tuple, int] = {}
+
+    def param(self, entry: tuple) -> int:
+        self.params.append(entry)
+        return len(self.params) - 1
+
+    def node(self, entry: tuple) -> int:
+        if entry[0] == "store":
+            self.nodes.append(entry)
+            return len(self.nodes) - 1
+        key = entry
+        if key not in self._memo:
+            self.nodes.append(entry)
+            self._memo[key] = len(self.nodes) - 1
+        return self._memo[key]
+
+    def cast(self, idx: int, frm: str, to: str) -> int:
+        return idx if frm == to else self.node(("cast", to, idx))
+
+    def spec(self) -> dict:
+        body = repr((self.ndim, self.params, self.nodes)).encode()
+        name = "nx_k" + hashlib.sha1(body).hexdigest()[:16]
+        return {"name": name, "ndim": self.ndim, "params": list(self.params), "nodes": list(self.nodes)}
+
+
+class ArrayExprTranslator:
+    """Walks one ``arrayexpr`` tree. Leaves become kernel parameters (``self.args`` lists the IR
+    variables passed at launch, in parameter order) or constants."""
+
+    def __init__(self, func_ir, typemap, out_type, loc):
+        self.func_ir = func_ir
+        self.typemap = typemap
+        self.out_type = out_type
+        self.loc = loc
+        self.b = SpecBuilder(out_type.ndim)
+        self.args: list[ir.Var] = []
+        self._leaf: dict[str, tuple[int, str]] = {}
+
+    def translate(self, tree):
+        value, dt = self._expr(tree)
+        out_dt = dtype_name(self.out_type)
+        out_p = self.b.param(("out", "array", out_dt, self.out_type.ndim, True))
+        self.b.node(("store", out_dt, out_p, self.b.cast(value, dt, out_dt)))
+        return self.b.spec()
+
+    def _const_of(self, var: ir.Var):
+        try:
+            d = self.func_ir.get_definition(var)
+        except Exception:
+            return None
+        if isinstance(d, (ir.Const, ir.Global, ir.FreeVar)) and isinstance(d.value, (bool, int, float, np.number, np.bool_)):
+            return d.value
+        return None
+
+    def _leaf_value(self, var: ir.Var):
+        if var.name in self._leaf:
+            return self._leaf[var.name]
+        ty = self.typemap[var.name]
+        dt = dtype_name(ty)
+        if isinstance(ty, types.Array):
+            contiguous = ty.layout == "C" and ty.ndim == self.out_type.ndim
+            p = self.b.param((var.name, "array", dt, ty.ndim, contiguous))
+            self.args.append(var)
+            res = (self.b.node(("load", dt, p)), dt)
+        else:
+            c = self._const_of(var)
+            if c is not None:
+                res = (self.b.node(("const", dt, c if dt != "bool" else bool(c))), dt)
+            else:
+                p = self.b.param((var.name, "scalar", dt))
+                self.args.append(var)
+                res = (self.b.node(("scalar", dt, p)), dt)
+        self._leaf[var.name] = res
+        return res
+
+    def _expr(self, tree):
+        if isinstance(tree, ir.Var):
+            return self._leaf_value(tree)
+        if isinstance(tree, ir.Const):
+            dt = np.asarray(tree.value).dtype.name
+            return self.b.node(("const", dt, tree.value)), dt
+        op, operands = tree
+        ufunc = as_ufunc(op)
+        vals = [self._expr(o) for o in operands]
+        # the same loop selection Numba's typing used for this expression (on element types)
+        arg_tys = [numpy_support.from_dtype(np.dtype(dt)) for _, dt in vals]
+        loop = numpy_support.ufunc_find_matching_loop(ufunc, arg_tys)
+        if loop is None:
+            raise UnsupportedError(f"no {ufunc.__name__} loop for {arg_tys} (line {self.loc.line})")
+        in_dts = [dtype_name(t) for t in loop.inputs]
+        out_dt = dtype_name(loop.outputs[0])
+        args = [self.b.cast(v, dt, want) for (v, dt), want in zip(vals, in_dts)]
+        kind, name = _UFUNC_OPS.get(ufunc.__name__, (None, None))
+        if kind is None:
+            raise UnsupportedError(
+                f"np.{ufunc.__name__} cannot be offloaded yet (line {self.loc.line} of {self.loc.filename})"
+            )
+        if kind == "binary":
+            res = self.b.node(("binary", out_dt, name, args[0], args[1]))
+            res_dt = "bool" if name in ("lt", "le", "gt", "ge", "eq", "ne") else in_dts[0]
+            return self.b.cast(res, res_dt, out_dt), out_dt
+        if kind == "unary":
+            res = self.b.node(("unary", in_dts[0], name, args[0]))
+            return self.b.cast(res, in_dts[0], out_dt), out_dt
+        if kind == "identity":
+            return self.b.cast(args[0], in_dts[0], out_dt), out_dt
+        if kind == "square":
+            return self.b.cast(self.b.node(("binary", in_dts[0], "mul", args[0], args[0])), in_dts[0], out_dt), out_dt
+        if kind == "logical_not":
+            bv = self.b.cast(args[0], in_dts[0], "bool")
+            return self.b.node(("unary", "bool", "not", bv)), "bool"
+        if kind == "logical":
+            bs = [self.b.cast(a, d, "bool") for a, d in zip(args, in_dts)]
+            return self.b.node(("binary", "bool", name, bs[0], bs[1])), "bool"
+        raise UnsupportedError(f"np.{ufunc.__name__} cannot be offloaded yet")

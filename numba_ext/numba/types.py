@@ -1,0 +1,189 @@
+"""The Numba type of ``numba_ext.ndarray``: a ``types.Array`` that also carries the USM type and the
+device (filter string), so compiled code is specialised per device and keyed by types, not queues.
+
+Data model: Numba's array struct followed by one extra field, ``queue`` (the address of the Rust
+queue). Because the extra field is last, the struct prefix is exactly Numba's array layout and all of
+Numba's array code (indexing, ``.shape``, NRT adaptors) works on it unchanged."""
+
+from __future__ import annotations
+
+import functools
+
+from numba.core import types
+from numba.core.datamodel import models
+from numba.extending import register_model, typeof_impl
+from numba.np import numpy_support
+
+from ..array import ndarray
+from ..cfd import coerce_usm_types
+from ..errors import ExecutionPlacementError
+
+
+class USMArrayType(types.Array):
+    """Array in USM memory on `device` (filter string) with USM type `usm_type`."""
+
+    def __init__(self, dtype, ndim, layout, usm_type="device", device="", readonly=False, aligned=True):
+        self.usm_type = usm_type
+        self.device = device
+        name = f"USMArray({dtype}, {ndim}d, {layout}, {usm_type}, {device}{', readonly' if readonly else ''})"
+        super().__init__(dtype, ndim, layout, readonly=readonly, name=name, aligned=aligned)
+
+    @property
+    def key(self):
+        return (*super().key, self.usm_type, self.device)
+
+    @property
+    def mangling_args(self):
+        return self.__class__.__name__, (self.dtype, self.ndim, self.layout, self.usm_type, self.device)
+
+    def copy(self, dtype=None, ndim=None, layout=None, readonly=None, usm_type=None, device=None):
+        return USMArrayType(
+            dtype=self.dtype if dtype is None else dtype,
+            ndim=self.ndim if ndim is None else ndim,
+            layout=self.layout if layout is None else layout,
+            usm_type=self.usm_type if usm_type is None else usm_type,
+            device=self.device if device is None else device,
+            readonly=(not self.mutable) if readonly is None else readonly,
+            aligned=self.aligned,
+        )
+
+    def unify(self, typingctx, other):
+        if isinstance(other, USMArrayType) and other.device == self.device and other.ndim == self.ndim:
+            if other.dtype == self.dtype or not other.dtype.is_precise():
+                return self.copy(
+                    layout=self.layout if self.layout == other.layout else "A",
+                    usm_type=coerce_usm_types([self.usm_type, other.usm_type]),
+                    readonly=not (self.mutable and other.mutable),
+                )
+        return None
+
+    def can_convert_to(self, typingctx, other):
+        if isinstance(other, USMArrayType) and other.device == self.device and other.usm_type == self.usm_type:
+            return super().can_convert_to(typingctx, other)
+        return None
+
+    @property
+    def box_type(self):
+        return ndarray
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        """Result type of a ufunc / operator on our arrays: our array on the same device, with the
+        USM type given by the precedence device < shared < host."""
+        if method != "__call__":
+            return NotImplemented
+        arrays = [a for a in inputs if isinstance(a, types.Array)]
+        ours = [a for a in arrays if isinstance(a, USMArrayType)]
+        if len(ours) != len(arrays):
+            raise ExecutionPlacementError(
+                f"{ufunc.__name__} mixes a numba_ext array with a NumPy array; the queue of the NumPy "
+                "data cannot be inferred (compute follows data). Convert it with numba_ext.asarray(x, "
+                "sycl_queue=<the numba_ext array's queue>) or keep the two apart"
+            )
+        devices = sorted({a.device for a in ours})
+        if len(devices) > 1:
+            raise ExecutionPlacementError(
+                f"{ufunc.__name__} combines arrays on different devices {devices}; copy them to one "
+                "queue first with numba_ext.asarray(x, sycl_queue=q)"
+            )
+        return result_class(coerce_usm_types([a.usm_type for a in ours]), devices[0])
+
+
+# Numba's RewriteArrayExprs only fuses operators over "internal" types (to leave user types with
+# their own operator overloads alone). Ours follows NumPy's ufunc semantics exactly, so it opts in.
+USMArrayType._is_internal = True
+
+
+@functools.lru_cache(maxsize=None)
+def result_class(usm_type: str, device: str):
+    """A class Numba's ufunc typing can call as ``cls(dtype=, ndim=, layout=)`` (it insists on a
+    ``types.Array`` subclass); it builds a plain USMArrayType with our USM type and device."""
+
+    class _USMArrayResult(USMArrayType):
+        def __new__(cls, dtype, ndim, layout, readonly=False, aligned=True):
+            return USMArrayType(dtype, ndim, layout, usm_type=usm_type, device=device, readonly=readonly)
+
+    return _USMArrayResult
+
+
+def layout_of(desc) -> str:
+    if desc.flags.c_contiguous:
+        return "C"
+    if desc.flags.f_contiguous:
+        return "F"
+    return "A"
+
+
+@typeof_impl.register(ndarray)
+def _typeof_ndarray(val, c):
+    desc = val._desc
+    dtype = numpy_support.from_dtype(desc.dtype)
+    return USMArrayType(
+        dtype, desc.ndim, layout_of(desc), usm_type=val.usm_type, device=val.device.filter_string,
+        readonly=not desc.flags.writeable,
+    )
+
+
+@register_model(USMArrayType)
+class USMArrayModel(models.StructModel):
+    def __init__(self, dmm, fe_type):
+        ndim = fe_type.ndim
+        members = [
+            ("meminfo", types.MemInfoPointer(fe_type.dtype)),
+            ("parent", types.pyobject),
+            ("nitems", types.intp),
+            ("itemsize", types.intp),
+            ("data", types.CPointer(fe_type.dtype)),
+            ("shape", types.UniTuple(types.intp, ndim)),
+            ("strides", types.UniTuple(types.intp, ndim)),
+            ("queue", types.voidptr),
+        ]
+        super().__init__(dmm, fe_type, members)
+
+
+# -- boxing / unboxing --------------------------------------------------------------------------------
+from numba.core import cgutils  # noqa: E402
+from numba.extending import NativeValue, box, unbox  # noqa: E402
+
+
+@unbox(USMArrayType)
+def _unbox_usm_array(typ, obj, c):
+    """Fill the native struct from the array's descriptor (Numba's own NumPy adaptor: the meminfo
+    keeps the descriptor, hence the memory, alive) and its queue handle."""
+    nativeary = c.context.make_array(typ)(c.context, c.builder)
+    aryptr = nativeary._getpointer()
+    desc = c.pyapi.object_getattr_string(obj, "_desc")
+    qobj = c.pyapi.object_getattr_string(obj, "_queue_handle")
+    failed = cgutils.alloca_once_value(c.builder, cgutils.true_bit)
+    ok = c.builder.and_(cgutils.is_not_null(c.builder, desc), cgutils.is_not_null(c.builder, qobj))
+    with c.builder.if_then(ok, likely=True):
+        errcode = c.pyapi.nrt_adapt_ndarray_from_python(desc, c.builder.bitcast(aryptr, c.pyapi.voidptr))
+        nativeary.queue = c.pyapi.long_as_voidptr(qobj)
+        c.builder.store(cgutils.is_not_null(c.builder, errcode), failed)
+    c.pyapi.decref(desc)
+    c.pyapi.decref(qobj)
+    return NativeValue(c.builder.load(aryptr), is_error=c.builder.load(failed))
+
+
+def _box_from_numba(desc, queue_handle: int, usm_type: str):
+    from ..runtime import Queue
+
+    return ndarray._wrap(desc, Queue._from_handle(queue_handle), usm_type)
+
+
+@box(USMArrayType)
+def _box_usm_array(typ, val, c):
+    """Build the NumPy descriptor with Numba's adaptor (it owns the meminfo), then wrap it with the
+    queue and USM type into a numba_ext.ndarray."""
+    nativeary = c.context.make_array(typ)(c.context, c.builder, value=val)
+    qint = c.pyapi.long_from_ulonglong(c.builder.ptrtoint(nativeary.queue, cgutils.intp_t))
+    np_dtype = numpy_support.as_dtype(typ.dtype)
+    dtypeptr = c.env_manager.read_const(c.env_manager.add_const(np_dtype))
+    plain = types.Array(typ.dtype, typ.ndim, typ.layout, readonly=not typ.mutable)
+    desc = c.pyapi.nrt_adapt_ndarray_to_python(plain, val, dtypeptr)
+    c.context.nrt.decref(c.builder, typ, val)
+    usm = c.env_manager.read_const(c.env_manager.add_const(typ.usm_type))  # borrowed
+    wrap = c.pyapi.unserialize(c.pyapi.serialize_object(_box_from_numba))
+    res = c.pyapi.call_function_objargs(wrap, [desc, qint, usm])
+    for o in (wrap, desc, qint):
+        c.pyapi.decref(o)
+    return res

@@ -1,0 +1,97 @@
+//! C-ABI entry points called from Numba-compiled host code. Their addresses are handed to llvmlite
+//! once (`llvmlite.binding.add_symbol`), so launches never go through Python. Each returns a status;
+//! on failure the Python exception is set (the caller holds the GIL, as Numba's nopython code does
+//! unless compiled with `nogil`) and compiled code propagates it.
+
+use std::ffi::{c_char, c_void, CStr};
+
+
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use std::sync::Arc;
+
+use super::errors::to_pyerr;
+use super::runtime::PyAllocation;
+use crate::error::Error;
+use crate::runtime::{Allocation, CompiledKernel, Queue, UsmKind};
+
+fn raise(e: Error) {
+    Python::attach(|py| to_pyerr(py, e).restore(py));
+}
+
+/// Allocate `nbytes` of USM of kind `usm` for `queue`. Returns the data pointer and stores a new
+/// reference to the owning Python object (a `USMAllocation`) in `*owner`; compiled code hands it to
+/// `NRT_meminfo_new_from_pyobject`, so Numba's reference counting frees the memory. Null with a
+/// Python error set on failure.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nx_usm_alloc(queue: *const c_void, nbytes: u64, usm: u32, owner: *mut *mut pyo3::ffi::PyObject) -> *mut c_void {
+    let q = unsafe { Queue::from_ptr(queue) };
+    Python::attach(|py| {
+        let r = UsmKind::from_code(usm).and_then(|k| Allocation::new(&q, k, nbytes as usize));
+        let made = r.map_err(|e| to_pyerr(py, e)).and_then(|a| {
+            let ptr = a.addr();
+            Bound::new(py, PyAllocation { inner: Arc::new(a) }).map(|obj| (ptr, obj))
+        });
+        match made {
+            Ok((ptr, obj)) => {
+                unsafe { *owner = obj.into_ptr() };
+                ptr
+            }
+            Err(e) => {
+                e.restore(py);
+                std::ptr::null_mut()
+            }
+        }
+    })
+}
+
+/// Launch `kernel` on `queue` with `nslots` argument slots and wait. 0 on success, -1 with a Python
+/// exception set on failure.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nx_launch(kernel: *const c_void, queue: *const c_void, slots: *const u64, nslots: u32) -> i32 {
+    let k = unsafe { &*(kernel as *const CompiledKernel) };
+    let q = unsafe { Queue::from_ptr(queue) };
+    let slots = unsafe { std::slice::from_raw_parts(slots, nslots as usize) };
+    let r = Python::attach(|py| py.detach(|| k.launch(&q, slots)));
+    match r {
+        Ok(()) => 0,
+        Err(e) => {
+            raise(e);
+            -1
+        }
+    }
+}
+
+/// Check that the `n` queues are equivalent (compute follows data). `names` is a NUL-terminated,
+/// comma-separated list naming the arrays. 0 when equivalent, -1 with ExecutionPlacementError set.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nx_check_queues(queues: *const *const c_void, n: u32, names: *const c_char) -> i32 {
+    let ptrs = unsafe { std::slice::from_raw_parts(queues, n as usize) };
+    let Some(&first) = ptrs.first() else { return 0 };
+    if ptrs.iter().all(|&p| p == first) {
+        return 0;
+    }
+    let qs: Vec<Queue> = ptrs.iter().map(|&p| unsafe { Queue::from_ptr(p) }).collect();
+    if qs.iter().all(|q| q.equivalent(&qs[0])) {
+        return 0;
+    }
+    let names = unsafe { CStr::from_ptr(names) }.to_string_lossy().into_owned();
+    let detail: Vec<String> = names.split(',').zip(&qs).map(|(n, q)| format!("'{n}' on {q:?} (context {:?})", q.context())).collect();
+    raise(Error::Placement(format!(
+        "arrays on non-equivalent queues cannot be used together (compute follows data): {}. Copy them to one queue first, e.g. numba_ext.asarray(x, sycl_queue=q)",
+        detail.join(", ")
+    )));
+    -1
+}
+
+/// Address of each entry point, by name.
+#[pyfunction]
+pub fn capi_addresses(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("nx_usm_alloc", nx_usm_alloc as *const () as usize)?;
+    d.set_item("nx_launch", nx_launch as *const () as usize)?;
+    d.set_item("nx_check_queues", nx_check_queues as *const () as usize)?;
+    Ok(d)
+}
+

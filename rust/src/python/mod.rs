@@ -1,0 +1,31 @@
+//! The Python extension module `numba_ext._core`: the only place pyo3 appears.
+
+mod capi;
+mod compiler;
+mod errors;
+mod runtime;
+
+use pyo3::prelude::*;
+
+use runtime::{PyAllocation, PyContext, PyDevice, PyQueue};
+
+/// All root devices, in discovery order.
+#[pyfunction]
+fn get_devices() -> PyResult<Vec<PyDevice>> {
+    Ok(crate::runtime::devices()?.iter().map(|d| PyDevice { inner: d.clone() }).collect())
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyDevice>()?;
+    m.add_class::<PyContext>()?;
+    m.add_class::<PyQueue>()?;
+    m.add_class::<PyAllocation>()?;
+    m.add_class::<compiler::PyKernel>()?;
+    m.add_function(wrap_pyfunction!(get_devices, m)?)?;
+    m.add_function(wrap_pyfunction!(runtime::memcpy, m)?)?;
+    m.add_function(wrap_pyfunction!(compiler::compile_kernel, m)?)?;
+    m.add_function(wrap_pyfunction!(compiler::kernel_llvm_ir, m)?)?;
+    m.add_function(wrap_pyfunction!(capi::capi_addresses, m)?)?;
+    Ok(())
+}
