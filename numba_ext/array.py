@@ -87,7 +87,9 @@ class ndarray:
     @property
     def _queue_handle(self) -> int:
         # read by Numba's unboxing: the queue pointer stored in the native array struct
-        return self._queue._handle
+        from .runtime import queue_handle
+
+        return queue_handle(self._queue)
 
     @property
     def _data_ptr(self) -> int:

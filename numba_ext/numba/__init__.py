@@ -16,6 +16,9 @@ def _init_extension() -> None:
 
     from .. import _core
 
+    from numba.core.runtime import _nrt_python
+
+    _core._set_nrt_api(_nrt_python.c_helpers["get_api"])
     for name, addr in _core.capi_addresses().items():
         llvm.add_symbol(name, addr)
     from . import offload, types  # noqa: F401  (registers typing, models, boxing, the rewrite)

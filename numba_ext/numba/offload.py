@@ -136,16 +136,12 @@ def make_launch_intrinsic(kernel, spec: dict, out_type: USMArrayType, arg_types:
         for s in shape:
             nitems = builder.mul(nitems, s)
         nbytes = builder.mul(nitems, cgutils.intp_t(itemsize))
-        owner = cgutils.alloca_once(builder, _i8p)
+        mi_slot = cgutils.alloca_once(builder, _i8p)
         alloc = _declare(builder, "nx_usm_alloc", _i8p, [_i8p, _i64, _i32, _i8p.as_pointer()])
-        data = builder.call(alloc, [builder.bitcast(queue, _i8p), nbytes, _i32(_USM_CODES[out_type.usm_type]), owner])
+        data = builder.call(alloc, [builder.bitcast(queue, _i8p), nbytes, _i32(_USM_CODES[out_type.usm_type]), mi_slot])
         with cgutils.if_unlikely(builder, cgutils.is_null(builder, data)):
             context.call_conv.return_exc(builder)
-        pyowner = builder.load(owner)
-        mi_new = _declare(builder, "NRT_meminfo_new_from_pyobject", _i8p, [_i8p, _i8p])
-        meminfo = builder.call(mi_new, [data, pyowner])
-        _declare(builder, "Py_DecRef", llir.VoidType(), [_i8p])
-        builder.call(builder.module.get_global("Py_DecRef"), [pyowner])
+        meminfo = builder.load(mi_slot)
 
         out = context.make_array(out_type)(context, builder)
         strides, acc = [], cgutils.intp_t(itemsize)

@@ -141,14 +141,16 @@ class USMArrayModel(models.StructModel):
 
 
 # -- boxing / unboxing --------------------------------------------------------------------------------
+import llvmlite.ir as llir  # noqa: E402
 from numba.core import cgutils  # noqa: E402
+from numba.np import arrayobj  # noqa: E402
 from numba.extending import NativeValue, box, unbox  # noqa: E402
 
 
 @unbox(USMArrayType)
 def _unbox_usm_array(typ, obj, c):
-    """Fill the native struct from the array's descriptor (Numba's own NumPy adaptor: the meminfo
-    keeps the descriptor, hence the memory, alive) and its queue handle."""
+    """Fill the native struct from the array's descriptor with Numba's NumPy adaptor, then give it a
+    numba_ext meminfo (owning the descriptor and recording the queue, so views keep the queue)."""
     nativeary = c.context.make_array(typ)(c.context, c.builder)
     aryptr = nativeary._getpointer()
     desc = c.pyapi.object_getattr_string(obj, "_desc")
@@ -157,17 +159,46 @@ def _unbox_usm_array(typ, obj, c):
     ok = c.builder.and_(cgutils.is_not_null(c.builder, desc), cgutils.is_not_null(c.builder, qobj))
     with c.builder.if_then(ok, likely=True):
         errcode = c.pyapi.nrt_adapt_ndarray_from_python(desc, c.builder.bitcast(aryptr, c.pyapi.voidptr))
-        nativeary.queue = c.pyapi.long_as_voidptr(qobj)
-        c.builder.store(cgutils.is_not_null(c.builder, errcode), failed)
+        adapted = c.builder.icmp_signed("==", errcode, errcode.type(0))
+        with c.builder.if_then(adapted, likely=True):
+            queue = c.pyapi.long_as_voidptr(qobj)
+            mi_new = _declare(c.builder, "nx_meminfo_from_pyobject", _i8p, [_i8p, _i8p])
+            release = _declare(c.builder, "NRT_MemInfo_release", llir.VoidType(), [_i8p])
+            old = nativeary.meminfo
+            nativeary.meminfo = c.builder.bitcast(c.builder.call(mi_new, [desc, queue]), old.type)
+            c.builder.call(release, [c.builder.bitcast(old, _i8p)])
+            nativeary.queue = queue
+            c.builder.store(cgutils.false_bit, failed)
     c.pyapi.decref(desc)
     c.pyapi.decref(qobj)
     return NativeValue(c.builder.load(aryptr), is_error=c.builder.load(failed))
 
 
-def _box_from_numba(desc, queue_handle: int, usm_type: str):
-    from ..runtime import Queue
+def _declare(builder, name, ret, args):
+    return cgutils.get_or_insert_function(builder.module, llir.FunctionType(ret, args), name)
 
-    return ndarray._wrap(desc, Queue._from_handle(queue_handle), usm_type)
+
+_i8p = llir.IntType(8).as_pointer()
+
+
+def _populate_array_with_queue(array, data, shape, strides, itemsize, meminfo, parent=None):
+    """Numba's populate_array, plus: arrays of our type take their queue from their meminfo (views
+    share the meminfo of the array they view)."""
+    _orig_populate_array(array, data, shape, strides, itemsize, meminfo, parent)
+    if isinstance(array._fe_type, USMArrayType):
+        builder = array._builder
+        fn = _declare(builder, "nx_meminfo_queue", _i8p, [_i8p])
+        array.queue = builder.call(fn, [builder.bitcast(meminfo, _i8p)])
+
+
+_orig_populate_array = arrayobj.populate_array
+arrayobj.populate_array = _populate_array_with_queue
+
+
+def _box_from_numba(desc, queue_handle: int, usm_type: str):
+    from ..runtime import queue_from_handle
+
+    return ndarray._wrap(desc, queue_from_handle(queue_handle), usm_type)
 
 
 @box(USMArrayType)

@@ -9,10 +9,8 @@ use std::ffi::{c_char, c_void, CStr};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use std::sync::Arc;
-
 use super::errors::to_pyerr;
-use super::runtime::PyAllocation;
+use super::nrt;
 use crate::error::Error;
 use crate::runtime::{Allocation, CompiledKernel, Queue, UsmKind};
 
@@ -21,35 +19,50 @@ fn raise(e: Error) {
 }
 
 /// Allocate `nbytes` of USM of kind `usm` for `queue`. Returns the data pointer and stores a new
-/// reference to the owning Python object (a `USMAllocation`) in `*owner`; compiled code hands it to
-/// `NRT_meminfo_new_from_pyobject`, so Numba's reference counting frees the memory. Null with a
-/// Python error set on failure.
+/// meminfo owning the memory in `*meminfo`. Null with a Python error set on failure.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn nx_usm_alloc(queue: *const c_void, nbytes: u64, usm: u32, owner: *mut *mut pyo3::ffi::PyObject) -> *mut c_void {
+pub unsafe extern "C" fn nx_usm_alloc(queue: *const c_void, nbytes: u64, usm: u32, meminfo: *mut *mut c_void) -> *mut c_void {
+    if queue.is_null() {
+        raise(Error::Placement("cannot allocate: the array has no queue".into()));
+        return std::ptr::null_mut();
+    }
     let q = unsafe { Queue::from_ptr(queue) };
-    Python::attach(|py| {
-        let r = UsmKind::from_code(usm).and_then(|k| Allocation::new(&q, k, nbytes as usize));
-        let made = r.map_err(|e| to_pyerr(py, e)).and_then(|a| {
+    match UsmKind::from_code(usm).and_then(|k| Allocation::new(&q, k, nbytes as usize)) {
+        Ok(a) => {
             let ptr = a.addr();
-            Bound::new(py, PyAllocation { inner: Arc::new(a) }).map(|obj| (ptr, obj))
-        });
-        match made {
-            Ok((ptr, obj)) => {
-                unsafe { *owner = obj.into_ptr() };
-                ptr
-            }
-            Err(e) => {
-                e.restore(py);
-                std::ptr::null_mut()
-            }
+            unsafe { *meminfo = nrt::new_meminfo(&q, nrt::Keep::Alloc(a)) };
+            ptr
         }
-    })
+        Err(e) => {
+            raise(e);
+            std::ptr::null_mut()
+        }
+    }
+}
+
+/// A meminfo owning a new reference to the Python object `owner` (an unboxed array's descriptor) and
+/// recording `queue`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nx_meminfo_from_pyobject(owner: *mut pyo3::ffi::PyObject, queue: *const c_void) -> *mut c_void {
+    unsafe { pyo3::ffi::Py_IncRef(owner) };
+    let q = unsafe { Queue::from_ptr(queue) };
+    nrt::new_meminfo(&q, nrt::Keep::Py(owner))
+}
+
+/// The queue of the array owning meminfo `mi` (null if unknown).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nx_meminfo_queue(mi: *mut c_void) -> *const c_void {
+    unsafe { nrt::meminfo_queue(mi) }
 }
 
 /// Launch `kernel` on `queue` with `nslots` argument slots and wait. 0 on success, -1 with a Python
 /// exception set on failure.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nx_launch(kernel: *const c_void, queue: *const c_void, slots: *const u64, nslots: u32) -> i32 {
+    if queue.is_null() {
+        raise(Error::Placement("cannot launch: an array argument has no queue".into()));
+        return -1;
+    }
     let k = unsafe { &*(kernel as *const CompiledKernel) };
     let q = unsafe { Queue::from_ptr(queue) };
     let slots = unsafe { std::slice::from_raw_parts(slots, nslots as usize) };
@@ -69,6 +82,10 @@ pub unsafe extern "C" fn nx_launch(kernel: *const c_void, queue: *const c_void, 
 pub unsafe extern "C" fn nx_check_queues(queues: *const *const c_void, n: u32, names: *const c_char) -> i32 {
     let ptrs = unsafe { std::slice::from_raw_parts(queues, n as usize) };
     let Some(&first) = ptrs.first() else { return 0 };
+    if ptrs.iter().any(|p| p.is_null()) {
+        raise(Error::Placement("an array argument has no queue".into()));
+        return -1;
+    }
     if ptrs.iter().all(|&p| p == first) {
         return 0;
     }
@@ -90,6 +107,8 @@ pub unsafe extern "C" fn nx_check_queues(queues: *const *const c_void, n: u32, n
 pub fn capi_addresses(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("nx_usm_alloc", nx_usm_alloc as *const () as usize)?;
+    d.set_item("nx_meminfo_from_pyobject", nx_meminfo_from_pyobject as *const () as usize)?;
+    d.set_item("nx_meminfo_queue", nx_meminfo_queue as *const () as usize)?;
     d.set_item("nx_launch", nx_launch as *const () as usize)?;
     d.set_item("nx_check_queues", nx_check_queues as *const () as usize)?;
     Ok(d)

@@ -3,6 +3,7 @@
 mod capi;
 mod compiler;
 mod errors;
+mod nrt;
 mod runtime;
 
 use pyo3::prelude::*;
@@ -15,6 +16,12 @@ fn get_devices() -> PyResult<Vec<PyDevice>> {
     Ok(crate::runtime::devices()?.iter().map(|d| PyDevice { inner: d.clone() }).collect())
 }
 
+/// Number of USM allocations alive in this process.
+#[pyfunction]
+fn _live_allocations() -> usize {
+    crate::runtime::live_allocations()
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyDevice>()?;
@@ -23,6 +30,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyAllocation>()?;
     m.add_class::<compiler::PyKernel>()?;
     m.add_function(wrap_pyfunction!(get_devices, m)?)?;
+    m.add_function(wrap_pyfunction!(_live_allocations, m)?)?;
+    m.add_function(wrap_pyfunction!(nrt::_set_nrt_api, m)?)?;
     m.add_function(wrap_pyfunction!(runtime::memcpy, m)?)?;
     m.add_function(wrap_pyfunction!(compiler::compile_kernel, m)?)?;
     m.add_function(wrap_pyfunction!(compiler::kernel_llvm_ir, m)?)?;

@@ -158,7 +158,7 @@ impl PyContext {
     }
 }
 
-#[pyclass(name = "Queue", module = "numba_ext", frozen)]
+#[pyclass(name = "Queue", module = "numba_ext", frozen, weakref)]
 #[derive(Clone)]
 pub struct PyQueue {
     pub inner: Queue,

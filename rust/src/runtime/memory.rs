@@ -5,6 +5,14 @@
 
 use std::ffi::c_void;
 use std::fmt;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+
+/// Number of allocations currently alive in this process (for leak tests and diagnostics).
+pub fn live_allocations() -> usize {
+    LIVE.load(Ordering::Relaxed)
+}
 
 use super::queue::Queue;
 use crate::error::{Error, Result};
@@ -110,6 +118,7 @@ impl Allocation {
                 Error::cl(if err == 0 { -4 } else { err }, call)
             )));
         }
+        LIVE.fetch_add(1, Ordering::Relaxed);
         Ok(Allocation { queue: queue.clone(), kind, size, backing: Backing::Usm(ptr) })
     }
 
@@ -193,6 +202,7 @@ pub unsafe fn copy(queue: &Queue, dst: *mut c_void, src: *const c_void, len: usi
 
 impl Drop for Allocation {
     fn drop(&mut self) {
+        LIVE.fetch_sub(1, Ordering::Relaxed);
         match self.backing {
             Backing::Usm(p) => {
                 if let Some(usm) = self.queue.context().0.usm {

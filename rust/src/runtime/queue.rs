@@ -87,6 +87,14 @@ impl Queue {
         Arc::as_ptr(&self.0) as *const std::ffi::c_void
     }
 
+    /// Drop one strong reference taken with `Arc::into_raw` (see `python/nrt.rs`).
+    ///
+    /// # Safety
+    /// `ptr` must come from `Arc::into_raw` of a queue's inner value, released once.
+    pub unsafe fn release_ptr(ptr: *const std::ffi::c_void) {
+        unsafe { Arc::decrement_strong_count(ptr as *const QueueInner) };
+    }
+
     /// Rebuild a handle from [`Queue::as_ptr`].
     ///
     /// # Safety

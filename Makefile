@@ -1,0 +1,48 @@
+# Two entry points (see README): `make demo` and `make test`. Both do all set-up themselves and are
+# fast when nothing changed (stamp files in .stamps/ record finished steps).
+SHELL := /bin/bash
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMPS := .stamps
+export LLVM_SYS_221_PREFIX ?= /usr/lib/llvm-22
+APT_PACKAGES := llvm-22-dev libzstd-dev zlib1g-dev libffi-dev libxml2-dev libz3-dev libedit-dev \
+                ocl-icd-libopencl1 ocl-icd-opencl-dev spirv-tools
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+RUST_SOURCES := $(shell find rust -name '*.rs') Cargo.toml Cargo.lock pyproject.toml
+PY_SOURCES := $(shell find numba_ext -name '*.py')
+
+.PHONY: demo test test-python test-rust setup build clean
+
+demo: build
+	$(PY) -m numba_ext.demo
+
+test: test-rust test-python
+
+test-rust: $(STAMPS)/apt
+	cargo test --release
+
+test-python: build
+	$(PY) -m pytest -q tests
+
+setup: $(STAMPS)/apt $(STAMPS)/venv
+build: $(STAMPS)/build
+
+$(STAMPS)/apt:
+	@mkdir -p $(STAMPS)
+	@if dpkg -s $(APT_PACKAGES) >/dev/null 2>&1; then echo "apt packages present"; else \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(APT_PACKAGES); fi
+	@touch $@
+
+$(STAMPS)/venv: requirements-dev.txt
+	@mkdir -p $(STAMPS)
+	test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -r requirements-dev.txt
+	@touch $@
+
+$(STAMPS)/build: $(STAMPS)/apt $(STAMPS)/venv $(RUST_SOURCES)
+	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH $(VENV)/bin/maturin develop --release -q
+	@touch $@
+
+clean:
+	rm -rf $(STAMPS) target
