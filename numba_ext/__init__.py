@@ -9,11 +9,14 @@ _icd.register()  # before the first OpenCL call anywhere in the process
 
 from . import _core  # noqa: E402
 from .array import ndarray  # noqa: E402
+from . import utils  # noqa: E402
+from .cfd import offload_to  # noqa: E402
 from .creation import arange, asarray, asnumpy, empty, full, ones, zeros  # noqa: E402
 from .errors import (  # noqa: E402
     BuildError,
     ExecutionPlacementError,
     MixedUSMTypeWarning,
+    QueueMismatchWarning,
     NumbaExtError,
     UnsupportedError,
     USMError,
@@ -29,5 +32,5 @@ __version__ = "0.1.0"
 __all__ = [
     "BuildError", "Context", "Device", "ExecutionPlacementError", "MixedUSMTypeWarning", "NumbaExtError",
     "Queue", "USMError", "UnsupportedError", "arange", "asarray", "asnumpy", "default_queue", "empty",
-    "full", "get_devices", "jit", "ndarray", "ones", "zeros",
+    "full", "get_devices", "jit", "ndarray", "offload_to", "ones", "utils", "zeros", "QueueMismatchWarning",
 ]

@@ -212,3 +212,45 @@ class ndarray:
         )
 
     __str__ = __repr__
+
+    # -- eager elementwise operations (compute follows data) ------------------------------------
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        from . import eager
+
+        if method != "__call__" or kwargs:
+            return NotImplemented
+        return eager.apply(ufunc, *inputs)
+
+    __hash__ = None  # comparisons are elementwise, as for NumPy arrays
+
+
+def _binary(ufunc, reflected=False):
+    def op(self, other):
+        from . import eager
+
+        return eager.apply(ufunc, other, self) if reflected else eager.apply(ufunc, self, other)
+
+    return op
+
+
+def _unary(ufunc):
+    def op(self):
+        from . import eager
+
+        return eager.apply(ufunc, self)
+
+    return op
+
+
+for _name, _uf in {
+    "add": np.add, "sub": np.subtract, "mul": np.multiply, "truediv": np.true_divide,
+    "floordiv": np.floor_divide, "mod": np.remainder, "pow": np.power, "and": np.bitwise_and,
+    "or": np.bitwise_or, "xor": np.bitwise_xor,
+}.items():
+    setattr(ndarray, f"__{_name}__", _binary(_uf))
+    setattr(ndarray, f"__r{_name}__", _binary(_uf, reflected=True))
+for _name, _uf in {"lt": np.less, "le": np.less_equal, "gt": np.greater, "ge": np.greater_equal,
+                   "eq": np.equal, "ne": np.not_equal}.items():
+    setattr(ndarray, f"__{_name}__", _binary(_uf))
+for _name, _uf in {"neg": np.negative, "pos": np.positive, "abs": np.absolute, "invert": np.invert}.items():
+    setattr(ndarray, f"__{_name}__", _unary(_uf))

@@ -9,8 +9,7 @@ import inspect
 import numba
 from numba.core import typing
 
-from .array import ndarray
-from .cfd import execution_queue
+from .cfd import plan_call
 
 
 class JitFunction:
@@ -23,16 +22,15 @@ class JitFunction:
         self._params = list(inspect.signature(py_func).parameters)
         functools.update_wrapper(self, py_func)
 
-    def _named_arrays(self, args):
-        names = self._params + [f"arg{i}" for i in range(len(self._params), len(args))]
-        return [(n, a) for n, a in zip(names, args) if isinstance(a, ndarray)]
+    def _plan(self, args):
+        return plan_call(f"{self.py_func.__name__}()", self._params, args, allow_host_and_usm=True)
 
-    def __call__(self, *args, **kwargs):
-        execution_queue(self._named_arrays(args))
-        return self._dispatcher(*args, **kwargs)
+    def __call__(self, *args):
+        plan = self._plan(args)
+        return plan.finish(self._dispatcher(*plan.args))
 
     def _compile_result(self, args):
-        execution_queue(self._named_arrays(args))
+        args = self._plan(args).args
         argtys = tuple(typing.typeof.typeof(a, typing.typeof.Purpose.argument) for a in args)
         self._dispatcher.compile(argtys)
         return self._dispatcher.overloads[argtys]

@@ -56,6 +56,8 @@ _UFUNC_OPS = {
     )},
 }
 
+_COMPARISONS = frozenset(("lt", "le", "gt", "ge", "eq", "ne"))
+
 _OPERATOR_UFUNCS = {
     operator.add: np.add, operator.sub: np.subtract, operator.mul: np.multiply,
     operator.truediv: np.true_divide, operator.floordiv: np.floor_divide, operator.mod: np.remainder,
@@ -117,6 +119,33 @@ class SpecBuilder:
 
     def cast(self, idx: int, frm: str, to: str) -> int:
         return idx if frm == to else self.node(("cast", to, idx))
+
+    def apply_ufunc(self, ufunc, vals: list[tuple[int, str]]) -> tuple[int, str]:
+        """Nodes computing `ufunc` on operand nodes `vals` ((node, dtype) pairs) with NumPy's
+        semantics: the same loop selection Numba's typing uses picks the computation types."""
+        arg_tys = [numpy_support.from_dtype(np.dtype(dt)) for _, dt in vals]
+        loop = numpy_support.ufunc_find_matching_loop(ufunc, arg_tys)
+        if loop is None:
+            raise UnsupportedError(f"np.{ufunc.__name__} has no loop for {[str(t) for t in arg_tys]}")
+        in_dts = [dtype_name(t) for t in loop.inputs]
+        out_dt = dtype_name(loop.outputs[0])
+        args = [self.cast(v, dt, want) for (v, dt), want in zip(vals, in_dts)]
+        kind, name = _UFUNC_OPS.get(ufunc.__name__, (None, None))
+        if kind == "binary":
+            res = self.node(("binary", "bool" if name in _COMPARISONS else in_dts[0], name, args[0], args[1]))
+            return self.cast(res, "bool" if name in _COMPARISONS else in_dts[0], out_dt), out_dt
+        if kind == "unary":
+            return self.cast(self.node(("unary", in_dts[0], name, args[0])), in_dts[0], out_dt), out_dt
+        if kind == "identity":
+            return self.cast(args[0], in_dts[0], out_dt), out_dt
+        if kind == "square":
+            return self.cast(self.node(("binary", in_dts[0], "mul", args[0], args[0])), in_dts[0], out_dt), out_dt
+        if kind == "logical_not":
+            return self.node(("unary", "bool", "not", self.cast(args[0], in_dts[0], "bool"))), "bool"
+        if kind == "logical":
+            bs = [self.cast(a, d, "bool") for a, d in zip(args, in_dts)]
+            return self.node(("binary", "bool", name, bs[0], bs[1])), "bool"
+        raise UnsupportedError(f"np.{ufunc.__name__} cannot be offloaded yet")
 
     def spec(self) -> dict:
         body = repr((self.ndim, self.params, self.nodes)).encode()
@@ -183,34 +212,7 @@ class ArrayExprTranslator:
         op, operands = tree
         ufunc = as_ufunc(op)
         vals = [self._expr(o) for o in operands]
-        # the same loop selection Numba's typing used for this expression (on element types)
-        arg_tys = [numpy_support.from_dtype(np.dtype(dt)) for _, dt in vals]
-        loop = numpy_support.ufunc_find_matching_loop(ufunc, arg_tys)
-        if loop is None:
-            raise UnsupportedError(f"no {ufunc.__name__} loop for {arg_tys} (line {self.loc.line})")
-        in_dts = [dtype_name(t) for t in loop.inputs]
-        out_dt = dtype_name(loop.outputs[0])
-        args = [self.b.cast(v, dt, want) for (v, dt), want in zip(vals, in_dts)]
-        kind, name = _UFUNC_OPS.get(ufunc.__name__, (None, None))
-        if kind is None:
-            raise UnsupportedError(
-                f"np.{ufunc.__name__} cannot be offloaded yet (line {self.loc.line} of {self.loc.filename})"
-            )
-        if kind == "binary":
-            res = self.b.node(("binary", out_dt, name, args[0], args[1]))
-            res_dt = "bool" if name in ("lt", "le", "gt", "ge", "eq", "ne") else in_dts[0]
-            return self.b.cast(res, res_dt, out_dt), out_dt
-        if kind == "unary":
-            res = self.b.node(("unary", in_dts[0], name, args[0]))
-            return self.b.cast(res, in_dts[0], out_dt), out_dt
-        if kind == "identity":
-            return self.b.cast(args[0], in_dts[0], out_dt), out_dt
-        if kind == "square":
-            return self.b.cast(self.b.node(("binary", in_dts[0], "mul", args[0], args[0])), in_dts[0], out_dt), out_dt
-        if kind == "logical_not":
-            bv = self.b.cast(args[0], in_dts[0], "bool")
-            return self.b.node(("unary", "bool", "not", bv)), "bool"
-        if kind == "logical":
-            bs = [self.b.cast(a, d, "bool") for a, d in zip(args, in_dts)]
-            return self.b.node(("binary", "bool", name, bs[0], bs[1])), "bool"
-        raise UnsupportedError(f"np.{ufunc.__name__} cannot be offloaded yet")
+        try:
+            return self.b.apply_ufunc(ufunc, vals)
+        except UnsupportedError as e:
+            raise UnsupportedError(f"{e} (line {self.loc.line} of {self.loc.filename})") from None

@@ -77,13 +77,13 @@ class USMArrayType(types.Array):
             raise ExecutionPlacementError(
                 f"{ufunc.__name__} mixes a numba_ext array with a NumPy array; the queue of the NumPy "
                 "data cannot be inferred (compute follows data). Convert it with numba_ext.asarray(x, "
-                "sycl_queue=<the numba_ext array's queue>) or keep the two apart"
+                "sycl_queue=<the numba_ext array's queue>) or keep the two apart" + _source_location()
             )
         devices = sorted({a.device for a in ours})
         if len(devices) > 1:
             raise ExecutionPlacementError(
                 f"{ufunc.__name__} combines arrays on different devices {devices}; copy them to one "
-                "queue first with numba_ext.asarray(x, sycl_queue=q)"
+                "queue first with numba_ext.asarray(x, sycl_queue=q)" + _source_location()
             )
         return result_class(coerce_usm_types([a.usm_type for a in ours]), devices[0])
 
@@ -91,6 +91,27 @@ class USMArrayType(types.Array):
 # Numba's RewriteArrayExprs only fuses operators over "internal" types (to leave user types with
 # their own operator overloads alone). Ours follows NumPy's ufunc semantics exactly, so it opts in.
 USMArrayType._is_internal = True
+
+
+def _source_location() -> str:
+    """' (at file:line)' of the statement Numba is typing, found on the type-inference stack."""
+    import sys
+
+    from numba.core import ir
+
+    f = sys._getframe(1)
+    while f is not None:
+        for name in ("inst", "self", "loc"):
+            obj = f.f_locals.get(name)
+            loc = obj if isinstance(obj, ir.Loc) else getattr(obj, "loc", None)
+            if isinstance(loc, ir.Loc):
+                break
+        if isinstance(loc, ir.Loc):
+            import linecache
+
+            return f" (at {loc.filename}, line {loc.line}: {linecache.getline(loc.filename, loc.line).strip()})"
+        f = f.f_back
+    return ""
 
 
 @functools.lru_cache(maxsize=None)

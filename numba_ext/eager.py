@@ -1,0 +1,107 @@
+"""Eager elementwise operations on numba_ext arrays outside jitted code (``a + b``, ``-a``,
+``np.sqrt(a)``): the same KernelSpec builder and Rust compiler as jitted code, with NumPy's
+broadcasting and its type rules for Python scalars, launched on the queue chosen by compute follows
+data. Each distinct (operation, operand kinds, dtypes, layout, device) is compiled once."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from . import _core
+from .array import ndarray
+from .cfd import coerce_usm_types, execution_queue
+from .creation import _allocate
+from .errors import ExecutionPlacementError, UnsupportedError
+from .numba.kernelspec import _UFUNC_OPS, SpecBuilder
+
+_cache_lock = threading.Lock()
+_cache: dict = {}
+
+
+def _scalar_bits(value, dtype: np.dtype) -> int:
+    return int(np.asarray(value, dtype=dtype).reshape(1).view(np.dtype(f"u{dtype.itemsize}"))[0])
+
+
+def _resolve(ufunc, operands):
+    """NumPy's loop dtypes for these operands (Python scalars are 'weak', as in NumPy 2)."""
+    probe = []
+    for o in operands:
+        if isinstance(o, ndarray):
+            probe.append(o.dtype)
+        elif isinstance(o, (bool, int, float)):
+            probe.append(type(o))
+        else:
+            probe.append(np.asarray(o).dtype)
+    try:
+        return [np.dtype(d) for d in ufunc.resolve_dtypes(tuple(probe) + (None,) * ufunc.nout)]
+    except Exception as e:
+        raise UnsupportedError(f"np.{ufunc.__name__} is not supported for {probe}: {e}") from None
+
+
+def apply(ufunc, *operands) -> ndarray:
+    """`ufunc(*operands)` on the execution queue of the array operands."""
+    if ufunc.nout != 1 or ufunc.__name__ not in _UFUNC_OPS:
+        raise UnsupportedError(f"np.{ufunc.__name__} cannot be offloaded yet")
+    named = [(f"operand {i}", o) for i, o in enumerate(operands) if isinstance(o, ndarray)]
+    foreign = [i for i, o in enumerate(operands) if isinstance(o, (np.ndarray, list, tuple))]
+    if foreign:
+        raise ExecutionPlacementError(
+            f"np.{ufunc.__name__} mixes numba_ext arrays with host data (operand(s) {foreign}); the "
+            "queue of host data cannot be inferred (compute follows data). Convert it first with "
+            "numba_ext.asarray(x, sycl_queue=<the array's queue>)"
+        )
+    queue = execution_queue(named)
+    usm_type = coerce_usm_types([a.usm_type for _, a in named])
+    shape = np.broadcast_shapes(*[o.shape for o in operands if isinstance(o, ndarray)])
+    dts = _resolve(ufunc, operands)
+    in_dts, out_dt = dts[: ufunc.nin], dts[-1]
+
+    layout = tuple(
+        (o.dtype.name, o.ndim, o._desc.flags.c_contiguous and o.shape == shape) if isinstance(o, ndarray)
+        else ("scalar", dt.name)
+        for o, dt in zip(operands, in_dts)
+    )
+    key = (ufunc.__name__, layout, len(shape), out_dt.name, queue.device.filter_string)
+    with _cache_lock:
+        kernel = _cache.get(key)
+    if kernel is None:
+        kernel = _compile(ufunc, layout, len(shape), out_dt, queue.device)
+        with _cache_lock:
+            _cache[key] = kernel
+
+    out = _allocate(shape, out_dt, queue, usm_type)
+    slots = []
+    for o, (kind, *rest), dt in zip(operands, layout, in_dts):
+        if kind == "scalar":
+            slots.append(_scalar_bits(o, dt))
+            continue
+        slots.append(o._data_ptr)
+        if not rest[1]:  # strided/broadcast: byte strides over the iteration space
+            pad = len(shape) - o.ndim
+            strides = [0] * pad + [0 if n == 1 and m != 1 else s for n, s, m in zip(o.shape, o.strides, shape[pad:])]
+            slots.extend(s & 0xFFFFFFFFFFFFFFFF for s in strides)
+    slots.append(out._data_ptr)
+    slots.extend(shape)
+    slots.append(out.size)
+    if out.size:
+        kernel.launch(queue, slots)
+    return out
+
+
+def _compile(ufunc, layout, ndim, out_dt, device):
+    b = SpecBuilder(ndim)
+    vals = []
+    for i, (kind, *rest) in enumerate(layout):
+        if kind == "scalar":
+            dt = rest[0]
+            p = b.param((f"s{i}", "scalar", dt))
+            vals.append((b.node(("scalar", dt, p)), dt))
+        else:
+            p = b.param((f"x{i}", "array", kind, ndim, rest[1]))
+            vals.append((b.node(("load", kind, p)), kind))
+    val, dt = b.apply_ufunc(ufunc, vals)
+    out = b.param(("out", "array", out_dt.name, ndim, True))
+    b.node(("store", out_dt.name, out, b.cast(val, dt, out_dt.name)))
+    return _core.compile_kernel(b.spec(), device)

@@ -1,0 +1,19 @@
+"""Helpers for package authors (spec: "packages need to provide ... to make data compatible")."""
+
+from __future__ import annotations
+
+from .cfd import coerce_usm_types, common_queue
+
+
+def get_execution_queue(queues):
+    """The common queue when all `queues` are equivalent (the first of them), else None."""
+    return common_queue(list(queues))
+
+
+def get_coerced_usm_type(usm_types):
+    """The USM type of a result computed from arrays of `usm_types` (precedence device < shared <
+    host, the spec's 3x3 table); None for an empty list; ValueError for an unknown name."""
+    return coerce_usm_types(usm_types)
+
+
+__all__ = ["get_coerced_usm_type", "get_execution_queue"]
