@@ -49,6 +49,7 @@ class Variant:
     device: bool = False
     na: str | None = None
     note: str = ""
+    adapt: Callable | None = None  # host result -> reference layout, for validation only (untimed)
 
     @classmethod
     def unavailable(cls, name: str, needs: str) -> "Variant":
@@ -144,6 +145,8 @@ def run_variant(v: Variant, host_args: tuple, ref, *, reps: int, warmup: int, ca
         t0 = time.perf_counter()
         host = to_host(out)
         readback = (time.perf_counter() - t0) * 1e3
+        if v.adapt:
+            host = v.adapt(host)
     except Exception as e:  # reported, never hidden
         rec.update(status="ERROR", reason=f"{type(e).__name__}: {str(e).splitlines()[0][:200]}")
         return rec

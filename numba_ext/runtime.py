@@ -91,7 +91,13 @@ def remember_device(device: Device) -> Device:
 
 
 def device_by_filter(filter_string: str) -> Device:
-    """The device whose filter string is `filter_string` (root devices and remembered sub-devices)."""
+    """The device whose filter string is `filter_string` (root devices and remembered sub-devices).
+    A sub-device's filter string (``opencl:cpu:0.1``) that was not remembered resolves to its root
+    device, which has the same capabilities (this is used to choose how to compile)."""
+    if "." in filter_string:
+        with _known_devices_lock:
+            d = _known_devices.get(filter_string)
+        return d if d is not None else device_by_filter(filter_string.split(".")[0])
     with _known_devices_lock:
         d = _known_devices.get(filter_string)
     if d is not None:

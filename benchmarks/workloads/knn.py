@@ -1,0 +1,64 @@
+"""k-nearest-neighbours classification, majority vote of the k nearest training points (Euclidean),
+ties to the smallest class (dpbench ``knn``)."""
+
+import numba
+import numpy as np
+
+from harness import Variant
+from workloads import NEEDS_KERNELS
+
+SIZES = {"S": {"n_train": 1024, "n_test": 256, "dims": 16, "k": 5, "classes": 3},
+         "M": {"n_train": 4096, "n_test": 2048, "dims": 16, "k": 5, "classes": 3},
+         "L": {"n_train": 16384, "n_test": 4096, "dims": 16, "k": 5, "classes": 3}}
+CHUNK_ELEMS = 1 << 22  # elements of the (tests, train, dims) difference block in NumPy
+
+
+def make_inputs(rng, n_train, n_test, dims, k, classes):
+    return rng.random((n_train, dims)), rng.integers(0, classes, n_train), rng.random((n_test, dims)), k, classes
+
+
+def knn(x_train, y_train, x_test, k, classes):
+    out = np.empty(x_test.shape[0], np.int64)
+    step = max(1, CHUNK_ELEMS // x_train.size)
+    for s in range(0, x_test.shape[0], step):
+        diff = x_test[s:s + step, None, :] - x_train[None, :, :]
+        near = np.argpartition(np.sum(diff * diff, axis=2), k - 1, axis=1)[:, :k]
+        votes = np.zeros((near.shape[0], classes), np.int64)
+        np.add.at(votes, (np.arange(near.shape[0])[:, None], y_train[near]), 1)
+        out[s:s + step] = votes.argmax(axis=1)
+    return out
+
+
+reference = knn
+
+
+@numba.njit(parallel=True)
+def knn_prange(x_train, y_train, x_test, k, classes):
+    n_train, dims = x_train.shape
+    out = np.empty(x_test.shape[0], np.int64)
+    for i in numba.prange(x_test.shape[0]):
+        best_d = np.full(k, np.inf)
+        best_l = np.zeros(k, np.int64)
+        for j in range(n_train):
+            d = 0.0
+            for m in range(dims):
+                t = x_test[i, m] - x_train[j, m]
+                d += t * t
+            if d < best_d[k - 1]:  # insertion into the sorted k best
+                p = k - 1
+                while p > 0 and best_d[p - 1] > d:
+                    best_d[p], best_l[p] = best_d[p - 1], best_l[p - 1]
+                    p -= 1
+                best_d[p], best_l[p] = d, y_train[j]
+        votes = np.zeros(classes, np.int64)
+        for p in range(k):
+            votes[best_l[p]] += 1
+        out[i] = np.argmax(votes)
+    return out
+
+
+VARIANTS = [
+    Variant("numpy", knn),
+    Variant("numba_parallel", knn_prange),
+    Variant.unavailable("numba_ext_jit", NEEDS_KERNELS),
+]

@@ -1,0 +1,58 @@
+"""Row-wise L2 norm of an (n, dims) array, d = sqrt(sum(a * a, axis=1)) (dpbench ``l2_norm``).
+
+numba_ext cannot reduce yet. ``numba_ext_jit_hybrid`` squares on the device (one kernel) and
+finishes on the host: the timed region includes copying the squares back and NumPy's row sums and
+sqrt. It is a stop-gap measurement, not the device variant.
+"""
+
+import math
+
+import numba
+import numpy as np
+
+import numba_ext
+from harness import Variant
+from workloads import NEEDS_REDUCTIONS
+
+SIZES = {"S": {"n": 1 << 16, "dims": 3}, "M": {"n": 1 << 20, "dims": 3}, "L": {"n": 1 << 23, "dims": 3}}
+
+
+def make_inputs(rng, n, dims):
+    return (rng.random((n, dims)),)
+
+
+def l2_norm(a):
+    return np.sqrt(np.sum(np.square(a), axis=1))
+
+
+reference = l2_norm
+
+
+@numba.njit(parallel=True)
+def l2_norm_prange(a):
+    n, dims = a.shape
+    d = np.empty(n)
+    for i in numba.prange(n):
+        s = 0.0
+        for k in range(dims):
+            s += a[i, k] * a[i, k]
+        d[i] = math.sqrt(s)
+    return d
+
+
+@numba_ext.jit
+def _square(a):
+    return a * a
+
+
+def l2_norm_hybrid(a):
+    return np.sqrt(numba_ext.asnumpy(_square(a)).sum(axis=1))
+
+
+VARIANTS = [
+    Variant("numpy", l2_norm),
+    Variant("numba_parallel", l2_norm_prange),
+    Variant.unavailable("numba_ext_jit", NEEDS_REDUCTIONS),
+    Variant("numba_ext_jit_hybrid", l2_norm_hybrid, device=True,
+            note="device a*a, then copy back and host row sums + sqrt (all timed)"),
+]
