@@ -153,24 +153,31 @@ class SpecBuilder:
         return {"name": name, "ndim": self.ndim, "params": list(self.params), "nodes": list(self.nodes)}
 
 
-class ArrayExprTranslator:
-    """Walks one ``arrayexpr`` tree. Leaves become kernel parameters (``self.args`` lists the IR
-    variables passed at launch, in parameter order) or constants."""
+class RegionTranslator:
+    """Translates a region: consecutive ``arrayexpr`` statements connected by elementwise dataflow.
+    Values defined in the region feed later statements directly (no temporaries); only the
+    variables in `outputs` are stored. Leaves from outside the region become kernel parameters
+    (``self.args`` lists the IR variables passed at launch, in parameter order) or constants."""
 
-    def __init__(self, func_ir, typemap, out_type, loc):
+    def __init__(self, func_ir, typemap, ndim, loc):
         self.func_ir = func_ir
         self.typemap = typemap
-        self.out_type = out_type
+        self.ndim = ndim
         self.loc = loc
-        self.b = SpecBuilder(out_type.ndim)
+        self.b = SpecBuilder(ndim)
         self.args: list[ir.Var] = []
         self._leaf: dict[str, tuple[int, str]] = {}
 
-    def translate(self, tree):
-        value, dt = self._expr(tree)
-        out_dt = dtype_name(self.out_type)
-        out_p = self.b.param(("out", "array", out_dt, self.out_type.ndim, True))
-        self.b.node(("store", out_dt, out_p, self.b.cast(value, dt, out_dt)))
+    def translate(self, insts, outputs) -> dict:
+        for inst in insts:
+            self.loc = inst.loc
+            value, dt = self._expr(inst.value.expr)
+            want = dtype_name(self.typemap[inst.target.name])  # NumPy: the statement's array dtype
+            self._leaf[inst.target.name] = (self.b.cast(value, dt, want), want)
+        for var in outputs:
+            node, dt = self._leaf[var.name]
+            p = self.b.param((var.name, "array", dt, self.ndim, True))
+            self.b.node(("store", dt, p, node))
         return self.b.spec()
 
     def _const_of(self, var: ir.Var):
@@ -188,7 +195,7 @@ class ArrayExprTranslator:
         ty = self.typemap[var.name]
         dt = dtype_name(ty)
         if isinstance(ty, types.Array):
-            contiguous = ty.layout == "C" and ty.ndim == self.out_type.ndim
+            contiguous = ty.layout == "C" and ty.ndim == self.ndim
             p = self.b.param((var.name, "array", dt, ty.ndim, contiguous))
             self.args.append(var)
             res = (self.b.node(("load", dt, p)), dt)

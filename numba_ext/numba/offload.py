@@ -16,7 +16,7 @@ from numba.np.arrayobj import populate_array
 
 from .. import _core
 from ..errors import UnsupportedError
-from .kernelspec import ArrayExprTranslator
+from .kernelspec import RegionTranslator
 from .types import USMArrayType
 
 _USM_CODES = {"device": 0, "shared": 1, "host": 2}
@@ -31,9 +31,38 @@ def _device_for(filter_string: str):
     return device_by_filter(filter_string)
 
 
+def _is_offloadable(inst, typemap) -> bool:
+    return (
+        isinstance(inst, ir.Assign) and isinstance(inst.value, ir.Expr) and inst.value.op == "arrayexpr"
+        and isinstance(typemap.get(inst.target.name), USMArrayType)
+    )
+
+
+def _is_pure(inst, typemap) -> bool:
+    """Statements that may stay in front of a fused region: constants, globals, module attributes."""
+    if not isinstance(inst, ir.Assign):
+        return False
+    v = inst.value
+    if isinstance(v, (ir.Const, ir.Global, ir.FreeVar)):
+        return True
+    if not isinstance(v, ir.Expr):
+        return False
+    if v.op == "getattr":
+        return isinstance(typemap.get(v.value.name), types.Module)
+    if v.op in ("binop", "unary", "inplace_binop", "cast"):  # scalar arithmetic
+        return all(isinstance(typemap.get(x.name), (types.Number, types.Boolean)) for x in v.list_vars())
+    return False
+
+
 @register_rewrite("after-inference")
 class OffloadArrayExprs(Rewrite):
-    """Replace ``arrayexpr`` nodes producing USM arrays with launches of compiled kernels."""
+    """Fuse array expressions on USM arrays into kernels.
+
+    Numba's RewriteArrayExprs has already folded each statement's operator tree into one ``arrayexpr``.
+    Here consecutive such statements connected by dataflow (a statement reads a value an earlier one
+    in the region produced) form one region and one kernel; values that are used only inside the
+    region never become arrays. Each region is replaced by a call to a launch intrinsic (and, for
+    several escaping values, ``static_getitem``s of its tuple result)."""
 
     def __init__(self, state=None):
         super().__init__(state)
@@ -41,135 +70,166 @@ class OffloadArrayExprs(Rewrite):
 
     def match(self, func_ir, block, typemap, calltypes):
         self.func_ir, self.block, self.typemap, self.calltypes = func_ir, block, typemap, calltypes
-        self.matches = [
-            inst for inst in block.body
-            if isinstance(inst, ir.Assign) and isinstance(inst.value, ir.Expr) and inst.value.op == "arrayexpr"
-            and isinstance(typemap.get(inst.target.name), USMArrayType)
-        ]
-        return bool(self.matches)
+        return any(_is_offloadable(inst, typemap) for inst in block.body)
+
+    def _reads(self) -> dict[int, set[str]]:
+        """Variables each statement of the function reads (by statement id)."""
+        reads = {}
+        for blk in self.func_ir.blocks.values():
+            for stmt in blk.body:
+                if isinstance(stmt, ir.Del):
+                    continue
+                if isinstance(stmt, ir.Assign):
+                    v = stmt.value
+                    vs = [v] if isinstance(v, ir.Var) else (v.list_vars() if hasattr(v, "list_vars") else [])
+                else:
+                    vs = stmt.list_vars()
+                reads[id(stmt)] = {x.name for x in vs}
+        return reads
 
     def apply(self):
+        regions, plan = [], []  # plan: ("stmt", inst) | ("region", index)
+        current, defined = None, set()
+        for inst in self.block.body:
+            if _is_offloadable(inst, self.typemap):
+                ndim = self.typemap[inst.target.name].ndim
+                reads = {v.name for v in inst.value.list_vars()}
+                if current is not None and reads & defined and current["ndim"] == ndim:
+                    current["insts"].append(inst)
+                else:
+                    current = {"insts": [inst], "dels": [], "pre": [], "ndim": ndim}
+                    defined = set()
+                    regions.append(current)
+                    plan.append(("region", len(regions) - 1))
+                defined.add(inst.target.name)
+            elif current is not None and isinstance(inst, ir.Del):
+                current["dels"].append(inst)
+            elif current is not None and _is_pure(inst, self.typemap) and inst.target.name not in defined:
+                current["pre"].append(inst)  # hoisted in front of the fused launch
+            else:
+                current, defined = None, set()
+                plan.append(("stmt", inst))
+
+        reads = self._reads()
         new_block = self.block.copy()
         new_block.clear()
-        matched = set(map(id, self.matches))
-        for inst in self.block.body:
-            if id(inst) in matched:
-                for new in self._replace(inst):
-                    new_block.append(new)
-            else:
-                new_block.append(inst)
+        for kind, item in plan:
+            if kind == "stmt":
+                new_block.append(item)
+                continue
+            region = regions[item]
+            for pre in region["pre"]:
+                new_block.append(pre)
+            mine = {id(i) for i in region["insts"]}
+            outside = set().union(*(r for sid, r in reads.items() if sid not in mine))
+            outputs = [i.target for i in region["insts"] if i.target.name in outside]
+            if not outputs:  # nothing escapes: keep the last value so the statement list stays valid
+                outputs = [region["insts"][-1].target]
+            for new in self._replace(region["insts"], outputs):
+                new_block.append(new)
+            kept = {o.name for o in outputs}
+            temps = {i.target.name for i in region["insts"]} - kept
+            for d in region["dels"]:
+                if d.value not in temps:
+                    new_block.append(d)
         return new_block
 
-    def _replace(self, inst: ir.Assign):
-        expr = inst.value
-        out_type = self.typemap[inst.target.name]
-        tr = ArrayExprTranslator(self.func_ir, self.typemap, out_type, inst.loc)
+    def _replace(self, insts, outputs):
+        first = insts[0]
+        ndim = self.typemap[first.target.name].ndim
+        tr = RegionTranslator(self.func_ir, self.typemap, ndim, first.loc)
         try:
-            spec = tr.translate(expr.expr)
+            spec = tr.translate(insts, outputs)
         except UnsupportedError as e:
-            raise UnsupportedError(f"{e} (in {inst.loc.filename}, line {inst.loc.line})") from None
-        kernel = _core.compile_kernel(spec, _device_for(out_type.device))
+            raise UnsupportedError(f"{e} (in {tr.loc.filename}, line {tr.loc.line})") from None
+        out_types = [self.typemap[o.name] for o in outputs]
+        kernel = _core.compile_kernel(spec, _device_for(out_types[0].device))
         md = getattr(self.state, "metadata", None)
         if md is not None:
             md.setdefault("numba_ext_kernels", []).append(kernel)
 
         arg_types = tuple(self.typemap[v.name] for v in tr.args)
-        fn = make_launch_intrinsic(kernel, spec, out_type, arg_types)
-        scope = inst.target.scope
-        fvar = ir.Var(scope, scope.redefine("$nx_launch", inst.loc).name, inst.loc)
-        self.state.typingctx.refresh()  # picks up the new intrinsic's typing template
-        fnty = self.state.typingctx.resolve_value_type(fn)
-        sig = fnty.get_call_type(self.state.typingctx, arg_types, {})
+        fn = make_launch_intrinsic(kernel, spec, out_types, arg_types)
+        scope, loc = first.target.scope, insts[-1].loc
+        fvar = ir.Var(scope, scope.redefine("$nx_launch", loc).name, loc)
+        typingctx = self.state.typingctx
+        typingctx.refresh()  # picks up the new intrinsic's typing template
+        fnty = typingctx.resolve_value_type(fn)
+        sig = fnty.get_call_type(typingctx, arg_types, {})
         self.typemap[fvar.name] = fnty
-        call = ir.Expr.call(fvar, list(tr.args), (), inst.loc)
+        call = ir.Expr.call(fvar, list(tr.args), (), loc)
         self.calltypes[call] = sig
-        return [ir.Assign(ir.Global("nx_launch", fn, inst.loc), fvar, inst.loc), ir.Assign(call, inst.target, inst.loc)]
+        out = [ir.Assign(ir.Global("nx_launch", fn, loc), fvar, loc)]
+        if len(outputs) == 1:
+            out.append(ir.Assign(call, outputs[0], loc))
+            return out
+        tup = ir.Var(scope, scope.redefine("$nx_outs", loc).name, loc)
+        self.typemap[tup.name] = sig.return_type
+        out.append(ir.Assign(call, tup, loc))
+        for i, o in enumerate(outputs):
+            out.append(ir.Assign(ir.Expr.static_getitem(tup, i, None, loc), o, loc))
+        out.append(ir.Del(tup.name, loc))
+        return out
 
 
 def _declare(builder, name, ret, args):
     return cgutils.get_or_insert_function(builder.module, llir.FunctionType(ret, args), name)
 
 
-def make_launch_intrinsic(kernel, spec: dict, out_type: USMArrayType, arg_types: tuple):
-    """An intrinsic whose lowering launches `kernel` over the arrays/scalars of one region."""
-    param_kinds = spec["params"]  # in kernel order; the last one is the output
-    ndim = out_type.ndim
+def make_launch_intrinsic(kernel, spec: dict, out_types: list, arg_types: tuple):
+    """An intrinsic whose lowering launches `kernel` over the arrays/scalars of one region and
+    returns its output array(s) (a tuple when there are several)."""
+    param_kinds = spec["params"]  # in kernel order; the outputs come last
+    n_in = len(param_kinds) - len(out_types)
+    ndim = out_types[0].ndim
+    ret_type = out_types[0] if len(out_types) == 1 else types.Tuple(out_types)
 
     def codegen(context, builder, sig, llargs):
         arrays = [
             (ty, context.make_array(ty)(context, builder, value=v))
             for ty, v in zip(sig.args, llargs) if isinstance(ty, types.Array)
         ]
-        first_ty, first = arrays[0]
+        _, first = arrays[0]
         shape = cgutils.unpack_tuple(builder, first.shape, ndim)
 
-        # Shapes must match (broadcasting arrives with the compiler-breadth work).
+        # Shapes must match (broadcasting inside jitted code is not supported yet).
         for ty, ary in arrays[1:]:
-            other = cgutils.unpack_tuple(builder, ary.shape, ty.ndim)
-            bad = cgutils.false_bit
-            if ty.ndim != ndim:
-                bad = cgutils.true_bit
-            else:
-                for a, b in zip(shape, other):
+            bad = cgutils.true_bit if ty.ndim != ndim else cgutils.false_bit
+            if ty.ndim == ndim:
+                for a, b in zip(shape, cgutils.unpack_tuple(builder, ary.shape, ndim)):
                     bad = builder.or_(bad, builder.icmp_unsigned("!=", a, b))
             with cgutils.if_unlikely(builder, bad):
                 context.call_conv.return_user_exc(
                     builder, ValueError, ("operands of an offloaded array expression must have the same shape",)
                 )
 
-        queue = first.queue
+        queue = builder.bitcast(first.queue, _i8p)
         # Compute follows data: all arrays on equivalent queues (the error names the arrays).
         if len(arrays) > 1:
             qs = cgutils.alloca_once(builder, _i8p, size=len(arrays))
             for i, (_, ary) in enumerate(arrays):
                 builder.store(builder.bitcast(ary.queue, _i8p), builder.gep(qs, [_i32(i)]))
-            names = ",".join(p[0] for p in param_kinds[:-1] if p[1] == "array")
+            names = ",".join(p[0] for p in param_kinds[:n_in] if p[1] == "array")
             cname = context.insert_const_string(builder.module, names)
             check = _declare(builder, "nx_check_queues", _i32, [_i8p.as_pointer(), _i32, _i8p])
             st = builder.call(check, [qs, _i32(len(arrays)), cname])
             with cgutils.if_unlikely(builder, builder.icmp_signed("!=", st, _i32(0))):
                 context.call_conv.return_exc(builder)
 
-        # Allocate the result on the execution queue (USM type from the precedence rules).
-        itemsize = context.get_abi_sizeof(context.get_data_type(out_type.dtype))
         nitems = cgutils.intp_t(1)
         for s in shape:
             nitems = builder.mul(nitems, s)
-        nbytes = builder.mul(nitems, cgutils.intp_t(itemsize))
-        mi_slot = cgutils.alloca_once(builder, _i8p)
-        alloc = _declare(builder, "nx_usm_alloc", _i8p, [_i8p, _i64, _i32, _i8p.as_pointer()])
-        data = builder.call(alloc, [builder.bitcast(queue, _i8p), nbytes, _i32(_USM_CODES[out_type.usm_type]), mi_slot])
-        with cgutils.if_unlikely(builder, cgutils.is_null(builder, data)):
-            context.call_conv.return_exc(builder)
-        meminfo = builder.load(mi_slot)
-
-        out = context.make_array(out_type)(context, builder)
-        strides, acc = [], cgutils.intp_t(itemsize)
-        for s in reversed(shape):
-            strides.append(acc)
-            acc = builder.mul(acc, s)
-        strides.reverse()
-        populate_array(
-            out,
-            data=builder.bitcast(data, out.data.type),
-            shape=cgutils.pack_array(builder, shape) if ndim else cgutils.pack_array(builder, [], cgutils.intp_t),
-            strides=cgutils.pack_array(builder, strides) if ndim else cgutils.pack_array(builder, [], cgutils.intp_t),
-            itemsize=cgutils.intp_t(itemsize),
-            meminfo=builder.bitcast(meminfo, out.meminfo.type),
-        )
-        out.queue = queue
+        outs = [_allocate_result(context, builder, ty, queue, shape, nitems) for ty in out_types]
 
         # Argument slots, in kernel parameter order (see rust/src/codegen/mod.rs).
         slot_vals = []
-        launch_args = list(zip(sig.args, llargs)) + [(out_type, out._getvalue())]
+        launch_args = list(zip(sig.args, llargs)) + [(ty, o._getvalue()) for ty, o in zip(out_types, outs)]
         for (pname, kind, *rest), (ty, v) in zip(param_kinds, launch_args):
             if kind == "array":
                 ary = context.make_array(ty)(context, builder, value=v)
                 slot_vals.append(builder.ptrtoint(ary.data, _i64))
-                contiguous = rest[2]
-                if not contiguous:
-                    for st in cgutils.unpack_tuple(builder, ary.strides, ty.ndim):
-                        slot_vals.append(st)
+                if not rest[2]:  # strided: byte strides
+                    slot_vals.extend(cgutils.unpack_tuple(builder, ary.strides, ty.ndim))
             else:
                 slot_vals.append(_scalar_bits(context, builder, ty, v))
         slot_vals.extend(shape)
@@ -179,24 +239,53 @@ def make_launch_intrinsic(kernel, spec: dict, out_type: USMArrayType, arg_types:
             builder.store(sv, builder.gep(slots, [_i32(i)]))
         launch = _declare(builder, "nx_launch", _i32, [_i8p, _i8p, _i64.as_pointer(), _i32])
         kaddr = llir.Constant(_i64, kernel.address).inttoptr(_i8p)
-        st = builder.call(launch, [kaddr, builder.bitcast(queue, _i8p), slots, _i32(len(slot_vals))])
+        st = builder.call(launch, [kaddr, queue, slots, _i32(len(slot_vals))])
         with cgutils.if_unlikely(builder, builder.icmp_signed("!=", st, _i32(0))):
-            context.nrt.decref(builder, out_type, out._getvalue())
+            for ty, o in zip(out_types, outs):
+                context.nrt.decref(builder, ty, o._getvalue())
             context.call_conv.return_exc(builder)
-        return out._getvalue()
+        if len(outs) == 1:
+            return outs[0]._getvalue()
+        return context.make_tuple(builder, ret_type, [o._getvalue() for o in outs])
 
     # Numba folds *args of intrinsics into a tuple, so the typer gets one named parameter per argument.
     params = ", ".join(f"a{i}" for i in range(len(arg_types)))
-    ns = {"signature": signature, "out_type": out_type, "codegen": codegen}
+    ns = {"signature": signature, "ret_type": ret_type, "codegen": codegen}
     exec(
         f"def nx_launch_{spec['name']}(typingctx, {params}):\n"
-        f"    return signature(out_type, {params}), codegen\n",
+        f"    return signature(ret_type, {params}), codegen\n",
         ns,
     )
-    typer = ns[f"nx_launch_{spec['name']}"]
-    fn = intrinsic(typer)
+    fn = intrinsic(ns[f"nx_launch_{spec['name']}"])
     fn._numba_ext_kernel = kernel  # keeps the compiled kernel (and its address) alive
     return fn
+
+
+def _allocate_result(context, builder, out_type, queue, shape, nitems):
+    """A new C-contiguous result array on `queue` (USM type from the precedence rules)."""
+    itemsize = context.get_abi_sizeof(context.get_data_type(out_type.dtype))
+    nbytes = builder.mul(nitems, cgutils.intp_t(itemsize))
+    mi_slot = cgutils.alloca_once(builder, _i8p)
+    alloc = _declare(builder, "nx_usm_alloc", _i8p, [_i8p, _i64, _i32, _i8p.as_pointer()])
+    data = builder.call(alloc, [queue, nbytes, _i32(_USM_CODES[out_type.usm_type]), mi_slot])
+    with cgutils.if_unlikely(builder, cgutils.is_null(builder, data)):
+        context.call_conv.return_exc(builder)
+    out = context.make_array(out_type)(context, builder)
+    strides, acc = [], cgutils.intp_t(itemsize)
+    for s in reversed(shape):
+        strides.append(acc)
+        acc = builder.mul(acc, s)
+    strides.reverse()
+    populate_array(
+        out,
+        data=builder.bitcast(data, out.data.type),
+        shape=cgutils.pack_array(builder, shape, cgutils.intp_t),
+        strides=cgutils.pack_array(builder, strides, cgutils.intp_t),
+        itemsize=cgutils.intp_t(itemsize),
+        meminfo=builder.bitcast(builder.load(mi_slot), out.meminfo.type),
+    )
+    out.queue = queue
+    return out
 
 
 def _scalar_bits(context, builder, ty, v):
