@@ -23,6 +23,7 @@ import json
 import os
 import platform
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -212,7 +213,19 @@ def environment() -> dict:
                     "cpu_count": os.cpu_count(), "cpus_usable": affinity,
                     "numba_threads": numba.get_num_threads(), "loadavg_start": os.getloadavg()},
         "command": " ".join([Path(sys.executable).name, *sys.argv]),
+        "git": _git_state(),
     }
+
+
+def _git_state() -> dict | None:
+    """Commit of the checkout and uncommitted changes to the library (they affect the numbers)."""
+    root = Path(__file__).resolve().parent.parent
+    try:
+        run = lambda *a: subprocess.run(["git", *a], cwd=root, capture_output=True, text=True, check=True).stdout
+        dirty = run("status", "--porcelain", "--", "numba_ext", "rust").splitlines()
+        return {"commit": run("rev-parse", "--short", "HEAD").strip(), "library_changes": [d.strip() for d in dirty]}
+    except (OSError, subprocess.CalledProcessError):
+        return None
 
 
 def finish_environment(meta: dict) -> None:

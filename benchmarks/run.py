@@ -7,6 +7,7 @@ FAILED validation or raised an error (variants marked n/a do not count).
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import itertools
 import sys
 import time
@@ -25,6 +26,7 @@ def main(argv=None) -> int:
     p.add_argument("--seed", type=int, default=777, help="input generator seed (default 777)")
     p.add_argument("--markdown", action="store_true", help="also print the table as Markdown")
     args = p.parse_args(argv)
+    faulthandler.enable()  # a native crash in a variant still names the Python frame
     if args.reps < 1:
         p.error("--reps must be at least 1")
     names = [n.strip() for n in args.workloads.split(",") if n.strip()]

@@ -40,7 +40,7 @@ def common_queue(queues: Sequence):
     return first
 
 
-def execution_queue(named_arrays: Sequence[tuple[str, object]]):
+def execution_queue(named_arrays: Sequence[tuple[str, object]], stacklevel: int = 4):
     """Execution queue for arrays given as (name, array) pairs; raises ExecutionPlacementError
     naming every argument and its queue when the queues are not all equivalent."""
     queues = [a.sycl_queue for _, a in named_arrays]
@@ -60,7 +60,7 @@ def execution_queue(named_arrays: Sequence[tuple[str, object]]):
             f"arrays of different USM types {sorted(usm)} are used together on one queue; this works "
             "but may cost performance",
             MixedUSMTypeWarning,
-            stacklevel=3,
+            stacklevel=stacklevel,
         )
     return q
 
@@ -126,7 +126,7 @@ def _map_arrays(obj, fn):
     return obj
 
 
-def plan_call(what: str, names: Sequence[str], args: Sequence, *, allow_host_and_usm: bool) -> CallPlan:
+def plan_call(what: str, names: Sequence[str], args: Sequence, *, allow_host_and_usm: bool, stacklevel: int = 4) -> CallPlan:
     """Apply compute follows data to one call of `what` (a function or kernel name).
 
     * USM arrays only: they must be on equivalent queues; that queue runs the call (inside
@@ -153,11 +153,11 @@ def plan_call(what: str, names: Sequence[str], args: Sequence, *, allow_host_and
             "numba_ext.asarray(x, sycl_queue=<the numba_ext arrays' queue>)"
         )
     if usm:
-        q = execution_queue(usm)
+        q = execution_queue(usm, stacklevel=stacklevel + 1)
         if ctx_q is not None and not ctx_q.equivalent(q):
             warnings.warn(
                 f"{what}: offload_to({ctx_q!r}) is active, but the data lives on {q!r}; the call follows "
-                "the data", QueueMismatchWarning, stacklevel=3,
+                "the data", QueueMismatchWarning, stacklevel=stacklevel,
             )
         return CallPlan(q, list(args))
     if host:

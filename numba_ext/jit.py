@@ -23,7 +23,8 @@ class JitFunction:
         functools.update_wrapper(self, py_func)
 
     def _plan(self, args):
-        return plan_call(f"{self.py_func.__name__}()", self._params, args, allow_host_and_usm=True)
+        # warnings point at the caller of the jitted function
+        return plan_call(f"{self.py_func.__name__}()", self._params, args, allow_host_and_usm=True, stacklevel=4)
 
     def __call__(self, *args):
         plan = self._plan(args)

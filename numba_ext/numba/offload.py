@@ -93,14 +93,17 @@ class OffloadArrayExprs(Rewrite):
         for inst in self.block.body:
             if _is_offloadable(inst, self.typemap):
                 ndim = self.typemap[inst.target.name].ndim
-                reads = {v.name for v in inst.value.list_vars()}
-                if current is not None and reads & defined and current["ndim"] == ndim:
+                reads = {v.name for v in inst.value.list_vars() if isinstance(self.typemap[v.name], types.Array)}
+                # Join when connected through an array: a value of the region, or an array the region
+                # reads (every array of a region has the iteration shape, so this adds no constraint).
+                if current is not None and reads & (defined | current["arrays"]) and current["ndim"] == ndim:
                     current["insts"].append(inst)
                 else:
-                    current = {"insts": [inst], "dels": [], "pre": [], "ndim": ndim}
+                    current = {"insts": [inst], "dels": [], "pre": [], "ndim": ndim, "arrays": set()}
                     defined = set()
                     regions.append(current)
                     plan.append(("region", len(regions) - 1))
+                current["arrays"] |= reads
                 defined.add(inst.target.name)
             elif current is not None and isinstance(inst, ir.Del):
                 current["dels"].append(inst)

@@ -1,0 +1,152 @@
+"""Fusion is a tested property: kernel counts per function, no temporaries, CSE, results = NumPy."""
+
+import numpy as np
+import pytest
+
+import numba_ext
+from numba_ext import _core
+
+
+def _args(rng, n=257, k=3):
+    hs = [rng.uniform(0.5, 2.0, n) for _ in range(k)]
+    return hs, [numba_ext.asarray(h) for h in hs]
+
+
+def test_consecutive_statements_fuse_into_one_kernel(rng):
+    @numba_ext.jit
+    def f(a, b, c):
+        t = np.sqrt(a) * b  # used twice: Numba alone would make it a separate kernel
+        u = t + c
+        v = t * u - 1.0
+        return np.exp(-v) / u
+
+    hs, xs = _args(rng)
+    out = f(*xs)
+    t = np.sqrt(hs[0]) * hs[1]
+    u = t + hs[2]
+    np.testing.assert_allclose(numba_ext.asnumpy(out), np.exp(-(t * u - 1.0)) / u, rtol=1e-12)
+    assert len(f.inspect_kernels(*xs)) == 1
+
+
+def test_temporaries_are_not_allocated(rng):
+    @numba_ext.jit
+    def f(a, b):
+        t1 = a * b
+        t2 = t1 + a
+        t3 = t2 * t1
+        return t3 - b
+
+    hs, xs = _args(rng, k=2)
+    f(*xs)  # compile
+    (k,) = f.inspect_kernels(*xs)
+    before = _core._live_allocations()
+    out = f(*xs)
+    assert _core._live_allocations() == before + 1  # only the result
+    t1 = hs[0] * hs[1]
+    np.testing.assert_allclose(numba_ext.asnumpy(out), (t1 + hs[0]) * t1 - hs[1], rtol=1e-13)
+    assert k.llvm_ir.count("store double") == 1
+
+
+def test_escaping_intermediates_are_stored_by_the_same_kernel(rng):
+    @numba_ext.jit
+    def f(a, b):
+        s = a + b
+        d = a - b
+        p = s * d
+        return s, p
+
+    hs, xs = _args(rng, k=2)
+    s, p = f(*xs)
+    np.testing.assert_allclose(numba_ext.asnumpy(s), hs[0] + hs[1], rtol=1e-13)
+    np.testing.assert_allclose(numba_ext.asnumpy(p), (hs[0] + hs[1]) * (hs[0] - hs[1]), rtol=1e-13)
+    (k,) = f.inspect_kernels(*xs)
+    assert k.llvm_ir.count("store double") == 2
+
+
+def test_common_subexpressions_are_computed_once(rng):
+    @numba_ext.jit
+    def f(a, b):
+        x = np.sin(a) * np.sin(a) + np.cos(b)
+        y = np.sin(a) + np.cos(b)
+        return x * y
+
+    hs, xs = _args(rng, k=2)
+    out = f(*xs)
+    sa, cb = np.sin(hs[0]), np.cos(hs[1])
+    np.testing.assert_allclose(numba_ext.asnumpy(out), (sa * sa + cb) * (sa + cb), rtol=1e-13)
+    (k,) = f.inspect_kernels(*xs)
+    assert k.llvm_ir.count("@_Z3sind(double %") == 1
+    assert k.llvm_ir.count("@_Z3cosd(double %") == 1
+
+
+def test_host_code_between_expressions_splits_regions(rng):
+    @numba_ext.jit
+    def f(a, b):
+        x = a * b
+        n = x.shape[0]  # host code reading x: x must exist as an array
+        return x + n
+
+    hs, xs = _args(rng, k=2)
+    out = f(*xs)
+    np.testing.assert_allclose(numba_ext.asnumpy(out), hs[0] * hs[1] + len(hs[0]), rtol=1e-13)
+    assert len(f.inspect_kernels(*xs)) == 2
+
+
+def test_unconnected_expressions_stay_separate(rng):
+    @numba_ext.jit
+    def f(a, b):
+        x = a * 2.0
+        y = b + 1.0  # shares no array with x: may have another shape
+        return x, y
+
+    ha, hb = rng.standard_normal(5), rng.standard_normal(7)
+    x, y = f(numba_ext.asarray(ha), numba_ext.asarray(hb))
+    np.testing.assert_allclose(numba_ext.asnumpy(x), ha * 2.0)
+    np.testing.assert_allclose(numba_ext.asnumpy(y), hb + 1.0)
+    assert len(f.inspect_kernels(numba_ext.asarray(ha), numba_ext.asarray(hb))) == 2
+
+
+def test_expressions_on_the_same_inputs_fuse(rng):
+    @numba_ext.jit
+    def f(a, b):
+        x = a * 2.0
+        y = a + b
+        return x, y
+
+    hs, xs = _args(rng, k=2)
+    x, y = f(*xs)
+    np.testing.assert_allclose(numba_ext.asnumpy(x), hs[0] * 2.0)
+    np.testing.assert_allclose(numba_ext.asnumpy(y), hs[0] + hs[1])
+    assert len(f.inspect_kernels(*xs)) == 1
+
+
+def test_black_scholes_is_one_kernel():
+    from numba_ext.demo import black_scholes_call, reference
+
+    rng = np.random.default_rng()
+    host = [rng.uniform(10, 50, 1000), rng.uniform(10, 50, 1000), rng.uniform(0.1, 2.0, 1000)]
+    args = [numba_ext.asarray(h) for h in host]
+    out = black_scholes_call(*args, 0.02, 0.3)
+    np.testing.assert_allclose(numba_ext.asnumpy(out), reference(*host, 0.02, 0.3), rtol=1e-10)
+    assert len(black_scholes_call.inspect_kernels(*args, 0.02, 0.3)) == 1
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64", "uint8", "float32", "bool"])
+def test_fused_dtype_promotion_matches_numpy(rng, dtype):
+    @numba_ext.jit
+    def f(a, b):
+        t = a + b
+        return t * 3 - (a > b)
+
+    if dtype == "bool":
+        ha, hb = rng.random(50) < 0.5, rng.random(50) < 0.5
+    else:
+        ha = rng.integers(0, 50, 50).astype(dtype)
+        hb = rng.integers(0, 50, 50).astype(dtype)
+    out = f(numba_ext.asarray(ha), numba_ext.asarray(hb))
+    import numba
+
+    # Numba's typing (Python int literals are int64) is the reference for jitted code
+    want = numba.njit(f.py_func)(ha, hb)
+    assert out.dtype == want.dtype
+    np.testing.assert_array_equal(numba_ext.asnumpy(out), want)
