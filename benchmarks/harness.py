@@ -3,9 +3,10 @@
 A workload is a module in ``benchmarks/workloads/`` with:
 
 * ``SIZES``: ``{"S": {...}, "M": {...}, "L": {...}}``, keyword arguments of ``make_inputs``;
-* ``make_inputs(rng, **size)``: a tuple of positional arguments (float64 NumPy arrays and scalars);
+* ``make_inputs(rng, **size)``: a tuple of positional arguments (NumPy arrays, float64 data, and scalars)
+  drawn from ``rng``, a generator seeded once per workload and run;
 * ``reference(*args)``: the NumPy result (an array or a tuple of arrays), computed once, untimed;
-* ``VARIANTS``: a list of :class:`Variant` (``Variant.na`` for what cannot run yet);
+* ``VARIANTS``: a list of :class:`Variant` (``Variant.unavailable`` for what cannot run yet);
 * optionally ``CALLS``: calls per timed sample (micro-benchmarks; times are reported per call).
 
 For every variant the harness measures, separately: the input transfer to the device (device
@@ -148,6 +149,8 @@ def run_variant(v: Variant, host_args: tuple, ref, *, reps: int, warmup: int, ca
         readback = (time.perf_counter() - t0) * 1e3
         if v.adapt:
             host = v.adapt(host)
+        if hasattr(v.fn, "inspect_kernels"):  # numba_ext.jit: how many device kernels one call runs
+            rec["kernels"] = len(v.fn.inspect_kernels(*args))
     except Exception as e:  # reported, never hidden
         rec.update(status="ERROR", reason=f"{type(e).__name__}: {str(e).splitlines()[0][:200]}")
         return rec
@@ -170,7 +173,8 @@ def size_label(size: dict) -> str:
     return ",".join(f"{k}={v}" for k, v in size.items())
 
 
-def run_workload(name: str, module, preset: str, *, reps: int, warmup: int, seed: int, progress=None) -> list[dict]:
+def run_workload(name: str, module, preset: str, *, reps: int, warmup: int, seed: int,
+                 progress=None) -> list[dict]:
     size = module.SIZES[preset]
     host_args = module.make_inputs(np.random.default_rng(seed), **size)
     ref = module.reference(*host_args)
@@ -184,7 +188,7 @@ def run_workload(name: str, module, preset: str, *, reps: int, warmup: int, seed
             progress(rec)
     base = next((r for r in records if r["variant"] == "numpy" and r["status"] == "ok"), None)
     for r in records:
-        ok = base is not None and r.get("median_ms")
+        ok = base is not None and r["status"] == "ok"
         r["speedup_vs_numpy"] = base["median_ms"] / r["median_ms"] if ok else None
     return records
 
@@ -220,10 +224,13 @@ def environment() -> dict:
 def _git_state() -> dict | None:
     """Commit of the checkout and uncommitted changes to the library (they affect the numbers)."""
     root = Path(__file__).resolve().parent.parent
+
+    def git(*args):
+        return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=True).stdout
+
     try:
-        run = lambda *a: subprocess.run(["git", *a], cwd=root, capture_output=True, text=True, check=True).stdout
-        dirty = run("status", "--porcelain", "--", "numba_ext", "rust").splitlines()
-        return {"commit": run("rev-parse", "--short", "HEAD").strip(), "library_changes": [d.strip() for d in dirty]}
+        dirty = git("status", "--porcelain", "--", "numba_ext", "rust").splitlines()
+        return {"commit": git("rev-parse", "--short", "HEAD").strip(), "library_changes": [d.strip() for d in dirty]}
     except (OSError, subprocess.CalledProcessError):
         return None
 
@@ -249,8 +256,12 @@ def write_json(meta: dict, records: list[dict], out_dir: Path = OUT_DIR) -> Path
     return path
 
 
-def _ms(x) -> str:
+def fmt_ms(x) -> str:
     return "-" if x is None else f"{x:.4g}"
+
+
+def _speedup(x) -> str:
+    return "-" if x is None else f"{x:.2f}x" if x >= 0.1 else f"{x:.2g}x"
 
 
 def status_text(r: dict) -> str:
@@ -261,28 +272,25 @@ def status_text(r: dict) -> str:
     return f"{r['status']}: {r['reason']}"
 
 
+HEADER = ("workload", "size", "variant", "median ms", "min ms", "max ms", "first call ms", "transfer ms",
+          "vs NumPy", "validation")
+
+
+def _row(r: dict) -> tuple:
+    return (r["workload"], r["size"], r["variant"], fmt_ms(r.get("median_ms")), fmt_ms(r.get("min_ms")),
+            fmt_ms(r.get("max_ms")), fmt_ms(r.get("first_call_ms")), fmt_ms(r.get("transfer_ms")),
+            _speedup(r.get("speedup_vs_numpy")), status_text(r))
+
+
 def table(records: list[dict]) -> str:
-    head = ("workload", "size", "variant", "median ms", "min", "max", "first ms", "xfer ms",
-            "vs numpy", "validation")
-    rows = [head]
-    for r in records:
-        su = r.get("speedup_vs_numpy")
-        rows.append((r["workload"], r["size"], r["variant"], _ms(r.get("median_ms")), _ms(r.get("min_ms")),
-                     _ms(r.get("max_ms")), _ms(r.get("first_call_ms")), _ms(r.get("transfer_ms")),
-                     "-" if su is None else f"{su:.2f}x", status_text(r)))
-    widths = [max(len(row[i]) for row in rows) for i in range(len(head) - 1)]
+    rows = [HEADER, *map(_row, records)]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(HEADER) - 1)]
     lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths)) + "  " + row[-1] for row in rows]
     lines.insert(1, "-" * len(lines[0]))
     return "\n".join(lines)
 
 
 def markdown_table(records: list[dict]) -> str:
-    head = "| workload | size | variant | median ms | min | max | first call ms | transfer ms | vs NumPy | validation |"
-    lines = [head, "|" + "---|" * 10]
-    for r in records:
-        su = r.get("speedup_vs_numpy")
-        lines.append("| " + " | ".join((
-            r["workload"], r["size"], r["variant"], _ms(r.get("median_ms")), _ms(r.get("min_ms")),
-            _ms(r.get("max_ms")), _ms(r.get("first_call_ms")), _ms(r.get("transfer_ms")),
-            "-" if su is None else f"{su:.2f}x", status_text(r))) + " |")
+    lines = ["| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
+    lines += ["| " + " | ".join(_row(r)) + " |" for r in records]
     return "\n".join(lines)

@@ -44,13 +44,12 @@ def main(argv=None) -> int:
           f"load average {m['loadavg_start'][0]:.2f} (other work on the machine affects timings)", flush=True)
 
     records, start = [], time.perf_counter()
-    total = sum(len(mod.VARIANTS) for mod in modules.values())
-
-    counter = itertools.count(1)
+    total, counter = sum(len(mod.VARIANTS) for mod in modules.values()), itertools.count(1)
 
     def progress(rec):
-        what = harness._ms(rec.get("median_ms")) + " ms" if rec["status"] == "ok" else rec["status"]
-        print(f"[{next(counter):>2}/{total}] {rec['workload']} {rec['variant']}: {what}", file=sys.stderr, flush=True)
+        what = harness.fmt_ms(rec.get("median_ms")) + " ms" if rec["status"] == "ok" else rec["status"]
+        print(f"[{next(counter):>2}/{total}] {rec['workload']} {rec['variant']}: {what}",
+              file=sys.stderr, flush=True)
 
     for name, mod in modules.items():
         records += harness.run_workload(name, mod, args.preset, reps=args.reps, warmup=args.warmup,
@@ -63,6 +62,9 @@ def main(argv=None) -> int:
     if args.markdown:
         print()
         print(harness.markdown_table(records))
+    for r in records:
+        if r["note"]:
+            print(f"note: {r['workload']}/{r['variant']}: {r['note']}")
     path = harness.write_json(meta, records)
     bad = [r for r in records if r["status"] in ("FAILED", "ERROR")]
     print(f"\n{len(records)} rows in {meta['elapsed_s']:.1f} s; JSON: {path}")

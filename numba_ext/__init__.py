@@ -14,6 +14,7 @@ from .cfd import offload_to  # noqa: E402
 from .creation import arange, asarray, asnumpy, empty, full, ones, zeros  # noqa: E402
 from .errors import (  # noqa: E402
     BuildError,
+    LaunchError,
     ExecutionPlacementError,
     MixedUSMTypeWarning,
     QueueMismatchWarning,
@@ -22,6 +23,19 @@ from .errors import (  # noqa: E402
     USMError,
 )
 from .jit import jit  # noqa: E402
+from . import atomic, local, private  # noqa: E402
+from .kernel import NdRange, Range, call_kernel, call_kernel_async, func, kernel  # noqa: E402
+from .kernel_api import (  # noqa: E402
+    GLOBAL_MEM_FENCE,
+    LOCAL_MEM_FENCE,
+    barrier,
+    get_global_id,
+    get_global_size,
+    get_group_id,
+    get_local_id,
+    get_local_size,
+    get_num_groups,
+)
 from .runtime import Context, Device, Queue, default_queue, get_devices  # noqa: E402
 from .numba import _init_extension  # noqa: E402
 
@@ -30,6 +44,9 @@ _init_extension()
 __version__ = "0.1.0"
 
 __all__ = [
+    "GLOBAL_MEM_FENCE", "LOCAL_MEM_FENCE", "LaunchError", "NdRange", "Range", "atomic", "barrier",
+    "call_kernel", "call_kernel_async", "func", "get_global_id", "get_global_size", "get_group_id",
+    "get_local_id", "get_local_size", "get_num_groups", "kernel", "local", "private",
     "BuildError", "Context", "Device", "ExecutionPlacementError", "MixedUSMTypeWarning", "NumbaExtError",
     "Queue", "USMError", "UnsupportedError", "arange", "asarray", "asnumpy", "default_queue", "empty",
     "full", "get_devices", "jit", "ndarray", "offload_to", "ones", "utils", "zeros", "QueueMismatchWarning",

@@ -14,7 +14,8 @@ CHUNK_ELEMS = 1 << 22  # elements of the (tests, train, dims) difference block i
 
 
 def make_inputs(rng, n_train, n_test, dims, k, classes):
-    return rng.random((n_train, dims)), rng.integers(0, classes, n_train), rng.random((n_test, dims)), k, classes
+    x_train, y_train = rng.random((n_train, dims)), rng.integers(0, classes, n_train)
+    return x_train, y_train, rng.random((n_test, dims)), k, classes
 
 
 def knn(x_train, y_train, x_test, k, classes):

@@ -57,18 +57,11 @@ def rambo_prange(c1, f1, q1):
     return out
 
 
-_components_jit = numba_ext.jit(_components)
-
-
-def rambo_planar(c1, f1, q1):
-    return _components_jit(c1, f1, q1)
-
-
 VARIANTS = [
     Variant("numpy", rambo),
     Variant("numba_parallel", rambo_prange),
     Variant.unavailable("numba_ext_jit", "strided output stores/kernels"),
-    Variant("numba_ext_jit_planar", rambo_planar, device=True,
+    Variant("numba_ext_jit_planar", numba_ext.jit(_components), device=True,
             adapt=lambda comps: np.stack(comps, axis=-1),
             note="four planar (nevts, nout) results; interleaving for validation is untimed"),
 ]

@@ -15,10 +15,10 @@ use crate::error::{Error, Result};
 use crate::ir::{BinaryOp, DType, Graph, Op, ParamKind, UnaryOp};
 
 pub struct KernelBuilder<'ctx> {
-    ctx: &'ctx Context,
-    module: Module<'ctx>,
-    b: Builder<'ctx>,
-    flavor: Flavor,
+    pub(super) ctx: &'ctx Context,
+    pub(super) module: Module<'ctx>,
+    pub(super) b: Builder<'ctx>,
+    pub(super) flavor: Flavor,
 }
 
 /// Where an array parameter's current element lives.
@@ -28,7 +28,7 @@ struct ArrayArg<'ctx> {
     strides: Option<Vec<IntValue<'ctx>>>,
 }
 
-fn cg<T, E: std::fmt::Display>(r: std::result::Result<T, E>) -> Result<T> {
+pub(super) fn cg<T, E: std::fmt::Display>(r: std::result::Result<T, E>) -> Result<T> {
     r.map_err(|e| Error::Codegen(e.to_string()))
 }
 
@@ -40,7 +40,7 @@ impl<'ctx> KernelBuilder<'ctx> {
     }
 
     /// Register type of a dtype (bool is `i1` in registers, `i8` in memory).
-    fn reg_ty(&self, d: DType) -> BasicTypeEnum<'ctx> {
+    pub(super) fn reg_ty(&self, d: DType) -> BasicTypeEnum<'ctx> {
         match d {
             DType::Bool => self.ctx.bool_type().into(),
             DType::I8 | DType::U8 => self.ctx.i8_type().into(),
@@ -51,7 +51,7 @@ impl<'ctx> KernelBuilder<'ctx> {
             DType::F64 => self.ctx.f64_type().into(),
         }
     }
-    fn mem_ty(&self, d: DType) -> BasicTypeEnum<'ctx> {
+    pub(super) fn mem_ty(&self, d: DType) -> BasicTypeEnum<'ctx> {
         if d == DType::Bool {
             self.ctx.i8_type().into()
         } else {
@@ -214,7 +214,7 @@ impl<'ctx> KernelBuilder<'ctx> {
         }
     }
 
-    fn declare(&self, name: &str, ret: BasicTypeEnum<'ctx>, args: &[BasicMetadataTypeEnum<'ctx>]) -> FunctionValue<'ctx> {
+    pub(super) fn declare(&self, name: &str, ret: BasicTypeEnum<'ctx>, args: &[BasicMetadataTypeEnum<'ctx>]) -> FunctionValue<'ctx> {
         if let Some(f) = self.module.get_function(name) {
             return f;
         }
@@ -225,7 +225,7 @@ impl<'ctx> KernelBuilder<'ctx> {
         f
     }
 
-    fn call_builtin(&self, name: &str, ret: BasicTypeEnum<'ctx>, args: &[BasicMetadataValueEnum<'ctx>], arg_tys: &[BasicMetadataTypeEnum<'ctx>]) -> Result<BasicValueEnum<'ctx>> {
+    pub(super) fn call_builtin(&self, name: &str, ret: BasicTypeEnum<'ctx>, args: &[BasicMetadataValueEnum<'ctx>], arg_tys: &[BasicMetadataTypeEnum<'ctx>]) -> Result<BasicValueEnum<'ctx>> {
         let f = self.declare(name, ret, arg_tys);
         let c = cg(self.b.build_call(f, args, "call"))?;
         if self.flavor.builtin_cc() != 0 {
@@ -251,7 +251,7 @@ impl<'ctx> KernelBuilder<'ctx> {
         unsafe { cg(self.b.build_gep(self.ctx.i8_type(), a.base, &[total], "ptr")) }
     }
 
-    fn constant(&self, d: DType, value: f64, bits: i64) -> BasicValueEnum<'ctx> {
+    pub(super) fn constant(&self, d: DType, value: f64, bits: i64) -> BasicValueEnum<'ctx> {
         match d {
             DType::F32 => self.ctx.f32_type().const_float(value).into(),
             DType::F64 => self.ctx.f64_type().const_float(value).into(),
@@ -260,7 +260,7 @@ impl<'ctx> KernelBuilder<'ctx> {
         }
     }
 
-    fn cast(&self, v: BasicValueEnum<'ctx>, from: DType, to: DType) -> Result<BasicValueEnum<'ctx>> {
+    pub(super) fn cast(&self, v: BasicValueEnum<'ctx>, from: DType, to: DType) -> Result<BasicValueEnum<'ctx>> {
         if from == to {
             return Ok(v);
         }
@@ -301,17 +301,17 @@ impl<'ctx> KernelBuilder<'ctx> {
         })
     }
 
-    fn math1(&self, name: String, v: FloatValue<'ctx>) -> Result<BasicValueEnum<'ctx>> {
+    pub(super) fn math1(&self, name: String, v: FloatValue<'ctx>) -> Result<BasicValueEnum<'ctx>> {
         let t = v.get_type();
         self.call_builtin(&name, t.into(), &[v.into()], &[t.into()])
     }
 
-    fn math2(&self, name: String, a: FloatValue<'ctx>, c: FloatValue<'ctx>) -> Result<BasicValueEnum<'ctx>> {
+    pub(super) fn math2(&self, name: String, a: FloatValue<'ctx>, c: FloatValue<'ctx>) -> Result<BasicValueEnum<'ctx>> {
         let t = a.get_type();
         self.call_builtin(&name, t.into(), &[a.into(), c.into()], &[t.into(), t.into()])
     }
 
-    fn unary(&self, op: UnaryOp, v: BasicValueEnum<'ctx>, d: DType) -> Result<BasicValueEnum<'ctx>> {
+    pub(super) fn unary(&self, op: UnaryOp, v: BasicValueEnum<'ctx>, d: DType) -> Result<BasicValueEnum<'ctx>> {
         let b = &self.b;
         Ok(match op {
             UnaryOp::Neg if d.is_float() => cg(b.build_float_neg(v.into_float_value(), "neg"))?.into(),
@@ -334,7 +334,7 @@ impl<'ctx> KernelBuilder<'ctx> {
         })
     }
 
-    fn binary(&self, op: BinaryOp, l: BasicValueEnum<'ctx>, r: BasicValueEnum<'ctx>, d: DType) -> Result<BasicValueEnum<'ctx>> {
+    pub(super) fn binary(&self, op: BinaryOp, l: BasicValueEnum<'ctx>, r: BasicValueEnum<'ctx>, d: DType) -> Result<BasicValueEnum<'ctx>> {
         if d.is_float() {
             self.float_binary(op, l.into_float_value(), r.into_float_value(), d)
         } else {

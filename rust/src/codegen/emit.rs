@@ -48,7 +48,7 @@ pub fn emit(module: &Module, flavor: Flavor, cpu: &str) -> Result<(Vec<u8>, Stri
     // Light clean-up only for SPIR-V: the OpenCL driver's own compiler optimises and vectorises
     // across work-items; NVPTX gets the full pipeline.
     let passes = match flavor {
-        Flavor::Spirv => "instcombine,simplifycfg",
+        Flavor::Spirv => "sroa,mem2reg,instcombine,simplifycfg",
         Flavor::Nvptx => "default<O3>",
     };
     module

@@ -10,11 +10,13 @@
 //! One work-item per element; work-items with a global id `>= n` do nothing.
 
 mod builder;
+mod cfg_lowering;
 pub mod emit;
 pub mod intrinsics;
 
 use crate::error::{Error, Result};
-use crate::ir::{passes, DType, Graph, KernelSpec, ParamKind};
+use crate::ir::cfg::KParam;
+use crate::ir::{passes, DType, Function, Graph, KernelSpec, ParamKind};
 use crate::runtime::Target;
 pub use intrinsics::Flavor;
 
@@ -57,6 +59,22 @@ pub fn arg_slots(g: &Graph) -> Vec<ArgSlot> {
     slots
 }
 
+/// The slot layout of a control-flow kernel (see `cfg_lowering.rs`): arrays as a data address
+/// followed by shape and byte strides, scalars by value. No element count: the ND-range is explicit.
+pub fn function_slots(f: &Function) -> Vec<ArgSlot> {
+    let mut slots = Vec::new();
+    for p in &f.params {
+        match p {
+            KParam::Array(a) => {
+                slots.push(ArgSlot::Mem);
+                slots.extend(std::iter::repeat_n(ArgSlot::I64, 2 * f.arrays[*a].ndim));
+            }
+            KParam::Scalar { local } => slots.push(ArgSlot::Scalar(f.locals[*local])),
+        }
+    }
+    slots
+}
+
 /// Device code ready to load.
 #[derive(Clone, Debug)]
 pub struct Binary {
@@ -79,15 +97,14 @@ pub struct DeviceCaps {
     pub name: String,
 }
 
-/// Verify, optimise, lower and emit one kernel for a device.
-pub fn compile(spec: &KernelSpec, caps: &DeviceCaps) -> Result<Binary> {
-    if spec.uses_f64() && !caps.has_fp64 {
+fn target_of(name: &str, uses_f64: bool, caps: &DeviceCaps) -> Result<(Flavor, String)> {
+    if uses_f64 && !caps.has_fp64 {
         return Err(Error::Unsupported(format!(
-            "kernel '{}' uses float64, but device '{}' has no fp64 support; use float32 data",
-            spec.name, caps.name
+            "kernel '{name}' uses float64, but device '{}' has no fp64 support; use float32 data",
+            caps.name
         )));
     }
-    let (flavor, cpu) = match &caps.target {
+    Ok(match &caps.target {
         Target::SpirV => (Flavor::Spirv, String::new()),
         Target::Ptx(sm) => (Flavor::Nvptx, sm.clone()),
         Target::None => {
@@ -96,12 +113,27 @@ pub fn compile(spec: &KernelSpec, caps: &DeviceCaps) -> Result<Binary> {
                 caps.name
             )))
         }
-    };
+    })
+}
+
+/// Verify, optimise, lower and emit one kernel for a device.
+pub fn compile(spec: &KernelSpec, caps: &DeviceCaps) -> Result<Binary> {
+    let (flavor, cpu) = target_of(&spec.name, spec.uses_f64(), caps)?;
     let graph = passes::optimize(&Graph::from_spec(spec)?)?;
     let ctx = inkwell::context::Context::create();
     let module = builder::KernelBuilder::new(&ctx, flavor).build(&graph)?;
     let (bytes, llvm_ir) = emit::emit(&module, flavor, &cpu)?;
     Ok(Binary { kernel_name: graph.name.clone(), flavor, bytes, llvm_ir, slots: arg_slots(&graph), graph_nodes: graph.node_count() })
+}
+
+/// Verify, lower and emit a control-flow kernel for a device.
+pub fn compile_function(f: &Function, caps: &DeviceCaps) -> Result<Binary> {
+    let (flavor, cpu) = target_of(&f.name, f.uses_f64(), caps)?;
+    f.verify()?;
+    let ctx = inkwell::context::Context::create();
+    let module = builder::KernelBuilder::new(&ctx, flavor).build_function(f)?;
+    let (bytes, llvm_ir) = emit::emit(&module, flavor, &cpu)?;
+    Ok(Binary { kernel_name: f.name.clone(), flavor, bytes, llvm_ir, slots: function_slots(f), graph_nodes: f.blocks.len() })
 }
 
 /// Lower to LLVM IR text without emitting device code (for tests and `inspect_llvm`).

@@ -2,9 +2,11 @@
 //! turned into a petgraph dataflow [`graph::Graph`], verified, and optimised by [`passes`] (constant
 //! folding, common-subexpression elimination, dead-code elimination) before code generation.
 
+pub mod cfg;
 pub mod graph;
 pub mod passes;
 mod spec;
 
+pub use cfg::Function;
 pub use graph::Graph;
 pub use spec::{BinaryOp, DType, KernelSpec, Node, Op, Param, ParamKind, UnaryOp};

@@ -17,7 +17,8 @@ use pyo3::types::{PyBytes, PyDict, PyTuple};
 
 use super::runtime::{PyDevice, PyQueue};
 use crate::codegen::Flavor;
-use crate::ir::{BinaryOp, DType, KernelSpec, Node, Op, Param, ParamKind, UnaryOp};
+use crate::ir::cfg::{ArrayDecl, AtomicOp, Block, Inst, KParam, Operand, Space, Term, WorkItem};
+use crate::ir::{BinaryOp, DType, Function, KernelSpec, Node, Op, Param, ParamKind, UnaryOp};
 use crate::runtime::CompiledKernel;
 
 fn bad(msg: String) -> PyErr {
@@ -72,6 +73,123 @@ pub fn spec_from_py(d: &Bound<'_, PyDict>) -> PyResult<KernelSpec> {
     Ok(KernelSpec { name, ndim, params, nodes })
 }
 
+fn operand(o: &Bound<'_, PyAny>) -> PyResult<Operand> {
+    let t = o.cast::<PyTuple>()?;
+    let tag: String = t.get_item(0)?.extract()?;
+    match tag.as_str() {
+        "l" => Ok(Operand::Local(t.get_item(1)?.extract()?)),
+        "c" => {
+            let dt = dtype(t, 1)?;
+            let v = t.get_item(2)?;
+            let bits: i64 = if dt.is_float() { 0 } else { v.extract::<i128>().map(|x| x as i64).or_else(|_| v.extract::<bool>().map(|b| b as i64))? };
+            Ok(Operand::Const { value: v.extract::<f64>()?, bits, dtype: dt })
+        }
+        other => Err(bad(format!("unknown operand kind '{other}'"))),
+    }
+}
+
+fn operands(o: &Bound<'_, PyAny>) -> PyResult<Vec<Operand>> {
+    o.try_iter()?.map(|x| operand(&x?)).collect()
+}
+
+/// The control-flow form (see `ir/cfg.rs`), as built by `numba_ext/numba/kernel_translate.py`:
+///
+/// ```text
+/// {"name": str, "locals": [dtype], "arrays": [(name, dtype, ndim, "global"|"local"|"private", shape)],
+///  "params": [("array", a) | ("scalar", local)],
+///  "blocks": [([inst], term)]}
+/// operand: ("l", local) | ("c", dtype, value)
+/// inst: ("copy"|"cast", dst, op) | ("unary", dst, name, op) | ("binary", dst, name, a, b)
+///     | ("select", dst, c, a, b) | ("load", dst, arr, [op]) | ("store", arr, [op], op)
+///     | ("dim", dst, arr, d) | ("workitem", dst, name, d) | ("barrier", flags)
+///     | ("atomic", dst|None, name, arr, [op], value, cmp|None)
+/// term: ("jump", b) | ("branch", op, b_then, b_else) | ("return",)
+/// ```
+pub fn function_from_py(d: &Bound<'_, PyDict>) -> PyResult<Function> {
+    let get = |k: &str| d.get_item(k)?.ok_or_else(|| bad(format!("missing key '{k}'")));
+    let name: String = get("name")?.extract()?;
+    let locals = get("locals")?.try_iter()?.map(|x| Ok(DType::parse(&x?.extract::<String>()?)?)).collect::<PyResult<Vec<_>>>()?;
+    let mut arrays = Vec::new();
+    for a in get("arrays")?.try_iter()? {
+        let a = a?;
+        let t = a.cast::<PyTuple>()?;
+        let space = match t.get_item(3)?.extract::<String>()?.as_str() {
+            "global" => Space::Global,
+            "local" => Space::Local,
+            "private" => Space::Private,
+            other => return Err(bad(format!("unknown memory space '{other}'"))),
+        };
+        arrays.push(ArrayDecl { name: t.get_item(0)?.extract()?, dtype: dtype(t, 1)?, ndim: t.get_item(2)?.extract()?, space, shape: t.get_item(4)?.extract()? });
+    }
+    let mut params = Vec::new();
+    for p in get("params")?.try_iter()? {
+        let p = p?;
+        let t = p.cast::<PyTuple>()?;
+        params.push(match t.get_item(0)?.extract::<String>()?.as_str() {
+            "array" => KParam::Array(t.get_item(1)?.extract()?),
+            "scalar" => KParam::Scalar { local: t.get_item(1)?.extract()? },
+            other => return Err(bad(format!("unknown parameter kind '{other}'"))),
+        });
+    }
+    let mut blocks = Vec::new();
+    for b in get("blocks")?.try_iter()? {
+        let b = b?;
+        let bt = b.cast::<PyTuple>()?;
+        let mut insts = Vec::new();
+        for i in bt.get_item(0)?.try_iter()? {
+            let i = i?;
+            let t = i.cast::<PyTuple>()?;
+            let tag: String = t.get_item(0)?.extract()?;
+            let u = |k: usize| -> PyResult<usize> { t.get_item(k)?.extract() };
+            let o = |k: usize| -> PyResult<Operand> { operand(&t.get_item(k)?) };
+            let s = |k: usize| -> PyResult<String> { t.get_item(k)?.extract() };
+            insts.push(match tag.as_str() {
+                "copy" => Inst::Copy { dst: u(1)?, src: o(2)? },
+                "cast" => Inst::Cast { dst: u(1)?, src: o(2)? },
+                "unary" => Inst::Unary { dst: u(1)?, op: UnaryOp::parse(&s(2)?)?, src: o(3)? },
+                "binary" => Inst::Binary { dst: u(1)?, op: BinaryOp::parse(&s(2)?)?, a: o(3)?, b: o(4)? },
+                "select" => Inst::Select { dst: u(1)?, cond: o(2)?, a: o(3)?, b: o(4)? },
+                "load" => Inst::Load { dst: u(1)?, array: u(2)?, index: operands(&t.get_item(3)?)? },
+                "store" => Inst::Store { array: u(1)?, index: operands(&t.get_item(2)?)?, src: o(3)? },
+                "dim" => Inst::Dim { dst: u(1)?, array: u(2)?, dim: u(3)? },
+                "workitem" => Inst::WorkItem { dst: u(1)?, query: WorkItem::parse(&s(2)?)?, dim: t.get_item(3)?.extract()? },
+                "barrier" => Inst::Barrier { flags: t.get_item(1)?.extract()? },
+                "atomic" => {
+                    let dst: Option<usize> = t.get_item(1)?.extract()?;
+                    let cmp = t.get_item(6)?;
+                    Inst::Atomic {
+                        dst,
+                        op: AtomicOp::parse(&s(2)?)?,
+                        array: u(3)?,
+                        index: operands(&t.get_item(4)?)?,
+                        value: o(5)?,
+                        cmp: if cmp.is_none() { None } else { Some(operand(&cmp)?) },
+                    }
+                }
+                other => return Err(bad(format!("unknown instruction '{other}'"))),
+            });
+        }
+        let term = bt.get_item(1)?;
+        let tt = term.cast::<PyTuple>()?;
+        let term = match tt.get_item(0)?.extract::<String>()?.as_str() {
+            "jump" => Term::Jump(tt.get_item(1)?.extract()?),
+            "branch" => Term::Branch { cond: operand(&tt.get_item(1)?)?, then: tt.get_item(2)?.extract()?, otherwise: tt.get_item(3)?.extract()? },
+            "return" => Term::Return,
+            other => return Err(bad(format!("unknown terminator '{other}'"))),
+        };
+        blocks.push(Block { insts, term });
+    }
+    Ok(Function { name, params, arrays, locals, blocks })
+}
+
+/// Compile (or fetch from the cache) a control-flow kernel for `device`.
+#[pyfunction]
+pub fn compile_function(py: Python<'_>, spec: &Bound<'_, PyDict>, device: PyRef<'_, PyDevice>) -> PyResult<PyKernel> {
+    let f = function_from_py(spec)?;
+    let dev = device.inner.clone();
+    Ok(PyKernel { inner: py.detach(|| CompiledKernel::get_or_compile_function(&f, &dev))? })
+}
+
 /// A kernel compiled for one device kind.
 #[pyclass(name = "Kernel", module = "numba_ext._core", frozen)]
 pub struct PyKernel {
@@ -116,6 +234,12 @@ impl PyKernel {
     fn launch(&self, py: Python<'_>, queue: PyRef<'_, PyQueue>, slots: Vec<u64>) -> PyResult<()> {
         let q = queue.inner.clone();
         Ok(py.detach(|| self.inner.launch(&q, &slots))?)
+    }
+    /// Launch over an ND-range and wait (`local` None lets the driver choose the work-group size).
+    #[pyo3(signature = (queue, slots, global_size, local_size = None))]
+    fn launch_nd(&self, py: Python<'_>, queue: PyRef<'_, PyQueue>, slots: Vec<u64>, global_size: Vec<usize>, local_size: Option<Vec<usize>>) -> PyResult<()> {
+        let q = queue.inner.clone();
+        Ok(py.detach(|| self.inner.launch_nd(&q, &slots, &global_size, local_size.as_deref()))?)
     }
     fn __repr__(&self) -> String {
         format!("<numba_ext Kernel '{}' ({})>", self.name(), self.format())

@@ -15,7 +15,7 @@ use super::device::Device;
 use super::queue::Queue;
 use crate::codegen::{self, ArgSlot, Binary, DeviceCaps, Flavor};
 use crate::error::{ClResultExt, Error, Result};
-use crate::ir::KernelSpec;
+use crate::ir::{Function, KernelSpec};
 
 struct Loaded {
     _program: Program,
@@ -39,20 +39,29 @@ fn caps(device: &Device) -> DeviceCaps {
     DeviceCaps { target: device.target().clone(), has_fp64: device.has_fp64(), name: format!("{} [{}]", device.name(), device.filter_string()) }
 }
 
+fn cached(key: String, compile: impl FnOnce() -> Result<Binary>) -> Result<Arc<CompiledKernel>> {
+    static CACHE: OnceLock<Mutex<HashMap<String, Arc<CompiledKernel>>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(k) = cache.lock().unwrap().get(&key) {
+        return Ok(k.clone());
+    }
+    // Compile outside the lock; a racing duplicate compile is harmless.
+    let compiled = Arc::new(CompiledKernel { binary: compile()?, loaded: Mutex::new(HashMap::new()) });
+    Ok(cache.lock().unwrap().entry(key).or_insert(compiled).clone())
+}
+
 impl CompiledKernel {
     /// Compile `spec` for `device`, or return the cached result for an identical description and
     /// target. The cache is process-wide and only grows (like Numba's own compiled functions).
     pub fn get_or_compile(spec: &KernelSpec, device: &Device) -> Result<Arc<CompiledKernel>> {
-        static CACHE: OnceLock<Mutex<HashMap<String, Arc<CompiledKernel>>>> = OnceLock::new();
         let caps = caps(device);
-        let key = format!("{:?}|{:?}|{}", spec, caps.target, caps.has_fp64);
-        let cache = CACHE.get_or_init(Default::default);
-        if let Some(k) = cache.lock().unwrap().get(&key) {
-            return Ok(k.clone());
-        }
-        // Compile outside the lock; a racing duplicate compile is harmless.
-        let compiled = Arc::new(CompiledKernel { binary: codegen::compile(spec, &caps)?, loaded: Mutex::new(HashMap::new()) });
-        Ok(cache.lock().unwrap().entry(key).or_insert(compiled).clone())
+        cached(format!("E{:?}|{:?}|{}", spec, caps.target, caps.has_fp64), || codegen::compile(spec, &caps))
+    }
+
+    /// Same as [`CompiledKernel::get_or_compile`] for a control-flow kernel.
+    pub fn get_or_compile_function(f: &Function, device: &Device) -> Result<Arc<CompiledKernel>> {
+        let caps = caps(device);
+        cached(format!("F{:?}|{:?}|{}", f, caps.target, caps.has_fp64), || codegen::compile_function(f, &caps))
     }
 
     pub fn binary(&self) -> &Binary {
@@ -87,15 +96,29 @@ impl CompiledKernel {
         Ok(self.loaded.lock().unwrap().entry(ctx as usize).or_insert(l).clone())
     }
 
-    /// Launch on `queue` with one `u64` per slot (see [`codegen::ArgSlot`]) and wait for it.
-    /// The last slot is the element count, which is also the global size.
+    /// Launch an elementwise kernel on `queue` with one `u64` per slot (see
+    /// [`codegen::ArgSlot`]) and wait for it. The last slot is the element count, the global size.
     pub fn launch(&self, queue: &Queue, slots: &[u64]) -> Result<()> {
+        let n = *slots.last().unwrap_or(&0) as usize;
+        self.launch_nd(queue, slots, &[n], None)
+    }
+
+    /// Launch over an ND-range (`local` = work-group size, or None to let the driver choose) and
+    /// wait for completion.
+    pub fn launch_nd(&self, queue: &Queue, slots: &[u64], global: &[usize], local: Option<&[usize]>) -> Result<()> {
         let layout = &self.binary.slots;
         if slots.len() != layout.len() {
             return Err(Error::Launch(format!("kernel '{}' takes {} argument slots, got {}", self.binary.kernel_name, layout.len(), slots.len())));
         }
-        let n = *slots.last().unwrap_or(&0) as usize;
-        if n == 0 {
+        if global.is_empty() || global.len() > 3 || local.is_some_and(|l| l.len() != global.len()) {
+            return Err(Error::Launch(format!("global range {global:?} and local range {local:?} must have the same 1 to 3 dimensions")));
+        }
+        if let Some(l) = local {
+            if let Some(d) = (0..l.len()).find(|&d| l[d] == 0 || global[d] % l[d] != 0) {
+                return Err(Error::Launch(format!("local size {} does not divide global size {} in dimension {d}", l[d], global[d])));
+            }
+        }
+        if global.contains(&0) {
             return Ok(());
         }
         let loaded = self.load(queue)?;
@@ -128,8 +151,8 @@ impl CompiledKernel {
                 }
                 idx += 1;
             }
-            let global = [n];
-            unsafe { queue.0.cl.enqueue_nd_range_kernel(k.get(), 1, std::ptr::null(), global.as_ptr(), std::ptr::null(), &[]) }
+            let lptr = local.map_or(std::ptr::null(), |l| l.as_ptr());
+            unsafe { queue.0.cl.enqueue_nd_range_kernel(k.get(), global.len() as u32, std::ptr::null(), global.as_ptr(), lptr, &[]) }
                 .cl("clEnqueueNDRangeKernel")?
         };
         event.wait().cl("clWaitForEvents")

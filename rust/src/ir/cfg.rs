@@ -1,0 +1,289 @@
+//! The control-flow form of a kernel: what explicit `@kernel` functions, `prange` bodies and
+//! reductions are translated to. A [`Function`] has typed mutable scalar locals, arrays (parameters,
+//! work-group local and private arrays) and basic blocks of three-address instructions ending in a
+//! terminator. The block graph is a petgraph graph, used by the verifier (targets exist, every block
+//! is reachable from the entry). Locals become LLVM stack slots that `mem2reg` promotes.
+
+use petgraph::graph::DiGraph;
+use petgraph::visit::Dfs;
+
+use super::spec::{BinaryOp, DType, UnaryOp};
+use crate::error::{Error, Result};
+
+/// Which work-item query (OpenCL names).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum WorkItem {
+    GlobalId,
+    LocalId,
+    GroupId,
+    GlobalSize,
+    LocalSize,
+    NumGroups,
+}
+
+impl WorkItem {
+    pub fn parse(s: &str) -> Result<WorkItem> {
+        Ok(match s {
+            "get_global_id" => WorkItem::GlobalId,
+            "get_local_id" => WorkItem::LocalId,
+            "get_group_id" => WorkItem::GroupId,
+            "get_global_size" => WorkItem::GlobalSize,
+            "get_local_size" => WorkItem::LocalSize,
+            "get_num_groups" => WorkItem::NumGroups,
+            _ => return Err(Error::Graph(format!("unknown work-item query '{s}'"))),
+        })
+    }
+    pub fn opencl_name(self) -> &'static str {
+        match self {
+            WorkItem::GlobalId => "get_global_id",
+            WorkItem::LocalId => "get_local_id",
+            WorkItem::GroupId => "get_group_id",
+            WorkItem::GlobalSize => "get_global_size",
+            WorkItem::LocalSize => "get_local_size",
+            WorkItem::NumGroups => "get_num_groups",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AtomicOp {
+    Add,
+    Sub,
+    Min,
+    Max,
+    Exchange,
+    CompareExchange,
+}
+
+impl AtomicOp {
+    pub fn parse(s: &str) -> Result<AtomicOp> {
+        Ok(match s {
+            "add" => AtomicOp::Add,
+            "sub" => AtomicOp::Sub,
+            "min" => AtomicOp::Min,
+            "max" => AtomicOp::Max,
+            "exchange" => AtomicOp::Exchange,
+            "compare_exchange" => AtomicOp::CompareExchange,
+            _ => return Err(Error::Graph(format!("unknown atomic operation '{s}'"))),
+        })
+    }
+}
+
+/// Memory of a kernel-visible array.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Space {
+    /// A kernel parameter (global memory): base pointer, byte offset, shape and byte strides.
+    Global,
+    /// Work-group shared memory (`local.array`).
+    Local,
+    /// Per-work-item memory (`private.array`).
+    Private,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ArrayDecl {
+    pub name: String,
+    pub dtype: DType,
+    pub ndim: usize,
+    pub space: Space,
+    /// For local/private arrays: the constant shape (C order).
+    pub shape: Vec<usize>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum KParam {
+    /// Index into `Function::arrays` (a Global array).
+    Array(usize),
+    /// A scalar, bound to a local on entry.
+    Scalar { local: usize },
+}
+
+/// An instruction operand: a local or an immediate constant of the destination's dtype.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Operand {
+    Local(usize),
+    Const { value: f64, bits: i64, dtype: DType },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Inst {
+    Copy { dst: usize, src: Operand },
+    Cast { dst: usize, src: Operand },
+    Unary { dst: usize, op: UnaryOp, src: Operand },
+    Binary { dst: usize, op: BinaryOp, a: Operand, b: Operand },
+    Select { dst: usize, cond: Operand, a: Operand, b: Operand },
+    Load { dst: usize, array: usize, index: Vec<Operand> },
+    Store { array: usize, index: Vec<Operand>, src: Operand },
+    /// `dst = arrays[array].shape[dim]`
+    Dim { dst: usize, array: usize, dim: usize },
+    WorkItem { dst: usize, query: WorkItem, dim: u32 },
+    /// OpenCL fence flags: 1 = local, 2 = global.
+    Barrier { flags: u32 },
+    /// Returns the old value in `dst` (if any). `cmp` is the expected value for compare-exchange.
+    Atomic { dst: Option<usize>, op: AtomicOp, array: usize, index: Vec<Operand>, value: Operand, cmp: Option<Operand> },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Term {
+    Jump(usize),
+    Branch { cond: Operand, then: usize, otherwise: usize },
+    Return,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Block {
+    pub insts: Vec<Inst>,
+    pub term: Term,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Function {
+    pub name: String,
+    pub params: Vec<KParam>,
+    pub arrays: Vec<ArrayDecl>,
+    pub locals: Vec<DType>,
+    /// Block 0 is the entry.
+    pub blocks: Vec<Block>,
+}
+
+impl Function {
+    pub fn uses_f64(&self) -> bool {
+        self.locals.contains(&DType::F64) || self.arrays.iter().any(|a| a.dtype == DType::F64)
+    }
+
+    /// The block graph (an edge per control transfer).
+    pub fn block_graph(&self) -> DiGraph<usize, ()> {
+        let mut g = DiGraph::new();
+        let nodes: Vec<_> = (0..self.blocks.len()).map(|i| g.add_node(i)).collect();
+        for (i, b) in self.blocks.iter().enumerate() {
+            let succ = match b.term {
+                Term::Jump(t) => vec![t],
+                Term::Branch { then, otherwise, .. } => vec![then, otherwise],
+                Term::Return => vec![],
+            };
+            for t in succ {
+                if t < nodes.len() {
+                    g.add_edge(nodes[i], nodes[t], ());
+                }
+            }
+        }
+        g
+    }
+
+    /// Check operand types, array use and the block graph.
+    pub fn verify(&self) -> Result<()> {
+        let err = |b: usize, msg: String| Err(Error::Graph(format!("{}: block {b}: {msg}", self.name)));
+        if self.blocks.is_empty() {
+            return Err(Error::Graph(format!("{}: no blocks", self.name)));
+        }
+        let nl = self.locals.len();
+        let dt = |o: &Operand| -> Option<DType> {
+            match o {
+                Operand::Local(l) => self.locals.get(*l).copied(),
+                Operand::Const { dtype, .. } => Some(*dtype),
+            }
+        };
+        for (pi, p) in self.params.iter().enumerate() {
+            match p {
+                KParam::Array(a) if self.arrays.get(*a).is_some_and(|d| d.space == Space::Global) => {}
+                KParam::Scalar { local } if *local < nl => {}
+                _ => return Err(Error::Graph(format!("{}: parameter {pi} is malformed", self.name))),
+            }
+        }
+        for (bi, b) in self.blocks.iter().enumerate() {
+            for inst in &b.insts {
+                let local_ok = |l: usize| l < nl;
+                let check_index = |array: usize, index: &[Operand]| -> std::result::Result<DType, String> {
+                    let a = self.arrays.get(array).ok_or(format!("array {array} does not exist"))?;
+                    if index.len() != a.ndim {
+                        return Err(format!("array '{}' has {} dimensions, indexed with {}", a.name, a.ndim, index.len()));
+                    }
+                    for i in index {
+                        match dt(i) {
+                            Some(d) if d.is_int() => {}
+                            other => return Err(format!("index of '{}' must be an integer, got {other:?}", a.name)),
+                        }
+                    }
+                    Ok(a.dtype)
+                };
+                let same = |dst: usize, o: &Operand| dt(o) == self.locals.get(dst).copied();
+                let res: std::result::Result<(), String> = match inst {
+                    Inst::Copy { dst, src } if local_ok(*dst) && same(*dst, src) => Ok(()),
+                    Inst::Cast { dst, src } if local_ok(*dst) && dt(src).is_some() => Ok(()),
+                    Inst::Unary { dst, op, src } if local_ok(*dst) && same(*dst, src) => {
+                        if op.is_math() && !self.locals[*dst].is_float() {
+                            Err(format!("{op:?} needs a float operand"))
+                        } else {
+                            Ok(())
+                        }
+                    }
+                    Inst::Binary { dst, op, a, b } if local_ok(*dst) && dt(a).is_some() && dt(a) == dt(b) => {
+                        let want = if op.is_comparison() { Some(DType::Bool) } else { dt(a) };
+                        if want == self.locals.get(*dst).copied() { Ok(()) } else { Err(format!("{op:?} result type")) }
+                    }
+                    Inst::Select { dst, cond, a, b } if local_ok(*dst) && dt(cond) == Some(DType::Bool) && same(*dst, a) && same(*dst, b) => Ok(()),
+                    Inst::Load { dst, array, index } if local_ok(*dst) => {
+                        check_index(*array, index).and_then(|d| if d == self.locals[*dst] { Ok(()) } else { Err("load type".into()) })
+                    }
+                    Inst::Store { array, index, src } => {
+                        check_index(*array, index).and_then(|d| if Some(d) == dt(src) { Ok(()) } else { Err("store type".into()) })
+                    }
+                    Inst::Dim { dst, array, dim } if local_ok(*dst) && self.locals[*dst] == DType::I64 => {
+                        match self.arrays.get(*array) {
+                            Some(a) if *dim < a.ndim => Ok(()),
+                            _ => Err(format!("dimension {dim} of array {array}")),
+                        }
+                    }
+                    Inst::WorkItem { dst, dim, .. } if local_ok(*dst) && self.locals[*dst] == DType::I64 && *dim < 3 => Ok(()),
+                    Inst::Barrier { .. } => Ok(()),
+                    Inst::Atomic { dst, array, index, value, cmp, op } => check_index(*array, index).and_then(|d| {
+                        let a = &self.arrays[*array];
+                        if a.space == Space::Private {
+                            return Err("atomics on private arrays".into());
+                        }
+                        if dt(value) != Some(d) || cmp.as_ref().is_some_and(|c| dt(c) != Some(d)) {
+                            return Err("atomic operand type".into());
+                        }
+                        if (*op == AtomicOp::CompareExchange) != cmp.is_some() {
+                            return Err("compare_exchange needs exactly one expected value".into());
+                        }
+                        if !matches!(d, DType::I32 | DType::I64 | DType::U32 | DType::U64 | DType::F32 | DType::F64) {
+                            return Err(format!("atomics on {} are not supported", d.name()));
+                        }
+                        match dst {
+                            Some(l) if self.locals.get(*l) != Some(&d) => Err("atomic result type".into()),
+                            _ => Ok(()),
+                        }
+                    }),
+                    other => Err(format!("malformed instruction {other:?}")),
+                };
+                if let Err(m) = res {
+                    return err(bi, m);
+                }
+            }
+            let targets = match &b.term {
+                Term::Jump(t) => vec![*t],
+                Term::Branch { cond, then, otherwise } => {
+                    if dt(cond) != Some(DType::Bool) {
+                        return err(bi, "branch condition must be bool".into());
+                    }
+                    vec![*then, *otherwise]
+                }
+                Term::Return => vec![],
+            };
+            if let Some(t) = targets.iter().find(|&&t| t >= self.blocks.len()) {
+                return err(bi, format!("jump to missing block {t}"));
+            }
+        }
+        let g = self.block_graph();
+        let mut dfs = Dfs::new(&g, petgraph::graph::NodeIndex::new(0));
+        let mut seen = 0;
+        while dfs.next(&g).is_some() {
+            seen += 1;
+        }
+        if seen != self.blocks.len() {
+            return Err(Error::Graph(format!("{}: {} blocks are unreachable", self.name, self.blocks.len() - seen)));
+        }
+        Ok(())
+    }
+}
