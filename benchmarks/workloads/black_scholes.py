@@ -3,6 +3,9 @@
 dpbench uses erf for the normal CDF; NumPy has no erf (SciPy is not a dependency) and numba_ext
 cannot offload it yet, so every variant uses the same tanh approximation,
 Phi(x) = 0.5 + 0.5 * tanh(sqrt(2/pi) * (x + 0.044715 x^3)), written through w = x / sqrt(2).
+
+``numba_ext_kernel`` is an explicit ``@numba_ext.kernel`` with the prange loop's body, one work-item
+per option, writing both results in one launch into arrays allocated per call.
 """
 
 import math
@@ -11,6 +14,7 @@ import numba
 import numpy as np
 
 import numba_ext
+import numba_ext as nx
 from harness import Variant
 
 SIZES = {"S": {"n": 1 << 16}, "M": {"n": 1 << 20}, "L": {"n": 1 << 23}}
@@ -70,8 +74,37 @@ def black_scholes_prange(price, strike, t, rate, volatility):
     return call, put
 
 
+@nx.kernel
+def _black_scholes_kernel(price, strike, t, rate, volatility, call, put):
+    i = nx.get_global_id(0)
+    mr = -rate
+    sig_sig_two = volatility * volatility * 2.0
+    a = math.log(price[i] / strike[i])
+    b = t[i] * mr
+    z = t[i] * sig_sig_two
+    c = 0.25 * z
+    y = 1.0 / math.sqrt(z)
+    w1 = (a - b + c) * y
+    w2 = (a - b - c) * y
+    d1 = 0.5 + 0.5 * math.tanh(C1 * (w1 + C3 * w1 * w1 * w1))
+    d2 = 0.5 + 0.5 * math.tanh(C1 * (w2 + C3 * w2 * w2 * w2))
+    se = math.exp(b) * strike[i]
+    cv = price[i] * d1 - se * d2
+    call[i] = cv
+    put[i] = cv - price[i] + se
+
+
+def black_scholes_kernel(price, strike, t, rate, volatility):
+    n, q = price.shape[0], price.sycl_queue
+    call = nx.empty(n, dtype=price.dtype, sycl_queue=q)
+    put = nx.empty(n, dtype=price.dtype, sycl_queue=q)
+    _black_scholes_kernel[n](price, strike, t, rate, volatility, call, put)
+    return call, put
+
+
 VARIANTS = [
     Variant("numpy", black_scholes),
     Variant("numba_parallel", black_scholes_prange),
     Variant("numba_ext_jit", numba_ext.jit(black_scholes), device=True),
+    Variant("numba_ext_kernel", black_scholes_kernel, device=True),
 ]

@@ -1,8 +1,12 @@
 """Row-wise L2 norm of an (n, dims) array, d = sqrt(sum(a * a, axis=1)) (dpbench ``l2_norm``).
 
-numba_ext cannot reduce yet. ``numba_ext_jit_hybrid`` squares on the device (one kernel) and
+``numba_ext_jit`` cannot reduce yet. ``numba_ext_jit_hybrid`` squares on the device (one kernel) and
 finishes on the host: the timed region includes copying the squares back and NumPy's row sums and
 sqrt. It is a stop-gap measurement, not the device variant.
+
+``numba_ext_kernel`` is an explicit ``@numba_ext.kernel``, all on the device: one work-item per row
+sums its ``dims`` squares in a loop and writes the square root (the reduction is along a row, so no
+cross-work-item reduction is needed).
 """
 
 import math
@@ -11,6 +15,7 @@ import numba
 import numpy as np
 
 import numba_ext
+import numba_ext as nx
 from harness import Variant
 from workloads import NEEDS_REDUCTIONS
 
@@ -49,10 +54,26 @@ def l2_norm_hybrid(a):
     return np.sqrt(numba_ext.asnumpy(_square(a)).sum(axis=1))
 
 
+@nx.kernel
+def _l2_norm_kernel(a, d):
+    i = nx.get_global_id(0)
+    s = 0.0
+    for k in range(a.shape[1]):
+        s += a[i, k] * a[i, k]
+    d[i] = math.sqrt(s)
+
+
+def l2_norm_kernel(a):
+    d = nx.empty(a.shape[0], dtype=a.dtype, sycl_queue=a.sycl_queue)
+    _l2_norm_kernel[a.shape[0]](a, d)
+    return d
+
+
 VARIANTS = [
     Variant("numpy", l2_norm),
     Variant("numba_parallel", l2_norm_prange),
     Variant.unavailable("numba_ext_jit", NEEDS_REDUCTIONS),
     Variant("numba_ext_jit_hybrid", l2_norm_hybrid, device=True,
             note="device a*a, then copy back and host row sums + sqrt (all timed)"),
+    Variant("numba_ext_kernel", l2_norm_kernel, device=True),
 ]

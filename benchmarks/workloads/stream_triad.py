@@ -1,9 +1,13 @@
-"""STREAM triad, a = b + s * c: memory bandwidth bound."""
+"""STREAM triad, a = b + s * c: memory bandwidth bound.
+
+``numba_ext_kernel`` is an explicit ``@numba_ext.kernel``, one work-item per element, writing into a
+result allocated per call on the inputs' queue (like ``numba_ext_jit``)."""
 
 import numba
 import numpy as np
 
 import numba_ext
+import numba_ext as nx
 from harness import Variant
 
 SIZES = {"S": {"n": 1 << 18}, "M": {"n": 1 << 22}, "L": {"n": 1 << 25}}
@@ -29,8 +33,21 @@ def triad_prange(b, c, s):
     return a
 
 
+@nx.kernel
+def _triad_kernel(b, c, s, a):
+    i = nx.get_global_id(0)
+    a[i] = b[i] + s * c[i]
+
+
+def triad_kernel(b, c, s):
+    a = nx.empty(b.shape, dtype=b.dtype, sycl_queue=b.sycl_queue)
+    _triad_kernel[b.shape[0]](b, c, s, a)
+    return a
+
+
 VARIANTS = [
     Variant("numpy", triad),
     Variant("numba_parallel", triad_prange),
     Variant("numba_ext_jit", numba_ext.jit(triad), device=True),
+    Variant("numba_ext_kernel", triad_kernel, device=True),
 ]

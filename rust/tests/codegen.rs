@@ -188,3 +188,109 @@ fn float64_needs_fp64() {
     assert!(err.contains("no fp64"), "{err}");
     assert!(codegen::compile(&slice_spec(DType::F32), &caps).is_ok());
 }
+
+// ---- the control-flow form ----------------------------------------------------------------------
+use numba_ext_core::ir::cfg::{ArrayDecl, AtomicOp, Block, Function, Inst, KParam, Operand, Space, Term, WorkItem};
+
+fn l(i: usize) -> Operand {
+    Operand::Local(i)
+}
+fn ci(v: i64) -> Operand {
+    Operand::Const { value: v as f64, bits: v, dtype: DType::I64 }
+}
+
+/// out[g] = sum over k < n of x[g, k] (a loop), plus a local-memory tile, a barrier and atomics.
+fn cfg_function(dt: DType) -> Function {
+    let arrays = vec![
+        ArrayDecl { name: "x".into(), dtype: dt, ndim: 2, space: Space::Global, shape: vec![] },
+        ArrayDecl { name: "out".into(), dtype: dt, ndim: 1, space: Space::Global, shape: vec![] },
+        ArrayDecl { name: "tile".into(), dtype: dt, ndim: 1, space: Space::Local, shape: vec![64] },
+        ArrayDecl { name: "acc".into(), dtype: dt, ndim: 1, space: Space::Global, shape: vec![] },
+    ];
+    // locals: 0 g, 1 k, 2 n, 3 s, 4 v, 5 cond, 6 lid, 7 old
+    let locals = vec![DType::I64, DType::I64, DType::I64, dt, dt, DType::Bool, DType::I64, dt];
+    let zero = Operand::Const { value: 0.0, bits: 0, dtype: dt };
+    let blocks = vec![
+        Block {
+            insts: vec![
+                Inst::WorkItem { dst: 0, query: WorkItem::GlobalId, dim: 0 },
+                Inst::WorkItem { dst: 6, query: WorkItem::LocalId, dim: 0 },
+                Inst::Dim { dst: 2, array: 0, dim: 1 },
+                Inst::Copy { dst: 1, src: ci(0) },
+                Inst::Copy { dst: 3, src: zero },
+            ],
+            term: Term::Jump(1),
+        },
+        Block { insts: vec![Inst::Binary { dst: 5, op: BinaryOp::Lt, a: l(1), b: l(2) }], term: Term::Branch { cond: l(5), then: 2, otherwise: 3 } },
+        Block {
+            insts: vec![
+                Inst::Load { dst: 4, array: 0, index: vec![l(0), l(1)] },
+                Inst::Binary { dst: 3, op: BinaryOp::Add, a: l(3), b: l(4) },
+                Inst::Binary { dst: 1, op: BinaryOp::Add, a: l(1), b: ci(1) },
+            ],
+            term: Term::Jump(1),
+        },
+        Block {
+            insts: vec![
+                Inst::Store { array: 2, index: vec![l(6)], src: l(3) },
+                Inst::Barrier { flags: 1 },
+                Inst::Load { dst: 4, array: 2, index: vec![l(6)] },
+                Inst::Store { array: 1, index: vec![l(0)], src: l(4) },
+                Inst::Atomic { dst: Some(7), op: AtomicOp::Add, array: 3, index: vec![ci(0)], value: l(4), cmp: None },
+                Inst::Atomic { dst: None, op: AtomicOp::Max, array: 3, index: vec![ci(1)], value: l(4), cmp: None },
+            ],
+            term: Term::Return,
+        },
+    ];
+    Function {
+        name: "k_cfg".into(),
+        params: vec![KParam::Array(0), KParam::Array(1), KParam::Array(3)],
+        arrays,
+        locals,
+        blocks,
+    }
+}
+
+#[test]
+fn cfg_functions_lower_and_validate() {
+    for dt in [DType::F64, DType::F32, DType::I32, DType::I64] {
+        let f = cfg_function(dt);
+        f.verify().unwrap();
+        let bin = codegen::compile_function(&f, &spirv_caps()).unwrap();
+        spirv_val(&bin.bytes);
+        // x: mem + shape(2) + strides(2); out: 1 + 2; acc: 1 + 2
+        assert_eq!(bin.slots.len(), 5 + 3 + 3);
+        check_in_order(&bin.llvm_ir, &["define spir_kernel void @k_cfg", "_Z13get_global_idj", "_Z12get_local_idj", "_Z7barrierj(i32 1)"]);
+        assert!(bin.llvm_ir.contains("addrspace(3)"), "the tile lives in local memory");
+        if dt.is_float() {
+            assert!(bin.llvm_ir.contains("cmpxchg"), "float atomics are CAS loops");
+        } else {
+            assert!(bin.llvm_ir.contains("atomicrmw add") && bin.llvm_ir.contains("atomicrmw max"));
+        }
+    }
+}
+
+#[test]
+fn cfg_verifier_rejects_bad_functions() {
+    let mut f = cfg_function(DType::F64);
+    f.blocks[1].term = Term::Branch { cond: l(5), then: 2, otherwise: 9 };
+    assert!(f.verify().unwrap_err().to_string().contains("missing block 9"));
+    let mut f = cfg_function(DType::F64);
+    f.blocks[2].insts[0] = Inst::Load { dst: 4, array: 0, index: vec![l(0)] };
+    assert!(f.verify().unwrap_err().to_string().contains("indexed with 1"));
+    let mut f = cfg_function(DType::F64);
+    f.blocks.push(Block { insts: vec![], term: Term::Return });
+    assert!(f.verify().unwrap_err().to_string().contains("unreachable"));
+    let mut f = cfg_function(DType::F64);
+    f.blocks[1].insts[0] = Inst::Binary { dst: 5, op: BinaryOp::Lt, a: l(1), b: l(3) };
+    assert!(f.verify().is_err());
+}
+
+#[test]
+fn cfg_nvptx_uses_sregs_and_barrier0() {
+    let f = cfg_function(DType::F32);
+    let caps = DeviceCaps { target: Target::Ptx("sm_90".into()), has_fp64: true, name: "h100".into() };
+    let bin = codegen::compile_function(&f, &caps).unwrap();
+    let ptx = String::from_utf8(bin.bytes).unwrap();
+    assert!(ptx.contains(".entry k_cfg") && ptx.contains("bar.sync") && ptx.contains("%tid.x"), "{ptx}");
+}

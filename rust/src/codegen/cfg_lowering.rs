@@ -274,10 +274,12 @@ impl<'ctx> Lowering<'_, 'ctx> {
                 c.set_call_convention(kb.flavor.builtin_cc());
             }
             Flavor::Nvptx => {
-                let f = kb.module.get_function("llvm.nvvm.barrier0").unwrap_or_else(|| {
-                    kb.module.add_function("llvm.nvvm.barrier0", kb.ctx.void_type().fn_type(&[], false), None)
+                // `bar.sync 0` (LLVM 22 spells __syncthreads this way; llvm.nvvm.barrier0 is gone)
+                let name = "llvm.nvvm.barrier.cta.sync.aligned.all";
+                let f = kb.module.get_function(name).unwrap_or_else(|| {
+                    kb.module.add_function(name, kb.ctx.void_type().fn_type(&[i32t.into()], false), None)
                 });
-                cg(kb.b.build_call(f, &[], ""))?;
+                cg(kb.b.build_call(f, &[i32t.const_zero().into()], ""))?;
             }
         }
         Ok(())
