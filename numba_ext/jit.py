@@ -16,7 +16,11 @@ class JitFunction:
     """A jitted function. Calls check compute-follows-data before anything is compiled or run."""
 
     def __init__(self, py_func, **options):
+        from .numba.parfor_offload import OffloadCompiler
+
         options.setdefault("nopython", True)
+        options.setdefault("parallel", True)  # prange loops and NumPy reductions become parfors -> kernels
+        options.setdefault("pipeline_class", OffloadCompiler)
         self._dispatcher = numba.jit(**options)(py_func)
         self.py_func = py_func
         self._params = list(inspect.signature(py_func).parameters)

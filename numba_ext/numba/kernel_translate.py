@@ -178,20 +178,34 @@ class Translator:
         return ops
 
     # -- entry points -----------------------------------------------------------------------------------
-    def translate(self, entry_block: int | None = None):
-        labels = sorted(self.func_ir.blocks)
-        first = min(labels)
+    def translate(self, entry_block: int | None = None, blocks=None, exit_block: int | None = None):
+        """Translate `blocks` (default: the whole function). Jumps to labels outside `blocks`, and
+        blocks without a terminator, continue at `exit_block` (a parfor body's loop latch)."""
+        blocks = self.func_ir.blocks if blocks is None else blocks
+        labels = sorted(blocks)
         ours = {lab: self.fb.new_block() for lab in labels}
         self.label_map = ours
-        start = ours[first]
-        if entry_block is not None:  # inlining: the caller jumps here
+        self.exit_block = exit_block
+        start = ours[labels[0]]
+        if entry_block is not None:  # the caller (or the parfor prologue) jumps here
             self.fb.blocks[entry_block][1] = ("jump", start)
         for lab in labels:
             self.cur = ours[lab]
-            for stmt in self.func_ir.blocks[lab].body:
+            for stmt in blocks[lab].body:
                 self.loc = stmt.loc
                 self.stmt(stmt)
+            if self.fb.blocks[self.cur][1] is None:
+                if exit_block is None:
+                    self.fail("a block without terminator")
+                self.terminate(("jump", exit_block))
         return start
+
+    def target(self, label):
+        if label in self.label_map:
+            return self.label_map[label]
+        if self.exit_block is None:
+            self.fail(f"a jump to unknown block {label}")
+        return self.exit_block
 
     def stmt(self, s):
         if isinstance(s, ir.Assign):
@@ -205,9 +219,9 @@ class Translator:
             self.emit(("store", arr, index, val))
         elif isinstance(s, ir.Branch):
             cond = self.cast(self.scalar(s.cond), "bool")
-            self.terminate(("branch", cond, self.label_map[s.truebr], self.label_map[s.falsebr]))
+            self.terminate(("branch", cond, self.target(s.truebr), self.target(s.falsebr)))
         elif isinstance(s, ir.Jump):
-            self.terminate(("jump", self.label_map[s.target]))
+            self.terminate(("jump", self.target(s.target)))
         elif isinstance(s, ir.Return):
             if self.ret is None:
                 if not isinstance(self.ty(s.value), types.NoneType):

@@ -292,7 +292,7 @@ impl<'ctx> Lowering<'_, 'ctx> {
         let p = self.address(array, index)?;
         let ord = AtomicOrdering::Monotonic;
         let v = self.operand(value)?;
-        if !d.is_float() {
+        if !d.is_float() && op != AtomicOp::Mul {
             let iv = v.into_int_value();
             if op == AtomicOp::CompareExchange {
                 let c = self.operand(cmp.expect("verified"))?.into_int_value();
@@ -307,12 +307,18 @@ impl<'ctx> Lowering<'_, 'ctx> {
                 (AtomicOp::Min, false) => AtomicRMWBinOp::UMin,
                 (AtomicOp::Max, false) => AtomicRMWBinOp::UMax,
                 (AtomicOp::Exchange, _) => AtomicRMWBinOp::Xchg,
-                (AtomicOp::CompareExchange, _) => unreachable!(),
+                (AtomicOp::CompareExchange, _) | (AtomicOp::Mul, _) => unreachable!(),
             };
             return Ok(cg(b.build_atomicrmw(rmw, p, iv, ord))?.into());
         }
-        // Floats: a compare-and-swap loop on the bits (portable to devices without float atomics).
-        let it = if d.size() == 4 { kb.ctx.i32_type() } else { kb.ctx.i64_type() };
+        // Floats (and integer multiply): a compare-and-swap loop on the bits (portable to devices
+        // without float atomics).
+        let it = match d.size() {
+            1 => kb.ctx.i8_type(),
+            2 => kb.ctx.i16_type(),
+            4 => kb.ctx.i32_type(),
+            _ => kb.ctx.i64_type(),
+        };
         let ft = kb.reg_ty(d);
         let bits = |x: BasicValueEnum<'ctx>| cg(b.build_bit_cast(x, it, "bits")).map(|v| v.into_int_value());
         if op == AtomicOp::CompareExchange || op == AtomicOp::Exchange {
@@ -340,16 +346,17 @@ impl<'ctx> Lowering<'_, 'ctx> {
         let phi = cg(b.build_phi(it, "expected"))?;
         phi.add_incoming(&[(&ld.into_int_value(), pre)]);
         let expected = phi.as_basic_value().into_int_value();
-        let cur_f = cg(b.build_bit_cast(expected, ft, "curf"))?;
+        let cur_f = if d.is_float() { cg(b.build_bit_cast(expected, ft, "curf"))? } else { expected.into() };
         let bop = match op {
             AtomicOp::Add => BinaryOp::Add,
+            AtomicOp::Mul => BinaryOp::Mul,
             AtomicOp::Sub => BinaryOp::Sub,
             AtomicOp::Min => BinaryOp::Min,
             AtomicOp::Max => BinaryOp::Max,
             _ => unreachable!(),
         };
         let new_f = kb.binary(bop, cur_f, v, d)?;
-        let new = bits(new_f)?;
+        let new = if d.is_float() { bits(new_f)? } else { new_f.into_int_value() };
         let r = cg(b.build_cmpxchg(p, expected, new, ord, ord))?;
         let seen = cg(b.build_extract_value(r, 0, "seen"))?.into_int_value();
         let ok = cg(b.build_extract_value(r, 1, "ok"))?.into_int_value();
@@ -357,6 +364,6 @@ impl<'ctx> Lowering<'_, 'ctx> {
         phi.add_incoming(&[(&seen, here)]);
         cg(b.build_conditional_branch(ok, done, lp))?;
         b.position_at_end(done);
-        cg(b.build_bit_cast(expected, ft, "oldf"))
+        if d.is_float() { cg(b.build_bit_cast(expected, ft, "oldf")) } else { Ok(expected.into()) }
     }
 }

@@ -48,6 +48,8 @@ impl WorkItem {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum AtomicOp {
     Add,
+    /// Multiply (a compare-and-swap loop on every device; used to combine product reductions).
+    Mul,
     Sub,
     Min,
     Max,
@@ -59,6 +61,7 @@ impl AtomicOp {
     pub fn parse(s: &str) -> Result<AtomicOp> {
         Ok(match s {
             "add" => AtomicOp::Add,
+            "mul" => AtomicOp::Mul,
             "sub" => AtomicOp::Sub,
             "min" => AtomicOp::Min,
             "max" => AtomicOp::Max,

@@ -76,6 +76,37 @@ pub unsafe extern "C" fn nx_launch(kernel: *const c_void, queue: *const c_void, 
     }
 }
 
+/// Launch a control-flow kernel over an ND-range (`ndim` sizes at `global`; `local` null or `ndim`
+/// sizes) and wait. 0 on success, -1 with a Python exception set on failure.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nx_launch_nd(
+    kernel: *const c_void,
+    queue: *const c_void,
+    slots: *const u64,
+    nslots: u32,
+    ndim: u32,
+    global: *const u64,
+    local: *const u64,
+) -> i32 {
+    if queue.is_null() {
+        raise(Error::Placement("cannot launch: an array argument has no queue".into()));
+        return -1;
+    }
+    let k = unsafe { &*(kernel as *const CompiledKernel) };
+    let q = unsafe { Queue::from_ptr(queue) };
+    let slots = unsafe { std::slice::from_raw_parts(slots, nslots as usize) };
+    let g: Vec<usize> = unsafe { std::slice::from_raw_parts(global, ndim as usize) }.iter().map(|&x| x as usize).collect();
+    let l: Option<Vec<usize>> =
+        (!local.is_null()).then(|| unsafe { std::slice::from_raw_parts(local, ndim as usize) }.iter().map(|&x| x as usize).collect());
+    match Python::attach(|py| py.detach(|| k.launch_nd(&q, slots, &g, l.as_deref()))) {
+        Ok(()) => 0,
+        Err(e) => {
+            raise(e);
+            -1
+        }
+    }
+}
+
 /// Check that the `n` queues are equivalent (compute follows data). `names` is a NUL-terminated,
 /// comma-separated list naming the arrays. 0 when equivalent, -1 with ExecutionPlacementError set.
 #[unsafe(no_mangle)]
@@ -110,6 +141,7 @@ pub fn capi_addresses(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     d.set_item("nx_meminfo_from_pyobject", nx_meminfo_from_pyobject as *const () as usize)?;
     d.set_item("nx_meminfo_queue", nx_meminfo_queue as *const () as usize)?;
     d.set_item("nx_launch", nx_launch as *const () as usize)?;
+    d.set_item("nx_launch_nd", nx_launch_nd as *const () as usize)?;
     d.set_item("nx_check_queues", nx_check_queues as *const () as usize)?;
     Ok(d)
 }

@@ -1,0 +1,325 @@
+"""Offloading parfors: ``prange`` loops and the NumPy calls Numba's ParforPass turns into loops
+(``np.sum``, ``np.prod``, ...). A compiler pass marks every parfor that touches USM arrays with our
+lowerer (Numba's ``parfor.lowerer`` hook). The lowerer translates the loop body to the control-flow
+kernel IR and emits the launch on the arrays' queue.
+
+Kernel shape: a grid-stride loop over the flattened iteration space (one work-item per iteration when
+there is no reduction); reduction variables are private partials, started at the operation's identity
+and combined once per work-item into a one-element accumulator with an atomic. The accumulator holds
+the variable's value from before the loop, so `s = 1; for i in prange(n): s += a[i]` keeps its 1."""
+
+from __future__ import annotations
+
+import hashlib
+import operator
+import warnings
+
+import llvmlite.ir as llir
+import numpy as np
+from numba.core import cgutils, ir, types
+from numba.core.compiler import CompilerBase, DefaultPassBuilder
+from numba.core.compiler_machinery import FunctionPass, register_pass
+from numba.core.errors import NumbaPerformanceWarning
+from numba.core.typed_passes import ParforPass, ParforPreLoweringPass
+from numba.parfors.parfor import Parfor
+
+from .. import _core
+from ..errors import ExecutionPlacementError, UnsupportedError
+from .kernel_translate import FunctionBuilder, Translator, const
+from .kernelspec import dtype_name
+from .offload import _USM_CODES, _declare, _device_for, _i8p, _i32, _i64, _scalar_bits
+from .types import USMArrayType
+
+_REDOPS = {
+    operator.iadd: "add", operator.add: "add", operator.isub: "add", operator.sub: "add",
+    operator.imul: "mul", operator.mul: "mul", min: "min", max: "max",
+}
+REDUCTION_WORK_ITEMS = 1 << 14
+
+
+def _identity(op: str, dtype: str):
+    if op == "add":
+        return 0
+    if op == "mul":
+        return 1
+    dt = np.dtype(dtype)
+    if dt.kind == "f":
+        return float("inf") if op == "min" else float("-inf")
+    info = np.iinfo(dt)
+    return int(info.max) if op == "min" else int(info.min)
+
+
+def _parfor_vars(parfor) -> set[str]:
+    names = set()
+    for blk in [parfor.init_block, *parfor.loop_body.values()]:
+        for stmt in blk.body:
+            names.update(v.name for v in stmt.list_vars())
+    for nest in parfor.loop_nests:
+        for x in (nest.start, nest.stop, nest.step):
+            if isinstance(x, ir.Var):
+                names.add(x.name)
+    return names
+
+
+def _touches_usm(parfor, typemap) -> bool:
+    return any(isinstance(typemap.get(n), USMArrayType) for n in _parfor_vars(parfor))
+
+
+@register_pass(mutates_CFG=False, analysis_only=False)
+class OffloadParfors(FunctionPass):
+    """Give every parfor that touches USM arrays the numba_ext lowerer."""
+
+    _name = "numba_ext_offload_parfors"
+
+    def __init__(self):
+        FunctionPass.__init__(self)
+
+    def run_pass(self, state):
+        for blk in state.func_ir.blocks.values():
+            for inst in blk.body:
+                if isinstance(inst, Parfor) and _touches_usm(inst, state.typemap):
+                    arrays = [n for n in _parfor_vars(inst) if isinstance(state.typemap.get(n), types.Array)]
+                    host = [n for n in arrays if not isinstance(state.typemap[n], USMArrayType)]
+                    if host:
+                        raise ExecutionPlacementError(
+                            f"a parallel loop at {inst.loc.filename}, line {inst.loc.line} mixes numba_ext arrays "
+                            f"with NumPy arrays ({', '.join(sorted(host))}); the queue of the NumPy data cannot be "
+                            "inferred (compute follows data). Convert them with numba_ext.asarray(x, sycl_queue=q)"
+                        )
+                    inst.lowerer = lower_parfor_offload
+        return False
+
+
+@register_pass(mutates_CFG=True, analysis_only=False)
+class QuietParforPass(ParforPass):
+    """Numba's ParforPass without its "parallel=True but nothing to parallelise" warning:
+    numba_ext.jit turns parfors on for every function, most of which offload array expressions
+    instead."""
+
+    _name = "numba_ext_parfor_pass"
+
+    def run_pass(self, state):
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="(?s).*parallel=True.* was specified but no transformation",
+                                    category=NumbaPerformanceWarning)
+            return super().run_pass(state)
+
+
+class OffloadCompiler(CompilerBase):
+    """Numba's nopython pipeline (with parfors) plus OffloadParfors."""
+
+    def define_pipelines(self):
+        pm = DefaultPassBuilder.define_nopython_pipeline(self.state)
+        if self.state.flags.auto_parallel.enabled:
+            pm.passes = [(QuietParforPass, d) if cls is ParforPass else (cls, d) for cls, d in pm.passes]
+            pm.add_pass_after(OffloadParfors, ParforPreLoweringPass)
+        pm.finalize()
+        return [pm]
+
+
+class _ParforKernel:
+    """The kernel translated from one parfor, with the plan for its arguments."""
+
+    def __init__(self, lowerer, parfor):
+        typemap = lowerer.fndesc.typemap
+        self.parfor = parfor
+        defined = set()
+        for blk in parfor.loop_body.values():
+            for stmt in blk.body:
+                if isinstance(stmt, ir.Assign):
+                    defined.add(stmt.target.name)
+        index_names = {n.index_variable.name for n in parfor.loop_nests} | {parfor.index_var.name}
+        self.redvars = list(parfor.redvars)
+        self.redops = {}
+        for r in self.redvars:
+            info = parfor.reddict[r]
+            op = _REDOPS.get(info.redop)
+            if op is None:
+                raise UnsupportedError(
+                    f"the reduction operator {getattr(info.redop, '__name__', info.redop)} of '{r}' (line "
+                    f"{parfor.loc.line}) cannot be offloaded; use +=, -=, *=, min or max"
+                )
+            self.redops[r] = op
+        used = _parfor_vars(parfor) - {x.name for x in [] }
+        free = sorted(n for n in used if n not in defined and n not in index_names and n in typemap)
+        # loop bounds are host values, passed separately
+        for nest in parfor.loop_nests:
+            if not (nest.step == 1 or (isinstance(nest.step, ir.Var) and False)):
+                raise UnsupportedError(f"a parallel loop with step {nest.step} (line {parfor.loc.line})")
+        bound_names = {x.name for nest in parfor.loop_nests for x in (nest.start, nest.stop) if isinstance(x, ir.Var)}
+        self.arrays = [n for n in free if isinstance(typemap[n], types.Array) and n not in self.redvars]
+        self.scalars = [
+            n for n in free
+            if isinstance(typemap[n], (types.Number, types.Boolean)) and n not in self.redvars and n not in bound_names
+        ]
+        others = [n for n in free if n not in self.arrays and n not in self.scalars and n not in self.redvars
+                  and n not in bound_names and not isinstance(typemap[n], (types.Function, types.Module, types.NumberClass,
+                                                                          types.Dispatcher, types.DTypeSpec))]
+        if others:
+            raise UnsupportedError(
+                f"values of types {sorted({str(typemap[n]) for n in others})} used in the parallel loop at line "
+                f"{parfor.loc.line} cannot be passed to a kernel"
+            )
+        self.ndim = len(parfor.loop_nests)
+        self.spec = self._build(lowerer, typemap, index_names)
+
+    def _build(self, lowerer, typemap, index_names):
+        parfor = self.parfor
+        fb = FunctionBuilder("")
+        tr = Translator(fb, lowerer.func_ir, typemap, lowerer.fndesc.calltypes)
+        for n in self.arrays:
+            t = typemap[n]
+            a = fb.new_array(n.replace(".", "_").replace("$", "_"), dtype_name(t), t.ndim, "global")
+            fb.params.append(("array", a))
+            tr.vals[n] = ("arr", a)
+        for n in self.scalars:
+            loc = fb.new_local(dtype_name(typemap[n]))
+            fb.params.append(("scalar", loc))
+            tr.vals[n] = ("l", loc)
+        acc = {}
+        for r in self.redvars:
+            a = fb.new_array(f"acc{len(acc)}", dtype_name(typemap[r]), 1, "global")
+            fb.params.append(("array", a))
+            acc[r] = a
+        bounds = []
+        for _ in parfor.loop_nests:
+            start, count = fb.new_local("int64"), fb.new_local("int64")
+            fb.params += [("scalar", start), ("scalar", count)]
+            bounds.append((start, count))
+        total = fb.new_local("int64")
+        fb.params.append(("scalar", total))
+
+        entry, head, pre, latch, exit_ = (fb.new_block() for _ in range(5))
+        gid, gsize, lin, cond = fb.new_local("int64"), fb.new_local("int64"), fb.new_local("int64"), fb.new_local("bool")
+        fb.blocks[entry][0] += [("workitem", gid, "get_global_id", 0), ("workitem", gsize, "get_global_size", 0),
+                                ("copy", lin, ("l", gid))]
+        partial = {}
+        for r in self.redvars:
+            dt = dtype_name(typemap[r])
+            p = fb.new_local(dt)
+            fb.blocks[entry][0].append(("copy", p, const(dt, _identity(self.redops[r], dt))))
+            partial[r] = p
+            tr.vals[r] = ("l", p)
+        fb.blocks[entry][1] = ("jump", head)
+        fb.blocks[head][0].append(("binary", cond, "lt", ("l", lin), ("l", total)))
+        fb.blocks[head][1] = ("branch", ("l", cond), pre, exit_)
+        # unravel the flat index over the loop nest (C order) and bind the index variables
+        rest = ("l", lin)
+        idx_locals = [None] * self.ndim
+        for d in reversed(range(self.ndim)):
+            start, count = bounds[d]
+            q, rem, i = fb.new_local("int64"), fb.new_local("int64"), fb.new_local("int64")
+            if d > 0:
+                fb.blocks[pre][0] += [("binary", rem, "rem", rest, ("l", count)), ("binary", q, "floordiv", rest, ("l", count))]
+                rest = ("l", q)
+            else:
+                fb.blocks[pre][0].append(("copy", rem, rest))
+            fb.blocks[pre][0].append(("binary", i, "add", ("l", rem), ("l", start)))
+            idx_locals[d] = i
+        for d, nest in enumerate(parfor.loop_nests):
+            name = nest.index_variable.name
+            want = dtype_name(typemap[name])
+            loc = fb.new_local(want)
+            fb.blocks[pre][0].append(("cast" if want != "int64" else "copy", loc, ("l", idx_locals[d])))
+            tr.vals[name] = ("l", loc)
+        if parfor.index_var.name not in tr.vals:
+            tr.vals[parfor.index_var.name] = [tr.vals[n.index_variable.name] for n in parfor.loop_nests]
+        tr.translate(entry_block=pre, blocks=parfor.loop_body, exit_block=latch)
+        fb.blocks[latch][0].append(("binary", lin, "add", ("l", lin), ("l", gsize)))
+        fb.blocks[latch][1] = ("jump", head)
+        for r in self.redvars:
+            fb.blocks[exit_][0].append(("atomic", None, self.redops[r], acc[r], [const("int64", 0)], ("l", partial[r]), None))
+        fb.blocks[exit_][1] = ("return",)
+        body = repr((fb.locals, fb.arrays, fb.params, fb.blocks)).encode()
+        fb.name = "nx_p" + hashlib.sha1(body).hexdigest()[:16]
+        return fb.spec()
+
+
+def lower_parfor_offload(lowerer, parfor):
+    builder, context = lowerer.builder, lowerer.context
+    typemap = lowerer.fndesc.typemap
+    for inst in parfor.init_block.body:  # host set-up (reduction initial values, ...)
+        lowerer.lower_inst(inst)
+    pk = _ParforKernel(lowerer, parfor)
+    usm = [n for n in pk.arrays if isinstance(typemap[n], USMArrayType)]
+    device = typemap[usm[0]].device
+    kernel = _core.compile_function(pk.spec, _device_for(device))
+    if lowerer.metadata is not None:  # the compile result's metadata (for inspect_kernels)
+        lowerer.metadata.setdefault("numba_ext_kernels", []).append(kernel)
+    _KEEP_ALIVE.append(kernel)
+
+    arrays = {n: context.make_array(typemap[n])(context, builder, value=lowerer.loadvar(n)) for n in pk.arrays}
+    queue = builder.bitcast(arrays[usm[0]].queue, _i8p)
+    if len(usm) > 1:
+        qs = cgutils.alloca_once(builder, _i8p, size=len(usm))
+        for i, n in enumerate(usm):
+            builder.store(builder.bitcast(arrays[n].queue, _i8p), builder.gep(qs, [_i32(i)]))
+        cname = context.insert_const_string(builder.module, ",".join(usm))
+        check = _declare(builder, "nx_check_queues", _i32, [_i8p.as_pointer(), _i32, _i8p])
+        st = builder.call(check, [qs, _i32(len(usm)), cname])
+        with cgutils.if_unlikely(builder, builder.icmp_signed("!=", st, _i32(0))):
+            context.call_conv.return_exc(builder)
+
+    slot_vals = []
+    for n in pk.arrays:
+        ary, t = arrays[n], typemap[n]
+        slot_vals.append(builder.ptrtoint(ary.data, _i64))
+        slot_vals.extend(cgutils.unpack_tuple(builder, ary.shape, t.ndim))
+        slot_vals.extend(cgutils.unpack_tuple(builder, ary.strides, t.ndim))
+    for n in pk.scalars:
+        slot_vals.append(_scalar_bits(context, builder, typemap[n], lowerer.loadvar(n)))
+    # reduction accumulators: one element of host USM each, holding the value from before the loop
+    accs = []
+    for r in pk.redvars:
+        t = typemap[r]
+        size = context.get_abi_sizeof(context.get_data_type(t))
+        mi_slot = cgutils.alloca_once(builder, _i8p)
+        alloc = _declare(builder, "nx_usm_alloc", _i8p, [_i8p, _i64, _i32, _i8p.as_pointer()])
+        data = builder.call(alloc, [queue, _i64(size), _i32(_USM_CODES["host"]), mi_slot])
+        with cgutils.if_unlikely(builder, cgutils.is_null(builder, data)):
+            context.call_conv.return_exc(builder)
+        ptr = builder.bitcast(data, context.get_data_type(t).as_pointer())
+        builder.store(lowerer.loadvar(r), ptr)
+        accs.append((r, ptr, builder.load(mi_slot)))
+        slot_vals += [builder.ptrtoint(data, _i64), _i64(1), _i64(size)]
+    total = _i64(1)
+    for nest in parfor.loop_nests:
+        start = _as_i64(lowerer, builder, nest.start)
+        stop = _as_i64(lowerer, builder, nest.stop)
+        count = builder.select(builder.icmp_signed(">", stop, start), builder.sub(stop, start), _i64(0))
+        slot_vals += [start, count]
+        total = builder.mul(total, count)
+    slot_vals.append(total)
+    slots = cgutils.alloca_once(builder, _i64, size=len(slot_vals))
+    for i, sv in enumerate(slot_vals):
+        builder.store(sv, builder.gep(slots, [_i32(i)]))
+    gsize = cgutils.alloca_once(builder, _i64)
+    if pk.redvars:
+        cap = _i64(REDUCTION_WORK_ITEMS)
+        builder.store(builder.select(builder.icmp_signed("<", total, cap), total, cap), gsize)
+    else:
+        builder.store(total, gsize)
+    launch = _declare(builder, "nx_launch_nd", _i32, [_i8p, _i8p, _i64.as_pointer(), _i32, _i32, _i64.as_pointer(), _i64.as_pointer()])
+    kaddr = llir.Constant(_i64, kernel.address).inttoptr(_i8p)
+    st = builder.call(launch, [kaddr, queue, slots, _i32(len(slot_vals)), _i32(1), gsize, llir.Constant(_i64.as_pointer(), None)])
+    release = _declare(builder, "NRT_MemInfo_release", llir.VoidType(), [_i8p])
+    with cgutils.if_unlikely(builder, builder.icmp_signed("!=", st, _i32(0))):
+        for _, _, mi in accs:
+            builder.call(release, [mi])
+        context.call_conv.return_exc(builder)
+    for r, ptr, mi in accs:
+        lowerer.storevar(builder.load(ptr), r)
+        builder.call(release, [mi])
+
+
+_KEEP_ALIVE: list = []  # compiled kernels referenced by address from compiled host code
+
+
+def _as_i64(lowerer, builder, x):
+    if isinstance(x, int):
+        return _i64(x)
+    v = lowerer.loadvar(x.name)
+    t = lowerer.fndesc.typemap[x.name]
+    if isinstance(t, types.Integer) and t.bitwidth < 64:
+        return builder.sext(v, _i64) if t.signed else builder.zext(v, _i64)
+    return v
