@@ -7,11 +7,9 @@ NAMES = (
     "call_overhead",
 )
 
-# Why a numba_ext_jit variant cannot run yet (shown in the table as "n/a (needs ...)"). These are
-# limits of the array-expression path (@numba_ext.jit); the same workloads run as explicit kernels
-# in their numba_ext_kernel variants.
-NEEDS_REDUCTIONS = "reductions"
-NEEDS_KERNELS = "reductions/prange in @jit"
+# Why a numba_ext_jit variant cannot run yet is given in each workload ("n/a (needs ...)"): limits of
+# the array-expression path (@numba_ext.jit on the NumPy source). The same workloads run as explicit
+# kernels in their numba_ext_kernel variants.
 
 
 def load(name: str):

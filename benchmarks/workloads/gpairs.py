@@ -11,7 +11,6 @@ import numpy as np
 
 import numba_ext as nx
 from harness import Variant
-from workloads import NEEDS_KERNELS
 
 SIZES = {"S": {"n": 1024, "nbins": 20}, "M": {"n": 4096, "nbins": 20}, "L": {"n": 16384, "nbins": 20}}
 CHUNK_PAIRS = 1 << 21  # pairs per NumPy block (bounds the temporaries)
@@ -105,6 +104,6 @@ def gpairs_kernel(x1, y1, z1, w1, x2, y2, z2, w2, rbins_sq):
 VARIANTS = [
     Variant("numpy", gpairs),
     Variant("numba_parallel", gpairs_prange),
-    Variant.unavailable("numba_ext_jit", NEEDS_KERNELS),
+    Variant.unavailable("numba_ext_jit", "broadcasting, searchsorted/bincount in @jit"),
     Variant("numba_ext_kernel", gpairs_kernel, device=True),
 ]

@@ -1,8 +1,9 @@
 """Row-wise L2 norm of an (n, dims) array, d = sqrt(sum(a * a, axis=1)) (dpbench ``l2_norm``).
 
-``numba_ext_jit`` cannot reduce yet. ``numba_ext_jit_hybrid`` squares on the device (one kernel) and
-finishes on the host: the timed region includes copying the squares back and NumPy's row sums and
-sqrt. It is a stop-gap measurement, not the device variant.
+``numba_ext_jit`` is the NumPy source under ``@numba_ext.jit`` (axis reductions run on the device since
+commit df623e8). ``numba_ext_jit_hybrid``, the stop-gap from before that, squares on the device (one
+kernel) and finishes on the host: the timed region includes copying the squares back and NumPy's row
+sums and sqrt.
 
 ``numba_ext_kernel`` is an explicit ``@numba_ext.kernel``, all on the device: one work-item per row
 sums its ``dims`` squares in a loop and writes the square root (the reduction is along a row, so no
@@ -17,7 +18,6 @@ import numpy as np
 import numba_ext
 import numba_ext as nx
 from harness import Variant
-from workloads import NEEDS_REDUCTIONS
 
 SIZES = {"S": {"n": 1 << 16, "dims": 3}, "M": {"n": 1 << 20, "dims": 3}, "L": {"n": 1 << 23, "dims": 3}}
 
@@ -72,7 +72,7 @@ def l2_norm_kernel(a):
 VARIANTS = [
     Variant("numpy", l2_norm),
     Variant("numba_parallel", l2_norm_prange),
-    Variant.unavailable("numba_ext_jit", NEEDS_REDUCTIONS),
+    Variant("numba_ext_jit", numba_ext.jit(l2_norm), device=True),
     Variant("numba_ext_jit_hybrid", l2_norm_hybrid, device=True,
             note="device a*a, then copy back and host row sums + sqrt (all timed)"),
     Variant("numba_ext_kernel", l2_norm_kernel, device=True),

@@ -65,6 +65,6 @@ def pairwise_distance_kernel(x1, x2):
 VARIANTS = [
     Variant("numpy", pairwise_distance),
     Variant("numba_parallel", pairwise_distance_prange),
-    Variant.unavailable("numba_ext_jit", "broadcasting, reductions"),
+    Variant.unavailable("numba_ext_jit", "matmul (SciPy), broadcasting in @jit"),
     Variant("numba_ext_kernel", pairwise_distance_kernel, device=True),
 ]

@@ -200,6 +200,44 @@ class Translator:
                 self.terminate(("jump", exit_block))
         return start
 
+    def sequential_parfor(self, p):
+        """A parfor nested in a kernel body (an inner prange) runs as ordinary nested loops."""
+        for st in p.init_block.body:
+            self.loc = st.loc
+            self.stmt(st)
+        latches = []
+        for nest in p.loop_nests:
+            counter, cond = self.fb.new_local("int64"), self.fb.new_local("bool")
+            start = const("int64", nest.start) if isinstance(nest.start, int) else self.cast(self.scalar(nest.start), "int64")
+            stop = const("int64", nest.stop) if isinstance(nest.stop, int) else self.cast(self.scalar(nest.stop), "int64")
+            step = const("int64", nest.step) if isinstance(nest.step, int) else self.cast(self.scalar(nest.step), "int64")
+            self.emit(("copy", counter, start))
+            head, body, latch, done = (self.fb.new_block() for _ in range(4))
+            self.terminate(("jump", head))
+            self.cur = head
+            self.emit(("binary", cond, "lt", ("l", counter), stop))
+            self.terminate(("branch", ("l", cond), body, done))
+            self.cur = latch
+            self.emit(("binary", counter, "add", ("l", counter), step))
+            self.terminate(("jump", head))
+            self.cur = body
+            self.assign_scalar(nest.index_variable, ("l", counter))
+            latches.append((latch, done))
+        if p.index_var.name not in self.vals:
+            self.vals[p.index_var.name] = [self.vals[n.index_variable.name] for n in p.loop_nests]
+        inner_latch = latches[-1][0]
+        saved = (self.label_map, self.exit_block)
+        body_entry = self.cur
+        sub = Translator(self.fb, self.func_ir, self.typemap, self.calltypes, arg_values=self.arg_values, ret=self.ret)
+        sub.vals = self.vals
+        sub.translate(entry_block=body_entry, blocks=p.loop_body, exit_block=inner_latch)
+        self.label_map, self.exit_block = saved
+        # close the nests from the inside out: each nest's exit continues the enclosing latch
+        for (latch, done), outer in zip(reversed(latches), reversed([None] + latches[:-1])):
+            if outer is not None:
+                self.fb.blocks[done][1] = ("jump", outer[0])
+        self.cur = latches[0][1]
+
     def target(self, label):
         if label in self.label_map:
             return self.label_map[label]
@@ -234,6 +272,8 @@ class Translator:
                 self.terminate(("jump", cont))
         elif isinstance(s, ir.Del):
             pass
+        elif type(s).__name__ == "Parfor":
+            self.sequential_parfor(s)
         elif isinstance(s, ir.Print):
             self.fail("print()")
         else:

@@ -49,9 +49,37 @@ def _identity(op: str, dtype: str):
     return int(info.max) if op == "min" else int(info.min)
 
 
-def _parfor_vars(parfor) -> set[str]:
+def _redop_from_nodes(info, func_ir):
+    """Numba leaves `redop` unset for min/max reductions (`v = min(v, x)`); find the call."""
+    for node in info.reduce_nodes or ():
+        if isinstance(node, ir.Assign) and isinstance(node.value, ir.Expr) and node.value.op == "call":
+            try:
+                d = func_ir.get_definition(node.value.func)
+            except Exception:
+                continue
+            fn = getattr(d, "value", None)
+            if fn in (min, max):
+                return fn.__name__
+    return None
+
+
+def _definitions(blocks) -> tuple[set[str], set[str]]:
+    """Variables assigned in `blocks` (including nested parfors) and nested parfors' index variables."""
+    defined, indices = set(), set()
+    for blk in blocks:
+        for stmt in blk.body:
+            if isinstance(stmt, ir.Assign):
+                defined.add(stmt.target.name)
+            elif isinstance(stmt, Parfor):
+                d, i = _definitions([stmt.init_block, *stmt.loop_body.values()])
+                defined |= d
+                indices |= i | {n.index_variable.name for n in stmt.loop_nests} | {stmt.index_var.name}
+    return defined, indices
+
+
+def _parfor_vars(parfor, with_init=True) -> set[str]:
     names = set()
-    for blk in [parfor.init_block, *parfor.loop_body.values()]:
+    for blk in ([parfor.init_block] if with_init else []) + list(parfor.loop_body.values()):
         for stmt in blk.body:
             names.update(v.name for v in stmt.list_vars())
     for nest in parfor.loop_nests:
@@ -123,24 +151,20 @@ class _ParforKernel:
     def __init__(self, lowerer, parfor):
         typemap = lowerer.fndesc.typemap
         self.parfor = parfor
-        defined = set()
-        for blk in parfor.loop_body.values():
-            for stmt in blk.body:
-                if isinstance(stmt, ir.Assign):
-                    defined.add(stmt.target.name)
-        index_names = {n.index_variable.name for n in parfor.loop_nests} | {parfor.index_var.name}
+        defined, index_names = _definitions(parfor.loop_body.values())
+        index_names |= {n.index_variable.name for n in parfor.loop_nests} | {parfor.index_var.name}
         self.redvars = list(parfor.redvars)
         self.redops = {}
         for r in self.redvars:
             info = parfor.reddict[r]
-            op = _REDOPS.get(info.redop)
+            op = _REDOPS.get(info.redop) or _redop_from_nodes(info, lowerer.func_ir)
             if op is None:
                 raise UnsupportedError(
                     f"the reduction operator {getattr(info.redop, '__name__', info.redop)} of '{r}' (line "
                     f"{parfor.loc.line}) cannot be offloaded; use +=, -=, *=, min or max"
                 )
             self.redops[r] = op
-        used = _parfor_vars(parfor) - {x.name for x in [] }
+        used = _parfor_vars(parfor, with_init=False)  # the init block is host code, lowered first
         free = sorted(n for n in used if n not in defined and n not in index_names and n in typemap)
         # loop bounds are host values, passed separately
         for nest in parfor.loop_nests:
@@ -150,7 +174,8 @@ class _ParforKernel:
         self.arrays = [n for n in free if isinstance(typemap[n], types.Array) and n not in self.redvars]
         self.scalars = [
             n for n in free
-            if isinstance(typemap[n], (types.Number, types.Boolean)) and n not in self.redvars and n not in bound_names
+            if isinstance(typemap[n], (types.Number, types.Boolean)) and n not in self.redvars
+            and (n not in bound_names or self._used_in_body(parfor, n))
         ]
         others = [n for n in free if n not in self.arrays and n not in self.scalars and n not in self.redvars
                   and n not in bound_names and not isinstance(typemap[n], (types.Function, types.Module, types.NumberClass,
@@ -162,6 +187,10 @@ class _ParforKernel:
             )
         self.ndim = len(parfor.loop_nests)
         self.spec = self._build(lowerer, typemap, index_names)
+
+    @staticmethod
+    def _used_in_body(parfor, name) -> bool:
+        return any(name in {v.name for v in st.list_vars()} for b in parfor.loop_body.values() for st in b.body)
 
     def _build(self, lowerer, typemap, index_names):
         parfor = self.parfor

@@ -1,0 +1,155 @@
+"""prange loops and NumPy reductions inside @numba_ext.jit run as kernels on the data's queue."""
+
+import math
+
+import numpy as np
+import pytest
+from numba import prange
+
+import numba_ext as nx
+from numba_ext import Context, Device, Queue
+
+
+def _kernels(f, *args):
+    return len(f.inspect_kernels(*args))
+
+
+@nx.jit
+def cond_math(x, out):
+    for i in prange(x.shape[0]):
+        v = x[i]
+        if v > 0.5:
+            out[i] = math.exp(-v) * 2.0
+        else:
+            out[i] = math.sqrt(v) + math.erf(v)
+
+
+def test_body_with_locals_conditionals_and_math(rng):
+    h = rng.random(1001)
+    x, out = nx.asarray(h), nx.empty(1001)
+    cond_math(x, out)
+    want = np.where(h > 0.5, np.exp(-h) * 2.0, np.sqrt(h) + np.vectorize(math.erf)(h))
+    np.testing.assert_allclose(nx.asnumpy(out), want, rtol=1e-12)
+    assert _kernels(cond_math, x, out) == 1
+
+
+@nx.jit
+def inner_loop(X, out):
+    for i in prange(X.shape[0]):
+        s = 0.0
+        for j in range(X.shape[1]):
+            s += X[i, j] * j
+        out[i] = s
+
+
+@nx.jit
+def nested_prange(X, out):
+    for i in prange(X.shape[0]):
+        for j in prange(X.shape[1]):
+            out[i, j] = X[i, j] * 2.0 + i - j
+
+
+def test_nd_iteration(rng):
+    H = rng.random((37, 23))
+    X = nx.asarray(H)
+    out = nx.empty(37)
+    inner_loop(X, out)
+    np.testing.assert_allclose(nx.asnumpy(out), (H * np.arange(23)).sum(1), rtol=1e-12)
+    out2 = nx.empty((37, 23))
+    nested_prange(X, out2)
+    np.testing.assert_allclose(nx.asnumpy(out2), H * 2 + np.arange(37)[:, None] - np.arange(23)[None, :], rtol=1e-12)
+
+
+@nx.jit
+def computed_indices(x, out):
+    n = x.shape[0]
+    for i in prange(n):
+        out[i] = x[n - 1 - i] + x[(i * 7) % n]
+
+
+def test_computed_indices(rng):
+    h = rng.random(999)
+    out = nx.empty(999)
+    computed_indices(nx.asarray(h), out)
+    np.testing.assert_allclose(nx.asnumpy(out), h[::-1] + h[(np.arange(999) * 7) % 999], rtol=1e-13)
+
+
+@nx.jit
+def reductions(x):
+    s = 1.0
+    p = 1.0
+    mn = 1e300
+    mx = -1e300
+    c = 0
+    for i in prange(x.shape[0]):
+        s += x[i]
+        p *= 1.0 + x[i] * 1e-3
+        mn = min(mn, x[i])
+        mx = max(mx, x[i])
+        if x[i] > 0.5:
+            c += 1
+    return s, p, mn, mx, c
+
+
+def test_scalar_reductions_in_prange(rng):
+    h = rng.random(5000)
+    s, p, mn, mx, c = reductions(nx.asarray(h))
+    assert s == pytest.approx(1.0 + h.sum(), rel=1e-12)  # the value from before the loop is kept
+    assert p == pytest.approx(np.prod(1.0 + h * 1e-3), rel=1e-12)
+    assert (mn, mx, c) == (h.min(), h.max(), int((h > 0.5).sum()))
+    assert _kernels(reductions, nx.asarray(h)) == 1
+
+
+@pytest.mark.parametrize("name", ["sum", "prod", "min", "max", "mean", "any", "all", "method_sum", "2d_sum"])
+def test_whole_array_reductions(rng, name):
+    h = rng.random(2000) + 0.5
+    funcs = {
+        "sum": (lambda a: np.sum(a), lambda h: h.sum()),
+        "prod": (lambda a: np.prod(a), lambda h: h.prod()),
+        "min": (lambda a: np.min(a), lambda h: h.min()),
+        "max": (lambda a: a.max(), lambda h: h.max()),
+        "mean": (lambda a: np.mean(a), lambda h: h.mean()),
+        "any": (lambda a: np.any(a > 1.4), lambda h: (h > 1.4).any()),
+        "all": (lambda a: np.all(a > 0.6), lambda h: (h > 0.6).all()),
+        "method_sum": (lambda a: a.sum(), lambda h: h.sum()),
+        "2d_sum": (lambda a: a.reshape(40, 50).sum(), lambda h: h.sum()),
+    }
+    f, ref = funcs[name]
+    h = h[:200] if name == "prod" else h
+    jf = nx.jit(f)
+    x = nx.asarray(h)
+    assert jf(x) == pytest.approx(ref(h), rel=1e-12)
+    assert _kernels(jf, x) >= 1
+
+
+def test_reduction_follows_the_data(rng):
+    d = Device("cpu")
+    q = Queue(d, context=Context(d))
+    h = rng.random(100)
+    total = nx.jit(lambda a: np.sum(a * 2.0))(nx.asarray(h, sycl_queue=q, usm_type="shared"))
+    assert total == pytest.approx(2 * h.sum())
+
+
+def test_prange_mixing_numpy_and_usm_is_an_error(rng):
+    @nx.jit
+    def mix(x, h, out):
+        for i in prange(x.shape[0]):
+            out[i] = x[i] + h[i]
+
+    with pytest.raises(nx.ExecutionPlacementError, match="parallel loop.*NumPy"):
+        mix(nx.asarray(rng.random(4)), rng.random(4), nx.empty(4))
+
+
+def test_prange_on_numpy_arrays_stays_on_the_host(rng):
+    @nx.jit
+    def host(h, out):
+        for i in prange(h.shape[0]):
+            out[i] = h[i] * 2.0
+        return out
+
+    h = rng.random(10)
+    with pytest.raises(nx.ExecutionPlacementError, match="offload_to"):
+        host(h, np.empty(10))  # numba_ext.jit on NumPy data alone needs offload_to
+    with nx.offload_to("cpu"):
+        out = host(h, np.empty(10))
+    np.testing.assert_allclose(out, h * 2.0)
