@@ -223,6 +223,42 @@ class ndarray:
 
     __hash__ = None  # comparisons are elementwise, as for NumPy arrays
 
+    # -- eager reductions (a kernel on the array's queue) -------------------------------------------
+    def sum(self, axis=None):
+        from . import eager
+
+        return eager.reduce("sum", self, axis)
+
+    def prod(self, axis=None):
+        from . import eager
+
+        return eager.reduce("prod", self, axis)
+
+    def min(self, axis=None):
+        from . import eager
+
+        return eager.reduce("min", self, axis)
+
+    def max(self, axis=None):
+        from . import eager
+
+        return eager.reduce("max", self, axis)
+
+    def mean(self, axis=None):
+        from . import eager
+
+        return eager.reduce("mean", self, axis)
+
+    def any(self, axis=None):
+        from . import eager
+
+        return eager.reduce("any", self, axis)
+
+    def all(self, axis=None):
+        from . import eager
+
+        return eager.reduce("all", self, axis)
+
 
 def _binary(ufunc, reflected=False):
     def op(self, other):

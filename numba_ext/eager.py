@@ -105,3 +105,30 @@ def _compile(ufunc, layout, ndim, out_dt, device):
     out = b.param(("out", "array", out_dt.name, ndim, True))
     b.node(("store", out_dt.name, out, b.cast(val, dt, out_dt.name)))
     return _core.compile_kernel(b.spec(), device)
+
+
+_REDUCERS: dict = {}
+
+
+def _reducer(name: str):
+    """A jitted whole-array reduction (compiled once per signature by numba_ext.jit)."""
+    fn = _REDUCERS.get(name)
+    if fn is None:
+        from .jit import jit
+
+        body = {
+            "sum": lambda a: np.sum(a), "prod": lambda a: np.prod(a), "min": lambda a: np.min(a),
+            "max": lambda a: np.max(a), "mean": lambda a: np.mean(a), "any": lambda a: np.any(a),
+            "all": lambda a: np.all(a),
+        }[name]
+        fn = _REDUCERS.setdefault(name, jit(body))
+    return fn
+
+
+def reduce(name: str, x: ndarray, axis=None):
+    """`x.<name>()` over all elements, computed by a kernel on `x`'s queue."""
+    if axis is not None:
+        raise UnsupportedError(f"{name}(axis=...) on numba_ext arrays is not supported yet; reduce all elements")
+    if x.size == 0 and name in ("min", "max"):
+        raise ValueError(f"zero-size array to reduction operation {name} which has no identity")
+    return _reducer(name)(x)

@@ -153,3 +153,65 @@ def test_prange_on_numpy_arrays_stays_on_the_host(rng):
     with nx.offload_to("cpu"):
         out = host(h, np.empty(10))
     np.testing.assert_allclose(out, h * 2.0)
+
+
+# -- allocation inside jitted code -------------------------------------------------------------------
+def test_allocation_follows_the_function_arguments(rng):
+    @nx.jit
+    def f(a):
+        out = nx.empty(a.shape[0])
+        z = nx.zeros((2, 3), np.int32, usm_type="shared")
+        o = nx.full(4, 2.5)
+        for i in prange(a.shape[0]):
+            out[i] = a[i] * 2.0
+        return out, z, o
+
+    q = Queue("cpu")
+    h = rng.random(10)
+    out, z, o = f(nx.asarray(h, sycl_queue=q, usm_type="host"))
+    assert out.sycl_queue is q and z.sycl_queue is q and o.sycl_queue is q
+    assert out.usm_type == "device" and z.usm_type == "shared" and z.dtype == np.int32
+    np.testing.assert_allclose(nx.asnumpy(out), 2 * h)
+    np.testing.assert_array_equal(nx.asnumpy(z), np.zeros((2, 3), np.int32))
+    np.testing.assert_array_equal(nx.asnumpy(o), np.full(4, 2.5))
+
+
+def test_allocation_without_usm_arguments_uses_the_default_queue_or_device():
+    import numba
+
+    @numba.njit
+    def g(n):
+        return nx.ones(n, device="cpu"), nx.zeros(n)
+
+    a, b = g(3)
+    assert a.device == Device("cpu") and b.sycl_queue == nx.default_queue()
+    np.testing.assert_array_equal(nx.asnumpy(a), np.ones(3))
+    np.testing.assert_array_equal(nx.asnumpy(b), np.zeros(3))
+
+
+def test_kernel_variable_starting_from_a_module_constant(rng):
+    # regression: `m = np.inf` reassigned in a loop must not be constant-propagated
+    @nx.kernel
+    def row_min(x, out):
+        i = nx.get_global_id(0)
+        m = np.inf
+        for c in range(x.shape[1]):
+            if x[i, c] < m:
+                m = x[i, c]
+        out[i] = min(m, float("inf"))
+
+    H = rng.random((20, 7))
+    o = nx.empty(20)
+    row_min[20](nx.asarray(H), o)
+    np.testing.assert_array_equal(nx.asnumpy(o), H.min(1))
+
+
+def test_eager_reductions(rng):
+    h = rng.random((3, 400))
+    a = nx.asarray(h)
+    assert a.sum() == pytest.approx(h.sum(), rel=1e-12)
+    assert a.min() == h.min() and a[1].max() == h[1].max()
+    assert a.mean() == pytest.approx(h.mean(), rel=1e-12)
+    assert bool((a > 0.999).any()) == bool((h > 0.999).any()) and bool((a >= 0).all())
+    with pytest.raises(nx.UnsupportedError, match="axis"):
+        a.sum(axis=0)

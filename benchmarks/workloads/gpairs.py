@@ -66,7 +66,7 @@ def _gpairs_kernel(x1, y1, z1, w1, x2, y2, z2, w2, rbins_sq, hist):
     for b in range(nbins + 1):
         h[b] = 0.0
     if i < x1.shape[0]:
-        px = x1[i]  # one assignment per line: tuple unpacking is not supported in kernels
+        px = x1[i]
         py = y1[i]
         pz = z1[i]
         pw = w1[i]

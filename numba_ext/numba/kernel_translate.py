@@ -284,25 +284,35 @@ class Translator:
         if isinstance(value, ir.Arg):
             self.bind_arg(target, value.index, t)
         elif isinstance(value, (ir.Const, ir.Global, ir.FreeVar)):
-            v = value.value
-            if isinstance(v, (bool, int, float, np.number, np.bool_)) and isinstance(t, (types.Number, types.Boolean)):
-                c = const(dtype_name(t), v.item() if isinstance(v, np.generic) else v)
-                if self.single_def(target):
-                    self.vals[target.name] = c  # a true constant
-                else:
-                    self.assign_scalar(target, c)  # a variable that starts as a constant
-            else:
-                self.vals[target.name] = v
+            self.bind_value(target, value.value, t)
         elif isinstance(value, ir.Var):
             src = self.vals.get(value.name)
-            if isinstance(t, (types.Number, types.Boolean)) and isinstance(src, tuple) and src and src[0] in ("l", "c"):
-                self.assign_scalar(target, src)
+            if isinstance(t, (types.Number, types.Boolean)):
+                if isinstance(src, (bool, int, float, np.number, np.bool_)):  # e.g. m = np.inf
+                    src = const(dtype_name(t), src.item() if isinstance(src, np.generic) else src)
+                if isinstance(src, tuple) and src and src[0] == "c" and self.single_def(target):
+                    self.vals[target.name] = src
+                elif isinstance(src, tuple) and src and src[0] in ("l", "c"):
+                    self.assign_scalar(target, src)
+                else:
+                    self.vals[target.name] = src
             else:
                 self.vals[target.name] = src
         elif isinstance(value, ir.Expr):
             self.expr(target, value, t)
         else:
             self.fail(type(value).__name__)
+
+    def bind_value(self, target, v, t):
+        """Bind a Python value (constant, global, module attribute) to `target`."""
+        if isinstance(v, (bool, int, float, np.number, np.bool_)) and isinstance(t, (types.Number, types.Boolean)):
+            c = const(dtype_name(t), v.item() if isinstance(v, np.generic) else v)
+            if self.single_def(target):
+                self.vals[target.name] = c  # a true constant
+            else:
+                self.assign_scalar(target, c)  # a variable that starts as a constant
+        else:
+            self.vals[target.name] = v
 
     def single_def(self, var) -> bool:
         return len(self.func_ir._definitions.get(var.name, ())) <= 1
@@ -424,9 +434,9 @@ class Translator:
         base = self.vals.get(e.value.name)
         bt = self.ty(e.value)
         if isinstance(bt, types.Module) or not isinstance(bt, (types.Array, types.Number)):
-            self.vals[target.name] = getattr(base, e.attr) if base is not None and hasattr(base, e.attr) else None
-            if self.vals[target.name] is None:
+            if base is None or not hasattr(base, e.attr):
                 self.fail(f"the attribute {e.attr}")
+            self.bind_value(target, getattr(base, e.attr), t)
             return
         if isinstance(bt, types.Array):
             arr = self.array(e.value)
@@ -523,8 +533,11 @@ class Translator:
         if isinstance(fn, DeviceFunction):
             self.inline(target, fn, args, t)
             return
-        ops = [self.scalar(a) for a in args]
         res = dtype_name(t) if isinstance(t, (types.Number, types.Boolean)) else None
+        if fn in (int, float, bool) and len(args) == 1 and res and isinstance(self.vals.get(args[0].name), str):
+            self.vals[target.name] = const(res, fn(self.vals[args[0].name]))
+            return
+        ops = [self.scalar(a) for a in args]
         if fn in _MATH1 and len(ops) == 1:
             comp = res if res in ("float32", "float64") else "float64"
             tmp = self.fb.new_local(comp)
@@ -550,8 +563,12 @@ class Translator:
             self.emit(("unary", tmp, "abs", self.cast(ops[0], res)))
             self.assign_scalar(target, ("l", tmp))
             return
-        if fn in (int, float, bool) and len(ops) == 1 and res:
-            self.assign_scalar(target, ops[0])
+        if fn in (int, float, bool) and len(args) == 1 and res:
+            v = self.vals.get(args[0].name)
+            if isinstance(v, str):  # float("inf"), int("3"): fold the constant
+                self.vals[target.name] = const(res, fn(v))
+                return
+            self.assign_scalar(target, self.scalar(args[0]))
             return
         if isinstance(fn, types.functions.NumberClass) or (isinstance(fn, type) and issubclass(fn, np.generic)) and res:
             self.assign_scalar(target, ops[0])

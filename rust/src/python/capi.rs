@@ -76,6 +76,22 @@ pub unsafe extern "C" fn nx_launch(kernel: *const c_void, queue: *const c_void, 
     }
 }
 
+/// Fill `nbytes` at USM address `dst` with copies of the `psize`-byte pattern at `pattern`.
+/// 0 on success, -1 with a Python exception set.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nx_usm_fill(queue: *const c_void, dst: *mut c_void, pattern: *const u8, psize: u64, nbytes: u64) -> i32 {
+    let q = unsafe { Queue::from_ptr(queue) };
+    let pat = unsafe { std::slice::from_raw_parts(pattern, psize as usize) };
+    let dst = dst as usize; // plain address across the GIL release
+    match Python::attach(|py| py.detach(|| unsafe { crate::runtime::fill(&q, dst as *mut c_void, pat, nbytes as usize) })) {
+        Ok(()) => 0,
+        Err(e) => {
+            raise(e);
+            -1
+        }
+    }
+}
+
 /// Launch a control-flow kernel over an ND-range (`ndim` sizes at `global`; `local` null or `ndim`
 /// sizes) and wait. 0 on success, -1 with a Python exception set on failure.
 #[unsafe(no_mangle)]
@@ -141,6 +157,7 @@ pub fn capi_addresses(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     d.set_item("nx_meminfo_from_pyobject", nx_meminfo_from_pyobject as *const () as usize)?;
     d.set_item("nx_meminfo_queue", nx_meminfo_queue as *const () as usize)?;
     d.set_item("nx_launch", nx_launch as *const () as usize)?;
+    d.set_item("nx_usm_fill", nx_usm_fill as *const () as usize)?;
     d.set_item("nx_launch_nd", nx_launch_nd as *const () as usize)?;
     d.set_item("nx_check_queues", nx_check_queues as *const () as usize)?;
     Ok(d)

@@ -200,6 +200,22 @@ pub unsafe fn copy(queue: &Queue, dst: *mut c_void, src: *const c_void, len: usi
     Ok(())
 }
 
+/// Fill `len` bytes at `dst` with copies of `pattern` (blocking).
+///
+/// # Safety
+/// `dst` must be USM memory of `queue`'s context, valid for `len` bytes.
+pub unsafe fn fill(queue: &Queue, dst: *mut c_void, pattern: &[u8], len: usize) -> Result<()> {
+    if len == 0 {
+        return Ok(());
+    }
+    let usm = queue.context().0.usm.ok_or_else(|| Error::Memory("fill on a context without USM".into()))?;
+    let rc = unsafe { (usm.memfill)(queue.raw(), dst, pattern.as_ptr() as *const c_void, pattern.len(), len, 0, std::ptr::null(), std::ptr::null_mut()) };
+    if rc != 0 {
+        return Err(Error::cl(rc, "clEnqueueMemFillINTEL"));
+    }
+    queue.wait()
+}
+
 impl Drop for Allocation {
     fn drop(&mut self) {
         LIVE.fetch_sub(1, Ordering::Relaxed);

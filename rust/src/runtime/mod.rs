@@ -12,6 +12,6 @@ mod program;
 
 pub use context::Context;
 pub use device::{devices, select_device, Device, DeviceKind, Target};
-pub use memory::{copy, live_allocations, Allocation, UsmKind};
+pub use memory::{copy, fill, live_allocations, Allocation, UsmKind};
 pub use program::CompiledKernel;
 pub use queue::Queue;

@@ -1,0 +1,178 @@
+"""``numba_ext.empty/zeros/ones/full`` inside jitted code.
+
+Without ``device=``, the queue is the one of the function's USM array arguments (the first of them;
+compute-follows-data checks cover the rest), else the default queue. A before-inference rewrite
+passes the function's arguments to the allocation, so typing can find that queue's device and the
+lowering can read it from the array struct."""
+
+from __future__ import annotations
+
+import llvmlite.ir as llir
+import numpy as np
+from numba.core import cgutils, ir, types
+from numba.core.rewrites import Rewrite, register_rewrite
+from numba.core.typing import signature
+from numba.extending import intrinsic
+from numba.np import numpy_support
+
+from .. import creation
+from ..errors import UnsupportedError
+from .offload import _allocate_result, _declare, _i8p, _i32, _i64
+from .types import USMArrayType
+
+_FILL = {creation.empty: None, creation.zeros: 0, creation.ones: 1, creation.full: "arg"}
+_KEEP_QUEUES: list = []  # queues embedded in compiled code by address
+
+
+def _resolve(func_ir, var):
+    try:
+        d = func_ir.get_definition(var)
+    except Exception:
+        return None
+    if isinstance(d, (ir.Global, ir.FreeVar)):
+        return d.value
+    if isinstance(d, ir.Expr) and d.op == "getattr":
+        base = _resolve(func_ir, d.value)
+        return getattr(base, d.attr, None) if base is not None else None
+    return None
+
+
+@register_rewrite("before-inference")
+class RewriteAllocations(Rewrite):
+    """numba_ext.empty(shape, dtype, device=, usm_type=) -> _usm_alloc(shape, dtype, usm_type, device,
+    fill, (the function's arguments...))."""
+
+    def match(self, func_ir, block, typemap, calltypes):
+        self.func_ir, self.block = func_ir, block
+        self.calls = []
+        for inst in block.body:
+            if isinstance(inst, ir.Assign) and isinstance(inst.value, ir.Expr) and inst.value.op == "call":
+                fn = _resolve(func_ir, inst.value.func)
+                if fn in _FILL:
+                    self.calls.append((inst, fn))
+        return bool(self.calls)
+
+    def apply(self):
+        args = [s.target for s in self.func_ir.blocks[min(self.func_ir.blocks)].body
+                if isinstance(s, ir.Assign) and isinstance(s.value, ir.Arg)]
+        new = self.block.copy()
+        new.clear()
+        todo = {id(i): f for i, f in self.calls}
+        func_vars = {i.value.func.name for i, _ in self.calls}
+        for inst in self.block.body:
+            fn = todo.get(id(inst))
+            if fn is None:
+                if isinstance(inst, ir.Assign) and inst.target.name in func_vars:
+                    # the getattr(numba_ext, "empty") the call used: rebind it to the intrinsic
+                    g = ir.Global("_usm_alloc", _usm_alloc, inst.loc)
+                    inst = ir.Assign(g, inst.target, inst.loc)
+                    self.func_ir._definitions[inst.target.name] = [g]  # so match() does not see it again
+                new.append(inst)
+                continue
+            call, scope, loc = inst.value, inst.target.scope, inst.loc
+            names = ["shape", "fill_value", "dtype"] if fn is creation.full else ["shape", "dtype"]
+            given = dict(zip(names, call.args))
+            given.update(dict(call.kws))
+            if "shape" not in given or set(given) - {"shape", "dtype", "device", "usm_type", "fill_value", "sycl_queue"}:
+                raise UnsupportedError(f"numba_ext.{fn.__name__}() in jitted code takes shape, dtype, device=, usm_type= (line {loc.line})")
+            if "sycl_queue" in given:
+                raise UnsupportedError(f"sycl_queue= cannot be used in jitted code; use device=\"<selector>\" (line {loc.line})")
+
+            def var(value, hint):
+                v = ir.Var(scope, scope.redefine(f"$nx_{hint}", loc).name, loc)
+                new.append(ir.Assign(value, v, loc))
+                return v
+
+            none = lambda h: var(ir.Const(None, loc), h)  # noqa: E731
+            fill = given.get("fill_value") if fn is creation.full else (
+                none("fill") if _FILL[fn] is None else var(ir.Const(_FILL[fn], loc), "fill"))
+            srcs = var(ir.Expr.build_tuple(list(args), loc), "args")
+            new_call = ir.Expr.call(call.func, [given["shape"], given.get("dtype") or none("dtype"),
+                                        given.get("usm_type") or none("usm"), given.get("device") or none("device"),
+                                        fill, srcs], (), loc)
+            new.append(ir.Assign(new_call, inst.target, loc))
+        return new
+
+
+def _dtype(t):
+    if t is None or isinstance(t, (types.NoneType, types.Omitted)):
+        return types.float64
+    if isinstance(t, types.functions.NumberClass):
+        return t.dtype
+    if isinstance(t, types.DTypeSpec):
+        return t.dtype
+    if isinstance(t, types.StringLiteral):
+        return numpy_support.from_dtype(np.dtype(t.literal_value))
+    raise UnsupportedError(f"dtype {t} is not supported by numba_ext allocation in jitted code")
+
+
+def _literal_str(t, what):
+    if isinstance(t, (types.NoneType, types.Omitted)):
+        return None
+    if isinstance(t, types.StringLiteral):
+        return t.literal_value
+    raise UnsupportedError(f"{what}= must be a constant string in jitted code, got {t}")
+
+
+@intrinsic(prefer_literal=True)
+def _usm_alloc(typingctx, shape, dtype, usm_type, device, fill, sources):
+    if isinstance(shape, types.Integer):
+        ndim = 1
+    elif isinstance(shape, types.BaseTuple) and all(isinstance(t, types.Integer) for t in shape.types):
+        ndim = len(shape.types)
+    else:
+        return None
+    dt = _dtype(dtype)
+    usm = _literal_str(usm_type, "usm_type") or "device"
+    if usm not in ("device", "shared", "host"):
+        raise UnsupportedError(f"unknown usm_type {usm!r}")
+    selector = _literal_str(device, "device")
+    src_index = None
+    if selector is not None:
+        from ..runtime import Device
+
+        dev = Device(selector).filter_string
+    else:
+        for i, t in enumerate(sources.types):
+            if isinstance(t, USMArrayType):
+                src_index, dev = i, t.device
+                break
+        else:
+            from ..runtime import default_queue
+
+            dev = default_queue().device.filter_string
+    ret = USMArrayType(dt, ndim, "C", usm_type=usm, device=dev)
+
+    def codegen(context, builder, sig, args):
+        shape_v, _, _, _, fill_v, srcs = args
+        shape_t = sig.args[0]
+        dims = [shape_v] if ndim == 1 and isinstance(shape_t, types.Integer) else cgutils.unpack_tuple(builder, shape_v, ndim)
+        dims = [context.cast(builder, d, t, types.intp) for d, t in
+                zip(dims, [shape_t] if isinstance(shape_t, types.Integer) else shape_t.types)]
+        if src_index is not None:
+            src_t = sig.args[5].types[src_index]
+            src = context.make_array(src_t)(context, builder, value=builder.extract_value(srcs, src_index))
+            queue = builder.bitcast(src.queue, _i8p)
+        else:
+            from ..runtime import default_queue, device_queue, device_by_filter
+
+            q = default_queue() if selector is None else device_queue(device_by_filter(dev))
+            _KEEP_QUEUES.append(q)
+            queue = llir.Constant(_i64, q._handle).inttoptr(_i8p)
+        nitems = cgutils.intp_t(1)
+        for d in dims:
+            nitems = builder.mul(nitems, d)
+        out = _allocate_result(context, builder, ret, queue, dims, nitems)
+        if not isinstance(sig.args[4], (types.NoneType, types.Omitted)):
+            value = context.cast(builder, fill_v, sig.args[4], dt)
+            slot = cgutils.alloca_once_value(builder, value)
+            size = context.get_abi_sizeof(context.get_data_type(dt))
+            fill_fn = _declare(builder, "nx_usm_fill", _i32, [_i8p, _i8p, _i8p, _i64, _i64])
+            nbytes = builder.mul(nitems, cgutils.intp_t(size))
+            st = builder.call(fill_fn, [queue, builder.bitcast(out.data, _i8p), builder.bitcast(slot, _i8p), _i64(size), nbytes])
+            with cgutils.if_unlikely(builder, builder.icmp_signed("!=", st, _i32(0))):
+                context.nrt.decref(builder, ret, out._getvalue())
+                context.call_conv.return_exc(builder)
+        return out._getvalue()
+
+    return signature(ret, shape, dtype, usm_type, device, fill, sources), codegen
