@@ -14,6 +14,7 @@ from .cfd import offload_to  # noqa: E402
 from .creation import arange, asarray, asnumpy, empty, full, ones, zeros  # noqa: E402
 from .errors import (  # noqa: E402
     BuildError,
+    KernelArgumentError,
     LaunchError,
     ExecutionPlacementError,
     MixedUSMTypeWarning,
@@ -44,7 +45,7 @@ _init_extension()
 __version__ = "0.1.0"
 
 __all__ = [
-    "GLOBAL_MEM_FENCE", "LOCAL_MEM_FENCE", "LaunchError", "NdRange", "Range", "atomic", "barrier",
+    "GLOBAL_MEM_FENCE", "KernelArgumentError", "LOCAL_MEM_FENCE", "LaunchError", "NdRange", "Range", "atomic", "barrier",
     "call_kernel", "call_kernel_async", "func", "get_global_id", "get_global_size", "get_group_id",
     "get_local_id", "get_local_size", "get_num_groups", "kernel", "local", "private",
     "BuildError", "Context", "Device", "ExecutionPlacementError", "MixedUSMTypeWarning", "NumbaExtError",

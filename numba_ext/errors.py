@@ -42,6 +42,10 @@ class LaunchError(NumbaExtError, ValueError):
     """A kernel launch was malformed."""
 
 
+class KernelArgumentError(NumbaExtError, TypeError):
+    """A kernel was called with the wrong number or kinds of arguments."""
+
+
 class MixedUSMTypeWarning(UserWarning):
     """Arrays of different USM types were mixed in one computation (may cost performance)."""
 

@@ -23,7 +23,7 @@ from numba.core.typing import typeof as _typeof
 from . import _core
 from .array import ndarray
 from .cfd import plan_call
-from .errors import ExecutionPlacementError, LaunchError, NumbaExtError, UnsupportedError
+from .errors import ExecutionPlacementError, KernelArgumentError, LaunchError, NumbaExtError, UnsupportedError
 from .runtime import device_by_filter
 
 _compile_lock = threading.RLock()
@@ -153,7 +153,7 @@ class Kernel:
             elif isinstance(a, (float, np.floating)):
                 out.append(types.float64 if isinstance(a, float) else _typeof.typeof(a))
             else:
-                raise TypeError(
+                raise KernelArgumentError(
                     f"kernel {self.__name__}: argument '{name}' has type {type(a).__name__}; kernels take "
                     "numba_ext arrays, NumPy arrays (inside numba_ext.offload_to) and Python ints, floats, bools"
                 )
@@ -190,7 +190,7 @@ class Kernel:
 
     def _prepare(self, args):
         if len(args) != len(self._params):
-            raise TypeError(f"kernel {self.__name__} takes {len(self._params)} arguments, got {len(args)}")
+            raise KernelArgumentError(f"kernel {self.__name__} takes {len(self._params)} arguments, got {len(args)}")
         plan = plan_call(f"kernel {self.__name__}", self._params, args, allow_host_and_usm=False, stacklevel=5)
         if plan.queue is None:
             raise ExecutionPlacementError(

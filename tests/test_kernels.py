@@ -362,10 +362,11 @@ def test_launch_errors(rng):
     x, y = nx.asarray(rng.standard_normal(64)), nx.asarray(rng.standard_normal(64))
     with pytest.raises(nx.LaunchError, match="launch range"):
         axpy(2.0, x, y)
-    with pytest.raises(TypeError, match="takes 3 arguments"):
+    with pytest.raises(nx.KernelArgumentError, match="takes 3 arguments"):
         axpy[64](x, y)
-    with pytest.raises(TypeError, match="argument 'a' has type str"):
+    with pytest.raises(nx.KernelArgumentError, match="argument 'a' has type str"):
         axpy[64]("2", x, y)
+    assert issubclass(nx.KernelArgumentError, TypeError)
     with pytest.raises(nx.LaunchError, match="does not divide"):
         axpy[64, 10](2.0, x, y)
     with pytest.raises(nx.LaunchError, match="different numbers of dimensions"):
