@@ -24,6 +24,7 @@ from .errors import (  # noqa: E402
     USMError,
 )
 from .jit import jit  # noqa: E402
+from .ufuncs import erf, erfc  # noqa: E402
 from . import atomic, local, private  # noqa: E402
 from .kernel import NdRange, Range, call_kernel, call_kernel_async, func, kernel  # noqa: E402
 from .kernel_api import (  # noqa: E402
@@ -45,7 +46,7 @@ _init_extension()
 __version__ = "0.1.0"
 
 __all__ = [
-    "GLOBAL_MEM_FENCE", "KernelArgumentError", "LOCAL_MEM_FENCE", "LaunchError", "NdRange", "Range", "atomic", "barrier",
+    "GLOBAL_MEM_FENCE", "erf", "erfc", "KernelArgumentError", "LOCAL_MEM_FENCE", "LaunchError", "NdRange", "Range", "atomic", "barrier",
     "call_kernel", "call_kernel_async", "func", "get_global_id", "get_global_size", "get_group_id",
     "get_local_id", "get_local_size", "get_num_groups", "kernel", "local", "private",
     "BuildError", "Context", "Device", "ExecutionPlacementError", "MixedUSMTypeWarning", "NumbaExtError",

@@ -40,10 +40,12 @@ def _resolve(ufunc, operands):
         raise UnsupportedError(f"np.{ufunc.__name__} is not supported for {probe}: {e}") from None
 
 
-def apply(ufunc, *operands) -> ndarray:
-    """`ufunc(*operands)` on the execution queue of the array operands."""
-    if ufunc.nout != 1 or ufunc.__name__ not in _UFUNC_OPS:
-        raise UnsupportedError(f"np.{ufunc.__name__} cannot be offloaded yet")
+def apply(ufunc, *operands, name=None) -> ndarray:
+    """`ufunc(*operands)` on the execution queue of the array operands (`name` overrides the ufunc's
+    name, for ufuncs made with numba.vectorize)."""
+    name = name or ufunc.__name__
+    if ufunc.nout != 1 or name not in _UFUNC_OPS:
+        raise UnsupportedError(f"np.{name} cannot be offloaded yet")
     named = [(f"operand {i}", o) for i, o in enumerate(operands) if isinstance(o, ndarray)]
     foreign = [i for i, o in enumerate(operands) if isinstance(o, (np.ndarray, list, tuple))]
     if foreign:
@@ -63,11 +65,11 @@ def apply(ufunc, *operands) -> ndarray:
         else ("scalar", dt.name)
         for o, dt in zip(operands, in_dts)
     )
-    key = (ufunc.__name__, layout, len(shape), out_dt.name, queue.device.filter_string)
+    key = (name, layout, len(shape), out_dt.name, queue.device.filter_string)
     with _cache_lock:
         kernel = _cache.get(key)
     if kernel is None:
-        kernel = _compile(ufunc, layout, len(shape), out_dt, queue.device)
+        kernel = _compile(ufunc, name, layout, len(shape), out_dt, queue.device)
         with _cache_lock:
             _cache[key] = kernel
 
@@ -90,7 +92,7 @@ def apply(ufunc, *operands) -> ndarray:
     return out
 
 
-def _compile(ufunc, layout, ndim, out_dt, device):
+def _compile(ufunc, name, layout, ndim, out_dt, device):
     b = SpecBuilder(ndim)
     vals = []
     for i, (kind, *rest) in enumerate(layout):
@@ -101,7 +103,7 @@ def _compile(ufunc, layout, ndim, out_dt, device):
         else:
             p = b.param((f"x{i}", "array", kind, ndim, rest[1]))
             vals.append((b.node(("load", kind, p)), kind))
-    val, dt = b.apply_ufunc(ufunc, vals)
+    val, dt = b.apply_ufunc(ufunc, vals, name=name)
     out = b.param(("out", "array", out_dt.name, ndim, True))
     b.node(("store", out_dt.name, out, b.cast(val, dt, out_dt.name)))
     return _core.compile_kernel(b.spec(), device)

@@ -150,3 +150,57 @@ def test_fused_dtype_promotion_matches_numpy(rng, dtype):
     want = numba.njit(f.py_func)(ha, hb)
     assert out.dtype == want.dtype
     np.testing.assert_array_equal(numba_ext.asnumpy(out), want)
+
+
+def test_where_clip_astype_erf_fuse_with_expressions(rng):
+    from math import erf, erfc
+
+    @numba_ext.jit
+    def f(a, b):
+        x = np.where(a > 0, a, b * 2.0)
+        y = np.clip(x, -0.5, 0.5)
+        z = numba_ext.erf(y) + numba_ext.erfc(a)
+        return z.astype(np.float32)
+
+    ha, hb = rng.standard_normal(777), rng.standard_normal(777)
+    xs = [numba_ext.asarray(ha), numba_ext.asarray(hb)]
+    out = f(*xs)
+    verf, verfc = np.vectorize(erf), np.vectorize(erfc)
+    want = (verf(np.clip(np.where(ha > 0, ha, hb * 2.0), -0.5, 0.5)) + verfc(ha)).astype(np.float32)
+    assert out.dtype == np.float32
+    np.testing.assert_allclose(numba_ext.asnumpy(out), want, rtol=1e-6)
+    assert len(f.inspect_kernels(*xs)) == 1
+
+
+def test_where_clip_astype_erf_eager_and_on_host(rng):
+    from math import erf
+
+    h = rng.standard_normal(50)
+    a = numba_ext.asarray(h)
+    np.testing.assert_allclose(numba_ext.asnumpy(numba_ext.erf(a)), np.vectorize(erf)(h), rtol=1e-13)
+    np.testing.assert_allclose(numba_ext.erf(h), np.vectorize(erf)(h), rtol=1e-13)  # NumPy in, NumPy out
+
+    @numba_ext.jit
+    def host(h):
+        return np.where(h > 0, h, 0.0), np.clip(h, -1, 1), h.astype(np.int32), numba_ext.erfc(h)
+
+    with numba_ext.offload_to("cpu"):
+        w, c, i, e = host(h)
+    np.testing.assert_allclose(w, np.where(h > 0, h, 0.0))
+    np.testing.assert_allclose(c, np.clip(h, -1, 1))
+    assert i.dtype == np.int32
+    np.testing.assert_allclose(e, 1 - np.vectorize(erf)(h), rtol=1e-12, atol=1e-15)
+
+
+def test_mixed_runs_keep_unrelated_shapes_apart(rng):
+    @numba_ext.jit
+    def f(a, b):
+        x = a * 2.0
+        y = b + 1.0  # another shape: must not be fused with x
+        z = x - 1.0
+        return z, y
+
+    ha, hb = rng.standard_normal(5), rng.standard_normal(9)
+    z, y = f(numba_ext.asarray(ha), numba_ext.asarray(hb))
+    np.testing.assert_allclose(numba_ext.asnumpy(z), ha * 2.0 - 1.0)
+    np.testing.assert_allclose(numba_ext.asnumpy(y), hb + 1.0)

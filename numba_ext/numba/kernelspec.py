@@ -52,7 +52,7 @@ _UFUNC_OPS = {
     "square": ("square", None),
     **{n: ("unary", n) for n in (
         "sqrt", "exp", "expm1", "log", "log1p", "log2", "log10", "sin", "cos", "tan", "arcsin",
-        "arccos", "arctan", "sinh", "cosh", "tanh", "floor", "ceil", "trunc",
+        "arccos", "arctan", "sinh", "cosh", "tanh", "floor", "ceil", "trunc", "erf", "erfc",
     )},
 }
 
@@ -120,7 +120,7 @@ class SpecBuilder:
     def cast(self, idx: int, frm: str, to: str) -> int:
         return idx if frm == to else self.node(("cast", to, idx))
 
-    def apply_ufunc(self, ufunc, vals: list[tuple[int, str]]) -> tuple[int, str]:
+    def apply_ufunc(self, ufunc, vals: list[tuple[int, str]], name: str | None = None) -> tuple[int, str]:
         """Nodes computing `ufunc` on operand nodes `vals` ((node, dtype) pairs) with NumPy's
         semantics: the same loop selection Numba's typing uses picks the computation types."""
         arg_tys = [numpy_support.from_dtype(np.dtype(dt)) for _, dt in vals]
@@ -130,7 +130,7 @@ class SpecBuilder:
         in_dts = [dtype_name(t) for t in loop.inputs]
         out_dt = dtype_name(loop.outputs[0])
         args = [self.cast(v, dt, want) for (v, dt), want in zip(vals, in_dts)]
-        kind, name = _UFUNC_OPS.get(ufunc.__name__, (None, None))
+        kind, name = _UFUNC_OPS.get(name or ufunc.__name__, (None, None))
         if kind == "binary":
             res = self.node(("binary", "bool" if name in _COMPARISONS else in_dts[0], name, args[0], args[1]))
             return self.cast(res, "bool" if name in _COMPARISONS else in_dts[0], out_dt), out_dt
@@ -171,14 +171,37 @@ class RegionTranslator:
     def translate(self, insts, outputs) -> dict:
         for inst in insts:
             self.loc = inst.loc
-            value, dt = self._expr(inst.value.expr)
             want = dtype_name(self.typemap[inst.target.name])  # NumPy: the statement's array dtype
+            if inst.value.op == "arrayexpr":
+                value, dt = self._expr(inst.value.expr)
+            else:  # np.where / np.clip / astype / erf (numba/elementwise.py)
+                from .elementwise import resolve_global
+
+                value, dt = self._elementwise(resolve_global(self.func_ir, inst.value.func), inst.value.args, want)
             self._leaf[inst.target.name] = (self.b.cast(value, dt, want), want)
         for var in outputs:
             node, dt = self._leaf[var.name]
             p = self.b.param((var.name, "array", dt, self.ndim, True))
             self.b.node(("store", dt, p, node))
         return self.b.spec()
+
+    def _elementwise(self, fn, args, want: str):
+        from .elementwise import ELEMENTWISE
+
+        kind = ELEMENTWISE[fn]
+        if kind == "astype":
+            return self._leaf_value(args[0])
+        if kind in ("erf", "erfc"):
+            v, d = self._leaf_value(args[0])
+            comp = d if d in ("float32", "float64") else "float64"
+            return self.b.node(("unary", comp, kind, self.b.cast(v, d, comp))), comp
+        vals = [self._leaf_value(a) for a in args]
+        if kind == "where":
+            (c, cdt), a, b = vals
+            cond = self.b.cast(c, cdt, "bool")
+            return self.b.node(("select", want, cond, self.b.cast(a[0], a[1], want), self.b.cast(b[0], b[1], want))), want
+        x, lo, hi = (self.b.cast(v, d, want) for v, d in vals)  # clip: minimum(maximum(x, lo), hi)
+        return self.b.node(("binary", want, "min", self.b.node(("binary", want, "max", x, lo)), hi)), want
 
     def _const_of(self, var: ir.Var):
         try:

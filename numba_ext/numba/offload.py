@@ -31,11 +31,19 @@ def _device_for(filter_string: str):
     return device_by_filter(filter_string)
 
 
-def _is_offloadable(inst, typemap) -> bool:
-    return (
-        isinstance(inst, ir.Assign) and isinstance(inst.value, ir.Expr) and inst.value.op == "arrayexpr"
-        and isinstance(typemap.get(inst.target.name), USMArrayType)
-    )
+def _is_offloadable(inst, typemap, func_ir=None) -> bool:
+    """An array expression, or a call of np.where/np.clip/astype (numba/elementwise.py), producing a
+    USM array."""
+    if not (isinstance(inst, ir.Assign) and isinstance(inst.value, ir.Expr)
+            and isinstance(typemap.get(inst.target.name), USMArrayType)):
+        return False
+    if inst.value.op == "arrayexpr":
+        return True
+    if inst.value.op == "call" and func_ir is not None:
+        from .elementwise import ELEMENTWISE, resolve_global
+
+        return resolve_global(func_ir, inst.value.func) in ELEMENTWISE
+    return False
 
 
 def _is_pure(inst, typemap) -> bool:
@@ -70,7 +78,7 @@ class OffloadArrayExprs(Rewrite):
 
     def match(self, func_ir, block, typemap, calltypes):
         self.func_ir, self.block, self.typemap, self.calltypes = func_ir, block, typemap, calltypes
-        return any(_is_offloadable(inst, typemap) for inst in block.body)
+        return any(_is_offloadable(inst, typemap, func_ir) for inst in block.body)
 
     def _reads(self) -> dict[int, set[str]]:
         """Variables each statement of the function reads (by statement id)."""
@@ -88,31 +96,22 @@ class OffloadArrayExprs(Rewrite):
         return reads
 
     def apply(self):
-        regions, plan = [], []  # plan: ("stmt", inst) | ("region", index)
-        current, defined = None, set()
+        # 1. Runs: maximal sequences of offloadable statements, with the pure scalar statements and
+        #    `del`s between them.
+        plan, run = [], None  # plan: ("stmt", inst) | ("run", run)
         for inst in self.block.body:
-            if _is_offloadable(inst, self.typemap):
-                ndim = self.typemap[inst.target.name].ndim
-                reads = {v.name for v in inst.value.list_vars() if isinstance(self.typemap[v.name], types.Array)}
-                # Join when connected through an array: a value of the region, or an array the region
-                # reads (every array of a region has the iteration shape, so this adds no constraint).
-                if current is not None and reads & (defined | current["arrays"]) and current["ndim"] == ndim:
-                    current["insts"].append(inst)
-                else:
-                    current = {"insts": [inst], "dels": [], "pre": [], "ndim": ndim, "arrays": set()}
-                    defined = set()
-                    regions.append(current)
-                    plan.append(("region", len(regions) - 1))
-                current["arrays"] |= reads
-                defined.add(inst.target.name)
-            elif current is not None and isinstance(inst, ir.Del):
-                current["dels"].append(inst)
-            elif current is not None and _is_pure(inst, self.typemap) and inst.target.name not in defined:
-                current["pre"].append(inst)  # hoisted in front of the fused launch
+            if _is_offloadable(inst, self.typemap, self.func_ir):
+                if run is None:
+                    run = {"insts": [], "dels": [], "pre": []}
+                    plan.append(("run", run))
+                run["insts"].append(inst)
+            elif run is not None and isinstance(inst, ir.Del):
+                run["dels"].append(inst)
+            elif run is not None and _is_pure(inst, self.typemap):
+                run["pre"].append(inst)  # hoisted in front of the fused launches
             else:
-                current, defined = None, set()
+                run = None
                 plan.append(("stmt", inst))
-
         reads = self._reads()
         new_block = self.block.copy()
         new_block.clear()
@@ -120,22 +119,48 @@ class OffloadArrayExprs(Rewrite):
             if kind == "stmt":
                 new_block.append(item)
                 continue
-            region = regions[item]
-            for pre in region["pre"]:
+            for pre in item["pre"]:
                 new_block.append(pre)
-            mine = {id(i) for i in region["insts"]}
-            outside = set().union(*(r for sid, r in reads.items() if sid not in mine))
-            outputs = [i.target for i in region["insts"] if i.target.name in outside]
-            if not outputs:  # nothing escapes: keep the last value so the statement list stays valid
-                outputs = [region["insts"][-1].target]
-            for new in self._replace(region["insts"], outputs):
-                new_block.append(new)
-            kept = {o.name for o in outputs}
-            temps = {i.target.name for i in region["insts"]} - kept
-            for d in region["dels"]:
+            temps = set()
+            for region in self._regions(item["insts"]):
+                mine = {id(i) for i in region}
+                outside = set().union(*(r for sid, r in reads.items() if sid not in mine))
+                outputs = [i.target for i in region if i.target.name in outside] or [region[-1].target]
+                temps |= {i.target.name for i in region} - {o.name for o in outputs}
+                for new in self._replace(region, outputs):
+                    new_block.append(new)
+            for d in item["dels"]:
                 if d.value not in temps:
                     new_block.append(d)
         return new_block
+
+    def _regions(self, insts):
+        """Split a run into regions: statements connected through the arrays they read or define
+        (union-find), with one iteration rank. Connected arrays must share the iteration shape (the
+        launch checks), so fusing them adds no constraint; unconnected statements stay apart."""
+        parent = list(range(len(insts)))
+
+        def find(i):
+            while parent[i] != i:
+                parent[i] = parent[parent[i]]
+                i = parent[i]
+            return i
+
+        owner: dict[str, int] = {}
+        for i, inst in enumerate(insts):
+            names = {inst.target.name} | {
+                v.name for v in inst.value.list_vars() if isinstance(self.typemap[v.name], types.Array)}
+            ndim = self.typemap[inst.target.name].ndim
+            for n in names:
+                key = f"{n}/{ndim}"
+                if key in owner:
+                    parent[find(i)] = find(owner[key])
+                else:
+                    owner[key] = i
+        groups: dict[int, list] = {}
+        for i, inst in enumerate(insts):
+            groups.setdefault(find(i), []).append(inst)
+        return sorted(groups.values(), key=lambda g: insts.index(g[0]))
 
     def _replace(self, insts, outputs):
         first = insts[0]
