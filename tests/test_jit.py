@@ -189,8 +189,26 @@ def test_plain_njit_checks_queues_in_compiled_code(rng):
 
 def test_shape_mismatch_is_a_clear_error(rng):
     f = numba_ext.jit(lambda a, b: a + b)
-    with pytest.raises(ValueError, match="same shape"):
+    with pytest.raises(ValueError, match="broadcast"):
         f(numba_ext.asarray(rng.standard_normal(5)), numba_ext.asarray(rng.standard_normal(6)))
+
+
+@pytest.mark.parametrize("shapes", [((4, 5), (5,), (4, 1)), ((3, 1, 6), (1, 4, 1), (6,)), ((7,), (1,), ()), ((2, 3), (2, 3), (2, 3))])
+def test_broadcasting(rng, shapes):
+    f = numba_ext.jit(lambda a, b, c: a * b + c - 1.0)
+    hs = [rng.standard_normal(s) for s in shapes]
+    out = f(*[numba_ext.asarray(h) for h in hs])
+    want = hs[0] * hs[1] + hs[2] - 1.0
+    assert out.shape == want.shape
+    np.testing.assert_allclose(numba_ext.asnumpy(out), want, rtol=1e-13)
+
+
+def test_zero_d_arrays(rng):
+    f = numba_ext.jit(lambda a, b: a * b + 1.0)
+    a, b = numba_ext.asarray(np.float64(2.5)), numba_ext.asarray(np.float64(-1.5))
+    out = f(a, b)
+    # as in NumPy (and Numba), arithmetic on 0-d arrays gives a scalar
+    assert float(out) == 2.5 * -1.5 + 1.0 == np.float64(2.5) * np.float64(-1.5) + 1.0
 
 
 def test_mixing_numpy_and_usm_arrays_is_a_compile_error(rng):

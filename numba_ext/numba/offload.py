@@ -218,18 +218,29 @@ def make_launch_intrinsic(kernel, spec: dict, out_types: list, arg_types: tuple)
             for ty, v in zip(sig.args, llargs) if isinstance(ty, types.Array)
         ]
         _, first = arrays[0]
-        shape = cgutils.unpack_tuple(builder, first.shape, ndim)
-
-        # Shapes must match (broadcasting inside jitted code is not supported yet).
-        for ty, ary in arrays[1:]:
-            bad = cgutils.true_bit if ty.ndim != ndim else cgutils.false_bit
-            if ty.ndim == ndim:
-                for a, b in zip(shape, cgutils.unpack_tuple(builder, ary.shape, ndim)):
-                    bad = builder.or_(bad, builder.icmp_unsigned("!=", a, b))
-            with cgutils.if_unlikely(builder, bad):
-                context.call_conv.return_user_exc(
-                    builder, ValueError, ("operands of an offloaded array expression must have the same shape",)
-                )
+        # NumPy broadcasting: right-aligned dimensions must be equal or 1.
+        shapes = [(ty.ndim, cgutils.unpack_tuple(builder, ary.shape, ty.ndim)) for ty, ary in arrays]
+        shape = []
+        for d in range(ndim):
+            s = cgutils.intp_t(1)
+            for k, dims in shapes:
+                if d >= ndim - k:
+                    dim = dims[d - (ndim - k)]
+                    s = builder.select(builder.icmp_unsigned("!=", dim, dim.type(1)), dim, s)
+            shape.append(s)
+        bad, broadcast = cgutils.false_bit, cgutils.false_bit
+        for k, dims in shapes:
+            if k != ndim:
+                broadcast = cgutils.true_bit
+            for ad, dim in enumerate(dims):
+                want = shape[ad + ndim - k]
+                same = builder.icmp_unsigned("==", dim, want)
+                bad = builder.or_(bad, builder.and_(builder.not_(same), builder.icmp_unsigned("!=", dim, dim.type(1))))
+                broadcast = builder.or_(broadcast, builder.not_(same))
+        with cgutils.if_unlikely(builder, bad):
+            context.call_conv.return_user_exc(
+                builder, ValueError, ("operands of an offloaded array expression could not be broadcast together",)
+            )
 
         queue = builder.bitcast(first.queue, _i8p)
         # Compute follows data: all arrays on equivalent queues (the error names the arrays).
@@ -249,15 +260,24 @@ def make_launch_intrinsic(kernel, spec: dict, out_types: list, arg_types: tuple)
             nitems = builder.mul(nitems, s)
         outs = [_allocate_result(context, builder, ty, queue, shape, nitems) for ty in out_types]
 
-        # Argument slots, in kernel parameter order (see rust/src/codegen/mod.rs).
+        # General argument slots (CompiledKernel::launch_general): each array's data address and its
+        # byte strides over the iteration space, 0 where it broadcasts.
         slot_vals = []
         launch_args = list(zip(sig.args, llargs)) + [(ty, o._getvalue()) for ty, o in zip(out_types, outs)]
         for (pname, kind, *rest), (ty, v) in zip(param_kinds, launch_args):
             if kind == "array":
                 ary = context.make_array(ty)(context, builder, value=v)
                 slot_vals.append(builder.ptrtoint(ary.data, _i64))
-                if not rest[2]:  # strided: byte strides
-                    slot_vals.extend(cgutils.unpack_tuple(builder, ary.strides, ty.ndim))
+                k = ty.ndim
+                dims = cgutils.unpack_tuple(builder, ary.shape, k)
+                strides = cgutils.unpack_tuple(builder, ary.strides, k)
+                for d in range(ndim):
+                    if d < ndim - k:
+                        slot_vals.append(_i64(0))
+                    else:
+                        ad = d - (ndim - k)
+                        same = builder.icmp_unsigned("==", dims[ad], shape[d])
+                        slot_vals.append(builder.select(same, strides[ad], _i64(0)))
             else:
                 slot_vals.append(_scalar_bits(context, builder, ty, v))
         slot_vals.extend(shape)
@@ -265,9 +285,9 @@ def make_launch_intrinsic(kernel, spec: dict, out_types: list, arg_types: tuple)
         slots = cgutils.alloca_once(builder, _i64, size=len(slot_vals))
         for i, sv in enumerate(slot_vals):
             builder.store(sv, builder.gep(slots, [_i32(i)]))
-        launch = _declare(builder, "nx_launch", _i32, [_i8p, _i8p, _i64.as_pointer(), _i32])
+        launch = _declare(builder, "nx_launch", _i32, [_i8p, _i8p, _i64.as_pointer(), _i32, _i32])
         kaddr = llir.Constant(_i64, kernel.address).inttoptr(_i8p)
-        st = builder.call(launch, [kaddr, queue, slots, _i32(len(slot_vals))])
+        st = builder.call(launch, [kaddr, queue, slots, _i32(len(slot_vals)), builder.zext(broadcast, _i32)])
         with cgutils.if_unlikely(builder, builder.icmp_signed("!=", st, _i32(0))):
             for ty, o in zip(out_types, outs):
                 context.nrt.decref(builder, ty, o._getvalue())

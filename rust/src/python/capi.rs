@@ -55,10 +55,11 @@ pub unsafe extern "C" fn nx_meminfo_queue(mi: *mut c_void) -> *const c_void {
     unsafe { nrt::meminfo_queue(mi) }
 }
 
-/// Launch `kernel` on `queue` with `nslots` argument slots and wait. 0 on success, -1 with a Python
-/// exception set on failure.
+/// Launch elementwise `kernel` on `queue` with `nslots` general argument slots (see
+/// `CompiledKernel::launch_general`; `broadcast` non-zero when operands broadcast) and wait.
+/// 0 on success, -1 with a Python exception set on failure.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn nx_launch(kernel: *const c_void, queue: *const c_void, slots: *const u64, nslots: u32) -> i32 {
+pub unsafe extern "C" fn nx_launch(kernel: *const c_void, queue: *const c_void, slots: *const u64, nslots: u32, broadcast: i32) -> i32 {
     if queue.is_null() {
         raise(Error::Placement("cannot launch: an array argument has no queue".into()));
         return -1;
@@ -66,7 +67,7 @@ pub unsafe extern "C" fn nx_launch(kernel: *const c_void, queue: *const c_void, 
     let k = unsafe { &*(kernel as *const CompiledKernel) };
     let q = unsafe { Queue::from_ptr(queue) };
     let slots = unsafe { std::slice::from_raw_parts(slots, nslots as usize) };
-    let r = Python::attach(|py| py.detach(|| k.launch(&q, slots)));
+    let r = Python::attach(|py| py.detach(|| k.launch_general(&q, slots, broadcast != 0)));
     match r {
         Ok(()) => 0,
         Err(e) => {

@@ -15,7 +15,7 @@ use super::device::Device;
 use super::queue::Queue;
 use crate::codegen::{self, ArgSlot, Binary, DeviceCaps, Flavor};
 use crate::error::{ClResultExt, Error, Result};
-use crate::ir::{Function, KernelSpec};
+use crate::ir::{Function, KernelSpec, ParamKind};
 
 struct Loaded {
     _program: Program,
@@ -27,6 +27,10 @@ unsafe impl Send for Loaded {}
 pub struct CompiledKernel {
     binary: Binary,
     loaded: Mutex<HashMap<usize, Arc<Mutex<Loaded>>>>,
+    /// For elementwise kernels: the description and device, to build the all-strided twin used
+    /// when operands broadcast (compiled on first need).
+    source: Option<(KernelSpec, Device)>,
+    strided: OnceLock<std::result::Result<Arc<CompiledKernel>, String>>,
 }
 
 impl std::fmt::Debug for CompiledKernel {
@@ -39,14 +43,14 @@ fn caps(device: &Device) -> DeviceCaps {
     DeviceCaps { target: device.target().clone(), has_fp64: device.has_fp64(), name: format!("{} [{}]", device.name(), device.filter_string()) }
 }
 
-fn cached(key: String, compile: impl FnOnce() -> Result<Binary>) -> Result<Arc<CompiledKernel>> {
+fn cached(key: String, source: Option<(KernelSpec, Device)>, compile: impl FnOnce() -> Result<Binary>) -> Result<Arc<CompiledKernel>> {
     static CACHE: OnceLock<Mutex<HashMap<String, Arc<CompiledKernel>>>> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
     if let Some(k) = cache.lock().unwrap().get(&key) {
         return Ok(k.clone());
     }
     // Compile outside the lock; a racing duplicate compile is harmless.
-    let compiled = Arc::new(CompiledKernel { binary: compile()?, loaded: Mutex::new(HashMap::new()) });
+    let compiled = Arc::new(CompiledKernel { binary: compile()?, loaded: Mutex::new(HashMap::new()), source, strided: OnceLock::new() });
     Ok(cache.lock().unwrap().entry(key).or_insert(compiled).clone())
 }
 
@@ -55,13 +59,14 @@ impl CompiledKernel {
     /// target. The cache is process-wide and only grows (like Numba's own compiled functions).
     pub fn get_or_compile(spec: &KernelSpec, device: &Device) -> Result<Arc<CompiledKernel>> {
         let caps = caps(device);
-        cached(format!("E{:?}|{:?}|{}", spec, caps.target, caps.has_fp64), || codegen::compile(spec, &caps))
+        let source = Some((spec.clone(), device.clone()));
+        cached(format!("E{:?}|{:?}|{}", spec, caps.target, caps.has_fp64), source, || codegen::compile(spec, &caps))
     }
 
     /// Same as [`CompiledKernel::get_or_compile`] for a control-flow kernel.
     pub fn get_or_compile_function(f: &Function, device: &Device) -> Result<Arc<CompiledKernel>> {
         let caps = caps(device);
-        cached(format!("F{:?}|{:?}|{}", f, caps.target, caps.has_fp64), || codegen::compile_function(f, &caps))
+        cached(format!("F{:?}|{:?}|{}", f, caps.target, caps.has_fp64), None, || codegen::compile_function(f, &caps))
     }
 
     pub fn binary(&self) -> &Binary {
@@ -94,6 +99,49 @@ impl CompiledKernel {
         let kernel = Kernel::create(&program, &self.binary.kernel_name).cl("clCreateKernel")?;
         let l = Arc::new(Mutex::new(Loaded { _program: program, kernel }));
         Ok(self.loaded.lock().unwrap().entry(ctx as usize).or_insert(l).clone())
+    }
+
+    /// Launch an elementwise kernel with *general* slots: every array parameter followed by its byte
+    /// strides over the iteration space (0 where it broadcasts). Without broadcasting the kernel
+    /// itself runs (stride slots of its contiguous arrays are dropped); with broadcasting, its
+    /// all-strided twin.
+    pub fn launch_general(&self, queue: &Queue, slots: &[u64], broadcast: bool) -> Result<()> {
+        let (spec, device) = self.source.as_ref().ok_or_else(|| Error::Launch("not an elementwise kernel".into()))?;
+        if broadcast {
+            let twin = self.strided.get_or_init(|| {
+                let mut general = spec.clone();
+                general.name = format!("{}_strided", spec.name);
+                for p in &mut general.params {
+                    if let ParamKind::Array { contiguous, .. } = &mut p.kind {
+                        *contiguous = false;
+                    }
+                }
+                CompiledKernel::get_or_compile(&general, device).map_err(|e| e.to_string())
+            });
+            return match twin {
+                Ok(k) => k.launch(queue, slots),
+                Err(e) => Err(Error::Codegen(e.clone())),
+            };
+        }
+        let mut fast = Vec::with_capacity(slots.len());
+        let mut i = 0;
+        for p in &spec.params {
+            match p.kind {
+                ParamKind::Array { contiguous, .. } => {
+                    fast.push(slots[i]);
+                    if !contiguous {
+                        fast.extend_from_slice(&slots[i + 1..i + 1 + spec.ndim]);
+                    }
+                    i += 1 + spec.ndim;
+                }
+                ParamKind::Scalar { .. } => {
+                    fast.push(slots[i]);
+                    i += 1;
+                }
+            }
+        }
+        fast.extend_from_slice(&slots[i..]);
+        self.launch(queue, &fast)
     }
 
     /// Launch an elementwise kernel on `queue` with one `u64` per slot (see
