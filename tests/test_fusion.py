@@ -204,3 +204,18 @@ def test_mixed_runs_keep_unrelated_shapes_apart(rng):
     z, y = f(numba_ext.asarray(ha), numba_ext.asarray(hb))
     np.testing.assert_allclose(numba_ext.asnumpy(z), ha * 2.0 - 1.0)
     np.testing.assert_allclose(numba_ext.asnumpy(y), hb + 1.0)
+
+
+def test_regions_of_different_ranks_run_in_dependency_order(rng):
+    # found by the property tests: a 2-D region feeding a 3-D one must run first
+    @numba_ext.jit
+    def f(a, b, c):
+        m = np.maximum(b, a)
+        n = np.minimum(-1, c)
+        return np.sin(np.where(m > n, m, n)) + a * 0
+
+    hs = [(rng.standard_normal(s) * 3).astype("float32") for s in [(2, 1, 1), (1, 1, 1), (1, 1)]]
+    import numba
+
+    want = numba.njit(f.py_func)(*hs)
+    np.testing.assert_allclose(numba_ext.asnumpy(f(*[numba_ext.asarray(h) for h in hs])), want, rtol=1e-6)

@@ -160,7 +160,10 @@ class OffloadArrayExprs(Rewrite):
         groups: dict[int, list] = {}
         for i, inst in enumerate(insts):
             groups.setdefault(find(i), []).append(inst)
-        return sorted(groups.values(), key=lambda g: insts.index(g[0]))
+        # Dependencies between regions only go from lower to higher rank (a value of one rank is read
+        # by statements of the same rank, which are then connected, or of a higher rank through
+        # broadcasting), and run statements are pure: (rank, position) is a topological order.
+        return sorted(groups.values(), key=lambda g: (self.typemap[g[0].target.name].ndim, insts.index(g[0])))
 
     def _replace(self, insts, outputs):
         first = insts[0]
