@@ -49,25 +49,35 @@ class ndarray:
     """An array in USM memory. Create with :func:`numba_ext.asarray`, :func:`numba_ext.empty`, ...;
     bring back to the host with :func:`numba_ext.asnumpy`."""
 
-    __slots__ = ("_desc", "_queue", "_usm_type", "_base_ptr", "__weakref__")
+    __slots__ = ("_desc", "_queue", "_usm_type", "_base", "_qh", "_nbtype", "_ptr", "__weakref__")
     __array_priority__ = 1000.0
 
     def __init__(self, shape, dtype="float64", *, device=None, usm_type="device", sycl_queue=None):
         from .creation import empty
 
         other = empty(shape, dtype=dtype, device=device, usm_type=usm_type, sycl_queue=sycl_queue)
-        self._desc, self._queue, self._usm_type, self._base_ptr = (
-            other._desc, other._queue, other._usm_type, other._base_ptr,
-        )
+        for name in ndarray.__slots__[:-1]:
+            setattr(self, name, getattr(other, name))
 
     @classmethod
     def _wrap(cls, desc: np.ndarray, queue: Queue, usm_type: str, base_ptr: int | None = None) -> "ndarray":
+        from .runtime import queue_handle
+
         self = object.__new__(cls)
         self._desc = desc
         self._queue = queue
         self._usm_type = usm_type
-        self._base_ptr = desc.ctypes.data if base_ptr is None else base_ptr
+        self._base = base_ptr  # allocation start (for the USM array interface); None: the data pointer
+        self._qh = queue_handle(queue)  # read by Numba's unboxing
+        self._nbtype = None  # the Numba type, computed on first use (numba/types.py)
+        self._ptr = None  # the data address, computed on first use
         return self
+
+    @property
+    def _base_ptr(self) -> int:
+        if self._base is None:
+            self._base = self._desc.ctypes.data
+        return self._base
 
     # -- attributes -------------------------------------------------------------------------------
     shape = property(lambda self: self._desc.shape, doc="Tuple of dimensions.")
@@ -86,14 +96,14 @@ class ndarray:
 
     @property
     def _queue_handle(self) -> int:
-        # read by Numba's unboxing: the queue pointer stored in the native array struct
-        from .runtime import queue_handle
-
-        return queue_handle(self._queue)
+        return self._qh
 
     @property
     def _data_ptr(self) -> int:
-        return self._desc.ctypes.data
+        p = self._ptr
+        if p is None:
+            p = self._ptr = self._desc.__array_interface__["data"][0]
+        return p
 
     @property
     def flags(self):

@@ -100,6 +100,8 @@ class CallPlan:
     """How one call runs: the execution queue, the arguments to pass, and what to do afterwards
     (copy NumPy arguments back, turn device results into NumPy arrays)."""
 
+    __slots__ = ("queue", "args", "_host_args", "_host_results")
+
     def __init__(self, queue, args, host_args=(), host_results=False):
         self.queue = queue
         self.args = args
@@ -107,6 +109,8 @@ class CallPlan:
         self._host_results = host_results
 
     def finish(self, result):
+        if not self._host_args and not self._host_results:
+            return result
         from .creation import asnumpy
 
         for host, dev in self._host_args:
@@ -139,6 +143,21 @@ def plan_call(what: str, names: Sequence[str], args: Sequence, *, allow_host_and
     """
     from .array import ndarray
     from .creation import asarray
+
+    # Fast path (the common call): every array argument is a numba_ext array on one queue object,
+    # with one USM type, and no offload_to is active.
+    q0 = usm0 = None
+    for a in args:
+        if type(a) is ndarray:
+            if q0 is None:
+                q0, usm0 = a._queue, a._usm_type
+            elif a._queue is not q0 or a._usm_type != usm0:
+                break
+        elif isinstance(a, (np.ndarray, ndarray)):
+            break
+    else:
+        if not _offload_stack.get():
+            return CallPlan(q0, args)
 
     names = list(names) + [f"arg{i}" for i in range(len(names), len(args))]
     usm = [(n, a) for n, a in zip(names, args) if isinstance(a, ndarray)]

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
 
 from . import _core
-from .array import check_dtype, check_usm_type, ndarray
+from .array import SUPPORTED_DTYPES, USM_TYPES, check_dtype, check_usm_type, ndarray
+
+_SUPPORTED = frozenset(SUPPORTED_DTYPES)
+_USM = frozenset(USM_TYPES)
 from .runtime import Queue, default_queue, resolve_queue
 
 
@@ -28,12 +32,13 @@ def _shape(shape) -> tuple:
 
 
 def _allocate(shape, dtype, queue: Queue, usm_type: str) -> ndarray:
-    dt = check_dtype(dtype)
-    if dt == np.float64 and not queue.device.has_fp64:
+    dt = dtype if type(dtype) is np.dtype and dtype in _SUPPORTED else check_dtype(dtype)
+    if dt.char == "d" and not queue.device.has_fp64:
         raise TypeError(f"device {queue.device.filter_string} has no fp64 support; use float32")
-    shape = _shape(shape)
-    nbytes = int(np.prod(shape, dtype=np.int64)) * dt.itemsize
-    alloc = _core.USMAllocation(queue, nbytes, check_usm_type(usm_type))
+    if type(shape) is not tuple or (shape and min(shape) < 0):
+        shape = _shape(shape)
+    nbytes = math.prod(shape) * dt.itemsize
+    alloc = _core.USMAllocation(queue, nbytes, usm_type if usm_type in _USM else check_usm_type(usm_type))
     raw = np.asarray(alloc)  # uint8 view of the allocation; its base keeps the memory alive
     desc = np.ndarray(shape, dtype=dt, buffer=raw)
     return ndarray._wrap(desc, queue, usm_type, alloc.ptr)

@@ -46,26 +46,32 @@ def apply(ufunc, *operands, name=None) -> ndarray:
     name = name or ufunc.__name__
     if ufunc.nout != 1 or name not in _UFUNC_OPS:
         raise UnsupportedError(f"np.{name} cannot be offloaded yet")
-    named = [(f"operand {i}", o) for i, o in enumerate(operands) if isinstance(o, ndarray)]
-    foreign = [i for i, o in enumerate(operands) if isinstance(o, (np.ndarray, list, tuple))]
-    if foreign:
-        raise ExecutionPlacementError(
-            f"np.{ufunc.__name__} mixes numba_ext arrays with host data (operand(s) {foreign}); the "
-            "queue of host data cannot be inferred (compute follows data). Convert it first with "
-            "numba_ext.asarray(x, sycl_queue=<the array's queue>)"
-        )
-    queue = execution_queue(named)
-    usm_type = coerce_usm_types([a.usm_type for _, a in named])
-    shape = np.broadcast_shapes(*[o.shape for o in operands if isinstance(o, ndarray)])
+    arrays = [o for o in operands if isinstance(o, ndarray)]
+    first = arrays[0]
+    if all(a._queue is first._queue and a._usm_type == first._usm_type and a._desc.shape == first._desc.shape
+           for a in arrays) and not any(isinstance(o, (np.ndarray, list, tuple)) for o in operands):
+        queue, usm_type, shape = first._queue, first._usm_type, first._desc.shape  # the common case
+    else:
+        named = [(f"operand {i}", o) for i, o in enumerate(operands) if isinstance(o, ndarray)]
+        foreign = [i for i, o in enumerate(operands) if isinstance(o, (np.ndarray, list, tuple))]
+        if foreign:
+            raise ExecutionPlacementError(
+                f"np.{name} mixes numba_ext arrays with host data (operand(s) {foreign}); the queue of host "
+                "data cannot be inferred (compute follows data). Convert it first with "
+                "numba_ext.asarray(x, sycl_queue=<the array's queue>)"
+            )
+        queue = execution_queue(named)
+        usm_type = coerce_usm_types([a.usm_type for _, a in named])
+        shape = np.broadcast_shapes(*[a.shape for a in arrays])
     dts = _resolve(ufunc, operands)
     in_dts, out_dt = dts[: ufunc.nin], dts[-1]
 
     layout = tuple(
-        (o.dtype.name, o.ndim, o._desc.flags.c_contiguous and o.shape == shape) if isinstance(o, ndarray)
-        else ("scalar", dt.name)
+        (o._desc.dtype, o._desc.ndim, o._desc.flags.c_contiguous and o._desc.shape == shape) if isinstance(o, ndarray)
+        else ("scalar", dt)
         for o, dt in zip(operands, in_dts)
     )
-    key = (name, layout, len(shape), out_dt.name, queue.device.filter_string)
+    key = (name, layout, len(shape), out_dt, queue.device)
     with _cache_lock:
         kernel = _cache.get(key)
     if kernel is None:
@@ -76,7 +82,7 @@ def apply(ufunc, *operands, name=None) -> ndarray:
     out = _allocate(shape, out_dt, queue, usm_type)
     slots = []
     for o, (kind, *rest), dt in zip(operands, layout, in_dts):
-        if kind == "scalar":
+        if isinstance(kind, str):
             slots.append(_scalar_bits(o, dt))
             continue
         slots.append(o._data_ptr)
@@ -96,13 +102,13 @@ def _compile(ufunc, name, layout, ndim, out_dt, device):
     b = SpecBuilder(ndim)
     vals = []
     for i, (kind, *rest) in enumerate(layout):
-        if kind == "scalar":
-            dt = rest[0]
+        if isinstance(kind, str):  # ("scalar", dtype)
+            dt = rest[0].name
             p = b.param((f"s{i}", "scalar", dt))
             vals.append((b.node(("scalar", dt, p)), dt))
-        else:
-            p = b.param((f"x{i}", "array", kind, ndim, rest[1]))
-            vals.append((b.node(("load", kind, p)), kind))
+        else:  # (dtype, ndim, contiguous)
+            p = b.param((f"x{i}", "array", kind.name, ndim, rest[1]))
+            vals.append((b.node(("load", kind.name, p)), kind.name))
     val, dt = b.apply_ufunc(ufunc, vals, name=name)
     out = b.param(("out", "array", out_dt.name, ndim, True))
     b.node(("store", out_dt.name, out, b.cast(val, dt, out_dt.name)))

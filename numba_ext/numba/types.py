@@ -136,12 +136,14 @@ def layout_of(desc) -> str:
 
 @typeof_impl.register(ndarray)
 def _typeof_ndarray(val, c):
-    desc = val._desc
-    dtype = numpy_support.from_dtype(desc.dtype)
-    return USMArrayType(
-        dtype, desc.ndim, layout_of(desc), usm_type=val.usm_type, device=val.device.filter_string,
-        readonly=not desc.flags.writeable,
-    )
+    t = val._nbtype  # an array's type never changes: compute it once
+    if t is None:
+        desc = val._desc
+        t = val._nbtype = USMArrayType(
+            numpy_support.from_dtype(desc.dtype), desc.ndim, layout_of(desc), usm_type=val.usm_type,
+            device=val.device.filter_string, readonly=not desc.flags.writeable,
+        )
+    return t
 
 
 @register_model(USMArrayType)
@@ -175,7 +177,7 @@ def _unbox_usm_array(typ, obj, c):
     nativeary = c.context.make_array(typ)(c.context, c.builder)
     aryptr = nativeary._getpointer()
     desc = c.pyapi.object_getattr_string(obj, "_desc")
-    qobj = c.pyapi.object_getattr_string(obj, "_queue_handle")
+    qobj = c.pyapi.object_getattr_string(obj, "_qh")
     failed = cgutils.alloca_once_value(c.builder, cgutils.true_bit)
     ok = c.builder.and_(cgutils.is_not_null(c.builder, desc), cgutils.is_not_null(c.builder, qobj))
     with c.builder.if_then(ok, likely=True):

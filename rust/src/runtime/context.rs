@@ -20,6 +20,17 @@ pub(crate) struct ContextInner {
 unsafe impl Send for ContextInner {}
 unsafe impl Sync for ContextInner {}
 
+impl Drop for ContextInner {
+    fn drop(&mut self) {
+        // Free the USM blocks the allocation pool kept for this context.
+        if let Some(usm) = self.usm {
+            for (_, p) in super::memory::drain_pool(self.cl.get() as usize) {
+                unsafe { (usm.blocking_free)(self.cl.get(), p as *mut std::ffi::c_void) };
+            }
+        }
+    }
+}
+
 #[derive(Clone)]
 pub struct Context(pub(crate) Arc<ContextInner>);
 

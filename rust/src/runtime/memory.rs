@@ -61,6 +61,75 @@ impl UsmKind {
     }
 }
 
+/// Freed USM blocks kept for reuse, per (context, device, kind, size). Allocating and freeing USM is
+/// slow (tens of microseconds, and fresh pages fault on first touch), while programs typically
+/// allocate the same sizes again and again. Launches are synchronous, and asynchronous launches keep
+/// their arguments alive until waited on, so a block is idle when it is returned here.
+mod pool {
+    use std::collections::HashMap;
+    use std::ffi::c_void;
+    use std::sync::Mutex;
+
+    /// Largest block kept, and the most bytes kept in all.
+    pub const MAX_BLOCK: usize = 256 << 20;
+    pub const MAX_TOTAL: usize = 1 << 30;
+
+    #[derive(Hash, PartialEq, Eq, Clone, Copy)]
+    pub struct Key {
+        pub context: usize,
+        pub device: usize,
+        pub kind: u32,
+        pub size: usize,
+    }
+
+    struct Pool {
+        free: HashMap<Key, Vec<usize>>,
+        total: usize,
+    }
+
+    static POOL: Mutex<Option<Pool>> = Mutex::new(None);
+
+    pub fn take(key: Key) -> Option<*mut c_void> {
+        let mut g = POOL.lock().unwrap_or_else(|p| p.into_inner());
+        let pool = g.as_mut()?;
+        let p = pool.free.get_mut(&key)?.pop()?;
+        pool.total -= key.size;
+        Some(p as *mut c_void)
+    }
+
+    /// Keep `ptr` for reuse; false when the pool is full (the caller frees it).
+    pub fn give(key: Key, ptr: *mut c_void) -> bool {
+        if key.size > MAX_BLOCK {
+            return false;
+        }
+        let mut g = POOL.lock().unwrap_or_else(|p| p.into_inner());
+        let pool = g.get_or_insert_with(|| Pool { free: HashMap::new(), total: 0 });
+        if pool.total + key.size > MAX_TOTAL {
+            return false;
+        }
+        pool.total += key.size;
+        pool.free.entry(key).or_default().push(ptr as usize);
+        true
+    }
+
+    /// Remove every kept block of `context` (before the context goes away).
+    pub fn drain(context: usize) -> Vec<(Key, usize)> {
+        let mut g = POOL.lock().unwrap_or_else(|p| p.into_inner());
+        let Some(pool) = g.as_mut() else { return vec![] };
+        let keys: Vec<Key> = pool.free.keys().filter(|k| k.context == context).copied().collect();
+        let mut out = vec![];
+        for k in keys {
+            for p in pool.free.remove(&k).unwrap_or_default() {
+                pool.total -= k.size;
+                out.push((k, p));
+            }
+        }
+        out
+    }
+}
+
+pub(crate) use pool::drain as drain_pool;
+
 enum Backing {
     Usm(*mut c_void),
     // Buffer { mem: cl_mem, reserved_base: *mut c_void }: the NVIDIA back end (a reserved, unmapped
@@ -96,6 +165,11 @@ impl Allocation {
         };
         // Zero-size arrays still get a distinct, valid allocation.
         let bytes = size.max(1);
+        let key = pool::Key { context: ctx.raw() as usize, device: queue.device().id() as usize, kind: kind.code(), size: bytes };
+        if let Some(ptr) = pool::take(key) {
+            LIVE.fetch_add(1, Ordering::Relaxed);
+            return Ok(Allocation { queue: queue.clone(), kind, size, backing: Backing::Usm(ptr) });
+        }
         let mut err = 0;
         let align = 64;
         let ptr = unsafe {
@@ -221,6 +295,11 @@ impl Drop for Allocation {
         LIVE.fetch_sub(1, Ordering::Relaxed);
         match self.backing {
             Backing::Usm(p) => {
+                let ctx = self.queue.context();
+                let key = pool::Key { context: ctx.raw() as usize, device: self.queue.device().id() as usize, kind: self.kind.code(), size: self.size.max(1) };
+                if pool::give(key, p) {
+                    return;
+                }
                 if let Some(usm) = self.queue.context().0.usm {
                     // Blocking free: waits for kernels still using the memory.
                     unsafe { (usm.blocking_free)(self.queue.context().raw(), p) };
