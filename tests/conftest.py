@@ -40,10 +40,13 @@ def fp64(queue):
     return queue.device.has_fp64
 
 
-def spirv_val(binary: bytes, tmp_path) -> None:
+def spirv_val(binary: bytes, tmp_path=None) -> None:
+    import tempfile
+
     tool = shutil.which("spirv-val")
     assert tool, "spirv-val is required (Debian package spirv-tools; make test installs it)"
-    f = tmp_path / "k.spv"
-    f.write_bytes(binary)
-    r = subprocess.run([tool, str(f)], capture_output=True, text=True)
+    with tempfile.NamedTemporaryFile(suffix=".spv", dir=tmp_path) as f:
+        f.write(binary)
+        f.flush()
+        r = subprocess.run([tool, f.name], capture_output=True, text=True)
     assert r.returncode == 0, f"spirv-val rejected the module: {r.stdout}{r.stderr}"

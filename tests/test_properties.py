@@ -12,6 +12,8 @@ from hypothesis import strategies as st
 
 import numba_ext
 
+from .conftest import spirv_val
+
 BINARY = ["{} + {}", "{} - {}", "{} * {}", "np.maximum({}, {})", "np.minimum({}, {})", "np.where({0} > {1}, {0}, {1})"]
 UNARY_ANY = ["-{}", "np.abs({})"]
 UNARY_FLOAT = ["np.sin({})", "np.cos({})", "np.tanh({})", "np.sqrt(np.abs({}))", "np.exp(-np.abs({}))", "np.log1p(np.abs({}))"]
@@ -61,8 +63,11 @@ def test_random_expressions_match_numba_on_the_host(case):
     ns: dict = {"np": np}
     exec(f"def f(a, b, c):\n    return a * 0 + ({expr})\n", ns)
     want = numba.njit(ns["f"])(*hs)
-    got = numba_ext.jit(ns["f"])(*[numba_ext.asarray(h) for h in hs])
-    got = numba_ext.asnumpy(got)
+    jf = numba_ext.jit(ns["f"])
+    args = [numba_ext.asarray(h) for h in hs]
+    got = numba_ext.asnumpy(jf(*args))
+    for k in jf.inspect_kernels(*args):  # every emitted module is valid SPIR-V
+        spirv_val(k.binary)
     assert got.dtype == want.dtype, expr
     assert got.shape == want.shape, expr
     if want.dtype.kind == "f":

@@ -27,6 +27,18 @@ fn init_targets() {
     });
 }
 
+/// A fresh LLVM context for one kernel, never freed.
+///
+/// LLVM 22's SPIR-V back end keeps state between emissions that refers to LLVM objects by address:
+/// once a context (or module) is freed and a later kernel's objects reuse those addresses, the back end
+/// can assign one result id twice (seen: `Id 2 is defined more than once` from spirv-val, and a crash
+/// in the Intel driver's SPIR-V reader, while `llc` on the same IR in a fresh process is fine). Keeping
+/// every context and module alive avoids address reuse; a kernel's IR is small and kernels are
+/// compiled once per process.
+pub fn context() -> &'static inkwell::context::Context {
+    Box::leak(Box::new(inkwell::context::Context::create()))
+}
+
 fn machine(flavor: Flavor, cpu: &str) -> Result<TargetMachine> {
     init_targets();
     let triple = TargetTriple::create(flavor.triple());
@@ -44,7 +56,22 @@ fn machine(flavor: Flavor, cpu: &str) -> Result<TargetMachine> {
 pub fn emit(module: &Module, flavor: Flavor, cpu: &str) -> Result<(Vec<u8>, String)> {
     static EMIT_LOCK: Mutex<()> = Mutex::new(());
     let _guard = EMIT_LOCK.lock().unwrap_or_else(|p| p.into_inner());
-    let tm = machine(flavor, cpu)?;
+    // One target machine per (target, cpu), kept for the process (same reason as `context`).
+    // Only used under EMIT_LOCK, so sharing the handle between threads is sound.
+    struct Tm(&'static TargetMachine);
+    unsafe impl Send for Tm {}
+    static MACHINES: Mutex<Vec<(Flavor, String, Tm)>> = Mutex::new(Vec::new());
+    let tm: &'static TargetMachine = {
+        let mut ms = MACHINES.lock().unwrap_or_else(|p| p.into_inner());
+        match ms.iter().find(|(f, c, _)| *f == flavor && c == cpu) {
+            Some((_, _, tm)) => tm.0,
+            None => {
+                let tm: &'static TargetMachine = Box::leak(Box::new(machine(flavor, cpu)?));
+                ms.push((flavor, cpu.to_string(), Tm(tm)));
+                tm
+            }
+        }
+    };
     // Light clean-up only for SPIR-V: the OpenCL driver's own compiler optimises and vectorises
     // across work-items; NVPTX gets the full pipeline.
     let passes = match flavor {
@@ -52,7 +79,7 @@ pub fn emit(module: &Module, flavor: Flavor, cpu: &str) -> Result<(Vec<u8>, Stri
         Flavor::Nvptx => "default<O3>",
     };
     module
-        .run_passes(passes, &tm, inkwell::passes::PassBuilderOptions::create())
+        .run_passes(passes, tm, inkwell::passes::PassBuilderOptions::create())
         .map_err(|e| Error::Codegen(format!("LLVM passes: {e}")))?;
     let ir = module.print_to_string().to_string();
     let ft = match flavor {

@@ -43,6 +43,21 @@ fn caps(device: &Device) -> DeviceCaps {
     DeviceCaps { target: device.target().clone(), has_fp64: device.has_fp64(), name: format!("{} [{}]", device.name(), device.filter_string()) }
 }
 
+/// With `NUMBA_EXT_DUMP_DIR` set, every program is written there (LLVM IR and SPIR-V/PTX) before
+/// the driver builds it: the switch for debugging driver problems.
+fn dump(b: &Binary) {
+    let Some(dir) = std::env::var_os("NUMBA_EXT_DUMP_DIR") else { return };
+    let dir = std::path::PathBuf::from(dir);
+    let _ = std::fs::create_dir_all(&dir);
+    let ext = match b.flavor {
+        Flavor::Spirv => "spv",
+        Flavor::Nvptx => "ptx",
+    };
+    let _ = std::fs::write(dir.join(format!("{}.{ext}", b.kernel_name)), &b.bytes);
+    let _ = std::fs::write(dir.join(format!("{}.ll", b.kernel_name)), &b.llvm_ir);
+    let _ = std::fs::write(dir.join("last.txt"), &b.kernel_name);
+}
+
 fn cached(key: String, source: Option<(KernelSpec, Device)>, compile: impl FnOnce() -> Result<Binary>) -> Result<Arc<CompiledKernel>> {
     static CACHE: OnceLock<Mutex<HashMap<String, Arc<CompiledKernel>>>> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
@@ -83,6 +98,7 @@ impl CompiledKernel {
         }
         let context = &queue.context().0.cl;
         let dev = queue.device();
+        dump(&self.binary);
         let mut program = match self.binary.flavor {
             Flavor::Spirv => Program::create_from_il(context, &self.binary.bytes).cl("clCreateProgramWithIL")?,
             Flavor::Nvptx => unsafe {
