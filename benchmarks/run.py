@@ -1,19 +1,28 @@
 """Run the benchmark suite: ``python benchmarks/run.py --preset S [--workloads a,b] [--reps 7]``.
 
-Prints a table, writes ``benchmarks/out/<timestamp>.json`` and exits with status 1 if any variant
-FAILED validation or raised an error (variants marked n/a do not count).
+Prints a progress bar, the table and the goals, writes ``benchmarks/out/<timestamp>.json`` (or into
+``$BENCH_OUT_DIR``) and exits with status 1 if any variant FAILED validation or raised an error
+(variants marked n/a do not count).
 """
 
 from __future__ import annotations
 
 import argparse
 import faulthandler
-import itertools
 import sys
-import time
 
 import harness
 import workloads
+
+
+def _size(text: str) -> dict:
+    out = {}
+    for item in filter(None, text.split(",")):
+        key, _, value = item.partition("=")
+        if not value:
+            raise argparse.ArgumentTypeError(f"--size wants KEY=VALUE[,KEY=VALUE], got {item!r}")
+        out[key.strip()] = int(value)
+    return out
 
 
 def main(argv=None) -> int:
@@ -21,50 +30,49 @@ def main(argv=None) -> int:
     p.add_argument("--preset", choices=harness.PRESETS, default="S", help="problem sizes (default S)")
     p.add_argument("--workloads", default=",".join(workloads.NAMES),
                    help=f"comma-separated subset of: {','.join(workloads.NAMES)}")
+    p.add_argument("--variants", default=None,
+                   help="comma-separated variant names to run (default all), e.g. numpy,numba_parallel,numba_ext_jit")
+    p.add_argument("--size", type=_size, default=None,
+                   help="override size keys of the preset, e.g. --size n=4194304 (the Black-Scholes goal size)")
     p.add_argument("--reps", type=int, default=7, help="timed samples per variant (default 7)")
-    p.add_argument("--warmup", type=int, default=1, help="untimed calls after the first call (default 1)")
+    p.add_argument("--warmup", type=int, default=1, help="untimed samples after the first call (default 1)")
     p.add_argument("--seed", type=int, default=777, help="input generator seed (default 777)")
-    p.add_argument("--markdown", action="store_true", help="also print the table as Markdown")
+    p.add_argument("--markdown", action="store_true", help="also print the table and goals as Markdown")
     args = p.parse_args(argv)
     faulthandler.enable()  # a native crash in a variant still names the Python frame
     if args.reps < 1:
         p.error("--reps must be at least 1")
     names = [n.strip() for n in args.workloads.split(",") if n.strip()]
-    try:
-        modules = {n: workloads.load(n) for n in names}
-    except KeyError as e:
-        p.error(str(e.args[0]))
+    for n in names:
+        if n not in workloads.NAMES:
+            p.error(f"unknown workload {n!r}; available: {', '.join(workloads.NAMES)}")
+    variants = {v.strip() for v in args.variants.split(",") if v.strip()} if args.variants else None
 
-    meta = harness.environment()
-    meta.update(preset=args.preset, reps=args.reps, warmup=args.warmup, seed=args.seed, workloads=names)
-    m = meta["machine"]
-    print(f"device {meta['device']['name']} [{meta['device']['filter_string']}], "
-          f"numba_ext {meta['versions']['numba_ext']}, numba {meta['versions']['numba']}, "
-          f"numpy {meta['versions']['numpy']}; {m['cpu_count']} CPUs, numba threads {m['numba_threads']}, "
+    env = harness.environment()
+    m = env["machine"]
+    print(f"device {env['device']['name']} [{env['device']['filter_string']}], "
+          f"numba_ext {env['versions']['numba_ext']}, numba {env['versions']['numba']}, "
+          f"numpy {env['versions']['numpy']}; {m['cpu_count']} CPUs, numba threads {m['numba_threads']}, "
           f"load average {m['loadavg_start'][0]:.2f} (other work on the machine affects timings)", flush=True)
 
-    records, start = [], time.perf_counter()
-    total, counter = sum(len(mod.VARIANTS) for mod in modules.values()), itertools.count(1)
-
-    def progress(rec):
-        what = harness.fmt_ms(rec.get("median_ms")) + " ms" if rec["status"] == "ok" else rec["status"]
-        print(f"[{next(counter):>2}/{total}] {rec['workload']} {rec['variant']}: {what}",
-              file=sys.stderr, flush=True)
-
-    for name, mod in modules.items():
-        records += harness.run_workload(name, mod, args.preset, reps=args.reps, warmup=args.warmup,
-                                        seed=args.seed, progress=progress)
-    harness.finish_environment(meta)
-    meta["elapsed_s"] = time.perf_counter() - start
-
+    meta, records = harness.run_suite(args.preset, names, reps=args.reps, warmup=args.warmup, seed=args.seed,
+                                      size=args.size, variants=variants)
     print()
     print(harness.table(records))
     if args.markdown:
         print()
         print(harness.markdown_table(records))
     for r in records:
-        if r["note"]:
+        if r["note"] and r["status"] != "n/a":
             print(f"note: {r['workload']}/{r['variant']}: {r['note']}")
+    for name, b in meta["backends"].items():
+        if b.get("available"):
+            print(f"backend {name}: " + ", ".join(f"{k} {v}" for k, v in b.items() if k != "available"))
+    print("\ngoals:")
+    print(harness.goals_text(meta["goals"]))
+    if args.markdown:
+        print()
+        print(harness.goals_markdown(meta["goals"]))
     path = harness.write_json(meta, records)
     bad = [r for r in records if r["status"] in ("FAILED", "ERROR")]
     print(f"\n{len(records)} rows in {meta['elapsed_s']:.1f} s; JSON: {path}")

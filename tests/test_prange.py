@@ -215,3 +215,43 @@ def test_eager_reductions(rng):
     assert bool((a > 0.999).any()) == bool((h > 0.999).any()) and bool((a >= 0).all())
     with pytest.raises(nx.UnsupportedError, match="axis"):
         a.sum(axis=0)
+
+
+# -- argmin/argmax, dot, axis reductions ------------------------------------------------------------
+def test_argmin_argmax_dot(rng):
+    h = rng.random(1000)
+    h[[17, 500]] = h.min() - 1.0  # ties: the first index wins
+    a = nx.asarray(h)
+    f = nx.jit(lambda x: (np.argmin(x), x.argmax(), np.dot(x, x)))
+    i, j, d = f(a)
+    assert (i, j) == (h.argmin(), h.argmax()) == (17, h.argmax())
+    assert d == pytest.approx(h @ h, rel=1e-12)
+    hn = h.copy()
+    hn[[3, 9]] = np.nan  # NumPy: the first NaN
+    assert nx.jit(lambda x: np.argmax(x))(nx.asarray(hn)) == 3 == np.argmax(hn)
+    M = rng.random((6, 7))
+    assert nx.jit(lambda x: x.argmin())(nx.asarray(M)) == M.argmin()
+    with pytest.raises(ValueError, match="empty"):
+        nx.jit(lambda x: np.argmin(x))(nx.empty(0))
+
+
+@pytest.mark.parametrize("op", ["sum", "prod", "min", "max", "mean"])
+@pytest.mark.parametrize("axis", [0, 1, 2, -1])
+def test_axis_reductions(rng, op, axis):
+    H = rng.random((6, 7, 5)) + 0.5
+    f = nx.jit(eval(f"lambda x: x.{op}(axis={axis})"))
+    g = nx.jit(eval(f"lambda x: np.{op}(x, axis={axis})"))
+    want = getattr(H, op)(axis=axis)
+    for fn in (f, g):
+        got = fn(nx.asarray(H))
+        assert isinstance(got, nx.ndarray) and got.shape == want.shape
+        np.testing.assert_allclose(nx.asnumpy(got), want, rtol=1e-12)
+
+
+def test_axis_reduction_dtypes(rng):
+    h = rng.integers(0, 100, (4, 5)).astype(np.int32)
+    s = nx.jit(lambda x: x.sum(axis=1))(nx.asarray(h))
+    assert s.dtype == np.int64 and (nx.asnumpy(s) == h.sum(1)).all()
+    m = nx.jit(lambda x: x.mean(axis=0))(nx.asarray(h))
+    assert m.dtype == np.float64
+    np.testing.assert_allclose(nx.asnumpy(m), h.mean(0))

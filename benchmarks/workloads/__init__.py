@@ -3,13 +3,13 @@
 import importlib
 
 NAMES = (
-    "black_scholes", "stream_triad", "l2_norm", "pairwise_distance", "rambo", "gpairs", "kmeans", "knn",
-    "call_overhead",
+    "black_scholes", "stream_triad", "stream_copy", "l2_norm", "pairwise_distance", "rambo", "gpairs", "kmeans",
+    "knn", "call_overhead", "first_call",
 )
 
-# Why a numba_ext_jit variant cannot run yet is given in each workload ("n/a (needs ...)"): limits of
-# the array-expression path (@numba_ext.jit on the NumPy source). The same workloads run as explicit
-# kernels in their numba_ext_kernel variants.
+# Why a variant cannot run yet is given in each workload ("n/a (needs ...)"): limits of the
+# array-expression path (@numba_ext.jit on the NumPy source) or of the prange path. The same
+# workloads run as explicit kernels in their numba_ext_kernel variants.
 
 
 def load(name: str):

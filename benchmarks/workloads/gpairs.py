@@ -1,16 +1,22 @@
 """Weighted pair counts (dpbench ``gpairs``): for every squared radius r2[k], the sum of w1[i] * w2[j]
 over pairs of points (one from each set) with squared distance <= r2[k]. O(n^2) pairs.
 
+``numba_parallel`` and ``numba_ext_prange`` run the same prange source: one iteration per point of the
+first set fills its row of an (n, nbins + 1) histogram (linear bin search), then one iteration per bin
+adds up the rows' counts up to that bin (cumulative). ``numba_ext_prange`` allocates with
+``numba_ext.zeros``/``empty`` inside the jitted function (2 kernels). ``numba_ext_jit`` stays n/a (the
+NumPy source needs searchsorted, bincount and cumsum on the device).
+
 ``numba_ext_kernel`` is an explicit ``@numba_ext.kernel``, all on the device in one launch: one
 work-item per point of the first set keeps a private histogram (the prange loop's linear bin search),
 turns it into cumulative counts, the work-group sums those in local memory, and one work-item per bin
-adds the group's sum into the result with a float64 atomic (one atomic per group and bin)."""
+adds the group's sum into the result with a float64 atomic (one atomic per group and bin).
+``numba_cuda`` is the same kernel under ``numba.cuda.jit`` (shared memory, ``cuda.atomic.add``)."""
 
 import numba
 import numpy as np
 
-import numba_ext as nx
-from harness import Variant
+from harness import Variant, backend_module, namespace_variant, nx, with_globals
 
 SIZES = {"S": {"n": 1024, "nbins": 20}, "M": {"n": 4096, "nbins": 20}, "L": {"n": 16384, "nbins": 20}}
 CHUNK_PAIRS = 1 << 21  # pairs per NumPy block (bounds the temporaries)
@@ -41,19 +47,35 @@ def gpairs(x1, y1, z1, w1, x2, y2, z2, w2, rbins_sq):
 reference = gpairs
 
 
-@numba.njit(parallel=True)
-def gpairs_prange(x1, y1, z1, w1, x2, y2, z2, w2, rbins_sq):
-    n1, n2, nbins = x1.shape[0], x2.shape[0], rbins_sq.shape[0]
-    rows = np.zeros((n1, nbins + 1))
+zeros, empty = np.zeros, np.empty  # numba_ext_prange binds these to numba_ext.zeros/empty
+
+
+def _gpairs_prange(x1, y1, z1, w1, x2, y2, z2, w2, rbins_sq):
+    n1 = x1.shape[0]
+    n2 = x2.shape[0]
+    nbins = rbins_sq.shape[0]
+    rows = zeros((n1, nbins + 1))
     for i in numba.prange(n1):
         for j in range(n2):
-            dx, dy, dz = x1[i] - x2[j], y1[i] - y2[j], z1[i] - z2[j]
+            dx = x1[i] - x2[j]
+            dy = y1[i] - y2[j]
+            dz = z1[i] - z2[j]
             dsq = dx * dx + dy * dy + dz * dz
             k = 0
             while k < nbins and rbins_sq[k] < dsq:
                 k += 1
             rows[i, k] += w1[i] * w2[j]
-    return np.cumsum(rows.sum(axis=0))[:nbins]
+    hist = empty(nbins)
+    for b in numba.prange(nbins):  # cumulative: pairs with dsq <= rbins_sq[b]
+        s = 0.0
+        for i in range(n1):
+            for m in range(b + 1):
+                s += rows[i, m]
+        hist[b] = s
+    return hist
+
+
+gpairs_prange = numba.njit(parallel=True)(_gpairs_prange)
 
 
 @nx.kernel
@@ -101,9 +123,63 @@ def gpairs_kernel(x1, y1, z1, w1, x2, y2, z2, w2, rbins_sq):
     return hist
 
 
+def make_cuda(*args):
+    cuda = backend_module("numba_cuda")
+
+    @cuda.jit
+    def kern(x1, y1, z1, w1, x2, y2, z2, w2, rbins_sq, hist):
+        i = cuda.grid(1)
+        lid = cuda.threadIdx.x
+        nbins = rbins_sq.shape[0]
+        part = cuda.shared.array((WG, MAXBINS), numba.float64)
+        h = cuda.local.array(MAXBINS, numba.float64)
+        for b in range(nbins + 1):
+            h[b] = 0.0
+        if i < x1.shape[0]:
+            px = x1[i]
+            py = y1[i]
+            pz = z1[i]
+            pw = w1[i]
+            for j in range(x2.shape[0]):
+                dx = px - x2[j]
+                dy = py - y2[j]
+                dz = pz - z2[j]
+                dsq = dx * dx + dy * dy + dz * dz
+                k = 0
+                while k < nbins and rbins_sq[k] < dsq:
+                    k += 1
+                h[k] += pw * w2[j]
+        acc = 0.0
+        for b in range(nbins):
+            acc += h[b]
+            part[lid, b] = acc
+        cuda.syncthreads()
+        if lid < nbins:
+            t = 0.0
+            for m in range(WG):
+                t += part[m, lid]
+            cuda.atomic.add(hist, lid, t)
+
+    def run(x1, y1, z1, w1, x2, y2, z2, w2, rbins_sq):
+        nbins = rbins_sq.shape[0]
+        if nbins + 1 > MAXBINS or nbins > WG:
+            raise ValueError(f"gpairs kernel: nbins {nbins} exceeds MAXBINS - 1 = {MAXBINS - 1} or WG = {WG}")
+        hist = cuda.to_device(np.zeros(nbins))
+        kern[(x1.shape[0] + WG - 1) // WG, WG](x1, y1, z1, w1, x2, y2, z2, w2, rbins_sq, hist)
+        return hist
+
+    return run
+
+
 VARIANTS = [
     Variant("numpy", gpairs),
     Variant("numba_parallel", gpairs_prange),
-    Variant.unavailable("numba_ext_jit", "broadcasting, searchsorted/bincount in @jit"),
-    Variant("numba_ext_kernel", gpairs_kernel, device=True),
+    Variant.unavailable("numba_ext_jit", "searchsorted, bincount and cumsum in @numba_ext.jit", backend="numba_ext"),
+    Variant("numba_ext_prange", nx.jit(with_globals(_gpairs_prange, zeros=nx.zeros, empty=nx.empty)),
+            backend="numba_ext"),
+    Variant("numba_ext_kernel", gpairs_kernel, backend="numba_ext"),
+    namespace_variant("dpnp", gpairs, "dpnp"),
+    namespace_variant("cupy", gpairs, "cupy"),
+    Variant("numba_cuda", backend="numba_cuda", make=make_cuda,
+            note="the numba_ext_kernel algorithm under numba.cuda.jit, 64 threads per block"),
 ]

@@ -8,13 +8,19 @@ written to a (groups, nclusters, dims + 1) array) and update (one work-item per 
 groups' partials and divides; empty clusters keep their centroid). No atomics, so the summation order
 is fixed and results are reproducible. (A version with local-memory float64 atomics merged into
 global sums with atomics, as in tests/test_kernels.py, validated too but took about twice as long at M.)
+``numba_cuda`` is the same three kernels under ``numba.cuda.jit``.
+
+``numba_parallel`` and ``numba_ext_prange`` run the same prange source: per iteration a prange over the
+points (assignment) and a prange over the clusters (update: each cluster scans all labels, so the
+update does nclusters times the work of a serial pass but runs in parallel and on the device), inside
+the host loop over iterations (1 + 2 * niters kernels for ``numba_ext_prange``). ``numba_ext_jit``
+stays n/a (argmin along an axis and bincount in the NumPy source).
 """
 
 import numba
 import numpy as np
 
-import numba_ext as nx
-from harness import Variant
+from harness import Variant, backend_module, namespace_variant, nx, with_globals
 
 SIZES = {"S": {"n": 1 << 12, "dims": 2, "nclusters": 4, "niters": 20},
          "M": {"n": 1 << 16, "dims": 2, "nclusters": 4, "niters": 30},
@@ -47,33 +53,45 @@ def kmeans(points, nclusters, niters):
 reference = kmeans
 
 
-@numba.njit(parallel=True)
-def kmeans_prange(points, nclusters, niters):
+empty = np.empty  # numba_ext_prange binds ``empty`` to numba_ext.empty
+
+
+def _kmeans_prange(points, nclusters, niters):
     n, dims = points.shape
-    centroids = points[:nclusters].copy()
-    labels = np.empty(n, np.int64)
+    centroids = empty((nclusters, dims))
+    labels = empty(n, np.int64)
+    for c in numba.prange(nclusters):
+        for k in range(dims):
+            centroids[c, k] = points[c, k]
     for _ in range(niters):
-        for i in numba.prange(n):  # assignment: parallel
-            best, best_d = 0, np.inf
+        for i in numba.prange(n):  # assignment
+            best = 0
+            best_d = INF
             for c in range(nclusters):
                 d = 0.0
                 for k in range(dims):
                     t = points[i, k] - centroids[c, k]
                     d += t * t
                 if d < best_d:
-                    best, best_d = c, d
+                    best = c
+                    best_d = d
             labels[i] = best
-        sums = np.zeros((nclusters, dims))  # update: serial (O(n * dims))
-        counts = np.zeros(nclusters, np.int64)
-        for i in range(n):
-            counts[labels[i]] += 1
-            for k in range(dims):
-                sums[labels[i], k] += points[i, k]
-        for c in range(nclusters):
-            if counts[c] > 0:
+        for c in numba.prange(nclusters):  # update: each cluster scans the labels in order
+            cnt = 0
+            for i in range(n):
+                if labels[i] == c:
+                    cnt += 1
+            if cnt > 0:
                 for k in range(dims):
-                    centroids[c, k] = sums[c, k] / counts[c]
+                    s = 0.0
+                    for i in range(n):
+                        if labels[i] == c:
+                            s += points[i, k]
+                    centroids[c, k] = s / cnt
     return centroids, labels
+
+
+kmeans_prange = numba.njit(parallel=True)(_kmeans_prange)
 
 
 @nx.kernel
@@ -152,10 +170,93 @@ def kmeans_kernel(points, nclusters, niters):
     return centroids, labels
 
 
+def make_cuda(*args):
+    cuda = backend_module("numba_cuda")
+
+    @cuda.jit
+    def init(points, centroids):
+        c = cuda.grid(1)
+        if c < centroids.shape[0]:
+            for k in range(points.shape[1]):
+                centroids[c, k] = points[c, k]
+
+    @cuda.jit
+    def assign(points, centroids, labels, partial):
+        gid = cuda.grid(1)
+        lid = cuda.threadIdx.x
+        nclusters = centroids.shape[0]
+        dims = points.shape[1]
+        lab = cuda.shared.array(WG, numba.int64)
+        best = -1
+        if gid < points.shape[0]:
+            best = 0
+            best_d = INF
+            for c in range(nclusters):
+                d = 0.0
+                for k in range(dims):
+                    t = points[gid, k] - centroids[c, k]
+                    d += t * t
+                if d < best_d:
+                    best = c
+                    best_d = d
+            labels[gid] = best
+        lab[lid] = best
+        cuda.syncthreads()
+        if lid < nclusters * (dims + 1):
+            c = lid // (dims + 1)
+            k = lid % (dims + 1)
+            first = gid - lid
+            s = 0.0
+            for m in range(WG):
+                if lab[m] == c:
+                    if k == dims:
+                        s += 1.0
+                    else:
+                        s += points[first + m, k]
+            partial[cuda.blockIdx.x, c, k] = s
+
+    @cuda.jit
+    def update(centroids, partial):
+        c = cuda.grid(1)
+        if c >= centroids.shape[0]:
+            return
+        dims = centroids.shape[1]
+        cnt = 0.0
+        for g in range(partial.shape[0]):
+            cnt += partial[g, c, dims]
+        if cnt > 0.0:
+            for k in range(dims):
+                s = 0.0
+                for g in range(partial.shape[0]):
+                    s += partial[g, c, k]
+                centroids[c, k] = s / cnt
+
+    def run(points, nclusters, niters):
+        n, dims = points.shape
+        if nclusters * (dims + 1) > WG:
+            raise ValueError(f"kmeans kernel: nclusters * (dims + 1) = {nclusters * (dims + 1)} > WG = {WG}")
+        groups = (n + WG - 1) // WG
+        centroids = cuda.device_array((nclusters, dims))
+        partial = cuda.device_array((groups, nclusters, dims + 1))
+        labels = cuda.device_array(n, np.int64)
+        init[1, nclusters](points, centroids)
+        for _ in range(niters):
+            assign[groups, WG](points, centroids, labels, partial)
+            update[1, nclusters](centroids, partial)
+        return centroids, labels
+
+    return run
+
+
 VARIANTS = [
     Variant("numpy", kmeans),
     Variant("numba_parallel", kmeans_prange),
-    Variant.unavailable("numba_ext_jit", "broadcasting, bincount in @jit"),
-    Variant("numba_ext_kernel", kmeans_kernel, device=True,
+    Variant.unavailable("numba_ext_jit", "argmin along an axis and bincount in @numba_ext.jit", backend="numba_ext"),
+    Variant("numba_ext_prange", nx.jit(with_globals(_kmeans_prange, empty=nx.empty)), backend="numba_ext",
+            note="1 + 2 * niters kernels (init; per iteration: assignment, update over clusters)"),
+    Variant("numba_ext_kernel", kmeans_kernel, backend="numba_ext",
             note="1 + 2 * niters launches (init; per iteration: assignment with per-group partial sums, update)"),
+    namespace_variant("dpnp", kmeans, "dpnp"),
+    namespace_variant("cupy", kmeans, "cupy"),
+    Variant("numba_cuda", backend="numba_cuda", make=make_cuda, note="the numba_ext_kernel algorithm, 1 + 2 * niters launches"),
 ]

@@ -1,15 +1,19 @@
 """k-nearest-neighbours classification, majority vote of the k nearest training points (Euclidean),
 ties to the smallest class (dpbench ``knn``).
 
+``numba_parallel`` and ``numba_ext_prange`` run the same prange source, one iteration per test point:
+the k best distances and labels (insertion) and the votes live in rows of (n_test, k) and
+(n_test, classes) scratch arrays allocated with the result (a prange body cannot allocate device
+memory of its own). ``numba_ext_jit`` stays n/a (argpartition and ``np.add.at`` in the NumPy source).
+
 ``numba_ext_kernel`` is an explicit ``@numba_ext.kernel``, one work-item per test point, with the
-prange loop's algorithm: the k best distances and labels in private arrays (insertion), then a private
-vote count. Private arrays have a compile-time size, so k <= MAXK and classes <= MAXCLASSES."""
+same algorithm in private arrays (compile-time size, so k <= MAXK and classes <= MAXCLASSES);
+``numba_cuda`` is that kernel under ``numba.cuda.jit`` (``cuda.local.array``)."""
 
 import numba
 import numpy as np
 
-import numba_ext as nx
-from harness import Variant
+from harness import Variant, backend_module, namespace_variant, nx, with_globals
 
 SIZES = {"S": {"n_train": 1024, "n_test": 256, "dims": 16, "k": 5, "classes": 3},
          "M": {"n_train": 4096, "n_test": 2048, "dims": 16, "k": 5, "classes": 3},
@@ -39,29 +43,46 @@ def knn(x_train, y_train, x_test, k, classes):
 reference = knn
 
 
-@numba.njit(parallel=True)
-def knn_prange(x_train, y_train, x_test, k, classes):
+empty = np.empty  # numba_ext_prange binds ``empty`` to numba_ext.empty
+
+
+def _knn_prange(x_train, y_train, x_test, k, classes):
     n_train, dims = x_train.shape
-    out = np.empty(x_test.shape[0], np.int64)
-    for i in numba.prange(x_test.shape[0]):
-        best_d = np.full(k, np.inf)
-        best_l = np.zeros(k, np.int64)
+    n_test = x_test.shape[0]
+    out = empty(n_test, np.int64)
+    best_d = empty((n_test, k))  # scratch rows, one per test point
+    best_l = empty((n_test, k), np.int64)
+    votes = empty((n_test, classes), np.int64)
+    for i in numba.prange(n_test):
+        for p in range(k):
+            best_d[i, p] = INF
+            best_l[i, p] = 0
         for j in range(n_train):
             d = 0.0
             for m in range(dims):
                 t = x_test[i, m] - x_train[j, m]
                 d += t * t
-            if d < best_d[k - 1]:  # insertion into the sorted k best
+            if d < best_d[i, k - 1]:  # insertion into the sorted k best
                 p = k - 1
-                while p > 0 and best_d[p - 1] > d:
-                    best_d[p], best_l[p] = best_d[p - 1], best_l[p - 1]
+                while p > 0 and best_d[i, p - 1] > d:
+                    best_d[i, p] = best_d[i, p - 1]
+                    best_l[i, p] = best_l[i, p - 1]
                     p -= 1
-                best_d[p], best_l[p] = d, y_train[j]
-        votes = np.zeros(classes, np.int64)
+                best_d[i, p] = d
+                best_l[i, p] = y_train[j]
+        for c in range(classes):
+            votes[i, c] = 0
         for p in range(k):
-            votes[best_l[p]] += 1
-        out[i] = np.argmax(votes)
+            votes[i, best_l[i, p]] += 1
+        best = 0
+        for c in range(1, classes):
+            if votes[i, c] > votes[i, best]:
+                best = c
+        out[i] = best
     return out
+
+
+knn_prange = numba.njit(parallel=True)(_knn_prange)
 
 
 @nx.kernel
@@ -106,9 +127,61 @@ def knn_kernel(x_train, y_train, x_test, k, classes):
     return out
 
 
+def make_cuda(*args):
+    cuda = backend_module("numba_cuda")
+
+    @cuda.jit
+    def kern(x_train, y_train, x_test, k, classes, out):
+        i = cuda.grid(1)
+        if i >= x_test.shape[0]:
+            return
+        best_d = cuda.local.array(MAXK, numba.float64)
+        best_l = cuda.local.array(MAXK, numba.int64)
+        votes = cuda.local.array(MAXCLASSES, numba.int64)
+        for p in range(k):
+            best_d[p] = INF
+            best_l[p] = 0
+        for j in range(x_train.shape[0]):
+            d = 0.0
+            for m in range(x_train.shape[1]):
+                t = x_test[i, m] - x_train[j, m]
+                d += t * t
+            if d < best_d[k - 1]:
+                p = k - 1
+                while p > 0 and best_d[p - 1] > d:
+                    best_d[p] = best_d[p - 1]
+                    best_l[p] = best_l[p - 1]
+                    p -= 1
+                best_d[p] = d
+                best_l[p] = y_train[j]
+        for c in range(classes):
+            votes[c] = 0
+        for p in range(k):
+            votes[best_l[p]] += 1
+        best = 0
+        for c in range(1, classes):
+            if votes[c] > votes[best]:
+                best = c
+        out[i] = best
+
+    def run(x_train, y_train, x_test, k, classes):
+        if k > MAXK or classes > MAXCLASSES:
+            raise ValueError(f"knn kernel: k {k} > {MAXK} or classes {classes} > {MAXCLASSES}")
+        n = x_test.shape[0]
+        out = cuda.device_array(n, np.int64)
+        kern[(n + 127) // 128, 128](x_train, y_train, x_test, k, classes, out)
+        return out
+
+    return run
+
+
 VARIANTS = [
     Variant("numpy", knn),
     Variant("numba_parallel", knn_prange),
-    Variant.unavailable("numba_ext_jit", "argpartition/add.at in @jit"),
-    Variant("numba_ext_kernel", knn_kernel, device=True),
+    Variant.unavailable("numba_ext_jit", "argpartition and np.add.at in @numba_ext.jit", backend="numba_ext"),
+    Variant("numba_ext_prange", nx.jit(with_globals(_knn_prange, empty=nx.empty)), backend="numba_ext"),
+    Variant("numba_ext_kernel", knn_kernel, backend="numba_ext"),
+    Variant.unavailable("dpnp", "argpartition and add.at, which dpnp 0.20 lacks", backend="dpnp"),
+    namespace_variant("cupy", knn, "cupy"),
+    Variant("numba_cuda", backend="numba_cuda", make=make_cuda, note="the numba_ext_kernel algorithm, 128 threads per block"),
 ]

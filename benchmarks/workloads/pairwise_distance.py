@@ -1,18 +1,27 @@
 """Euclidean distances between two point sets, D[i, j] = |X1[i] - X2[j]| (dpbench
 ``pairwise_distance``). NumPy uses dpbench's form |x|^2 - 2 x.y + |y|^2 through a matrix product.
 
+The NumPy source needs a matrix product, which does not run on the device (and Numba's host matmul
+needs SciPy), so ``numba_ext_jit`` runs the array-expression form without it: per dimension k,
+``d += (x1[:, k][:, None] - x2[:, k][None, :]) ** 2`` (broadcasting, in place), then ``np.sqrt(d)``;
+``d`` comes from ``numba_ext.zeros`` inside the function (3 kernels per call). ``numba_ext_prange``
+is the prange loop of ``numba_parallel`` under ``@numba_ext.jit`` (result from ``numba_ext.empty``).
 ``numba_ext_kernel`` is an explicit ``@numba_ext.kernel`` over a 2-D range (one work-item per output
-element, the prange loop's body), writing into a result allocated per call."""
+element, the prange loop's body), writing into a result allocated per call. ``dpnp`` and ``cupy`` run
+the NumPy source (matmul form)."""
 
 import math
 
 import numba
 import numpy as np
 
-import numba_ext as nx
-from harness import Variant
+from harness import Variant, backend_module, namespace_variant, nx, with_globals
 
 SIZES = {"S": {"n": 512, "dims": 3}, "M": {"n": 2048, "dims": 3}, "L": {"n": 4096, "dims": 3}}
+
+
+def BYTES(n, dims):
+    return 8 * (n * n + 2 * n * dims)  # the result dominates
 
 
 def make_inputs(rng, n, dims):
@@ -29,11 +38,21 @@ def pairwise_distance(x1, x2):
 reference = pairwise_distance
 
 
-@numba.njit(parallel=True)
-def pairwise_distance_prange(x1, x2):
+def pairwise_distance_bcast(x1, x2):
+    d = nx.zeros((x1.shape[0], x2.shape[0]))
+    for k in range(x1.shape[1]):
+        t = x1[:, k][:, None] - x2[:, k][None, :]
+        d += t * t
+    return np.sqrt(d)
+
+
+empty = np.empty  # numba_ext_prange binds ``empty`` to numba_ext.empty
+
+
+def _pairwise_distance_prange(x1, x2):
     n1, dims = x1.shape
     n2 = x2.shape[0]
-    d = np.empty((n1, n2))
+    d = empty((n1, n2))
     for i in numba.prange(n1):
         for j in range(n2):
             s = 0.0
@@ -42,6 +61,9 @@ def pairwise_distance_prange(x1, x2):
                 s += t * t
             d[i, j] = math.sqrt(s)
     return d
+
+
+pairwise_distance_prange = numba.njit(parallel=True)(_pairwise_distance_prange)
 
 
 @nx.kernel
@@ -62,9 +84,36 @@ def pairwise_distance_kernel(x1, x2):
     return d
 
 
+def make_cuda(*args):
+    cuda = backend_module("numba_cuda")
+
+    @cuda.jit
+    def kern(x1, x2, d):
+        i, j = cuda.grid(2)
+        if i < d.shape[0] and j < d.shape[1]:
+            s = 0.0
+            for k in range(x1.shape[1]):
+                t = x1[i, k] - x2[j, k]
+                s += t * t
+            d[i, j] = math.sqrt(s)
+
+    def run(x1, x2):
+        n1, n2 = x1.shape[0], x2.shape[0]
+        d = cuda.device_array((n1, n2))
+        kern[((n1 + 15) // 16, (n2 + 15) // 16), (16, 16)](x1, x2, d)
+        return d
+
+    return run
+
+
 VARIANTS = [
     Variant("numpy", pairwise_distance),
     Variant("numba_parallel", pairwise_distance_prange),
-    Variant.unavailable("numba_ext_jit", "matmul (SciPy), broadcasting in @jit"),
-    Variant("numba_ext_kernel", pairwise_distance_kernel, device=True),
+    Variant("numba_ext_jit", nx.jit(pairwise_distance_bcast), backend="numba_ext",
+            note="array form without matmul: per-dimension broadcast d += (x1[:, k, None] - x2[None, :, k])**2, sqrt"),
+    Variant("numba_ext_prange", nx.jit(with_globals(_pairwise_distance_prange, empty=nx.empty)), backend="numba_ext"),
+    Variant("numba_ext_kernel", pairwise_distance_kernel, backend="numba_ext"),
+    namespace_variant("dpnp", pairwise_distance, "dpnp"),
+    namespace_variant("cupy", pairwise_distance, "cupy"),
+    Variant("numba_cuda", backend="numba_cuda", make=make_cuda, note="2-D grid, 16x16 threads per block"),
 ]

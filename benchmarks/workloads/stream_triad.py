@@ -1,17 +1,22 @@
-"""STREAM triad, a = b + s * c: memory bandwidth bound.
+"""STREAM triad, a = b + s * c: memory bandwidth bound (24 bytes per element: two reads, one write;
+the harness reports GB/s, and ``stream_copy`` measures the copy bandwidth the plot compares with).
 
-``numba_ext_kernel`` is an explicit ``@numba_ext.kernel``, one work-item per element, writing into a
+``numba_ext_jit`` is the NumPy source under ``@numba_ext.jit``; ``numba_ext_prange`` the prange loop of
+``numba_parallel`` with the result allocated by ``numba_ext.empty`` inside the jitted function;
+``numba_ext_kernel`` an explicit ``@numba_ext.kernel``, one work-item per element, writing into a
 result allocated per call on the inputs' queue (like ``numba_ext_jit``)."""
 
 import numba
 import numpy as np
 
-import numba_ext
-import numba_ext as nx
-from harness import Variant
+from harness import Variant, backend_module, namespace_variant, nx, with_globals
 
 SIZES = {"S": {"n": 1 << 18}, "M": {"n": 1 << 22}, "L": {"n": 1 << 25}}
 SCALAR = 3.0
+
+
+def BYTES(n):
+    return 3 * 8 * n
 
 
 def make_inputs(rng, n):
@@ -24,13 +29,17 @@ def triad(b, c, s):
 
 reference = triad
 
+empty = np.empty  # numba_ext_prange binds ``empty`` to numba_ext.empty
 
-@numba.njit(parallel=True)
-def triad_prange(b, c, s):
-    a = np.empty_like(b)
+
+def _triad_prange(b, c, s):
+    a = empty(b.shape[0])
     for i in numba.prange(b.shape[0]):
         a[i] = b[i] + s * c[i]
     return a
+
+
+triad_prange = numba.njit(parallel=True)(_triad_prange)
 
 
 @nx.kernel
@@ -45,9 +54,30 @@ def triad_kernel(b, c, s):
     return a
 
 
+def make_cuda(*args):
+    cuda = backend_module("numba_cuda")
+
+    @cuda.jit
+    def kern(b, c, s, a):
+        i = cuda.grid(1)
+        if i < a.shape[0]:
+            a[i] = b[i] + s * c[i]
+
+    def run(b, c, s):
+        a = cuda.device_array(b.shape[0])
+        kern[(b.shape[0] + 255) // 256, 256](b, c, s, a)
+        return a
+
+    return run
+
+
 VARIANTS = [
     Variant("numpy", triad),
     Variant("numba_parallel", triad_prange),
-    Variant("numba_ext_jit", numba_ext.jit(triad), device=True),
-    Variant("numba_ext_kernel", triad_kernel, device=True),
+    Variant("numba_ext_jit", nx.jit(triad), backend="numba_ext"),
+    Variant("numba_ext_prange", nx.jit(with_globals(_triad_prange, empty=nx.empty)), backend="numba_ext"),
+    Variant("numba_ext_kernel", triad_kernel, backend="numba_ext"),
+    namespace_variant("dpnp", triad, "dpnp"),
+    namespace_variant("cupy", triad, "cupy"),
+    Variant("numba_cuda", backend="numba_cuda", make=make_cuda, note="numba.cuda.jit kernel, 256 threads per block"),
 ]

@@ -21,6 +21,6 @@ def _init_extension() -> None:
     _core._set_nrt_api(_nrt_python.c_helpers["get_api"])
     for name, addr in _core.capi_addresses().items():
         llvm.add_symbol(name, addr)
-    from . import alloc, elementwise, offload, types  # noqa: F401  (registers typing, models, boxing, rewrites)
+    from . import alloc, elementwise, offload, reductions, types  # noqa: F401  (typing, models, boxing, rewrites)
 
     _initialized = True

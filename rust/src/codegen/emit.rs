@@ -56,22 +56,10 @@ fn machine(flavor: Flavor, cpu: &str) -> Result<TargetMachine> {
 pub fn emit(module: &Module, flavor: Flavor, cpu: &str) -> Result<(Vec<u8>, String)> {
     static EMIT_LOCK: Mutex<()> = Mutex::new(());
     let _guard = EMIT_LOCK.lock().unwrap_or_else(|p| p.into_inner());
-    // One target machine per (target, cpu), kept for the process (same reason as `context`).
-    // Only used under EMIT_LOCK, so sharing the handle between threads is sound.
-    struct Tm(&'static TargetMachine);
-    unsafe impl Send for Tm {}
-    static MACHINES: Mutex<Vec<(Flavor, String, Tm)>> = Mutex::new(Vec::new());
-    let tm: &'static TargetMachine = {
-        let mut ms = MACHINES.lock().unwrap_or_else(|p| p.into_inner());
-        match ms.iter().find(|(f, c, _)| *f == flavor && c == cpu) {
-            Some((_, _, tm)) => tm.0,
-            None => {
-                let tm: &'static TargetMachine = Box::leak(Box::new(machine(flavor, cpu)?));
-                ms.push((flavor, cpu.to_string(), Tm(tm)));
-                tm
-            }
-        }
-    };
+    // A fresh target machine per kernel: the SPIR-V back end keeps its global registry in the
+    // subtarget the target machine owns, and reusing it across modules crashes in machine passes.
+    // It is leaked with the module's context (see `context`).
+    let tm: &'static TargetMachine = Box::leak(Box::new(machine(flavor, cpu)?));
     // Light clean-up only for SPIR-V: the OpenCL driver's own compiler optimises and vectorises
     // across work-items; NVPTX gets the full pipeline.
     let passes = match flavor {
