@@ -319,10 +319,16 @@ class Variant:
         return cls(name, backend=backend, na=f"n/a (needs {needs})")
 
 
-def namespace_variant(name: str, fn: Callable, backend: str, note: str = "", **kw) -> Variant:
-    """``fn`` (a NumPy source) run with ``np`` bound to the backend's array module (dpnp, cupy)."""
-    return Variant(name, backend=backend, make=lambda *args: with_globals(fn, np=backend_module(backend)),
-                   note=note or f"the NumPy source with np = {backend}", **kw)
+def namespace_variant(name: str, fn: Callable, backend: str, note: str = "", helpers: tuple = (), **kw) -> Variant:
+    """``fn`` (a NumPy source) run with ``np`` bound to the backend's array module (dpnp, cupy);
+    ``helpers``: names of module functions ``fn`` calls that need the same rebinding."""
+
+    def make(*args):
+        mod = backend_module(backend)
+        names = {"np": mod, **{h: with_globals(fn.__globals__[h], np=mod) for h in helpers}}
+        return with_globals(fn, **names)
+
+    return Variant(name, backend=backend, make=make, note=note or f"the NumPy source with np = {backend}", **kw)
 
 
 # -- device helpers (numba_ext; kept for callers of the previous API) -----------------------------

@@ -8,7 +8,7 @@ needs SciPy), so ``numba_ext_jit`` runs the array-expression form without it: pe
 is the prange loop of ``numba_parallel`` under ``@numba_ext.jit`` (result from ``numba_ext.empty``).
 ``numba_ext_kernel`` is an explicit ``@numba_ext.kernel`` over a 2-D range (one work-item per output
 element, the prange loop's body), writing into a result allocated per call. ``dpnp`` and ``cupy`` run
-the NumPy source (matmul form)."""
+the NumPy source (matmul form; dpnp without the ``out=`` arguments)."""
 
 import math
 
@@ -36,6 +36,15 @@ def pairwise_distance(x1, x2):
 
 
 reference = pairwise_distance
+
+
+def pairwise_distance_no_out(x1, x2):
+    # the NumPy source without out= (dpnp 0.20 raises "binary function does not have a dedicated
+    # in-place implementation" for np.maximum(d, 0.0, out=d))
+    d = -2.0 * (x1 @ x2.T)
+    d += np.sum(np.square(x1), axis=1)[:, None]
+    d += np.sum(np.square(x2), axis=1)[None, :]
+    return np.sqrt(np.maximum(d, 0.0))
 
 
 def pairwise_distance_bcast(x1, x2):
@@ -113,7 +122,8 @@ VARIANTS = [
             note="array form without matmul: per-dimension broadcast d += (x1[:, k, None] - x2[None, :, k])**2, sqrt"),
     Variant("numba_ext_prange", nx.jit(with_globals(_pairwise_distance_prange, empty=nx.empty)), backend="numba_ext"),
     Variant("numba_ext_kernel", pairwise_distance_kernel, backend="numba_ext"),
-    namespace_variant("dpnp", pairwise_distance, "dpnp"),
+    namespace_variant("dpnp", pairwise_distance_no_out, "dpnp",
+                      note="the NumPy source with np = dpnp, np.maximum and np.sqrt without out="),
     namespace_variant("cupy", pairwise_distance, "cupy"),
     Variant("numba_cuda", backend="numba_cuda", make=make_cuda, note="2-D grid, 16x16 threads per block"),
 ]

@@ -144,7 +144,7 @@ VARIANTS = [
             adapt=lambda comps: np.stack(comps, axis=-1),
             note="four planar (nevts, nout) results; interleaving for validation is untimed"),
     Variant("numba_ext_kernel", rambo_kernel, backend="numba_ext"),
-    namespace_variant("dpnp", rambo, "dpnp"),
-    namespace_variant("cupy", rambo, "cupy"),
+    namespace_variant("dpnp", rambo, "dpnp", helpers=("_components",)),
+    namespace_variant("cupy", rambo, "cupy", helpers=("_components",)),
     Variant("numba_cuda", backend="numba_cuda", make=make_cuda, note="2-D grid, 64x4 threads per block"),
 ]
