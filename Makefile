@@ -13,8 +13,14 @@ PY_SOURCES := $(shell find numba_ext -name '*.py')
 
 .PHONY: demo test test-python test-rust setup build clean
 
+# The demo, then the benchmark suite at preset S on the default device (table, goals, JSON) and its
+# plots, all into benchmarks/out/ (git-ignored). Plots are drawn even when a variant failed; the
+# exit status still reports the failure.
 demo: build
 	$(PY) -m numba_ext.demo
+	@json=benchmarks/out/$$(date +%Y%m%d-%H%M%S)-S.json; \
+	  $(PY) benchmarks/run.py --preset S --json $$json; rc=$$?; \
+	  $(PY) benchmarks/plot.py $$json && exit $$rc
 
 test: test-rust test-python
 

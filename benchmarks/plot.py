@@ -1,8 +1,16 @@
 """PNG charts from a results JSON: ``python benchmarks/plot.py [benchmarks/out/<timestamp>.json]``.
 
-Writes ``<stem>_time.png`` (median time per variant, min-max bars, log scale) and
-``<stem>_speedup.png`` (speed-up over NumPy) next to the JSON (or into ``--out``). Uses the newest
-JSON in benchmarks/out/ when none is given. Without matplotlib it prints a message and does nothing.
+Writes next to the JSON (or into ``--out``):
+
+* ``<stem>_time.png``: median time per call of every variant that ran, min-max bars, log scale;
+* ``<stem>_speedup.png``: speed-up over NumPy (NumPy's median over the variant's);
+* ``<stem>_bandwidth.png``: STREAM triad and copy bandwidth (GB/s from the median) per variant, with
+  the measured copy bandwidths as lines: the device's (the best numba_ext copy variant of
+  ``stream_copy``, named in the legend) and the host's (NumPy's ``np.copy``). Needs ``stream_triad``
+  or ``stream_copy`` in the run.
+
+Uses the newest JSON in benchmarks/out/ (or ``$BENCH_OUT_DIR``) when none is given. Without
+matplotlib it prints a message and does nothing.
 """
 
 from __future__ import annotations
@@ -12,70 +20,123 @@ import json
 import sys
 from pathlib import Path
 
-OUT_DIR = Path(__file__).resolve().parent / "out"
+import harness
+
+BANDWIDTH_WORKLOADS = ("stream_triad", "stream_copy")
 
 
 def _grouped_bars(ax, workloads, variants, colors, value, err=None):
-    width = 0.8 / max(1, len(variants))
-    for i, v in enumerate(variants):
-        xs, ys, lo, hi = [], [], [], []
-        for j, (_, rows) in enumerate(workloads):
-            r = rows.get(v)
-            if r is None or value(r) is None:
-                continue
-            xs.append(j + (i - (len(variants) - 1) / 2) * width)
-            ys.append(value(r))
-            if err:
-                lo.append(value(r) - err(r)[0])
-                hi.append(err(r)[1] - value(r))
-        if xs:
-            ax.bar(xs, ys, width, label=v, color=colors[v], yerr=[lo, hi] if err else None, capsize=2)
+    """Bars per workload, one per variant that has a value there (packed, so groups stay compact)."""
+    done = set()
+    for j, (_, rows) in enumerate(workloads):
+        present = [v for v in variants if v in rows and value(rows[v]) is not None]
+        width = 0.8 / max(1, len(present))
+        for i, v in enumerate(present):
+            r = rows[v]
+            y = value(r)
+            yerr = [[y - err(r)[0]], [err(r)[1] - y]] if err else None
+            ax.bar(j + (i - (len(present) - 1) / 2) * width, y, width, color=colors[v], yerr=yerr, capsize=2,
+                   label=None if v in done else v)
+            done.add(v)
     ax.set_xticks(range(len(workloads)))
     ax.set_xticklabels([w for w, _ in workloads], rotation=30, ha="right")
-    ax.legend(fontsize="small")
+    _legend(ax)
 
 
-def plot(path: Path, out_dir: Path) -> list[Path]:
-    import matplotlib
+def _legend(ax):
+    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
 
-    data = json.loads(path.read_text())
-    meta, results = data["meta"], [r for r in data["results"] if r["status"] == "ok"]
-    variants = list(dict.fromkeys(r["variant"] for r in results))
-    colors = {v: f"C{i}" for i, v in enumerate(variants)}  # same colour for a variant in both charts
+def _by_workload(results):
     workloads = []
     for r in results:
         if not workloads or workloads[-1][0] != r["workload"]:
             workloads.append((r["workload"], {}))
         workloads[-1][1][r["variant"]] = r
+    return workloads
+
+
+def copy_bandwidths(results) -> dict:
+    """The measured copy bandwidths (GB/s, from the median) the bandwidth chart draws as lines."""
+    copies = [r for r in results if r["workload"] == "stream_copy" and r.get("gbps")]
+    out = {}
+    device = [r for r in copies if r.get("backend") == "numba_ext"]
+    if device:
+        best = max(device, key=lambda r: r["gbps"])
+        out["device"] = (best["variant"], best["gbps"])
+    host = [r for r in copies if r["variant"] == "numpy"]
+    if host:
+        out["host"] = ("numpy", host[0]["gbps"])
+    return out
+
+
+def plot_records(meta: dict, records: list[dict], out_dir: Path, stem: str) -> list[Path]:
+    """The PNGs for one run; returns their paths."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    results = [r for r in records if r["status"] == "ok"]
+    variants = list(dict.fromkeys(r["variant"] for r in results))
+    cmap = plt.get_cmap("tab20")
+    colors = {v: cmap(i % 20) for i, v in enumerate(variants)}  # same colour for a variant in every chart
+    workloads = _by_workload(results)
     title = f"preset {meta['preset']}, {meta['device']['name']}, {meta['date']} (n/a variants omitted)"
+    out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
 
-    fig, ax = plt.subplots(figsize=(11, 5))
+    fig, ax = plt.subplots(figsize=(13, 5.5))
     _grouped_bars(ax, workloads, variants, colors, lambda r: r["median_ms"],
                   err=lambda r: (r["min_ms"], r["max_ms"]))
     ax.set_yscale("log")
     ax.set_ylabel("median time per call [ms] (min-max)")
-    ax.set_title(f"Time per variant: {title}")
+    ax.set_title(f"Time per variant: {title}", fontsize="medium")
     fig.tight_layout()
-    written.append(out_dir / f"{path.stem}_time.png")
-    fig.savefig(written[-1], dpi=120)
+    written.append(out_dir / f"{stem}_time.png")
+    fig.savefig(written[-1], dpi=110)
 
-    fig, ax = plt.subplots(figsize=(11, 5))
+    fig, ax = plt.subplots(figsize=(13, 5.5))
+    speed = [(w, rows) for w, rows in workloads if any(r.get("speedup_vs_numpy") for r in rows.values())]
     others = [v for v in variants if v != "numpy"]
-    _grouped_bars(ax, workloads, others, colors, lambda r: r.get("speedup_vs_numpy"))
+    _grouped_bars(ax, speed, others, colors, lambda r: r.get("speedup_vs_numpy"))
     ax.set_yscale("log")
     ax.axhline(1.0, color="black", linewidth=0.8)
     ax.set_ylabel("speed-up over NumPy (median)")
-    ax.set_title(f"Speed-up over NumPy: {title}")
+    ax.set_title(f"Speed-up over NumPy: {title}", fontsize="medium")
     fig.tight_layout()
-    written.append(out_dir / f"{path.stem}_speedup.png")
-    fig.savefig(written[-1], dpi=120)
+    written.append(out_dir / f"{stem}_speedup.png")
+    fig.savefig(written[-1], dpi=110)
+
+    bw = [(w, rows) for w, rows in workloads if w in BANDWIDTH_WORKLOADS]
+    if bw:
+        fig, ax = plt.subplots(figsize=(12, 5.5))
+        bw_variants = [v for v in variants if any(v in rows and rows[v].get("gbps") for _, rows in bw)]
+        _grouped_bars(ax, bw, bw_variants, colors, lambda r: r.get("gbps"))
+        lines = copy_bandwidths(results)
+        if "device" in lines:
+            v, g = lines["device"]
+            ax.axhline(g, color="black", linestyle="--", linewidth=1,
+                       label=f"device copy bandwidth: {g:.3g} GB/s (stream_copy {v})")
+        if "host" in lines:
+            v, g = lines["host"]
+            ax.axhline(g, color="grey", linestyle=":", linewidth=1.2,
+                       label=f"host copy bandwidth: {g:.3g} GB/s (stream_copy numpy np.copy)")
+        _legend(ax)
+        ax.set_ylabel("GB/s (bytes read + written per call / median time)")
+        sizes = ", ".join(f"{w} {next(iter(rows.values()))['size']}" for w, rows in bw)
+        ax.set_title(f"Bandwidth against the measured copy bandwidth ({sizes}):\n{title}", fontsize="medium")
+        fig.tight_layout()
+        written.append(out_dir / f"{stem}_bandwidth.png")
+        fig.savefig(written[-1], dpi=110)
     plt.close("all")
     return written
+
+
+def plot(path: Path, out_dir: Path | None = None) -> list[Path]:
+    data = json.loads(Path(path).read_text())
+    return plot_records(data["meta"], data["results"], Path(out_dir or Path(path).parent), Path(path).stem)
 
 
 def main(argv=None) -> int:
@@ -83,15 +144,15 @@ def main(argv=None) -> int:
     p.add_argument("json", nargs="?", type=Path, help="results file (default: newest in benchmarks/out/)")
     p.add_argument("--out", type=Path, help="folder for the PNGs (default: next to the JSON)")
     args = p.parse_args(argv)
-    path = args.json or max(OUT_DIR.glob("*.json"), key=lambda f: f.stat().st_mtime, default=None)
+    path = args.json or harness.newest_json()
     if path is None:
-        p.error(f"no JSON given and none in {OUT_DIR}; run benchmarks/run.py first")
+        p.error(f"no JSON given and none in {harness.OUT_DIR}; run benchmarks/run.py first")
     try:
         import matplotlib  # noqa: F401
     except ImportError:
         print("matplotlib is not installed: skipping the plots (pip install matplotlib to get them)")
         return 0
-    for f in plot(path, args.out or path.parent):
+    for f in plot(path, args.out):
         print(f"wrote {f}")
     return 0
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import faulthandler
 import sys
+from pathlib import Path
 
 import harness
 import workloads
@@ -38,6 +39,8 @@ def main(argv=None) -> int:
     p.add_argument("--warmup", type=int, default=1, help="untimed samples after the first call (default 1)")
     p.add_argument("--seed", type=int, default=777, help="input generator seed (default 777)")
     p.add_argument("--markdown", action="store_true", help="also print the table and goals as Markdown")
+    p.add_argument("--json", type=Path, default=None,
+                   help="write the results here (default: <out>/<timestamp>.json, out = $BENCH_OUT_DIR or benchmarks/out)")
     args = p.parse_args(argv)
     faulthandler.enable()  # a native crash in a variant still names the Python frame
     if args.reps < 1:
@@ -73,7 +76,11 @@ def main(argv=None) -> int:
     if args.markdown:
         print()
         print(harness.goals_markdown(meta["goals"]))
-    path = harness.write_json(meta, records)
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        path = harness.write_json(meta, records, path=args.json)
+    else:
+        path = harness.write_json(meta, records)
     bad = [r for r in records if r["status"] in ("FAILED", "ERROR")]
     print(f"\n{len(records)} rows in {meta['elapsed_s']:.1f} s; JSON: {path}")
     if bad:

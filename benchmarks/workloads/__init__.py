@@ -3,7 +3,7 @@
 import importlib
 
 NAMES = (
-    "black_scholes", "stream_triad", "stream_copy", "l2_norm", "pairwise_distance", "rambo", "gpairs", "kmeans",
+    "black_scholes", "black_scholes_goal", "stream_triad", "stream_copy", "l2_norm", "pairwise_distance", "rambo", "gpairs", "kmeans",
     "knn", "call_overhead", "first_call",
 )
 

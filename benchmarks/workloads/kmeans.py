@@ -14,7 +14,8 @@ global sums with atomics, as in tests/test_kernels.py, validated too but took ab
 points (assignment) and a prange over the clusters (update: each cluster scans all labels, so the
 update does nclusters times the work of a serial pass but runs in parallel and on the device), inside
 the host loop over iterations (1 + 2 * niters kernels for ``numba_ext_prange``). ``numba_ext_jit``
-stays n/a (argmin along an axis and bincount in the NumPy source).
+stays n/a (argmin along an axis and bincount in the NumPy source; whole-array argmin and axis sums
+do run on the device now).
 """
 
 import numba
@@ -251,7 +252,8 @@ def make_cuda(*args):
 VARIANTS = [
     Variant("numpy", kmeans),
     Variant("numba_parallel", kmeans_prange),
-    Variant.unavailable("numba_ext_jit", "argmin along an axis and bincount in @numba_ext.jit", backend="numba_ext"),
+    Variant.unavailable("numba_ext_jit", "argmin along an axis (np.argmin(a, axis=1) has no USM implementation "
+                        "yet) and bincount in @numba_ext.jit", backend="numba_ext"),
     Variant("numba_ext_prange", nx.jit(with_globals(_kmeans_prange, empty=nx.empty)), backend="numba_ext",
             note="1 + 2 * niters kernels (init; per iteration: assignment, update over clusters)"),
     Variant("numba_ext_kernel", kmeans_kernel, backend="numba_ext",

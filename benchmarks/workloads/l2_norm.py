@@ -1,11 +1,10 @@
 """Row-wise L2 norm of an (n, dims) array, d = sqrt(sum(a * a, axis=1)) (dpbench ``l2_norm``).
 
-``numba_ext_jit`` is n/a: the NumPy source needs a device axis reduction. Under ``@numba_ext.jit`` it
-does compile today, but only ``a * a`` becomes a kernel: ``np.sum(..., axis=1)`` runs as host code on
-the USM memory and the function returns a ``numpy.ndarray`` (checked at d23551e), so it is not listed
-as a device variant. ``numba_ext_jit_hybrid``, the explicit stop-gap, squares on the device (one
-kernel) and finishes on the host: the timed region includes copying the squares back and NumPy's row
-sums and sqrt. ``numba_ext_prange`` is the prange loop of ``numba_parallel`` under ``@numba_ext.jit``
+``numba_ext_jit`` is the NumPy source under ``@numba_ext.jit``: axis reductions run on the device
+since commit 0028265 (2 kernels). Before that, ``np.sum(..., axis=1)`` ran as host code on the USM
+memory and returned a ``numpy.ndarray``. ``numba_ext_jit_hybrid``, the older explicit stop-gap,
+squares on the device (one kernel) and finishes on the host: the timed region includes copying the
+squares back and NumPy's row sums and sqrt. ``numba_ext_prange`` is the prange loop of ``numba_parallel`` under ``@numba_ext.jit``
 (result from ``numba_ext.empty``), all on the device.
 
 ``numba_ext_kernel`` is an explicit ``@numba_ext.kernel``, all on the device: one work-item per row
@@ -102,10 +101,9 @@ def make_cuda(*args):
 VARIANTS = [
     Variant("numpy", l2_norm),
     Variant("numba_parallel", l2_norm_prange),
-    Variant.unavailable("numba_ext_jit", "device axis reductions: np.sum(a * a, axis=1) under @numba_ext.jit runs "
-                        "on the host and returns a numpy.ndarray", backend="numba_ext"),
+    Variant("numba_ext_jit", nx.jit(l2_norm), backend="numba_ext"),
     Variant("numba_ext_prange", nx.jit(with_globals(_l2_norm_prange, empty=nx.empty)), backend="numba_ext"),
-    Variant("numba_ext_jit_hybrid", l2_norm_hybrid, backend="numba_ext",
+    Variant("numba_ext_jit_hybrid", l2_norm_hybrid, backend="numba_ext", host_result=True,
             note="device a*a, then copy back and host row sums + sqrt (all timed)"),
     Variant("numba_ext_kernel", l2_norm_kernel, backend="numba_ext"),
     namespace_variant("dpnp", l2_norm, "dpnp"),

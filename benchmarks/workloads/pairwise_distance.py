@@ -1,10 +1,10 @@
 """Euclidean distances between two point sets, D[i, j] = |X1[i] - X2[j]| (dpbench
 ``pairwise_distance``). NumPy uses dpbench's form |x|^2 - 2 x.y + |y|^2 through a matrix product.
 
-The NumPy source needs a matrix product, which does not run on the device (and Numba's host matmul
-needs SciPy), so ``numba_ext_jit`` runs the array-expression form without it: per dimension k,
-``d += (x1[:, k][:, None] - x2[:, k][None, :]) ** 2`` (broadcasting, in place), then ``np.sqrt(d)``;
-``d`` comes from ``numba_ext.zeros`` inside the function (3 kernels per call). ``numba_ext_prange``
+The NumPy source needs a matrix product, which does not run on the device (numba_ext has np.dot for
+1-D arrays only; Numba's host matmul needs SciPy), so ``numba_ext_jit`` runs the array-expression form
+without it: ``np.sqrt(np.sum(diff * diff, axis=2))`` with ``diff = x1[:, None, :] - x2[None, :, :]``
+(broadcasting and an axis reduction on the device, 2 kernels per call). ``numba_ext_prange``
 is the prange loop of ``numba_parallel`` under ``@numba_ext.jit`` (result from ``numba_ext.empty``).
 ``numba_ext_kernel`` is an explicit ``@numba_ext.kernel`` over a 2-D range (one work-item per output
 element, the prange loop's body), writing into a result allocated per call. ``dpnp`` and ``cupy`` run
@@ -48,11 +48,9 @@ def pairwise_distance_no_out(x1, x2):
 
 
 def pairwise_distance_bcast(x1, x2):
-    d = nx.zeros((x1.shape[0], x2.shape[0]))
-    for k in range(x1.shape[1]):
-        t = x1[:, k][:, None] - x2[:, k][None, :]
-        d += t * t
-    return np.sqrt(d)
+    # the array form without a matrix product: broadcast differences, sum over the last axis
+    diff = x1[:, None, :] - x2[None, :, :]
+    return np.sqrt(np.sum(diff * diff, axis=2))
 
 
 empty = np.empty  # numba_ext_prange binds ``empty`` to numba_ext.empty
@@ -119,7 +117,7 @@ VARIANTS = [
     Variant("numpy", pairwise_distance),
     Variant("numba_parallel", pairwise_distance_prange),
     Variant("numba_ext_jit", nx.jit(pairwise_distance_bcast), backend="numba_ext",
-            note="array form without matmul: per-dimension broadcast d += (x1[:, k, None] - x2[None, :, k])**2, sqrt"),
+            note="array form without matmul: sqrt(sum((x1[:, None, :] - x2[None, :, :])**2, axis=2))"),
     Variant("numba_ext_prange", nx.jit(with_globals(_pairwise_distance_prange, empty=nx.empty)), backend="numba_ext"),
     Variant("numba_ext_kernel", pairwise_distance_kernel, backend="numba_ext"),
     namespace_variant("dpnp", pairwise_distance_no_out, "dpnp",

@@ -27,18 +27,6 @@ fn init_targets() {
     });
 }
 
-/// A fresh LLVM context for one kernel, never freed.
-///
-/// LLVM 22's SPIR-V back end keeps state between emissions that refers to LLVM objects by address:
-/// once a context (or module) is freed and a later kernel's objects reuse those addresses, the back end
-/// can assign one result id twice (seen: `Id 2 is defined more than once` from spirv-val, and a crash
-/// in the Intel driver's SPIR-V reader, while `llc` on the same IR in a fresh process is fine). Keeping
-/// every context and module alive avoids address reuse; a kernel's IR is small and kernels are
-/// compiled once per process.
-pub fn context() -> &'static inkwell::context::Context {
-    Box::leak(Box::new(inkwell::context::Context::create()))
-}
-
 fn machine(flavor: Flavor, cpu: &str) -> Result<TargetMachine> {
     init_targets();
     let triple = TargetTriple::create(flavor.triple());
@@ -48,18 +36,21 @@ fn machine(flavor: Flavor, cpu: &str) -> Result<TargetMachine> {
         .ok_or_else(|| Error::Codegen(format!("cannot create a target machine for {}", flavor.triple())))
 }
 
-/// Optimise and emit `module`: returns the device code and the final LLVM IR text.
+/// The lock every use of LLVM 22 takes (building, optimising and emitting): emission forks, and no
+/// other thread may hold LLVM's internal locks at that moment.
+pub static CODEGEN_LOCK: Mutex<()> = Mutex::new(());
+
+/// Optimise and emit `module`: returns the device code and the final LLVM IR text. The caller holds
+/// [`CODEGEN_LOCK`].
 ///
-/// Emission is serialised process-wide: LLVM 22's SPIR-V back end keeps state that is not safe to
-/// use from two threads at once (two concurrent emissions interleave into one corrupt module; seen
-/// in `cargo test` with parallel tests).
+/// SPIR-V is emitted in a forked child process. LLVM 22's SPIR-V back end keeps process-global state
+/// between emissions that goes stale: in a long-running process it occasionally emits a module with
+/// one result id defined twice (`spirv-val`: "Id 2 is defined more than once"), which can crash the
+/// Intel driver's SPIR-V reader, or crashes in its machine passes; the same IR is fine in a fresh
+/// process. A child forked from a parent that never emits SPIR-V always starts clean, and if the back
+/// end crashes, the child dies instead of the user's process.
 pub fn emit(module: &Module, flavor: Flavor, cpu: &str) -> Result<(Vec<u8>, String)> {
-    static EMIT_LOCK: Mutex<()> = Mutex::new(());
-    let _guard = EMIT_LOCK.lock().unwrap_or_else(|p| p.into_inner());
-    // A fresh target machine per kernel: the SPIR-V back end keeps its global registry in the
-    // subtarget the target machine owns, and reusing it across modules crashes in machine passes.
-    // It is leaked with the module's context (see `context`).
-    let tm: &'static TargetMachine = Box::leak(Box::new(machine(flavor, cpu)?));
+    let tm = machine(flavor, cpu)?;
     // Light clean-up only for SPIR-V: the OpenCL driver's own compiler optimises and vectorises
     // across work-items; NVPTX gets the full pipeline.
     let passes = match flavor {
@@ -67,13 +58,65 @@ pub fn emit(module: &Module, flavor: Flavor, cpu: &str) -> Result<(Vec<u8>, Stri
         Flavor::Nvptx => "default<O3>",
     };
     module
-        .run_passes(passes, tm, inkwell::passes::PassBuilderOptions::create())
+        .run_passes(passes, &tm, inkwell::passes::PassBuilderOptions::create())
         .map_err(|e| Error::Codegen(format!("LLVM passes: {e}")))?;
     let ir = module.print_to_string().to_string();
-    let ft = match flavor {
-        Flavor::Spirv => FileType::Object,
-        Flavor::Nvptx => FileType::Assembly,
+    let bytes = match flavor {
+        Flavor::Spirv => in_child(|| {
+            tm.write_to_memory_buffer(module, FileType::Object).map(|b| b.as_slice().to_vec()).map_err(|e| e.to_string())
+        })?,
+        Flavor::Nvptx => tm
+            .write_to_memory_buffer(module, FileType::Assembly)
+            .map_err(|e| Error::Codegen(format!("emitting {}: {e}", flavor.triple())))?
+            .as_slice()
+            .to_vec(),
     };
-    let buf = tm.write_to_memory_buffer(module, ft).map_err(|e| Error::Codegen(format!("emitting {}: {e}", flavor.triple())))?;
-    Ok((buf.as_slice().to_vec(), ir))
+    Ok((bytes, ir))
+}
+
+/// Run `work` in a forked child and return its bytes (through a pipe).
+fn in_child(work: impl FnOnce() -> std::result::Result<Vec<u8>, String>) -> Result<Vec<u8>> {
+    use std::io::{Read, Write};
+    use std::os::fd::FromRawFd;
+
+    let mut fds = [0i32; 2];
+    if unsafe { libc::pipe(fds.as_mut_ptr()) } != 0 {
+        return Err(Error::Codegen(format!("pipe: {}", std::io::Error::last_os_error())));
+    }
+    let pid = unsafe { libc::fork() };
+    if pid < 0 {
+        unsafe {
+            libc::close(fds[0]);
+            libc::close(fds[1]);
+        }
+        return Err(Error::Codegen(format!("fork: {}", std::io::Error::last_os_error())));
+    }
+    if pid == 0 {
+        // child: emit, write [status byte][payload], and leave without running any exit handlers
+        unsafe { libc::close(fds[0]) };
+        let mut out = unsafe { std::fs::File::from_raw_fd(fds[1]) };
+        let msg = match work() {
+            Ok(b) => [vec![0u8], b].concat(),
+            Err(e) => [vec![1u8], e.into_bytes()].concat(),
+        };
+        let code = if out.write_all(&msg).is_ok() { 0 } else { 1 };
+        drop(out);
+        unsafe { libc::_exit(code) };
+    }
+    unsafe { libc::close(fds[1]) };
+    let mut data = Vec::new();
+    let read = unsafe { std::fs::File::from_raw_fd(fds[0]) }.read_to_end(&mut data);
+    let mut status = 0;
+    unsafe { libc::waitpid(pid, &mut status, 0) };
+    if let Err(e) = read {
+        return Err(Error::Codegen(format!("reading the SPIR-V emitter's output: {e}")));
+    }
+    match data.split_first() {
+        Some((0, bytes)) => Ok(bytes.to_vec()),
+        Some((_, msg)) => Err(Error::Codegen(format!("emitting SPIR-V: {}", String::from_utf8_lossy(msg)))),
+        None => Err(Error::Codegen(format!(
+            "the LLVM SPIR-V back end crashed while emitting this kernel (child status {status}); \
+             set NUMBA_EXT_DUMP_DIR to keep its LLVM IR and please report it"
+        ))),
+    }
 }

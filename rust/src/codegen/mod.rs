@@ -120,10 +120,10 @@ fn target_of(name: &str, uses_f64: bool, caps: &DeviceCaps) -> Result<(Flavor, S
 pub fn compile(spec: &KernelSpec, caps: &DeviceCaps) -> Result<Binary> {
     let (flavor, cpu) = target_of(&spec.name, spec.uses_f64(), caps)?;
     let graph = passes::optimize(&Graph::from_spec(spec)?)?;
-    let ctx = emit::context();
-    let module = builder::KernelBuilder::new(ctx, flavor).build(&graph)?;
+    let _llvm = emit::CODEGEN_LOCK.lock().unwrap_or_else(|p| p.into_inner());
+    let ctx = inkwell::context::Context::create();
+    let module = builder::KernelBuilder::new(&ctx, flavor).build(&graph)?;
     let (bytes, llvm_ir) = emit::emit(&module, flavor, &cpu)?;
-    std::mem::forget(module); // see emit::context
     Ok(Binary { kernel_name: graph.name.clone(), flavor, bytes, llvm_ir, slots: arg_slots(&graph), graph_nodes: graph.node_count() })
 }
 
@@ -131,16 +131,17 @@ pub fn compile(spec: &KernelSpec, caps: &DeviceCaps) -> Result<Binary> {
 pub fn compile_function(f: &Function, caps: &DeviceCaps) -> Result<Binary> {
     let (flavor, cpu) = target_of(&f.name, f.uses_f64(), caps)?;
     f.verify()?;
-    let ctx = emit::context();
-    let module = builder::KernelBuilder::new(ctx, flavor).build_function(f)?;
+    let _llvm = emit::CODEGEN_LOCK.lock().unwrap_or_else(|p| p.into_inner());
+    let ctx = inkwell::context::Context::create();
+    let module = builder::KernelBuilder::new(&ctx, flavor).build_function(f)?;
     let (bytes, llvm_ir) = emit::emit(&module, flavor, &cpu)?;
-    std::mem::forget(module); // see emit::context
     Ok(Binary { kernel_name: f.name.clone(), flavor, bytes, llvm_ir, slots: function_slots(f), graph_nodes: f.blocks.len() })
 }
 
 /// Lower to LLVM IR text without emitting device code (for tests and `inspect_llvm`).
 pub fn llvm_ir(spec: &KernelSpec, flavor: Flavor) -> Result<String> {
     let graph = passes::optimize(&Graph::from_spec(spec)?)?;
+    let _llvm = emit::CODEGEN_LOCK.lock().unwrap_or_else(|p| p.into_inner());
     let ctx = inkwell::context::Context::create();
     let module = builder::KernelBuilder::new(&ctx, flavor).build(&graph)?;
     Ok(module.print_to_string().to_string())
