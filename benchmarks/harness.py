@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
-import importlib
 import json
 import os
 import platform
@@ -439,7 +438,8 @@ def run_variant(v: Variant, host_args: tuple, ref, *, reps: int, warmup: int, ca
     on_host = [type(o).__name__ for o in _walk(out) if isinstance(o, np.ndarray)]
     if on_device and on_host and not v.host_result:  # a silent host fallback is not a device result
         check = {"passed": False, "error": check["error"],
-                 "detail": f"the result came back as numpy.ndarray (computed or finished on the host); {check['detail']}"}
+                 "detail": "the result came back as numpy.ndarray (computed or finished on the host); "
+                           + check["detail"]}
     rec.update(
         status="ok" if check["passed"] else "FAILED",
         reason=None if check["passed"] else check["detail"],

@@ -40,7 +40,8 @@ def main(argv=None) -> int:
     p.add_argument("--seed", type=int, default=777, help="input generator seed (default 777)")
     p.add_argument("--markdown", action="store_true", help="also print the table and goals as Markdown")
     p.add_argument("--json", type=Path, default=None,
-                   help="write the results here (default: <out>/<timestamp>.json, out = $BENCH_OUT_DIR or benchmarks/out)")
+                   help="write the results here (default: <out>/<timestamp>.json, "
+                        "out = $BENCH_OUT_DIR or benchmarks/out)")
     args = p.parse_args(argv)
     faulthandler.enable()  # a native crash in a variant still names the Python frame
     if args.reps < 1:

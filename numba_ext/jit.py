@@ -18,6 +18,14 @@ class JitFunction:
     def __init__(self, py_func, **options):
         from .numba.parfor_offload import OffloadCompiler
 
+        if options.get("cache"):
+            from .errors import UnsupportedError
+
+            raise UnsupportedError(
+                "numba_ext.jit(cache=True) is not supported yet: compiled host code refers to device "
+                "kernels by process-local addresses. (Plain numba.njit(cache=True) skips caching such "
+                "functions with a warning.)"
+            )
         options.setdefault("nopython", True)
         options.setdefault("parallel", True)  # prange loops and NumPy reductions become parfors -> kernels
         options.setdefault("pipeline_class", OffloadCompiler)

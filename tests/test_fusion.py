@@ -219,3 +219,15 @@ def test_regions_of_different_ranks_run_in_dependency_order(rng):
 
     want = numba.njit(f.py_func)(*hs)
     np.testing.assert_allclose(numba_ext.asnumpy(f(*[numba_ext.asarray(h) for h in hs])), want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+def test_not_of_integer_max(rng, dtype):
+    # found by the property tests: the Intel CPU driver drops the ~ of ~max(a, b) when it optimises
+    f = numba_ext.jit(lambda a, b: -1 + -np.maximum(a, b))
+    g = numba_ext.jit(lambda a, b: ~np.minimum(a, b))
+    ha = rng.integers(-10, 10, 100).astype(dtype)
+    hb = rng.integers(-10, 10, 100).astype(dtype)
+    a, b = numba_ext.asarray(ha), numba_ext.asarray(hb)
+    np.testing.assert_array_equal(numba_ext.asnumpy(f(a, b)), -1 - np.maximum(ha, hb))
+    np.testing.assert_array_equal(numba_ext.asnumpy(g(a, b)), ~np.minimum(ha, hb))

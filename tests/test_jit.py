@@ -264,3 +264,19 @@ def test_jit_results_are_freed(rng):
     del outs
     gc.collect()
     assert _core._live_allocations() == before
+
+
+def test_copy_and_host_allocation_errors(rng):
+    h = rng.standard_normal(64)
+    b = numba_ext.asarray(h)
+    c, d = numba_ext.jit(lambda b: (b.copy(), np.copy(b) * 2))(b)
+    assert c._data_ptr != b._data_ptr and c.sycl_queue is b.sycl_queue
+    np.testing.assert_array_equal(numba_ext.asnumpy(c), h)
+    np.testing.assert_array_equal(numba_ext.asnumpy(d), 2 * h)
+    with pytest.raises(Exception, match="numba_ext.empty"):
+        numba_ext.jit(lambda b: np.empty_like(b))(b)
+
+
+def test_disk_caching_is_refused_clearly(tmp_path):
+    with pytest.raises(numba_ext.UnsupportedError, match="cache=True"):
+        numba_ext.jit(lambda a: a + 1.0, cache=True)

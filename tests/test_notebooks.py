@@ -29,14 +29,16 @@ def _outputs(nb, output_type=None):
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
 def test_notebooks_run_headless_at_preset_s(tmp_path, monkeypatch):
-    for mod in ("nbclient", "nbformat", "ipykernel", "matplotlib"):
-        pytest.importorskip(mod)
     # the kernel inherits the environment: preset S, 1 sample, results and plots into tmp_path
     monkeypatch.setenv("BENCH_PRESET", "S")
     monkeypatch.setenv("BENCH_REPS", "1")
     monkeypatch.setenv("BENCH_OUT_DIR", str(tmp_path))
     monkeypatch.setenv("JUPYTER_PLATFORM_DIRS", "1")
     monkeypatch.setenv("MPLBACKEND", "Agg")
+    monkeypatch.delenv("BENCH_WORKLOADS", raising=False)
+    monkeypatch.delenv("BENCH_JSON", raising=False)
+    for mod in ("nbclient", "nbformat", "ipykernel", "matplotlib"):
+        pytest.importorskip(mod)
 
     nb = _execute("suite.ipynb")
     assert not _outputs(nb, "error")

@@ -158,5 +158,6 @@ VARIANTS = [
     Variant("numba_ext_kernel", black_scholes_kernel, backend="numba_ext"),
     namespace_variant("dpnp", black_scholes, "dpnp"),
     namespace_variant("cupy", black_scholes, "cupy"),
-    Variant("numba_cuda", backend="numba_cuda", make=make_cuda, note="the kernel body under numba.cuda.jit, 256 threads per block"),
+    Variant("numba_cuda", backend="numba_cuda", make=make_cuda,
+            note="the kernel body under numba.cuda.jit, 256 threads per block"),
 ]

@@ -89,7 +89,8 @@ VARIANTS = [
     Variant("numba_njit", numba.njit(add)),
     Variant("numba_ext_jit", add_jit, backend="numba_ext"),
     Variant("bare_launch", backend="numba_ext", make=make_bare_launch,
-            note="bare launch (Python->Rust enqueue+wait): numba_ext_jit's kernel via kernel.launch, output allocated once"),
+            note="bare launch (Python->Rust enqueue+wait): numba_ext_jit's kernel via kernel.launch, "
+                 "output allocated once"),
     Variant("numba_ext_prange", nx.jit(_add_prange), backend="numba_ext"),
     Variant("numba_ext_eager", add, backend="numba_ext", note="eager a + b on numba_ext arrays (no jit)"),
     Variant("numba_njit_on_usm", numba.njit(add), backend="numba_ext", note="plain numba.njit on numba_ext arrays"),

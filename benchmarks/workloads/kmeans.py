@@ -260,5 +260,6 @@ VARIANTS = [
             note="1 + 2 * niters launches (init; per iteration: assignment with per-group partial sums, update)"),
     namespace_variant("dpnp", kmeans, "dpnp"),
     namespace_variant("cupy", kmeans, "cupy"),
-    Variant("numba_cuda", backend="numba_cuda", make=make_cuda, note="the numba_ext_kernel algorithm, 1 + 2 * niters launches"),
+    Variant("numba_cuda", backend="numba_cuda", make=make_cuda,
+            note="the numba_ext_kernel algorithm, 1 + 2 * niters launches"),
 ]

@@ -183,5 +183,6 @@ VARIANTS = [
     Variant("numba_ext_kernel", knn_kernel, backend="numba_ext"),
     Variant.unavailable("dpnp", "argpartition and add.at, which dpnp 0.20 lacks", backend="dpnp"),
     namespace_variant("cupy", knn, "cupy"),
-    Variant("numba_cuda", backend="numba_cuda", make=make_cuda, note="the numba_ext_kernel algorithm, 128 threads per block"),
+    Variant("numba_cuda", backend="numba_cuda", make=make_cuda,
+            note="the numba_ext_kernel algorithm, 128 threads per block"),
 ]

@@ -4,8 +4,8 @@
 since commit 0028265 (2 kernels). Before that, ``np.sum(..., axis=1)`` ran as host code on the USM
 memory and returned a ``numpy.ndarray``. ``numba_ext_jit_hybrid``, the older explicit stop-gap,
 squares on the device (one kernel) and finishes on the host: the timed region includes copying the
-squares back and NumPy's row sums and sqrt. ``numba_ext_prange`` is the prange loop of ``numba_parallel`` under ``@numba_ext.jit``
-(result from ``numba_ext.empty``), all on the device.
+squares back and NumPy's row sums and sqrt. ``numba_ext_prange`` is the prange loop of
+``numba_parallel`` under ``@numba_ext.jit`` (result from ``numba_ext.empty``), all on the device.
 
 ``numba_ext_kernel`` is an explicit ``@numba_ext.kernel``, all on the device: one work-item per row
 sums its ``dims`` squares in a loop and writes the square root (the reduction is along a row, so no

@@ -91,12 +91,14 @@ def make_cuda(*args):
 VARIANTS = [
     Variant("numpy", copy),
     Variant("numba_parallel", copy_prange),
-    Variant("numba_ext_jit", nx.jit(plus_zero), backend="numba_ext", note="b + 0.0 (a copy kernel: one load, one store)"),
+    Variant("numba_ext_jit", nx.jit(plus_zero), backend="numba_ext",
+            note="b + 0.0 (a copy kernel: one load, one store)"),
     Variant("numba_ext_prange", nx.jit(with_globals(_copy_prange, empty=nx.empty)), backend="numba_ext"),
     Variant("numba_ext_kernel", copy_kernel, backend="numba_ext"),
     Variant("numba_ext_memcpy", copy_memcpy, backend="numba_ext",
             note="the OpenCL runtime's USM copy (numba_ext._core.memcpy) into a fresh array"),
     namespace_variant("dpnp", copy, "dpnp"),
     namespace_variant("cupy", copy, "cupy"),
-    Variant("numba_cuda", backend="numba_cuda", make=make_cuda, note="numba.cuda.jit copy kernel, 256 threads per block"),
+    Variant("numba_cuda", backend="numba_cuda", make=make_cuda,
+            note="numba.cuda.jit copy kernel, 256 threads per block"),
 ]

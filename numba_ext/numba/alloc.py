@@ -158,7 +158,7 @@ def _usm_alloc(typingctx, shape, dtype, usm_type, device, fill, sources):
 
             q = default_queue() if selector is None else device_queue(device_by_filter(dev))
             _KEEP_QUEUES.append(q)
-            queue = llir.Constant(_i64, q._handle).inttoptr(_i8p)
+            queue = context.add_dynamic_addr(builder, q._handle, info="numba_ext queue")  # not cacheable
         nitems = cgutils.intp_t(1)
         for d in dims:
             nitems = builder.mul(nitems, d)

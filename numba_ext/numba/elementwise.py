@@ -9,10 +9,10 @@ import numpy as np
 from numba.core import cgutils, ir, types
 from numba.core.rewrites import Rewrite, register_rewrite
 from numba.core.typing import signature
-from numba.extending import intrinsic, overload
+from numba.extending import intrinsic, overload, overload_classmethod
 from numba.np import numpy_support
 
-from ..errors import ExecutionPlacementError
+from ..errors import ExecutionPlacementError, UnsupportedError
 from .types import USMArrayType
 
 
@@ -28,9 +28,14 @@ def nx_astype(a, dtype):
     return a.astype(dtype)
 
 
+def nx_copy(a):
+    return a.copy()
+
+
 from .. import ufuncs  # noqa: E402
 
-ELEMENTWISE = {nx_where: "where", nx_clip: "clip", nx_astype: "astype", ufuncs.erf: "erf", ufuncs.erfc: "erfc"}
+ELEMENTWISE = {nx_where: "where", nx_clip: "clip", nx_astype: "astype", nx_copy: "astype", ufuncs.erf: "erf",
+               ufuncs.erfc: "erfc"}
 
 
 def resolve_global(func_ir, var):
@@ -131,7 +136,11 @@ def _np_astype(a, dtype):
     return a.astype(dtype)
 
 
-_NOT_REWRITTEN = {_np_where, _np_clip, _np_astype}  # noqa: E305
+def _np_copy(a):
+    return a.copy()
+
+
+_NOT_REWRITTEN = {_np_where, _np_clip, _np_astype, _np_copy}  # noqa: E305
 
 
 @intrinsic
@@ -169,6 +178,28 @@ def _ov_clip(a, lo, hi):
     if any(isinstance(t, USMArrayType) for t in (a, lo, hi)):
         return lambda a, lo, hi: _usm_clip(a, lo, hi)
     return _np_clip
+
+
+@intrinsic
+def _usm_copy(typingctx, a):
+    if not isinstance(a, USMArrayType):
+        return None
+    return signature(a.copy(layout="C", readonly=False), a), _unreachable("copy")
+
+
+@overload(nx_copy)
+def _ov_copy(a):
+    if isinstance(a, USMArrayType):
+        return lambda a: _usm_copy(a)
+    return _np_copy
+
+
+@overload_classmethod(USMArrayType, "_allocate")
+def _ov_allocate(cls, allocsize, align):
+    raise UnsupportedError(
+        "this NumPy function would allocate a numba_ext array on the host inside jitted code; allocate "
+        "with numba_ext.empty(shape, dtype) (or use x.copy(), x.astype(), array expressions) instead"
+    )
 
 
 @overload(nx_astype, prefer_literal=True)
@@ -217,6 +248,11 @@ class RewriteElementwiseCalls(Rewrite):
             elif isinstance(fn, tuple) and fn[1] == "astype" and len(call.args) == 1:
                 self.todo.append((inst, nx_astype, [fn[2], call.args[0]]))
                 self.dead_methods.add(call.func.name)
+            elif isinstance(fn, tuple) and fn[1] == "copy" and not call.args:
+                self.todo.append((inst, nx_copy, [fn[2]]))
+                self.dead_methods.add(call.func.name)
+            elif fn is np.copy and len(call.args) == 1:
+                self.todo.append((inst, nx_copy, list(call.args)))
         return bool(self.todo)
 
     def apply(self):

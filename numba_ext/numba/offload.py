@@ -289,7 +289,8 @@ def make_launch_intrinsic(kernel, spec: dict, out_types: list, arg_types: tuple)
         for i, sv in enumerate(slot_vals):
             builder.store(sv, builder.gep(slots, [_i32(i)]))
         launch = _declare(builder, "nx_launch", _i32, [_i8p, _i8p, _i64.as_pointer(), _i32, _i32])
-        kaddr = llir.Constant(_i64, kernel.address).inttoptr(_i8p)
+        # a process-local address: add_dynamic_addr also tells Numba not to cache this function on disk
+        kaddr = context.add_dynamic_addr(builder, kernel.address, info="numba_ext kernel")
         st = builder.call(launch, [kaddr, queue, slots, _i32(len(slot_vals)), builder.zext(broadcast, _i32)])
         with cgutils.if_unlikely(builder, builder.icmp_signed("!=", st, _i32(0))):
             for ty, o in zip(out_types, outs):

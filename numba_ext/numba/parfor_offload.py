@@ -329,7 +329,7 @@ def lower_parfor_offload(lowerer, parfor):
     else:
         builder.store(total, gsize)
     launch = _declare(builder, "nx_launch_nd", _i32, [_i8p, _i8p, _i64.as_pointer(), _i32, _i32, _i64.as_pointer(), _i64.as_pointer()])
-    kaddr = llir.Constant(_i64, kernel.address).inttoptr(_i8p)
+    kaddr = context.add_dynamic_addr(builder, kernel.address, info="numba_ext kernel")  # not cacheable
     st = builder.call(launch, [kaddr, queue, slots, _i32(len(slot_vals)), _i32(1), gsize, llir.Constant(_i64.as_pointer(), None)])
     release = _declare(builder, "NRT_MemInfo_release", llir.VoidType(), [_i8p])
     with cgutils.if_unlikely(builder, builder.icmp_signed("!=", st, _i32(0))):

@@ -87,6 +87,8 @@ pub struct Binary {
     pub slots: Vec<ArgSlot>,
     /// Nodes in the optimised graph (for tests and debugging).
     pub graph_nodes: usize,
+    /// The kernel computes an integer min/max (see `runtime::program::build_options`).
+    pub int_minmax: bool,
 }
 
 /// Options that depend on the device.
@@ -124,7 +126,10 @@ pub fn compile(spec: &KernelSpec, caps: &DeviceCaps) -> Result<Binary> {
     let ctx = inkwell::context::Context::create();
     let module = builder::KernelBuilder::new(&ctx, flavor).build(&graph)?;
     let (bytes, llvm_ir) = emit::emit(&module, flavor, &cpu)?;
-    Ok(Binary { kernel_name: graph.name.clone(), flavor, bytes, llvm_ir, slots: arg_slots(&graph), graph_nodes: graph.node_count() })
+    let int_minmax = graph.g.node_weights().any(|n| {
+        matches!(n.op, crate::ir::Op::Binary { op: crate::ir::BinaryOp::Min | crate::ir::BinaryOp::Max, .. }) && !n.dtype.is_float()
+    });
+    Ok(Binary { kernel_name: graph.name.clone(), flavor, bytes, llvm_ir, slots: arg_slots(&graph), graph_nodes: graph.node_count(), int_minmax })
 }
 
 /// Verify, lower and emit a control-flow kernel for a device.
@@ -135,7 +140,13 @@ pub fn compile_function(f: &Function, caps: &DeviceCaps) -> Result<Binary> {
     let ctx = inkwell::context::Context::create();
     let module = builder::KernelBuilder::new(&ctx, flavor).build_function(f)?;
     let (bytes, llvm_ir) = emit::emit(&module, flavor, &cpu)?;
-    Ok(Binary { kernel_name: f.name.clone(), flavor, bytes, llvm_ir, slots: function_slots(f), graph_nodes: f.blocks.len() })
+    use crate::ir::cfg::{AtomicOp, Inst};
+    let int_minmax = f.blocks.iter().flat_map(|b| &b.insts).any(|i| match i {
+        Inst::Binary { dst, op: crate::ir::BinaryOp::Min | crate::ir::BinaryOp::Max, .. } => !f.locals[*dst].is_float(),
+        Inst::Atomic { op: AtomicOp::Min | AtomicOp::Max, array, .. } => !f.arrays[*array].dtype.is_float(),
+        _ => false,
+    });
+    Ok(Binary { kernel_name: f.name.clone(), flavor, bytes, llvm_ir, slots: function_slots(f), graph_nodes: f.blocks.len(), int_minmax })
 }
 
 /// Lower to LLVM IR text without emitting device code (for tests and `inspect_llvm`).

@@ -58,6 +58,20 @@ fn dump(b: &Binary) {
     let _ = std::fs::write(dir.join("last.txt"), &b.kernel_name);
 }
 
+/// Driver build options: `NUMBA_EXT_BUILD_OPTIONS` (for experiments), plus workarounds for known
+/// driver bugs (see `needs_opt_disable`).
+fn build_options(b: &Binary) -> String {
+    let mut o = std::env::var("NUMBA_EXT_BUILD_OPTIONS").unwrap_or_default();
+    // The Intel OpenCL CPU runtime (2026.2) miscompiles the bitwise not of an integer max/min
+    // (`~max(a, b)` comes out as `max(a, b)`), a pattern its own optimizer forms from `-1 - max(a, b)`;
+    // found by the property tests. Kernels computing an integer min/max are built without driver
+    // optimisation (correct, slower) until that is fixed.
+    if b.flavor == Flavor::Spirv && b.int_minmax {
+        o.push_str(" -cl-opt-disable");
+    }
+    o
+}
+
 fn cached(key: String, source: Option<(KernelSpec, Device)>, compile: impl FnOnce() -> Result<Binary>) -> Result<Arc<CompiledKernel>> {
     static CACHE: OnceLock<Mutex<HashMap<String, Arc<CompiledKernel>>>> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
@@ -108,7 +122,8 @@ impl CompiledKernel {
             },
         };
         let ids: Vec<_> = queue.context().devices().iter().map(|d| d.id()).collect();
-        if let Err(e) = program.build(&ids, "") {
+        let options = build_options(&self.binary);
+        if let Err(e) = program.build(&ids, &options) {
             let log = program.get_build_log(dev.id()).unwrap_or_else(|_| "<no build log>".into());
             return Err(Error::Build { device: format!("{} [{}]", dev.name(), dev.filter_string()), name: crate::error::cl_error_name(e.0), log });
         }
