@@ -226,8 +226,10 @@ def test_not_of_integer_max(rng, dtype):
     # found by the property tests: the Intel CPU driver drops the ~ of ~max(a, b) when it optimises
     f = numba_ext.jit(lambda a, b: -1 + -np.maximum(a, b))
     g = numba_ext.jit(lambda a, b: ~np.minimum(a, b))
+    h = numba_ext.jit(lambda a, b: -1 + -np.where(a > b, a, b))
     ha = rng.integers(-10, 10, 100).astype(dtype)
     hb = rng.integers(-10, 10, 100).astype(dtype)
     a, b = numba_ext.asarray(ha), numba_ext.asarray(hb)
     np.testing.assert_array_equal(numba_ext.asnumpy(f(a, b)), -1 - np.maximum(ha, hb))
     np.testing.assert_array_equal(numba_ext.asnumpy(g(a, b)), ~np.minimum(ha, hb))
+    np.testing.assert_array_equal(numba_ext.asnumpy(h(a, b)), -1 - np.where(ha > hb, ha, hb))

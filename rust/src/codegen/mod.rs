@@ -87,7 +87,7 @@ pub struct Binary {
     pub slots: Vec<ArgSlot>,
     /// Nodes in the optimised graph (for tests and debugging).
     pub graph_nodes: usize,
-    /// The kernel computes an integer min/max (see `runtime::program::build_options`).
+    /// The kernel computes an integer min/max or select (see `runtime::program::build_options`).
     pub int_minmax: bool,
 }
 
@@ -127,7 +127,8 @@ pub fn compile(spec: &KernelSpec, caps: &DeviceCaps) -> Result<Binary> {
     let module = builder::KernelBuilder::new(&ctx, flavor).build(&graph)?;
     let (bytes, llvm_ir) = emit::emit(&module, flavor, &cpu)?;
     let int_minmax = graph.g.node_weights().any(|n| {
-        matches!(n.op, crate::ir::Op::Binary { op: crate::ir::BinaryOp::Min | crate::ir::BinaryOp::Max, .. }) && !n.dtype.is_float()
+        matches!(n.op, crate::ir::Op::Binary { op: crate::ir::BinaryOp::Min | crate::ir::BinaryOp::Max, .. } | crate::ir::Op::Select { .. })
+            && n.dtype.is_int()
     });
     Ok(Binary { kernel_name: graph.name.clone(), flavor, bytes, llvm_ir, slots: arg_slots(&graph), graph_nodes: graph.node_count(), int_minmax })
 }
@@ -142,7 +143,9 @@ pub fn compile_function(f: &Function, caps: &DeviceCaps) -> Result<Binary> {
     let (bytes, llvm_ir) = emit::emit(&module, flavor, &cpu)?;
     use crate::ir::cfg::{AtomicOp, Inst};
     let int_minmax = f.blocks.iter().flat_map(|b| &b.insts).any(|i| match i {
-        Inst::Binary { dst, op: crate::ir::BinaryOp::Min | crate::ir::BinaryOp::Max, .. } => !f.locals[*dst].is_float(),
+        Inst::Binary { dst, op: crate::ir::BinaryOp::Min | crate::ir::BinaryOp::Max, .. } | Inst::Select { dst, .. } => {
+            f.locals[*dst].is_int()
+        }
         Inst::Atomic { op: AtomicOp::Min | AtomicOp::Max, array, .. } => !f.arrays[*array].dtype.is_float(),
         _ => false,
     });

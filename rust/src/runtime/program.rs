@@ -63,9 +63,9 @@ fn dump(b: &Binary) {
 fn build_options(b: &Binary) -> String {
     let mut o = std::env::var("NUMBA_EXT_BUILD_OPTIONS").unwrap_or_default();
     // The Intel OpenCL CPU runtime (2026.2) miscompiles the bitwise not of an integer max/min
-    // (`~max(a, b)` comes out as `max(a, b)`), a pattern its own optimizer forms from `-1 - max(a, b)`;
-    // found by the property tests. Kernels computing an integer min/max are built without driver
-    // optimisation (correct, slower) until that is fixed.
+    // (`~max(a, b)` comes out as `max(a, b)`), a pattern its own optimizer forms from `-1 - max(a, b)`
+    // and from `where(a > b, a, b)`; found by the property tests. Kernels computing an integer
+    // min/max or select are built without driver optimisation (correct, slower) until that is fixed.
     if b.flavor == Flavor::Spirv && b.int_minmax {
         o.push_str(" -cl-opt-disable");
     }
