@@ -17,24 +17,12 @@ from numba.np import numpy_support
 
 from .. import creation
 from ..errors import UnsupportedError
+from .elementwise import resolve_global
 from .offload import _allocate_result, _declare, _i8p, _i32, _i64
 from .types import USMArrayType
 
 _FILL = {creation.empty: None, creation.zeros: 0, creation.ones: 1, creation.full: "arg"}
 _KEEP_QUEUES: list = []  # queues embedded in compiled code by address
-
-
-def _resolve(func_ir, var):
-    try:
-        d = func_ir.get_definition(var)
-    except Exception:
-        return None
-    if isinstance(d, (ir.Global, ir.FreeVar)):
-        return d.value
-    if isinstance(d, ir.Expr) and d.op == "getattr":
-        base = _resolve(func_ir, d.value)
-        return getattr(base, d.attr, None) if base is not None else None
-    return None
 
 
 @register_rewrite("before-inference")
@@ -47,7 +35,7 @@ class RewriteAllocations(Rewrite):
         self.calls = []
         for inst in block.body:
             if isinstance(inst, ir.Assign) and isinstance(inst.value, ir.Expr) and inst.value.op == "call":
-                fn = _resolve(func_ir, inst.value.func)
+                fn = resolve_global(func_ir, inst.value.func)
                 if fn in _FILL:
                     self.calls.append((inst, fn))
         return bool(self.calls)

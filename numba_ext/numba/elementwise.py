@@ -210,18 +210,14 @@ def _ov_astype(a, dtype):
 
 
 def _resolve(func_ir, var):
+    """Like resolve_global, but a method access (`x.astype`) resolves to ("method", name, x)."""
     try:
         d = func_ir.get_definition(var)
     except Exception:
         return None
-    if isinstance(d, (ir.Global, ir.FreeVar)):
-        return d.value
-    if isinstance(d, ir.Expr) and d.op == "getattr":
-        base = _resolve(func_ir, d.value)
-        if base is np:
-            return getattr(np, d.attr, None)
+    if isinstance(d, ir.Expr) and d.op == "getattr" and resolve_global(func_ir, d.value) is None:
         return ("method", d.attr, d.value)
-    return None
+    return resolve_global(func_ir, var)
 
 
 @register_rewrite("before-inference")
