@@ -97,9 +97,9 @@ if __name__ != "__main__":
                 requires="numba_ext", note="@numba_ext.jit prange loop, first call in a new process"),
         Variant.unavailable(
             "numba_ext_jit_cache_hit",
-            "a disk cache in numba_ext: there is none yet; numba_ext.jit(f, cache=True) is passed on to Numba, "
-            "which caches the host code without the device kernels, and the next process crashes "
-            "(SIGSEGV in the OpenCL runtime) on the cached call"),
+            "a disk cache in numba_ext: there is none yet (compiled host code refers to device kernels by "
+            "process-local addresses; numba_ext.jit(f, cache=True) raises UnsupportedError and plain "
+            "numba.njit(cache=True) skips caching such functions)"),
     ]
 
 
