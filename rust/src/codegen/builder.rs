@@ -125,8 +125,14 @@ impl<'ctx> KernelBuilder<'ctx> {
         n.set_name("n");
 
         let gid = self.global_id()?;
-        let inb = cg(self.b.build_int_compare(IntPredicate::ULT, gid, n, "in_range"))?;
-        cg(self.b.build_conditional_branch(inb, body, exit))?;
+        // Launches cover exactly `n` work-items on SPIR-V devices, so no guard there (a branch here
+        // keeps the driver from vectorising across work-items); PTX launches round up to blocks.
+        if self.flavor == Flavor::Spirv {
+            cg(self.b.build_unconditional_branch(body))?;
+        } else {
+            let inb = cg(self.b.build_int_compare(IntPredicate::ULT, gid, n, "in_range"))?;
+            cg(self.b.build_conditional_branch(inb, body, exit))?;
+        }
         self.b.position_at_end(body);
 
         // Multi-index (only needed for strided arrays): unravel the linear id over the shape, C order.
