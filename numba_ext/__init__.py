@@ -7,7 +7,7 @@ from . import _icd
 
 _icd.register()  # before the first OpenCL call anywhere in the process
 
-from . import _core  # noqa: E402
+from . import _core  # noqa: E402,F401  (the extension; loaded after ICD registration)
 from .array import ndarray  # noqa: E402
 from . import utils  # noqa: E402
 from .cfd import offload_to  # noqa: E402

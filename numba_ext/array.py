@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _core
 from .runtime import Queue
 
 SUPPORTED_DTYPES = tuple(

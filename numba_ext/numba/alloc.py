@@ -7,7 +7,6 @@ lowering can read it from the array struct."""
 
 from __future__ import annotations
 
-import llvmlite.ir as llir
 import numpy as np
 from numba.core import cgutils, ir, types
 from numba.core.rewrites import Rewrite, register_rewrite

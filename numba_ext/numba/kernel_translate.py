@@ -14,11 +14,10 @@ import operator
 
 import numpy as np
 from numba.core import ir, types
-from numba.np import numpy_support
 
 from .. import atomic, kernel_api, local, private
 from ..errors import UnsupportedError
-from .kernelspec import _OPERATOR_UFUNCS, _UFUNC_OPS, dtype_name
+from .kernelspec import _UFUNC_OPS, dtype_name
 
 _BINOPS = {
     operator.add: "add", operator.sub: "sub", operator.mul: "mul", operator.truediv: "div",

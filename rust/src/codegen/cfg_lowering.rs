@@ -297,7 +297,7 @@ impl<'ctx> Lowering<'_, 'ctx> {
             if op == AtomicOp::CompareExchange {
                 let c = self.operand(cmp.expect("verified"))?.into_int_value();
                 let r = cg(b.build_cmpxchg(p, c, iv, ord, ord))?;
-                return Ok(cg(b.build_extract_value(r, 0, "old"))?);
+                return cg(b.build_extract_value(r, 0, "old"));
             }
             let rmw = match (op, d.is_signed()) {
                 (AtomicOp::Add, _) => AtomicRMWBinOp::Add,

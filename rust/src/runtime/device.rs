@@ -293,7 +293,7 @@ pub fn select_device(selector: &str) -> Result<Device> {
         }
         let _ = backend; // only the OpenCL backend exists
         let mut cands: Vec<&Device> =
-            all.iter().filter(|d| kind.map_or(true, |k| d.kind() == k)).collect();
+            all.iter().filter(|d| kind.is_none_or(|k| d.kind() == k)).collect();
         if index.is_none() {
             // prefer devices we can compile for
             cands.sort_by_key(|d| d.target() == &Target::None);

@@ -235,7 +235,7 @@ impl Allocation {
         if self.size == 0 {
             return Ok(());
         }
-        if pattern.is_empty() || self.size % pattern.len() != 0 {
+        if pattern.is_empty() || !self.size.is_multiple_of(pattern.len()) {
             return Err(Error::Memory(format!("fill pattern of {} bytes does not tile {} bytes", pattern.len(), self.size)));
         }
         let usm = self.queue.context().0.usm.ok_or_else(|| Error::Memory("fill on a context without USM".into()))?;

@@ -193,7 +193,7 @@ impl CompiledKernel {
             return Err(Error::Launch(format!("global range {global:?} and local range {local:?} must have the same 1 to 3 dimensions")));
         }
         if let Some(l) = local {
-            if let Some(d) = (0..l.len()).find(|&d| l[d] == 0 || global[d] % l[d] != 0) {
+            if let Some(d) = (0..l.len()).find(|&d| l[d] == 0 || !global[d].is_multiple_of(l[d])) {
                 return Err(Error::Launch(format!("local size {} does not divide global size {} in dimension {d}", l[d], global[d])));
             }
         }
