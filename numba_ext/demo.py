@@ -11,17 +11,6 @@ import numpy as np
 import numba_ext
 
 
-@numba_ext.jit
-def black_scholes_call(price, strike, t, rate, vol):
-    # one fused kernel: every temporary stays in registers
-    sig_sqrt_t = vol * np.sqrt(t)
-    d1 = (np.log(price / strike) + (rate + 0.5 * vol * vol) * t) / sig_sqrt_t
-    d2 = d1 - sig_sqrt_t
-    nd1 = 0.5 + 0.5 * np.tanh(0.7978845608 * (d1 + 0.044715 * d1 * d1 * d1))
-    nd2 = 0.5 + 0.5 * np.tanh(0.7978845608 * (d2 + 0.044715 * d2 * d2 * d2))
-    return price * nd1 - strike * np.exp(-rate * t) * nd2
-
-
 def reference(price, strike, t, rate, vol):
     sig_sqrt_t = vol * np.sqrt(t)
     d1 = (np.log(price / strike) + (rate + 0.5 * vol * vol) * t) / sig_sqrt_t
@@ -29,6 +18,10 @@ def reference(price, strike, t, rate, vol):
     nd1 = 0.5 + 0.5 * np.tanh(0.7978845608 * (d1 + 0.044715 * d1 * d1 * d1))
     nd2 = 0.5 + 0.5 * np.tanh(0.7978845608 * (d2 + 0.044715 * d2 * d2 * d2))
     return price * nd1 - strike * np.exp(-rate * t) * nd2
+
+
+# one fused kernel: every temporary stays in registers
+black_scholes_call = numba_ext.jit(reference)
 
 
 def main(n: int = 1 << 22) -> None:

@@ -7,16 +7,14 @@ lowering can read it from the array struct."""
 
 from __future__ import annotations
 
-import numpy as np
 from numba.core import cgutils, ir, types
 from numba.core.rewrites import Rewrite, register_rewrite
 from numba.core.typing import signature
 from numba.extending import intrinsic
-from numba.np import numpy_support
 
 from .. import creation
 from ..errors import UnsupportedError
-from .elementwise import resolve_global
+from .elementwise import dtype_arg, resolve_global
 from .offload import _allocate_result, _declare, _i8p, _i32, _i64
 from .types import USMArrayType
 
@@ -84,13 +82,10 @@ class RewriteAllocations(Rewrite):
 def _dtype(t):
     if t is None or isinstance(t, (types.NoneType, types.Omitted)):
         return types.float64
-    if isinstance(t, types.functions.NumberClass):
-        return t.dtype
-    if isinstance(t, types.DTypeSpec):
-        return t.dtype
-    if isinstance(t, types.StringLiteral):
-        return numpy_support.from_dtype(np.dtype(t.literal_value))
-    raise UnsupportedError(f"dtype {t} is not supported by numba_ext allocation in jitted code")
+    dt = dtype_arg(t)
+    if dt is None:
+        raise UnsupportedError(f"dtype {t} is not supported by numba_ext allocation in jitted code")
+    return dt
 
 
 def _literal_str(t, what):

@@ -209,6 +209,17 @@ def _ov_astype(a, dtype):
     return _np_astype
 
 
+def emit_call(new_block, func_ir, fn, args, target, loc):
+    """Append `target = fn(*args)` (fn a Python global) to `new_block`, keeping Numba's definitions
+    table current so rewrites do not match the new call again."""
+    scope = target.scope
+    g = ir.Var(scope, scope.redefine("$nx_redirect", loc).name, loc)
+    gv = ir.Global(fn.__name__, fn, loc)
+    new_block.append(ir.Assign(gv, g, loc))
+    func_ir._definitions[g.name] = [gv]
+    new_block.append(ir.Assign(ir.Expr.call(g, list(args), (), loc), target, loc))
+
+
 def _resolve(func_ir, var):
     """Like resolve_global, but a method access (`x.astype`) resolves to ("method", name, x)."""
     try:
@@ -265,10 +276,5 @@ class RewriteElementwiseCalls(Rewrite):
                 new.append(inst)
                 continue
             fn, args = todo[id(inst)]
-            scope, loc = inst.target.scope, inst.loc
-            g = ir.Var(scope, scope.redefine("$nx_elementwise", loc).name, loc)
-            gv = ir.Global(fn.__name__, fn, loc)
-            new.append(ir.Assign(gv, g, loc))
-            self.func_ir._definitions[g.name] = [gv]
-            new.append(ir.Assign(ir.Expr.call(g, args, (), loc), inst.target, loc))
+            emit_call(new, self.func_ir, fn, args, inst.target, inst.loc)
         return new

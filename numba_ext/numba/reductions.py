@@ -17,7 +17,7 @@ from numba.extending import overload
 
 from .. import creation
 from ..errors import UnsupportedError
-from .elementwise import resolve_global
+from .elementwise import emit_call, resolve_global
 from .types import USMArrayType
 
 _AXIS_OPS = ("sum", "prod", "min", "max", "mean")
@@ -226,17 +226,13 @@ class RewriteReductions(Rewrite):
                 continue
             fn, args, extra = todo[id(inst)]
             scope, loc = inst.target.scope, inst.loc
-            g = ir.Var(scope, scope.redefine("$nx_reduce", loc).name, loc)
-            gv = ir.Global(fn.__name__, fn, loc)
-            new.append(ir.Assign(gv, g, loc))
-            self.func_ir._definitions[g.name] = [gv]
             if extra is not None:
                 opv = ir.Var(scope, scope.redefine("$nx_op", loc).name, loc)
                 c = ir.Const(extra[0], loc)
                 new.append(ir.Assign(c, opv, loc))
                 self.func_ir._definitions[opv.name] = [c]
                 args = args + [opv, extra[1]]
-            new.append(ir.Assign(ir.Expr.call(g, args, (), loc), inst.target, loc))
+            emit_call(new, self.func_ir, fn, args, inst.target, loc)
         return new
 
 

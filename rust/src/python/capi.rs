@@ -18,6 +18,17 @@ fn raise(e: Error) {
     Python::attach(|py| to_pyerr(py, e).restore(py));
 }
 
+/// 0 on success; -1 with the Python exception set on failure.
+fn status(r: crate::Result<()>) -> i32 {
+    match r {
+        Ok(()) => 0,
+        Err(e) => {
+            raise(e);
+            -1
+        }
+    }
+}
+
 /// Allocate `nbytes` of USM of kind `usm` for `queue`. Returns the data pointer and stores a new
 /// meminfo owning the memory in `*meminfo`. Null with a Python error set on failure.
 #[unsafe(no_mangle)]
@@ -67,14 +78,7 @@ pub unsafe extern "C" fn nx_launch(kernel: *const c_void, queue: *const c_void, 
     let k = unsafe { &*(kernel as *const CompiledKernel) };
     let q = unsafe { Queue::from_ptr(queue) };
     let slots = unsafe { std::slice::from_raw_parts(slots, nslots as usize) };
-    let r = Python::attach(|py| py.detach(|| k.launch_general(&q, slots, broadcast != 0)));
-    match r {
-        Ok(()) => 0,
-        Err(e) => {
-            raise(e);
-            -1
-        }
-    }
+    status(Python::attach(|py| py.detach(|| k.launch_general(&q, slots, broadcast != 0))))
 }
 
 /// Fill `nbytes` at USM address `dst` with copies of the `psize`-byte pattern at `pattern`.
@@ -84,13 +88,7 @@ pub unsafe extern "C" fn nx_usm_fill(queue: *const c_void, dst: *mut c_void, pat
     let q = unsafe { Queue::from_ptr(queue) };
     let pat = unsafe { std::slice::from_raw_parts(pattern, psize as usize) };
     let dst = dst as usize; // plain address across the GIL release
-    match Python::attach(|py| py.detach(|| unsafe { crate::runtime::fill(&q, dst as *mut c_void, pat, nbytes as usize) })) {
-        Ok(()) => 0,
-        Err(e) => {
-            raise(e);
-            -1
-        }
-    }
+    status(Python::attach(|py| py.detach(|| unsafe { crate::runtime::fill(&q, dst as *mut c_void, pat, nbytes as usize) })))
 }
 
 /// Launch a control-flow kernel over an ND-range (`ndim` sizes at `global`; `local` null or `ndim`
@@ -115,13 +113,7 @@ pub unsafe extern "C" fn nx_launch_nd(
     let g: Vec<usize> = unsafe { std::slice::from_raw_parts(global, ndim as usize) }.iter().map(|&x| x as usize).collect();
     let l: Option<Vec<usize>> =
         (!local.is_null()).then(|| unsafe { std::slice::from_raw_parts(local, ndim as usize) }.iter().map(|&x| x as usize).collect());
-    match Python::attach(|py| py.detach(|| k.launch_nd(&q, slots, &g, l.as_deref()))) {
-        Ok(()) => 0,
-        Err(e) => {
-            raise(e);
-            -1
-        }
-    }
+    status(Python::attach(|py| py.detach(|| k.launch_nd(&q, slots, &g, l.as_deref()))))
 }
 
 /// Check that the `n` queues are equivalent (compute follows data). `names` is a NUL-terminated,
