@@ -24,11 +24,14 @@ demo: build
 
 test: test-rust test-python
 
-test-rust: $(STAMPS)/apt
+test-rust: $(STAMPS)/apt $(STAMPS)/venv
 	cargo test --release
 
+# The suite runs twice: on the default device as it is (USM on the CPU device), and with the cl_mem
+# buffer back end that devices without USM (NVIDIA GPUs) use, forced on the same CPU device.
 test-python: build
-	$(PY) -m pytest -q tests
+	$(PY) -m pytest -q -rs tests
+	NUMBA_EXT_FORCE_BUFFERS=1 $(PY) -m pytest -q -rs tests --deselect tests/test_notebooks.py
 
 setup: $(STAMPS)/apt $(STAMPS)/venv
 build: $(STAMPS)/build

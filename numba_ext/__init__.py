@@ -6,6 +6,7 @@ Arrays live in USM memory bound to a queue; jitted functions and kernels run whe
 from . import _icd
 
 _icd.register()  # before the first OpenCL call anywhere in the process
+_icd.register_libdevice()
 
 from . import _core  # noqa: E402,F401  (the extension; loaded after ICD registration)
 from .array import ndarray  # noqa: E402

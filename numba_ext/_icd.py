@@ -1,4 +1,5 @@
-"""Registration of OpenCL drivers with the ICD loader, done before the first OpenCL call.
+"""Registration of OpenCL drivers with the ICD loader, done before the first OpenCL call (and of
+libdevice from a Python wheel for the PTX path, see ``register_libdevice``).
 
 The Intel OpenCL CPU runtime from PyPI (``intel-opencl-rt``) installs ``libintelocl.so`` into
 ``<prefix>/lib`` with an ``.icd`` file that points nowhere useful, and NVIDIA's driver is often not
@@ -89,3 +90,26 @@ def _write_folder(folder: str, entries: dict[str, str]) -> None:
         with open(tmp, "w") as fh:
             fh.write(lib + "\n")
         os.replace(tmp, os.path.join(folder, name))
+
+
+def find_libdevice_wheel() -> str | None:
+    """libdevice (``libdevice.10.bc``) from NVIDIA's ``nvidia-nvvm`` wheel (CUDA 13: ``nvidia/cu13``;
+    CUDA 12 ``nvidia-cuda-nvcc-cu12``: ``nvidia/cuda_nvcc``), if installed."""
+    for entry in sys.path:
+        for sub in ("cu13", "cu12", "cuda_nvcc", "nvvm"):
+            for p in glob.glob(os.path.join(entry or ".", "nvidia", sub, "nvvm", "libdevice", "libdevice*.bc")) + glob.glob(
+                os.path.join(entry or ".", "nvidia", sub, "libdevice", "libdevice*.bc")
+            ):
+                return p
+    return None
+
+
+def register_libdevice() -> str | None:
+    """Let the PTX compiler (Rust side, which also searches the CUDA toolkit's usual places) find
+    libdevice in a Python wheel: sets ``NUMBA_EXT_LIBDEVICE`` unless the user set it."""
+    if os.environ.get("NUMBA_EXT_LIBDEVICE"):
+        return None
+    p = find_libdevice_wheel()
+    if p:
+        os.environ["NUMBA_EXT_LIBDEVICE"] = p
+    return p

@@ -13,7 +13,38 @@ import numba_ext
 
 def pytest_report_header(config):
     q = numba_ext.default_queue()
-    return f"numba_ext default device: {q.device.name} [{q.device.filter_string}] target={q.device.target}"
+    return (f"numba_ext default device: {q.device.name} [{q.device.filter_string}] target={q.device.target} "
+            f"memory={q.device.memory_backend}")
+
+
+def _default_device():
+    return numba_ext.default_queue().device
+
+
+# The device the tests run on (NUMBA_EXT_DEVICE, else numba_ext's default): tests name it instead of
+# "cpu" so that the suite runs unchanged with a GPU as the default device.
+DEV = _default_device().filter_string
+
+
+# Tests that cannot apply to every device say so with a marker; they are skipped with the reason
+# (never silently) where they do not apply:
+#   needs_host_access: reads numba_ext arrays on the host inside jitted code (sequential loops, 0-d
+#       arithmetic), which needs host-addressable device memory (USM on the CPU device), not the
+#       cl_mem buffer back end (NVIDIA GPUs, or NUMBA_EXT_FORCE_BUFFERS=1);
+#   needs_spirv: checks SPIR-V binaries (the default device must take SPIR-V, not PTX);
+#   needs_cpu: checks facts of the CPU runtime (sub-devices, the Intel CPU driver).
+def pytest_collection_modifyitems(config, items):
+    dev = _default_device()
+    reasons = {
+        "needs_host_access": None if dev.memory_backend == "usm" else
+        f"host-side access to array elements needs host-addressable memory; {dev.filter_string} uses cl_mem buffers",
+        "needs_spirv": None if dev.target == "spirv" else f"checks SPIR-V; {dev.filter_string} takes {dev.target}",
+        "needs_cpu": None if dev.device_type == "cpu" else f"checks the CPU device; the default is {dev.filter_string}",
+    }
+    for item in items:
+        for name, reason in reasons.items():
+            if reason and item.get_closest_marker(name):
+                item.add_marker(pytest.mark.skip(reason=reason))
 
 
 @pytest.fixture(scope="session", autouse=True)

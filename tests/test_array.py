@@ -8,6 +8,8 @@ import pytest
 import numba_ext
 from numba_ext import Context, Queue, _core
 
+from .conftest import DEV
+
 DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64"]
 
 
@@ -106,7 +108,7 @@ def test_creation_functions(queue):
     o = numba_ext.ones(5, usm_type="host")
     assert o.usm_type == "host"
     np.testing.assert_array_equal(numba_ext.asnumpy(o), np.ones(5))
-    f = numba_ext.full((2, 2), -3.25, dtype="float32", device="cpu")
+    f = numba_ext.full((2, 2), -3.25, dtype="float32", device=DEV)
     np.testing.assert_array_equal(numba_ext.asnumpy(f), np.full((2, 2), -3.25, np.float32))
     r = numba_ext.arange(2, 20, 3, sycl_queue=queue)
     assert r.sycl_queue is queue
@@ -120,7 +122,7 @@ def test_creation_functions(queue):
 
 
 def test_device_and_queue_keywords(queue):
-    q = Queue("cpu")
+    q = Queue(DEV)
     assert numba_ext.empty(3, sycl_queue=q).sycl_queue is q
     assert numba_ext.empty(3, device=q).sycl_queue is q
     assert numba_ext.empty(3, device=q.device).device == q.device

@@ -14,6 +14,8 @@ import numba_ext
 from numba_ext import Context, Device, ExecutionPlacementError, Queue
 from numba_ext.utils import get_coerced_usm_type, get_execution_queue
 
+from .conftest import DEV
+
 USM = ["device", "shared", "host"]
 TABLE = {  # spec: precedence device < shared < host
     ("device", "device"): "device", ("device", "shared"): "device", ("device", "host"): "device",
@@ -41,7 +43,7 @@ def arrays(rng, queues, usm_types=("shared",) * 3, n=4):
 
 # -- helpers ------------------------------------------------------------------------------------------
 def test_get_execution_queue():
-    d = Device("cpu")
+    d = Device(DEV)
     q1, q2 = Queue(d), Queue(d)
     other = Queue(d, context=Context(d))
     assert get_execution_queue([q1, q1]) is q1
@@ -65,7 +67,7 @@ def test_get_coerced_usm_type_edges():
 
 # -- rule 1: same / equivalent / non-equivalent queues ------------------------------------------------
 def test_rule1_same_queue(rng):
-    q = Queue("cpu")
+    q = Queue(DEV)
     hs, xs = arrays(rng, [q, q, q])
     out = f(*xs)
     assert out.sycl_queue is q
@@ -73,7 +75,7 @@ def test_rule1_same_queue(rng):
 
 
 def test_rule1_equivalent_queues(rng):
-    d = Device("cpu")
+    d = Device(DEV)
     q1, q2 = Queue(d), Queue(d)
     hs, xs = arrays(rng, [q1, q2, q2])
     out = f(*xs)
@@ -82,7 +84,7 @@ def test_rule1_equivalent_queues(rng):
 
 
 def test_rule1_non_equivalent_queues(rng):
-    d = Device("cpu")
+    d = Device(DEV)
     gpu_queue, gpu_queue_1 = Queue(d), Queue(d, context=Context(d))
     hs, xs = arrays(rng, [gpu_queue, gpu_queue_1, gpu_queue_1])
     with pytest.raises(ExecutionPlacementError) as ei:
@@ -97,7 +99,7 @@ def test_rule1_non_equivalent_queues(rng):
 @pytest.mark.parametrize("u1", USM)
 @pytest.mark.parametrize("u2", USM)
 def test_rule2_mixed_usm_types_all_pairs(rng, u1, u2):
-    q = Queue("cpu")
+    q = Queue(DEV)
     ha, hb = rng.standard_normal(8), rng.standard_normal(8)
     a, b = numba_ext.asarray(ha, sycl_queue=q, usm_type=u1), numba_ext.asarray(hb, sycl_queue=q, usm_type=u2)
     g = numba_ext.jit(lambda x, y: x * y + 1.0)
@@ -115,7 +117,7 @@ def test_rule2_mixed_usm_types_all_pairs(rng, u1, u2):
 
 
 def test_rule2_spec_example(rng):
-    q = Queue("cpu")
+    q = Queue(DEV)
     hs, xs = arrays(rng, [q, q, q], ("shared", "device", "host"))
     with pytest.warns(numba_ext.MixedUSMTypeWarning):
         out = f(*xs)
@@ -125,7 +127,7 @@ def test_rule2_spec_example(rng):
 
 # -- rule 3: explicit conversion --------------------------------------------------------------------
 def test_rule3_asarray_makes_data_compatible(rng):
-    d = Device("cpu")
+    d = Device(DEV)
     q1, q2 = Queue(d, context=Context(d)), Queue(d)
     hs, xs = arrays(rng, [q1, q2, q2], ("device",) * 3)
     with pytest.raises(ExecutionPlacementError):
@@ -146,23 +148,23 @@ def test_numpy_only_needs_offload_to(rng):
     hs = [rng.standard_normal(4) for _ in range(3)]
     with pytest.raises(ExecutionPlacementError, match=r"with numba_ext.offload_to\(q\)"):
         f(*hs)
-    q = Queue("cpu")
+    q = Queue(DEV)
     with numba_ext.offload_to(q) as active:
         assert active is q
         out = f(*hs)
     assert isinstance(out, np.ndarray)  # results come back as NumPy
     np.testing.assert_allclose(out, ref(*hs), rtol=1e-13)
-    with numba_ext.offload_to("cpu"):
+    with numba_ext.offload_to(DEV):
         np.testing.assert_allclose(f(*hs), ref(*hs), rtol=1e-13)
-    with numba_ext.offload_to(Device("cpu")):
+    with numba_ext.offload_to(Device(DEV)):
         np.testing.assert_allclose(f(*hs), ref(*hs), rtol=1e-13)
 
 
 def test_numpy_and_usm_in_one_call_inside_offload_to(rng):
-    q = Queue("cpu")
+    q = Queue(DEV)
     a, b = rng.standard_normal(4), rng.standard_normal(4)
     c = numba_ext.asarray(rng.standard_normal(4), sycl_queue=q)
-    for target in (Queue("cpu"), q):  # even the USM array's own queue
+    for target in (Queue(DEV), q):  # even the USM array's own queue
         with numba_ext.offload_to(target):
             with pytest.raises(ExecutionPlacementError, match="cannot be mixed"):
                 f(a, b, c)
@@ -171,7 +173,7 @@ def test_numpy_and_usm_in_one_call_inside_offload_to(rng):
 
 
 def test_usm_only_inside_offload_to_follows_the_data(rng):
-    d = Device("cpu")
+    d = Device(DEV)
     data_q, ctx_q = Queue(d), Queue(d, context=Context(d))
     hs, xs = arrays(rng, [data_q] * 3)
     with numba_ext.offload_to(ctx_q):
@@ -185,7 +187,7 @@ def test_usm_only_inside_offload_to_follows_the_data(rng):
 
 
 def test_offload_to_nests_and_is_per_thread(rng):
-    q1, q2 = Queue("cpu"), Queue("cpu")
+    q1, q2 = Queue(DEV), Queue(DEV)
     from numba_ext.cfd import current_offload_queue
 
     assert current_offload_queue() is None
@@ -231,7 +233,7 @@ def test_expression_mixing_numpy_and_usm_names_the_line(rng):
 
 # -- eager operations -------------------------------------------------------------------------------
 def test_eager_operations_follow_the_rules(rng):
-    q = Queue("cpu")
+    q = Queue(DEV)
     ha, hb = rng.standard_normal((3, 4)), rng.standard_normal(4)
     a, b = numba_ext.asarray(ha, sycl_queue=q), numba_ext.asarray(hb, sycl_queue=q, usm_type="host")
     warnings.simplefilter("ignore", numba_ext.MixedUSMTypeWarning)  # mixing is tested elsewhere
@@ -256,7 +258,7 @@ def test_eager_operations_follow_the_rules(rng):
 
 
 def test_eager_non_equivalent_queues_and_host_data(rng):
-    d = Device("cpu")
+    d = Device(DEV)
     a = numba_ext.asarray(rng.standard_normal(3), sycl_queue=Queue(d))
     b = numba_ext.asarray(rng.standard_normal(3), sycl_queue=Queue(d, context=Context(d)))
     with pytest.raises(ExecutionPlacementError):
@@ -270,9 +272,9 @@ def test_eager_non_equivalent_queues_and_host_data(rng):
 # -- creation keywords and the default queue ----------------------------------------------------------
 def test_default_queue_from_environment():
     code = "import numba_ext; print(numba_ext.default_queue().device.filter_string); print(numba_ext.empty(2).device.filter_string)"
-    env = {**__import__("os").environ, "NUMBA_EXT_DEVICE": "opencl:cpu:0"}
+    env = {**__import__("os").environ, "NUMBA_EXT_DEVICE": DEV}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
-    assert out.split() == ["opencl:cpu:0", "opencl:cpu:0"]
+    assert out.split() == [DEV, DEV]
     env["NUMBA_EXT_DEVICE"] = "opencl:gpu:9"
     r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert r.returncode != 0 and "NUMBA_EXT_DEVICE" in r.stderr
@@ -308,7 +310,7 @@ def test_plain_njit_without_importing_numba_ext_in_the_defining_module(tmp_path)
 
 def test_plain_njit_rules(rng):
     g = numba.njit(lambda x, y: x * y)
-    q = Queue("cpu")
+    q = Queue(DEV)
     a = numba_ext.asarray(rng.standard_normal(5), sycl_queue=q, usm_type="host")
     b = numba_ext.asarray(rng.standard_normal(5), sycl_queue=q, usm_type="shared")
     out = g(a, b)
@@ -316,8 +318,9 @@ def test_plain_njit_rules(rng):
 
 
 # -- sub-devices and shared contexts (spec 003) -----------------------------------------------------
+@pytest.mark.needs_cpu  # sub-devices: the CPU runtime partitions, NVIDIA's OpenCL does not
 def test_sub_devices_share_a_context(rng):
-    root = Device("cpu")
+    root = Device(DEV)
     subs = root.create_sub_devices(partition=1)
     assert len(subs) == root.max_compute_units
     assert all(s.parent_device == root for s in subs)
@@ -338,7 +341,7 @@ def test_sub_devices_share_a_context(rng):
 # -- compiled code is keyed by device and types, not queues ---------------------------------------------
 def test_no_recompile_for_new_queues(rng):
     g = numba_ext.jit(lambda x, y: x - y)
-    d = Device("cpu")
+    d = Device(DEV)
     h = rng.standard_normal(10)
     results = []
     for q in (Queue(d), Queue(d, context=Context(d)), Queue(d), Queue(d, in_order=False)):

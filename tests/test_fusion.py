@@ -6,6 +6,8 @@ import pytest
 import numba_ext
 from numba_ext import _core
 
+from .conftest import DEV
+
 
 def _args(rng, n=257, k=3):
     hs = [rng.uniform(0.5, 2.0, n) for _ in range(k)]
@@ -184,7 +186,7 @@ def test_where_clip_astype_erf_eager_and_on_host(rng):
     def host(h):
         return np.where(h > 0, h, 0.0), np.clip(h, -1, 1), h.astype(np.int32), numba_ext.erfc(h)
 
-    with numba_ext.offload_to("cpu"):
+    with numba_ext.offload_to(DEV):
         w, c, i, e = host(h)
     np.testing.assert_allclose(w, np.where(h > 0, h, 0.0))
     np.testing.assert_allclose(c, np.clip(h, -1, 1))

@@ -9,7 +9,7 @@ import pytest
 import numba_ext as nx
 from numba_ext import Context, Device, Queue
 
-from .conftest import spirv_val
+from .conftest import DEV, spirv_val
 
 
 # -- workloads ----------------------------------------------------------------------------------------
@@ -266,10 +266,10 @@ def test_numpy_arrays_under_offload_to(rng):
     y = hy.copy()
     with pytest.raises(nx.ExecutionPlacementError, match="offload_to"):
         axpy[64](2.0, hx, y)
-    with nx.offload_to("cpu"):
+    with nx.offload_to(DEV):
         axpy[64](2.0, hx, y)
     np.testing.assert_allclose(y, 2.0 * hx + hy, rtol=1e-13)  # written back
-    with nx.offload_to("cpu"), pytest.raises(nx.ExecutionPlacementError, match="cannot be mixed"):
+    with nx.offload_to(DEV), pytest.raises(nx.ExecutionPlacementError, match="cannot be mixed"):
         axpy[64](2.0, hx, nx.asarray(hy))
 
 
@@ -283,7 +283,7 @@ def test_one_binary_per_signature_and_device(rng):
     for _ in range(3):
         scale[8](x32, 2.0)
         scale[8](x64, 2.0)
-        scale[8](nx.asarray(rng.standard_normal(8), sycl_queue=Queue("cpu")), 1.0)
+        scale[8](nx.asarray(rng.standard_normal(8), sycl_queue=Queue(DEV)), 1.0)
     assert len(scale._cache) == 2  # float32 and float64 arrays; new queues do not recompile
 
 
@@ -371,12 +371,12 @@ def test_launch_errors(rng):
         axpy[64, 10](2.0, x, y)
     with pytest.raises(nx.LaunchError, match="different numbers of dimensions"):
         axpy[nx.NdRange((8, 8), (4,))](2.0, x, y)
-    limit = Device("cpu").max_work_group_size
+    limit = Device(DEV).max_work_group_size
     with pytest.raises(nx.LaunchError, match="exceeds the limit"):
         axpy[limit * 2, limit * 2](2.0, nx.zeros(limit * 2), nx.zeros(limit * 2))
     with pytest.raises(nx.ExecutionPlacementError, match="no array argument"):
         nx.kernel(lambda s: None)[4](1.0)
-    other = Queue("cpu", context=Context(Device("cpu")))
+    other = Queue(DEV, context=Context(Device(DEV)))
     with pytest.raises(nx.ExecutionPlacementError, match="'x'.*'y'"):
         axpy[64](2.0, x, nx.asarray(rng.standard_normal(64), sycl_queue=other))
     assert issubclass(nx.LaunchError, nx.NumbaExtError)

@@ -9,6 +9,8 @@ from numba import prange
 import numba_ext as nx
 from numba_ext import Context, Device, Queue
 
+from .conftest import DEV
+
 
 def _kernels(f, *args):
     return len(f.inspect_kernels(*args))
@@ -123,7 +125,7 @@ def test_whole_array_reductions(rng, name):
 
 
 def test_reduction_follows_the_data(rng):
-    d = Device("cpu")
+    d = Device(DEV)
     q = Queue(d, context=Context(d))
     h = rng.random(100)
     total = nx.jit(lambda a: np.sum(a * 2.0))(nx.asarray(h, sycl_queue=q, usm_type="shared"))
@@ -150,7 +152,7 @@ def test_prange_on_numpy_arrays_stays_on_the_host(rng):
     h = rng.random(10)
     with pytest.raises(nx.ExecutionPlacementError, match="offload_to"):
         host(h, np.empty(10))  # numba_ext.jit on NumPy data alone needs offload_to
-    with nx.offload_to("cpu"):
+    with nx.offload_to(DEV):
         out = host(h, np.empty(10))
     np.testing.assert_allclose(out, h * 2.0)
 
@@ -166,7 +168,7 @@ def test_allocation_follows_the_function_arguments(rng):
             out[i] = a[i] * 2.0
         return out, z, o
 
-    q = Queue("cpu")
+    q = Queue(DEV)
     h = rng.random(10)
     out, z, o = f(nx.asarray(h, sycl_queue=q, usm_type="host"))
     assert out.sycl_queue is q and z.sycl_queue is q and o.sycl_queue is q
@@ -181,10 +183,10 @@ def test_allocation_without_usm_arguments_uses_the_default_queue_or_device():
 
     @numba.njit
     def g(n):
-        return nx.ones(n, device="cpu"), nx.zeros(n)
+        return nx.ones(n, device=DEV), nx.zeros(n)
 
     a, b = g(3)
-    assert a.device == Device("cpu") and b.sycl_queue == nx.default_queue()
+    assert a.device == Device(DEV) and b.sycl_queue == nx.default_queue()
     np.testing.assert_array_equal(nx.asnumpy(a), np.ones(3))
     np.testing.assert_array_equal(nx.asnumpy(b), np.zeros(3))
 

@@ -16,6 +16,7 @@ from numba.np.arrayobj import populate_array
 
 from .. import _core
 from ..errors import UnsupportedError
+from . import host_access
 from .kernelspec import RegionTranslator
 from .types import USMArrayType
 
@@ -78,6 +79,10 @@ class OffloadArrayExprs(Rewrite):
 
     def match(self, func_ir, block, typemap, calltypes):
         self.func_ir, self.block, self.typemap, self.calltypes = func_ir, block, typemap, calltypes
+        if not getattr(func_ir, "_nx_host_access_checked", False):
+            func_ir._nx_host_access_checked = True  # once per function, before anything is rewritten
+            flags = getattr(self.state, "flags", None)
+            host_access.check(func_ir, typemap, calltypes, parallel=bool(flags and flags.auto_parallel.enabled))
         return any(_is_offloadable(inst, typemap, func_ir) for inst in block.body)
 
     def _reads(self) -> dict[int, set[str]]:

@@ -297,19 +297,26 @@ def lower_parfor_offload(lowerer, parfor):
         slot_vals.extend(cgutils.unpack_tuple(builder, ary.strides, t.ndim))
     for n in pk.scalars:
         slot_vals.append(_scalar_bits(context, builder, typemap[n], lowerer.loadvar(n)))
-    # reduction accumulators: one element of host USM each, holding the value from before the loop
+    # reduction accumulators: one element of device memory each, holding the value from before the
+    # loop; written and read back through copies (device memory need not be host-addressable)
     accs = []
+    memcpy = _declare(builder, "nx_memcpy", _i32, [_i8p, _i8p, _i8p, _i64])
+    release = _declare(builder, "NRT_MemInfo_release", llir.VoidType(), [_i8p])
     for r in pk.redvars:
         t = typemap[r]
         size = context.get_abi_sizeof(context.get_data_type(t))
         mi_slot = cgutils.alloca_once(builder, _i8p)
         alloc = _declare(builder, "nx_usm_alloc", _i8p, [_i8p, _i64, _i32, _i8p.as_pointer()])
-        data = builder.call(alloc, [queue, _i64(size), _i32(_USM_CODES["host"]), mi_slot])
+        data = builder.call(alloc, [queue, _i64(size), _i32(_USM_CODES["device"]), mi_slot])
         with cgutils.if_unlikely(builder, cgutils.is_null(builder, data)):
             context.call_conv.return_exc(builder)
-        ptr = builder.bitcast(data, context.get_data_type(t).as_pointer())
-        builder.store(lowerer.loadvar(r), ptr)
-        accs.append((r, ptr, builder.load(mi_slot)))
+        host = cgutils.alloca_once(builder, context.get_data_type(t))
+        builder.store(lowerer.loadvar(r), host)
+        st = builder.call(memcpy, [queue, data, builder.bitcast(host, _i8p), _i64(size)])
+        with cgutils.if_unlikely(builder, builder.icmp_signed("!=", st, _i32(0))):
+            builder.call(release, [builder.load(mi_slot)])
+            context.call_conv.return_exc(builder)
+        accs.append((r, host, data, size, builder.load(mi_slot)))
         slot_vals += [builder.ptrtoint(data, _i64), _i64(1), _i64(size)]
     total = _i64(1)
     for nest in parfor.loop_nests:
@@ -331,14 +338,16 @@ def lower_parfor_offload(lowerer, parfor):
     launch = _declare(builder, "nx_launch_nd", _i32, [_i8p, _i8p, _i64.as_pointer(), _i32, _i32, _i64.as_pointer(), _i64.as_pointer()])
     kaddr = context.add_dynamic_addr(builder, kernel.address, info="numba_ext kernel")  # not cacheable
     st = builder.call(launch, [kaddr, queue, slots, _i32(len(slot_vals)), _i32(1), gsize, llir.Constant(_i64.as_pointer(), None)])
-    release = _declare(builder, "NRT_MemInfo_release", llir.VoidType(), [_i8p])
     with cgutils.if_unlikely(builder, builder.icmp_signed("!=", st, _i32(0))):
-        for _, _, mi in accs:
+        for *_, mi in accs:
             builder.call(release, [mi])
         context.call_conv.return_exc(builder)
-    for r, ptr, mi in accs:
-        lowerer.storevar(builder.load(ptr), r)
+    for r, host, data, size, mi in accs:
+        st = builder.call(memcpy, [queue, builder.bitcast(host, _i8p), data, _i64(size)])
         builder.call(release, [mi])
+        with cgutils.if_unlikely(builder, builder.icmp_signed("!=", st, _i32(0))):
+            context.call_conv.return_exc(builder)
+        lowerer.storevar(builder.load(host), r)
 
 
 _KEEP_ALIVE: list = []  # compiled kernels referenced by address from compiled host code

@@ -31,7 +31,7 @@ fn slice_spec(dt: DType) -> KernelSpec {
 }
 
 fn spirv_caps() -> DeviceCaps {
-    DeviceCaps { target: Target::SpirV, has_fp64: true, name: "test".into() }
+    DeviceCaps::new(Target::SpirV, true, "test".into())
 }
 
 /// Minimal FileCheck: each pattern must appear, in order.
@@ -141,7 +141,14 @@ fn spirv_modules_validate() {
         assert_eq!(&bin.bytes[..4], &[0x03, 0x02, 0x23, 0x07], "SPIR-V magic");
         spirv_val(&bin.bytes);
     }
-    // every unary math op and the binary ops, strided/broadcast arrays, bool and int paths
+    let bin = codegen::compile(&all_ops_spec(), &spirv_caps()).unwrap();
+    spirv_val(&bin.bytes);
+    // slots: x (mem + 2 strides), y, z, m, shape(2), n
+    assert_eq!(bin.slots.len(), 3 + 3 + 3);
+}
+
+/// Every unary math op and the binary ops, strided/broadcast arrays, bool and int paths.
+fn all_ops_spec() -> KernelSpec {
     let dt = DType::F64;
     let mut nodes = vec![Node { op: Op::Load { param: 0 }, dtype: dt }];
     let unary = [UnaryOp::Sqrt, UnaryOp::Exp, UnaryOp::Log, UnaryOp::Sin, UnaryOp::Cos, UnaryOp::Tanh, UnaryOp::Erf, UnaryOp::Abs, UnaryOp::Neg, UnaryOp::Floor];
@@ -165,7 +172,7 @@ fn spirv_modules_validate() {
     let q = nodes.len() - 1;
     nodes.push(Node { op: Op::Store { param: 2, value: q }, dtype: DType::I64 });
     nodes.push(Node { op: Op::Store { param: 3, value: c }, dtype: DType::Bool });
-    let spec = KernelSpec {
+    KernelSpec {
         name: "k_all".into(),
         ndim: 2,
         params: vec![
@@ -175,16 +182,38 @@ fn spirv_modules_validate() {
             Param { name: "m".into(), kind: ParamKind::Array { dtype: DType::Bool, ndim: 2, contiguous: true } },
         ],
         nodes,
-    };
-    let bin = codegen::compile(&spec, &spirv_caps()).unwrap();
-    spirv_val(&bin.bytes);
-    // slots: x (mem + 2 strides), y, z, m, shape(2), n
-    assert_eq!(bin.slots.len(), 3 + 3 + 3);
+    }
+}
+
+/// libdevice from the dev environment's `nvidia-nvvm` wheel (installed by `make setup`), else the
+/// usual CUDA toolkit places.
+fn test_libdevice() -> std::path::PathBuf {
+    let venv = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/lib");
+    let from_wheel = std::fs::read_dir(&venv).into_iter().flatten().flatten().map(|e| e.path().join("site-packages/nvidia/cu13/nvvm/libdevice/libdevice.10.bc")).find(|p| p.is_file());
+    from_wheel.or_else(codegen::emit::find_libdevice).expect("libdevice.10.bc not found: run `make setup` (installs the nvidia-nvvm wheel into .venv) or set NUMBA_EXT_LIBDEVICE")
+}
+
+#[test]
+fn ptx_links_libdevice_math() {
+    let mut caps = DeviceCaps::new(Target::Ptx("sm_90".into()), true, "h100".into());
+    caps.libdevice = Some(test_libdevice());
+    let bin = codegen::compile(&all_ops_spec(), &caps).unwrap();
+    let ptx = String::from_utf8(bin.bytes).unwrap();
+    assert!(ptx.contains(".entry k_all"), "{ptx}");
+    assert!(ptx.contains(".target sm_90"), "{ptx}");
+    // every libdevice function was linked in and inlined: no external math calls remain
+    assert!(!ptx.contains(".extern .func"), "unresolved functions in PTX:\n{ptx}");
+    assert!(!bin.llvm_ir.contains("declare double @__nv_"), "{}", bin.llvm_ir);
+    // without libdevice, math kernels fail with a clear error; kernels without math still build
+    caps.libdevice = None;
+    let e = codegen::compile(&all_ops_spec(), &caps).unwrap_err().to_string();
+    assert!(e.contains("libdevice") && e.contains("nvidia-nvvm") && e.contains("NUMBA_EXT_LIBDEVICE"), "{e}");
+    assert!(codegen::compile_function(&cfg_function(DType::F32), &caps).is_ok());
 }
 
 #[test]
 fn float64_needs_fp64() {
-    let caps = DeviceCaps { target: Target::SpirV, has_fp64: false, name: "no-fp64".into() };
+    let caps = DeviceCaps::new(Target::SpirV, false, "no-fp64".into());
     let err = codegen::compile(&slice_spec(DType::F64), &caps).unwrap_err().to_string();
     assert!(err.contains("no fp64"), "{err}");
     assert!(codegen::compile(&slice_spec(DType::F32), &caps).is_ok());
@@ -290,8 +319,13 @@ fn cfg_verifier_rejects_bad_functions() {
 #[test]
 fn cfg_nvptx_uses_sregs_and_barrier0() {
     let f = cfg_function(DType::F32);
-    let caps = DeviceCaps { target: Target::Ptx("sm_90".into()), has_fp64: true, name: "h100".into() };
+    let caps = DeviceCaps::new(Target::Ptx("sm_90".into()), true, "h100".into());
     let bin = codegen::compile_function(&f, &caps).unwrap();
     let ptx = String::from_utf8(bin.bytes).unwrap();
     assert!(ptx.contains(".entry k_cfg") && ptx.contains("bar.sync") && ptx.contains("%tid.x"), "{ptx}");
+    // float atomic add is one hardware instruction on NVIDIA (max stays a compare-and-swap loop)
+    assert!(ptx.contains("atom.global.add.f32") || ptx.contains("red.global.add.f32"), "{ptx}");
+    assert!(ptx.contains(".cas.b32"), "{ptx}");
+    let f64_ptx = String::from_utf8(codegen::compile_function(&cfg_function(DType::F64), &caps).unwrap().bytes).unwrap();
+    assert!(f64_ptx.contains("atom.global.add.f64") || f64_ptx.contains("red.global.add.f64"), "{f64_ptx}");
 }

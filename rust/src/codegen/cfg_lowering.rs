@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use inkwell::basic_block::BasicBlock;
 use inkwell::module::{Linkage, Module};
 use inkwell::types::{BasicMetadataTypeEnum, BasicType};
-use inkwell::values::{BasicValue, BasicValueEnum, IntValue, PointerValue};
+use inkwell::values::{AsValueRef, BasicValue, BasicValueEnum, IntValue, PointerValue};
 use inkwell::{AddressSpace, AtomicOrdering, AtomicRMWBinOp, IntPredicate};
 
 use super::builder::{cg, KernelBuilder};
@@ -310,6 +310,17 @@ impl<'ctx> Lowering<'_, 'ctx> {
                 (AtomicOp::CompareExchange, _) | (AtomicOp::Mul, _) => unreachable!(),
             };
             return Ok(cg(b.build_atomicrmw(rmw, p, iv, ord))?.into());
+        }
+        // NVIDIA GPUs (sm_60 and later) add floats atomically in hardware.
+        if d.is_float() && kb.flavor == Flavor::Nvptx && matches!(op, AtomicOp::Add | AtomicOp::Sub) {
+            // inkwell's build_atomicrmw takes integers only: build the float form through the C API.
+            use inkwell::llvm_sys::core::LLVMBuildAtomicRMW;
+            use inkwell::llvm_sys::LLVMAtomicRMWBinOp;
+            let rmw = if op == AtomicOp::Add { LLVMAtomicRMWBinOp::LLVMAtomicRMWBinOpFAdd } else { LLVMAtomicRMWBinOp::LLVMAtomicRMWBinOpFSub };
+            let old = unsafe {
+                LLVMBuildAtomicRMW(b.as_mut_ptr(), rmw, p.as_value_ref(), v.as_value_ref(), ord.into(), 0)
+            };
+            return Ok(unsafe { inkwell::values::FloatValue::new(old) }.into());
         }
         // Floats (and integer multiply): a compare-and-swap loop on the bits (portable to devices
         // without float atomics).

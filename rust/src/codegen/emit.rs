@@ -49,13 +49,16 @@ pub static CODEGEN_LOCK: Mutex<()> = Mutex::new(());
 /// Intel driver's SPIR-V reader, or crashes in its machine passes; the same IR is fine in a fresh
 /// process. A child forked from a parent that never emits SPIR-V always starts clean, and if the back
 /// end crashes, the child dies instead of the user's process.
-pub fn emit(module: &Module, flavor: Flavor, cpu: &str) -> Result<(Vec<u8>, String)> {
+pub fn emit(module: &Module, flavor: Flavor, cpu: &str, libdevice: Option<&std::path::Path>) -> Result<(Vec<u8>, String)> {
     let tm = machine(flavor, cpu)?;
     // Light clean-up only for SPIR-V: the OpenCL driver's own compiler optimises and vectorises
     // across work-items; NVPTX gets the full pipeline.
     let passes = match flavor {
         Flavor::Spirv => "sroa,mem2reg,instcombine,simplifycfg",
-        Flavor::Nvptx => "default<O3>",
+        Flavor::Nvptx => {
+            link_libdevice(module, libdevice)?;
+            "default<O3>"
+        }
     };
     module
         .run_passes(passes, &tm, inkwell::passes::PassBuilderOptions::create())
@@ -72,6 +75,75 @@ pub fn emit(module: &Module, flavor: Flavor, cpu: &str) -> Result<(Vec<u8>, Stri
             .to_vec(),
     };
     Ok((bytes, ir))
+}
+
+/// Where libdevice (`libdevice.10.bc`, NVIDIA's math library as LLVM bitcode) is looked for, in order:
+/// `NUMBA_EXT_LIBDEVICE` (the file), `$CUDA_HOME` and `$CUDA_PATH`, `/usr/local/cuda`, the newest
+/// `/usr/local/cuda-*`, `/opt/cuda`, and Debian's `nvidia-cuda-toolkit`. (numba_ext's Python side sets
+/// `NUMBA_EXT_LIBDEVICE` when the `nvidia-nvvm` wheel is installed and the variable is unset.)
+pub fn find_libdevice() -> Option<std::path::PathBuf> {
+    libdevice_candidates().into_iter().find(|p| p.is_file())
+}
+
+fn libdevice_candidates() -> Vec<std::path::PathBuf> {
+    use std::path::PathBuf;
+    let mut out = Vec::new();
+    if let Some(p) = std::env::var_os("NUMBA_EXT_LIBDEVICE") {
+        out.push(PathBuf::from(p));
+    }
+    let mut roots: Vec<PathBuf> = ["CUDA_HOME", "CUDA_PATH"].iter().filter_map(std::env::var_os).map(PathBuf::from).collect();
+    roots.push("/usr/local/cuda".into());
+    if let Ok(dir) = std::fs::read_dir("/usr/local") {
+        let mut versions: Vec<PathBuf> =
+            dir.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("cuda-"))).collect();
+        versions.sort();
+        roots.extend(versions.into_iter().rev());
+    }
+    roots.push("/opt/cuda".into());
+    out.extend(roots.into_iter().map(|r| r.join("nvvm/libdevice/libdevice.10.bc")));
+    out.push("/usr/lib/nvidia-cuda-toolkit/libdevice/libdevice.10.bc".into());
+    out
+}
+
+/// Link libdevice into `module` when it calls libdevice functions (`__nv_*`), and make every
+/// non-kernel function internal so the optimiser keeps only what is used. libdevice's `__nvvm_reflect`
+/// queries are answered by the NVPTX pipeline's NVVMReflect pass (flush-to-zero off).
+fn link_libdevice(module: &Module, libdevice: Option<&std::path::Path>) -> Result<()> {
+    let mut f = module.get_first_function();
+    let mut needs = false;
+    while let Some(func) = f {
+        if func.count_basic_blocks() == 0 && func.get_name().to_bytes().starts_with(b"__nv_") {
+            needs = true;
+        }
+        f = func.get_next_function();
+    }
+    if !needs {
+        return Ok(());
+    }
+    let Some(path) = libdevice else {
+        let tried: Vec<String> = libdevice_candidates().iter().map(|p| p.display().to_string()).collect();
+        return Err(Error::Codegen(format!(
+            "math functions on NVIDIA devices need libdevice (libdevice.10.bc), which was not found; looked in: {}. \
+             Install the CUDA toolkit or the `nvidia-nvvm` wheel (pip install nvidia-nvvm), or set NUMBA_EXT_LIBDEVICE to the file",
+            tried.join(", ")
+        )));
+    };
+    let lib = Module::parse_bitcode_from_path(path, module.get_context())
+        .map_err(|e| Error::Codegen(format!("reading libdevice {}: {e}", path.display())))?;
+    lib.set_triple(&module.get_triple());
+    lib.set_data_layout(&module.get_data_layout());
+    module.link_in_module(lib).map_err(|e| Error::Codegen(format!("linking libdevice {}: {e}", path.display())))?;
+    let i32t = module.get_context().i32_type();
+    module.add_basic_value_flag("nvvm-reflect-ftz", inkwell::module::FlagBehavior::Override, i32t.const_zero());
+    let mut f = module.get_first_function();
+    while let Some(func) = f {
+        let kernel = func.get_call_conventions() == super::intrinsics::CC_PTX_KERNEL;
+        if func.count_basic_blocks() > 0 && !kernel {
+            func.set_linkage(inkwell::module::Linkage::Internal);
+        }
+        f = func.get_next_function();
+    }
+    Ok(())
 }
 
 /// Run `work` in a forked child and return its bytes (through a pipe).

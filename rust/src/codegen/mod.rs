@@ -97,6 +97,16 @@ pub struct DeviceCaps {
     pub target: Target,
     pub has_fp64: bool,
     pub name: String,
+    /// libdevice for PTX targets (see [`emit::find_libdevice`]); needed only by kernels using math.
+    pub libdevice: Option<std::path::PathBuf>,
+}
+
+impl DeviceCaps {
+    /// Capabilities of a device of `target`: libdevice is looked up for PTX targets.
+    pub fn new(target: Target, has_fp64: bool, name: String) -> Self {
+        let libdevice = matches!(target, Target::Ptx(_)).then(emit::find_libdevice).flatten();
+        DeviceCaps { target, has_fp64, name, libdevice }
+    }
 }
 
 fn target_of(name: &str, uses_f64: bool, caps: &DeviceCaps) -> Result<(Flavor, String)> {
@@ -125,7 +135,7 @@ pub fn compile(spec: &KernelSpec, caps: &DeviceCaps) -> Result<Binary> {
     let _llvm = emit::CODEGEN_LOCK.lock().unwrap_or_else(|p| p.into_inner());
     let ctx = inkwell::context::Context::create();
     let module = builder::KernelBuilder::new(&ctx, flavor).build(&graph)?;
-    let (bytes, llvm_ir) = emit::emit(&module, flavor, &cpu)?;
+    let (bytes, llvm_ir) = emit::emit(&module, flavor, &cpu, caps.libdevice.as_deref())?;
     let int_minmax = graph.g.node_weights().any(|n| {
         matches!(n.op, crate::ir::Op::Binary { op: crate::ir::BinaryOp::Min | crate::ir::BinaryOp::Max, .. } | crate::ir::Op::Select { .. })
             && n.dtype.is_int()
@@ -140,7 +150,7 @@ pub fn compile_function(f: &Function, caps: &DeviceCaps) -> Result<Binary> {
     let _llvm = emit::CODEGEN_LOCK.lock().unwrap_or_else(|p| p.into_inner());
     let ctx = inkwell::context::Context::create();
     let module = builder::KernelBuilder::new(&ctx, flavor).build_function(f)?;
-    let (bytes, llvm_ir) = emit::emit(&module, flavor, &cpu)?;
+    let (bytes, llvm_ir) = emit::emit(&module, flavor, &cpu, caps.libdevice.as_deref())?;
     use crate::ir::cfg::{AtomicOp, Inst};
     let int_minmax = f.blocks.iter().flat_map(|b| &b.insts).any(|i| match i {
         Inst::Binary { dst, op: crate::ir::BinaryOp::Min | crate::ir::BinaryOp::Max, .. } | Inst::Select { dst, .. } => {

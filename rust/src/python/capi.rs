@@ -91,6 +91,14 @@ pub unsafe extern "C" fn nx_usm_fill(queue: *const c_void, dst: *mut c_void, pat
     status(Python::attach(|py| py.detach(|| unsafe { crate::runtime::fill(&q, dst as *mut c_void, pat, nbytes as usize) })))
 }
 
+/// Blocking copy of `nbytes` between `dst` and `src`, each device memory of `queue` (USM or buffer
+/// address) or host memory. 0 on success, -1 with a Python exception set.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nx_memcpy(queue: *const c_void, dst: *mut c_void, src: *const c_void, nbytes: u64) -> i32 {
+    let q = unsafe { Queue::from_ptr(queue) };
+    status(unsafe { crate::runtime::copy(&q, dst, src, nbytes as usize) })
+}
+
 /// Launch a control-flow kernel over an ND-range (`ndim` sizes at `global`; `local` null or `ndim`
 /// sizes) and wait. 0 on success, -1 with a Python exception set on failure.
 #[unsafe(no_mangle)]
@@ -151,6 +159,7 @@ pub fn capi_addresses(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     d.set_item("nx_meminfo_queue", nx_meminfo_queue as *const () as usize)?;
     d.set_item("nx_launch", nx_launch as *const () as usize)?;
     d.set_item("nx_usm_fill", nx_usm_fill as *const () as usize)?;
+    d.set_item("nx_memcpy", nx_memcpy as *const () as usize)?;
     d.set_item("nx_launch_nd", nx_launch_nd as *const () as usize)?;
     d.set_item("nx_check_queues", nx_check_queues as *const () as usize)?;
     Ok(d)

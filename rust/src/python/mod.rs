@@ -22,6 +22,12 @@ fn _live_allocations() -> usize {
     crate::runtime::live_allocations()
 }
 
+/// Number of `cl_mem` buffers alive in this process (buffer back end, pool included).
+#[pyfunction]
+fn _live_buffers() -> usize {
+    crate::runtime::live_buffers()
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyDevice>()?;
@@ -31,6 +37,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<compiler::PyKernel>()?;
     m.add_function(wrap_pyfunction!(get_devices, m)?)?;
     m.add_function(wrap_pyfunction!(_live_allocations, m)?)?;
+    m.add_function(wrap_pyfunction!(_live_buffers, m)?)?;
     m.add_function(wrap_pyfunction!(nrt::_set_nrt_api, m)?)?;
     m.add_function(wrap_pyfunction!(runtime::memcpy, m)?)?;
     m.add_function(wrap_pyfunction!(compiler::compile_kernel, m)?)?;

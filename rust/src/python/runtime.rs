@@ -82,6 +82,11 @@ impl PyDevice {
     fn has_usm(&self) -> bool {
         self.inner.has_usm()
     }
+    /// "usm" (Intel USM pointers) or "buffer" (`cl_mem` buffers, on devices without USM).
+    #[getter]
+    fn memory_backend(&self) -> &'static str {
+        if self.inner.has_usm() { "usm" } else { "buffer" }
+    }
     #[getter]
     fn max_work_group_size(&self) -> usize {
         self.inner.max_work_group_size()

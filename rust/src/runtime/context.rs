@@ -22,11 +22,15 @@ unsafe impl Sync for ContextInner {}
 
 impl Drop for ContextInner {
     fn drop(&mut self) {
-        // Free the USM blocks the allocation pool kept for this context.
-        if let Some(usm) = self.usm {
-            for (_, p) in super::memory::drain_pool(self.cl.get() as usize) {
-                unsafe { (usm.blocking_free)(self.cl.get(), p as *mut std::ffi::c_void) };
-            }
+        // Free the blocks (USM, or buffers) the allocation pool kept for this context.
+        for (_, p) in super::memory::drain_pool(self.cl.get() as usize) {
+            match self.usm {
+                Some(usm) => unsafe { (usm.blocking_free)(self.cl.get(), p as *mut std::ffi::c_void) },
+                None => {
+                    super::buffers::free(p);
+                    0
+                }
+            };
         }
     }
 }

@@ -205,7 +205,7 @@ fn describe(
         kind,
         filter_string,
         has_fp64: d.double_fp_config().unwrap_or(0) != 0,
-        has_usm: extensions.contains("cl_intel_unified_shared_memory"),
+        has_usm: extensions.contains("cl_intel_unified_shared_memory") && !force_buffers(),
         target,
         max_work_group_size: d.max_work_group_size().unwrap_or(1),
         local_mem_size: d.local_mem_size().unwrap_or(0),
@@ -214,6 +214,12 @@ fn describe(
         parent,
         default_context: OnceLock::new(),
     })
+}
+
+/// `NUMBA_EXT_FORCE_BUFFERS=1` makes every device use the `cl_mem` buffer back end, as on devices
+/// without USM (read once, at discovery): how the NVIDIA memory path is tested on a CPU device.
+fn force_buffers() -> bool {
+    std::env::var("NUMBA_EXT_FORCE_BUFFERS").is_ok_and(|v| !v.is_empty() && v != "0")
 }
 
 /// All root devices of all platforms, discovered once per process. Filter strings are

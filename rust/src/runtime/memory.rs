@@ -132,9 +132,23 @@ pub(crate) use pool::drain as drain_pool;
 
 enum Backing {
     Usm(*mut c_void),
-    // Buffer { mem: cl_mem, reserved_base: *mut c_void }: the NVIDIA back end (a reserved, unmapped
-    // address range stands for the buffer so that views keep using plain addresses).
+    /// A `cl_mem` buffer, named by the start of its reserved address range (see `buffers`).
+    Buffer(usize),
 }
+
+/// Give a block back to the driver (USM free or buffer release), after the pool declined it.
+fn release_block(ctx: &super::context::Context, backing: &Backing) {
+    match *backing {
+        Backing::Usm(p) => {
+            if let Some(usm) = ctx.0.usm {
+                // Blocking free: waits for kernels still using the memory.
+                unsafe { (usm.blocking_free)(ctx.raw(), p) };
+            }
+        }
+        Backing::Buffer(a) => super::buffers::free(a),
+    }
+}
+
 
 /// One allocation. Freed (blocking, so in-flight kernels finish first) when dropped.
 pub struct Allocation {
@@ -157,15 +171,17 @@ impl Allocation {
     /// Allocate `size` bytes of `kind` memory for `queue`'s device in its context.
     pub fn new(queue: &Queue, kind: UsmKind, size: usize) -> Result<Allocation> {
         let ctx = queue.context();
-        let Some(usm) = ctx.0.usm else {
-            return Err(Error::Memory(format!(
-                "device {} has no USM support; the cl_mem buffer back end is not available yet",
-                queue.device().filter_string()
-            )));
-        };
         // Zero-size arrays still get a distinct, valid allocation.
         let bytes = size.max(1);
         let key = pool::Key { context: ctx.raw() as usize, device: queue.device().id() as usize, kind: kind.code(), size: bytes };
+        let Some(usm) = ctx.0.usm else {
+            let addr = match pool::take(key) {
+                Some(p) => p as usize,
+                None => super::buffers::allocate(queue, kind, size)?,
+            };
+            LIVE.fetch_add(1, Ordering::Relaxed);
+            return Ok(Allocation { queue: queue.clone(), kind, size, backing: Backing::Buffer(addr) });
+        };
         if let Some(ptr) = pool::take(key) {
             LIVE.fetch_add(1, Ordering::Relaxed);
             return Ok(Allocation { queue: queue.clone(), kind, size, backing: Backing::Usm(ptr) });
@@ -205,11 +221,20 @@ impl Allocation {
     pub fn size(&self) -> usize {
         self.size
     }
-    /// The data address (for USM, a pointer valid in the allocation's context).
+    /// The data address: for USM, a pointer valid in the allocation's context; for a buffer, the
+    /// start of its reserved (host-inaccessible) address range.
     pub fn addr(&self) -> *mut c_void {
         match self.backing {
             Backing::Usm(p) => p,
+            Backing::Buffer(a) => a as *mut c_void,
         }
+    }
+
+    /// Whether the host can read and write the memory directly (host and shared USM, and device USM
+    /// of a CPU device); never for buffers.
+    pub fn host_accessible(&self) -> bool {
+        matches!(self.backing, Backing::Usm(_))
+            && (self.kind != UsmKind::Device || self.queue.device().kind() == super::device::DeviceKind::Cpu)
     }
 
     /// Copy `src` (host memory) into the allocation at byte `offset`.
@@ -238,14 +263,7 @@ impl Allocation {
         if pattern.is_empty() || !self.size.is_multiple_of(pattern.len()) {
             return Err(Error::Memory(format!("fill pattern of {} bytes does not tile {} bytes", pattern.len(), self.size)));
         }
-        let usm = self.queue.context().0.usm.ok_or_else(|| Error::Memory("fill on a context without USM".into()))?;
-        let rc = unsafe {
-            (usm.memfill)(self.queue.raw(), self.addr(), pattern.as_ptr() as *const c_void, pattern.len(), self.size, 0, std::ptr::null(), std::ptr::null_mut())
-        };
-        if rc != 0 {
-            return Err(Error::cl(rc, "clEnqueueMemFillINTEL"));
-        }
-        self.queue.wait()
+        unsafe { fill(&self.queue, self.addr(), pattern, self.size) }
     }
 
     fn check_range(&self, offset: usize, len: usize) -> Result<()> {
@@ -259,13 +277,17 @@ impl Allocation {
     }
 }
 
-/// A blocking copy between any two addresses usable by `queue` (USM or host memory).
+/// A blocking copy between any two addresses usable by `queue` (USM or buffer addresses of its
+/// context, or host memory).
 ///
 /// # Safety
 /// Both ranges must be valid for `len` bytes.
 pub unsafe fn copy(queue: &Queue, dst: *mut c_void, src: *const c_void, len: usize) -> Result<()> {
+    if len == 0 {
+        return Ok(());
+    }
     let Some(usm) = queue.context().0.usm else {
-        return Err(Error::Memory("USM copy on a context without USM".into()));
+        return unsafe { super::buffers::copy(queue, dst as usize, src as usize, len) };
     };
     let rc = unsafe { (usm.memcpy)(queue.raw(), 1, dst, src, len, 0, std::ptr::null(), std::ptr::null_mut()) };
     if rc != 0 {
@@ -277,12 +299,14 @@ pub unsafe fn copy(queue: &Queue, dst: *mut c_void, src: *const c_void, len: usi
 /// Fill `len` bytes at `dst` with copies of `pattern` (blocking).
 ///
 /// # Safety
-/// `dst` must be USM memory of `queue`'s context, valid for `len` bytes.
+/// `dst` must be USM memory (or a buffer address) of `queue`'s context, valid for `len` bytes.
 pub unsafe fn fill(queue: &Queue, dst: *mut c_void, pattern: &[u8], len: usize) -> Result<()> {
     if len == 0 {
         return Ok(());
     }
-    let usm = queue.context().0.usm.ok_or_else(|| Error::Memory("fill on a context without USM".into()))?;
+    let Some(usm) = queue.context().0.usm else {
+        return super::buffers::fill(queue, dst as usize, pattern, len);
+    };
     let rc = unsafe { (usm.memfill)(queue.raw(), dst, pattern.as_ptr() as *const c_void, pattern.len(), len, 0, std::ptr::null(), std::ptr::null_mut()) };
     if rc != 0 {
         return Err(Error::cl(rc, "clEnqueueMemFillINTEL"));
@@ -293,18 +317,11 @@ pub unsafe fn fill(queue: &Queue, dst: *mut c_void, pattern: &[u8], len: usize) 
 impl Drop for Allocation {
     fn drop(&mut self) {
         LIVE.fetch_sub(1, Ordering::Relaxed);
-        match self.backing {
-            Backing::Usm(p) => {
-                let ctx = self.queue.context();
-                let key = pool::Key { context: ctx.raw() as usize, device: self.queue.device().id() as usize, kind: self.kind.code(), size: self.size.max(1) };
-                if pool::give(key, p) {
-                    return;
-                }
-                if let Some(usm) = self.queue.context().0.usm {
-                    // Blocking free: waits for kernels still using the memory.
-                    unsafe { (usm.blocking_free)(self.queue.context().raw(), p) };
-                }
-            }
+        let ctx = self.queue.context();
+        let key = pool::Key { context: ctx.raw() as usize, device: self.queue.device().id() as usize, kind: self.kind.code(), size: self.size.max(1) };
+        if pool::give(key, self.addr()) {
+            return;
         }
+        release_block(ctx, &self.backing);
     }
 }

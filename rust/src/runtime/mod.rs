@@ -8,10 +8,12 @@ mod context;
 mod queue;
 mod usm;
 mod memory;
+mod buffers;
 mod program;
 
 pub use context::Context;
 pub use device::{devices, select_device, Device, DeviceKind, Target};
+pub use buffers::live_buffers;
 pub use memory::{copy, fill, live_allocations, Allocation, UsmKind};
 pub use program::CompiledKernel;
 pub use queue::Queue;

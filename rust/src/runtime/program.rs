@@ -40,7 +40,7 @@ impl std::fmt::Debug for CompiledKernel {
 }
 
 fn caps(device: &Device) -> DeviceCaps {
-    DeviceCaps { target: device.target().clone(), has_fp64: device.has_fp64(), name: format!("{} [{}]", device.name(), device.filter_string()) }
+    DeviceCaps::new(device.target().clone(), device.has_fp64(), format!("{} [{}]", device.name(), device.filter_string()))
 }
 
 /// With `NUMBA_EXT_DUMP_DIR` set, every program is written there (LLVM IR and SPIR-V/PTX) before
@@ -210,12 +210,20 @@ impl CompiledKernel {
                 unsafe {
                     match slot {
                         ArgSlot::Mem => {
-                            let usm = usm.ok_or_else(|| Error::Memory("array argument on a context without USM".into()))?;
-                            let rc = (usm.set_arg_ptr)(k.get(), idx, v as *const std::ffi::c_void);
-                            if rc != 0 {
-                                return Err(Error::cl(rc, "clSetKernelArgMemPointerINTEL"));
+                            match usm {
+                                Some(usm) => {
+                                    let rc = (usm.set_arg_ptr)(k.get(), idx, v as *const std::ffi::c_void);
+                                    if rc != 0 {
+                                        return Err(Error::cl(rc, "clSetKernelArgMemPointerINTEL"));
+                                    }
+                                    k.set_arg(idx + 1, &0i64).cl("clSetKernelArg")?;
+                                }
+                                None => {
+                                    let (mem, offset) = super::buffers::kernel_arg(queue, v as usize, idx)?;
+                                    k.set_arg(idx, &mem).cl("clSetKernelArg")?;
+                                    k.set_arg(idx + 1, &(offset as i64)).cl("clSetKernelArg")?;
+                                }
                             }
-                            k.set_arg(idx + 1, &0i64).cl("clSetKernelArg")?;
                             idx += 2;
                             continue;
                         }

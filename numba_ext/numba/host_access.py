@@ -1,0 +1,184 @@
+"""Host-side access to array elements, checked at compile time for devices whose memory the host
+cannot address.
+
+On the buffer back end (devices without USM, e.g. NVIDIA's OpenCL; see docs/architecture.md) an
+array's data address names a ``cl_mem`` buffer, not host memory. Jitted code may use such arrays in
+everything that runs on the device (array expressions, ``prange`` loops of parallel functions,
+kernels, reductions) and may pass them around, slice them and read their shape; code that would
+read or write their elements *on the host* (a sequential loop, scalar indexing, ``for x in a``, a
+NumPy function Numba runs on the host) is rejected here with the construct and its line, instead
+of faulting at run time. On USM devices (the CPU default) host-side access keeps working.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+
+import numba
+
+from numba.core import ir, types
+from numba.core.analysis import compute_cfg_from_blocks
+
+from ..errors import UnsupportedError
+from .types import USMArrayType
+
+_NUMBA_DIR = os.path.dirname(os.path.realpath(numba.__file__)) + os.sep
+
+# Array attributes that never touch the data.
+_META_ATTRS = {
+    "shape", "ndim", "size", "dtype", "strides", "itemsize", "nbytes", "flags", "T", "usm_type",
+    "device", "sycl_queue", "layout", "transpose", "reshape", "view",
+}
+# NumPy reductions that Numba's parfor pass turns into parallel loops (offloaded) in parallel functions.
+_PARALLEL_NP = {"sum", "prod", "min", "max", "mean", "amin", "amax", "dot", "argmin", "argmax"}
+
+
+@functools.lru_cache(maxsize=None)
+def _host_inaccessible(device: str) -> bool:
+    from ..runtime import device_by_filter
+
+    try:
+        return device_by_filter(device).memory_backend == "buffer"
+    except Exception:  # unknown device: other checks report it
+        return False
+
+
+def _inaccessible(typ) -> bool:
+    return isinstance(typ, USMArrayType) and _host_inaccessible(typ.device)
+
+
+def _prange_loop_blocks(func_ir) -> set:
+    """Labels of blocks inside loops over ``prange`` (they become device loops in parallel code)."""
+    from numba import pndindex, prange
+    from numba.parfors.parfor import internal_prange
+
+    defs = {}
+    for blk in func_ir.blocks.values():
+        for st in blk.find_insts(ir.Assign):
+            defs[st.target.name] = st.value
+
+    def value(var):
+        v = defs.get(var.name)
+        for _ in range(16):  # through copies (phi moves)
+            if not isinstance(v, ir.Var):
+                break
+            v = defs.get(v.name)
+        return v
+
+    def const(var):
+        """The Python object a variable holds when it is a global or an attribute chain of one."""
+        v = value(var)
+        if isinstance(v, (ir.Global, ir.FreeVar)):
+            return v.value
+        if isinstance(v, ir.Expr) and v.op == "getattr":
+            return getattr(const(v.value), v.attr, None)
+        return None
+
+    def is_prange_call(var):
+        v = value(var)
+        if isinstance(v, ir.Expr) and v.op == "getiter":
+            v = value(v.value)
+        if not (isinstance(v, ir.Expr) and v.op == "call"):
+            return False
+        return const(v.func) in (prange, internal_prange, pndindex)
+
+    out = set()
+    cfg = compute_cfg_from_blocks(func_ir.blocks)
+    for loop in cfg.loops().values():
+        header = func_ir.blocks[loop.header]
+        if any(isinstance(st, ir.Assign) and isinstance(st.value, ir.Expr) and st.value.op == "iternext"
+               and is_prange_call(st.value.value) for st in header.body):
+            out |= set(loop.body)
+    return out
+
+
+def check(func_ir, typemap, calltypes, parallel: bool) -> None:
+    """Raise UnsupportedError at the first host-side element access of an array whose device memory
+    the host cannot address. Runs before the array expressions are offloaded (they count as device
+    code)."""
+    if not any(_inaccessible(t) for t in typemap.values()):
+        return
+    if os.path.realpath(func_ir.loc.filename).startswith(_NUMBA_DIR):
+        # Numba's own implementations (of np.sum, ...) are compiled while typing a call; the call is
+        # checked in the caller (where a parallel function turns it into a device loop instead).
+        return
+    from .offload import _is_offloadable
+
+    device_loops = _prange_loop_blocks(func_ir) if parallel else set()
+    for label, blk in func_ir.blocks.items():
+        if label in device_loops:
+            continue
+        for st in blk.body:
+            if _is_offloadable(st, typemap, func_ir):
+                continue
+            what = _host_access(st, typemap, calltypes, parallel)
+            if what:
+                raise UnsupportedError(
+                    f"{what} reads or writes array elements on the host, but the array lives on a device "
+                    f"whose memory the host cannot address (the cl_mem buffer back end, device "
+                    f"'{_device_of(st, typemap)}'). Compute it on the device (an array expression, a "
+                    f"prange loop in @numba_ext.jit, a kernel) or copy the data with numba_ext.asnumpy() "
+                    f"first (at {st.loc.filename}, line {st.loc.line}: {st.loc.strformat().strip().splitlines()[-1].strip()})"
+                )
+
+
+def _device_of(st, typemap) -> str:
+    for v in st.list_vars():
+        t = typemap.get(v.name)
+        if isinstance(t, USMArrayType):
+            return t.device
+    return "?"
+
+
+def _host_access(st, typemap, calltypes, parallel) -> str | None:
+    def bad(var):
+        return _inaccessible(typemap.get(var.name))
+
+    if isinstance(st, (ir.SetItem, ir.StaticSetItem)):
+        return "assigning to array elements" if bad(st.target) else None
+    if not isinstance(st, ir.Assign) or not isinstance(st.value, ir.Expr):
+        return None
+    e, result = st.value, typemap.get(st.target.name)
+    if e.op in ("getitem", "static_getitem"):
+        # views (slices) stay on the device; reading an element does not
+        return "indexing an array element" if bad(e.value) and not isinstance(result, types.Array) else None
+    if e.op == "getiter":
+        return "iterating over an array" if bad(e.value) else None
+    if e.op in ("binop", "inplace_binop", "unary"):
+        if any(bad(v) for v in e.list_vars()) and not isinstance(result, types.Array):
+            return f"the operator '{getattr(e.fn, '__name__', e.fn)}' with a scalar result on arrays (e.g. 0-d arrays)"
+        if e.op == "inplace_binop" and any(bad(v) for v in e.list_vars()):
+            return "an in-place operator on arrays"
+        return None
+    if e.op == "arrayexpr":
+        return "an array expression with a scalar result" if not isinstance(result, types.Array) and any(bad(v) for v in e.list_vars()) else None
+    if e.op == "call":
+        if not any(bad(v) for v in e.args) and not any(bad(v) for _, v in e.kws):
+            return None
+        ftype = typemap.get(e.func.name)
+        if _device_safe_callee(ftype, parallel):
+            return None
+        return f"calling {ftype} on the array"
+    return None
+
+
+def _device_safe_callee(ftype, parallel: bool) -> bool:
+    """Callees that keep array data on the device: other jitted functions (checked when compiled),
+    numba_ext's own intrinsics and overloads, array metadata methods, and, in parallel code, the
+    NumPy reductions that become offloaded parallel loops."""
+    if isinstance(ftype, types.Dispatcher):
+        return True
+    if isinstance(ftype, types.BoundFunction):
+        name = ftype.typing_key.rsplit(".", 1)[-1] if isinstance(ftype.typing_key, str) else getattr(ftype.typing_key, "__name__", "")
+        return name in _META_ATTRS or (parallel and name in _PARALLEL_NP)
+    if isinstance(ftype, types.Function):
+        key = ftype.typing_key
+        mod = getattr(key, "__module__", "") or ""
+        name = getattr(key, "__name__", "")
+        if mod.startswith("numba_ext"):
+            return True
+        if key is len:
+            return True
+        return parallel and mod.startswith("numpy") and name in _PARALLEL_NP
+    return False
