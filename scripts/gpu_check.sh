@@ -6,7 +6,7 @@
 #   scripts/gpu_check.sh pack              # here (Debian 12 build machine): wheel + libraries into .gpu/
 #   scripts/gpu_check.sh run [PYTEST ARGS] # there, from the repo root: pytest (default: tests) on the GPU
 #   scripts/gpu_check.sh bench [RUN ARGS]  # there: benchmarks/run.py (default: --preset M --workloads gpu)
-#   scripts/gpu_check.sh all               # there: run, then bench, in one call
+#   scripts/gpu_check.sh all [PYTEST ARGS] [-- RUN ARGS]  # there: run, then bench, in one call
 #   scripts/gpu_check.sh selftest          # here: the remote half on a copy of the tree, on the CPU
 #
 # `pack` builds a release wheel (`maturin build --release`) and packs the shared libraries the
@@ -26,7 +26,8 @@
 # Environment: PYTHON (interpreter; default: the first of /opt/torch/.venv/bin/python3, python3 that
 # imports numba), NUMBA_EXT_DEVICE (default gpu), GPU_CHECK_LIBS (gaps|all), GPU_CHECK_TIMEOUT
 # (seconds for pytest, default 480; 300 in `all`), GPU_CHECK_DUMP=1 (keep every device program:
-# NUMBA_EXT_DUMP_DIR, returned as $OUT/dump.tar.xz), GPU_CHECK_DIR (default .gpu).
+# NUMBA_EXT_DUMP_DIR, returned as $OUT/dump.tar.xz; not with `all`, whose 8 files are the device
+# tool's limit), GPU_CHECK_DIR (default .gpu).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
