@@ -106,6 +106,7 @@ class Backend:
 
     def __init__(self):
         self._loaded, self.module, self.reason, self.importable = False, None, None, True
+        self.shims: list[str] = []  # compatibility shims applied when loading (reported with every result)
 
     def _load(self):  # -> module; raises when unavailable
         return None
@@ -148,6 +149,7 @@ class NumbaExtBackend(Backend):
     def _load(self):
         if isinstance(nx, Missing):
             raise ImportError(nx.reason)
+        nx.default_queue()  # the device named by NUMBA_EXT_DEVICE (or the default) must exist
         return nx
 
     def to_device(self, args):
@@ -240,9 +242,14 @@ class NumbaCudaBackend(Backend):
         import warnings
 
         if not hasattr(np, "row_stack"):
-            # numba-cuda 0.30 uses np.row_stack, an alias of np.vstack that NumPy 2.5 removed (the
-            # import of numba.cuda's array support fails otherwise); harmless for everything else
+            # COMPATIBILITY SHIM (benchmarks only, never in numba_ext): numba-cuda refers to
+            # np.row_stack, an alias of np.vstack that NumPy 2.5 removed, so `from numba import cuda`
+            # fails with AttributeError under NumPy >= 2.5. Restoring the alias before the import is
+            # all it needs; it is reported in the backend info and in the note of every numba_cuda
+            # result, so numbers taken with it are marked.
             np.row_stack = np.vstack
+            self.shims.append(f"np.row_stack = np.vstack (NumPy {np.__version__} has no row_stack; "
+                              "numba-cuda refers to it)")
         from numba import cuda
 
         warnings.filterwarnings("ignore", message=".*Grid size .* will likely result in GPU under-utilization")
@@ -271,8 +278,11 @@ class NumbaCudaBackend(Backend):
             ver = version("numba-cuda")
         except Exception:
             ver = None
-        return {"version": ver, "device": dev.name.decode() if isinstance(dev.name, bytes) else dev.name,
+        info = {"version": ver, "device": dev.name.decode() if isinstance(dev.name, bytes) else dev.name,
                 "compute_capability": list(dev.compute_capability)}
+        if self.shims:
+            info["shims"] = list(self.shims)
+        return info
 
 
 BACKENDS = {b.name: b for b in (Backend(), NumbaExtBackend(), DpnpBackend(), CupyBackend(), NumbaCudaBackend())}
@@ -407,6 +417,9 @@ def run_variant(v: Variant, host_args: tuple, ref, *, reps: int, warmup: int, ca
     if na:
         rec["reason"] = na
         return rec
+    if backend.shims:  # numbers taken with a compatibility shim say so
+        rec["shims"] = list(backend.shims)
+        rec["note"] = "; ".join(filter(None, [v.note, *(f"compatibility shim: {x}" for x in backend.shims)]))
     on_device = v.backend != "host"
     try:
         t0 = time.perf_counter()
@@ -487,8 +500,20 @@ def run_workload(name: str, module, preset: str, *, reps: int, warmup: int, seed
     return records
 
 
+# Groups usable in a ``variants`` selection next to variant names: ``gpu`` is NumPy (the reference of
+# the speed-ups) and every variant on a device backend (numba_ext on NUMBA_EXT_DEVICE, CuPy, numba-cuda).
+VARIANT_GROUPS: dict[str, Callable[[Variant], bool]] = {
+    "gpu": lambda v: v.name == "numpy" or v.backend in ("numba_ext", "cupy", "numba_cuda"),
+    "cuda": lambda v: v.name == "numpy" or v.backend in ("cupy", "numba_cuda"),
+}
+
+
 def selected(module, variants: set[str] | None) -> list[Variant]:
-    return [v for v in module.VARIANTS if variants is None or v.name in variants]
+    """The variants of ``module`` named in ``variants`` (names or groups of VARIANT_GROUPS; None: all)."""
+    if variants is None:
+        return list(module.VARIANTS)
+    groups = [pred for g, pred in VARIANT_GROUPS.items() if g in variants]
+    return [v for v in module.VARIANTS if v.name in variants or any(pred(v) for pred in groups)]
 
 
 class Progress:
@@ -630,8 +655,14 @@ def environment() -> dict:
     if isinstance(nx, Missing):
         device = {"name": f"numba_ext not importable ({nx.reason})", "filter_string": None}
     else:
-        info = BACKENDS["numba_ext"].info()
-        device = {"name": info["device"], **{k: v for k, v in info.items() if k not in ("device", "version")}}
+        try:
+            info = BACKENDS["numba_ext"].info()
+            device = {"name": info["device"],
+                      **{k: v for k, v in info.items() if k not in ("device", "version")}}
+        except Exception as e:  # e.g. NUMBA_EXT_DEVICE=gpu without a GPU: numba_ext variants are n/a
+            device = {"name": f"no numba_ext device ({type(e).__name__}: {str(e).splitlines()[0][:160]})",
+                      "filter_string": None}
+    device["selector"] = os.environ.get("NUMBA_EXT_DEVICE")  # NUMBA_EXT_DEVICE as set for this run
     return {
         "date": now.date().isoformat(),
         "timestamp": now.isoformat(timespec="seconds"),
@@ -675,7 +706,8 @@ def finish_environment(meta: dict, records: list[dict] | None = None) -> None:
             continue
         b = BACKENDS[name]
         if b.unavailable():
-            meta["backends"][name] = {"available": False, "reason": b.reason}
+            meta["backends"][name] = {"available": False, "reason": b.reason,
+                                      **({"shims": list(b.shims)} if b.shims else {})}
             continue
         try:
             meta["backends"][name] = {"available": True, **b.info()}

@@ -6,8 +6,9 @@ Writes next to the JSON (or into ``--out``):
 * ``<stem>_speedup.png``: speed-up over NumPy (NumPy's median over the variant's);
 * ``<stem>_bandwidth.png``: STREAM triad and copy bandwidth (GB/s from the median) per variant, with
   the measured copy bandwidths as lines: the device's (the best numba_ext copy variant of
-  ``stream_copy``, named in the legend) and the host's (NumPy's ``np.copy``). Needs ``stream_triad``
-  or ``stream_copy`` in the run.
+  ``stream_copy``, named in the legend), the CUDA copy's where CuPy or numba-cuda ran (the best of
+  their ``stream_copy`` variants, e.g. ``cupy_memcpy``, a device-to-device ``cudaMemcpyAsync``) and the
+  host's (NumPy's ``np.copy``). Needs ``stream_triad`` or ``stream_copy`` in the run.
 
 Uses the newest JSON in benchmarks/out/ (or ``$BENCH_OUT_DIR``) when none is given. Without
 matplotlib it prints a message and does nothing.
@@ -64,6 +65,10 @@ def copy_bandwidths(results) -> dict:
     if device:
         best = max(device, key=lambda r: r["gbps"])
         out["device"] = (best["variant"], best["gbps"])
+    cuda = [r for r in copies if r.get("backend") in ("cupy", "numba_cuda")]
+    if cuda:
+        best = max(cuda, key=lambda r: r["gbps"])
+        out["cuda"] = (best["variant"], best["gbps"])
     host = [r for r in copies if r["variant"] == "numpy"]
     if host:
         out["host"] = ("numpy", host[0]["gbps"])
@@ -119,6 +124,10 @@ def plot_records(meta: dict, records: list[dict], out_dir: Path, stem: str) -> l
             v, g = lines["device"]
             ax.axhline(g, color="black", linestyle="--", linewidth=1,
                        label=f"device copy bandwidth: {g:.3g} GB/s (stream_copy {v})")
+        if "cuda" in lines:
+            v, g = lines["cuda"]
+            ax.axhline(g, color="tab:green", linestyle="-.", linewidth=1,
+                       label=f"CUDA copy bandwidth: {g:.3g} GB/s (stream_copy {v})")
         if "host" in lines:
             v, g = lines["host"]
             ax.axhline(g, color="grey", linestyle=":", linewidth=1.2,

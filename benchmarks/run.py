@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import faulthandler
+import os
 import sys
 from pathlib import Path
 
@@ -30,9 +31,16 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--preset", choices=harness.PRESETS, default="S", help="problem sizes (default S)")
     p.add_argument("--workloads", default=",".join(workloads.NAMES),
-                   help=f"comma-separated subset of: {','.join(workloads.NAMES)}")
+                   help=f"comma-separated subset of: {','.join(workloads.NAMES)}; or a group: "
+                        + "; ".join(f"{g} = {','.join(m)}" for g, m in workloads.GROUPS.items()
+                                    if g != "all"))
     p.add_argument("--variants", default=None,
-                   help="comma-separated variant names to run (default all), e.g. numpy,numba_parallel,numba_ext_jit")
+                   help="comma-separated variant names to run (default all), e.g. "
+                        "numpy,numba_parallel,numba_ext_jit; groups: gpu (numpy and every numba_ext, CuPy "
+                        "and numba-cuda variant), cuda (numpy, CuPy, numba-cuda)")
+    p.add_argument("--device", default=None,
+                   help="numba_ext device selector for this run (sets NUMBA_EXT_DEVICE, e.g. gpu, "
+                        "opencl:cpu:0); default: NUMBA_EXT_DEVICE as set, else numba_ext's default device")
     p.add_argument("--size", type=_size, default=None,
                    help="override size keys of the preset, e.g. --size n=4194304 (the Black-Scholes goal size)")
     p.add_argument("--reps", type=int, default=7, help="timed samples per variant (default 7)")
@@ -46,15 +54,27 @@ def main(argv=None) -> int:
     faulthandler.enable()  # a native crash in a variant still names the Python frame
     if args.reps < 1:
         p.error("--reps must be at least 1")
-    names = [n.strip() for n in args.workloads.split(",") if n.strip()]
+    names = workloads.expand(n.strip() for n in args.workloads.split(",") if n.strip())
     for n in names:
         if n not in workloads.NAMES:
-            p.error(f"unknown workload {n!r}; available: {', '.join(workloads.NAMES)}")
+            p.error(f"unknown workload {n!r}; available: {', '.join(workloads.NAMES)} "
+                    f"(groups: {', '.join(workloads.GROUPS)})")
     variants = {v.strip() for v in args.variants.split(",") if v.strip()} if args.variants else None
+    if args.device is not None:
+        # read by numba_ext.default_queue() at every call: the inputs of the numba_ext variants go there
+        os.environ["NUMBA_EXT_DEVICE"] = args.device
+    if variants:
+        known = {v.name for n in names for v in workloads.load(n).VARIANTS} | set(harness.VARIANT_GROUPS)
+        unknown = sorted(variants - known)
+        if unknown:
+            p.error(f"no variant {', '.join(map(repr, unknown))} in {', '.join(names)}; "
+                    f"available: {', '.join(sorted(known))}")
 
     env = harness.environment()
     m = env["machine"]
-    print(f"device {env['device']['name']} [{env['device']['filter_string']}], "
+    sel = env["device"].get("selector")
+    print(f"device {env['device']['name']} [{env['device']['filter_string']}]"
+          f"{f' (NUMBA_EXT_DEVICE={sel})' if sel is not None else ''}, "
           f"numba_ext {env['versions']['numba_ext']}, numba {env['versions']['numba']}, "
           f"numpy {env['versions']['numpy']}; {m['cpu_count']} CPUs, numba threads {m['numba_threads']}, "
           f"load average {m['loadavg_start'][0]:.2f} (other work on the machine affects timings)", flush=True)

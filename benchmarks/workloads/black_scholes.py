@@ -10,7 +10,10 @@ Variants: ``numpy`` and ``numba_ext_jit`` run the same array-expression source (
 prange loop (``numba_ext_prange`` allocates its results with ``numba_ext.empty`` inside the jitted
 function, on the inputs' queue); ``numba_ext_kernel`` is an explicit ``@numba_ext.kernel`` with the
 prange loop's body, one work-item per option, writing both results in one launch into arrays
-allocated per call; ``numba_cuda`` is the same kernel body under ``numba.cuda.jit``.
+allocated per call; ``numba_cuda`` is the same kernel body under ``numba.cuda.jit``. ``cupy_fused`` is
+that body in CUDA C++ as one ``cupy.ElementwiseKernel`` (call and put in one pass, results allocated by
+CuPy per call); ``cupy_fuse`` is the NumPy source compiled by ``cupy.fuse`` (one kernel, CuPy's own
+fusion of the ufunc calls). The plain ``cupy`` variant runs one kernel per ufunc call.
 
 Preset M is 2^22 options, the size of the performance goals in RESULTS.md.
 """
@@ -150,6 +153,43 @@ def make_cuda(*args):
     return run
 
 
+# The kernel body for cupy.ElementwiseKernel: the same arithmetic, in the same order, as the kernels above.
+_CUPY_BODY = f"""
+const double mr = -rate;
+const double sig_sig_two = volatility * volatility * 2.0;
+const double a = log(price / strike);
+const double b = t * mr;
+const double z = t * sig_sig_two;
+const double c = 0.25 * z;
+const double y = 1.0 / sqrt(z);
+const double w1 = (a - b + c) * y;
+const double w2 = (a - b - c) * y;
+const double d1 = 0.5 + 0.5 * tanh({C1!r} * (w1 + {C3!r} * w1 * w1 * w1));
+const double d2 = 0.5 + 0.5 * tanh({C1!r} * (w2 + {C3!r} * w2 * w2 * w2));
+const double se = exp(b) * strike;
+const double cv = price * d1 - se * d2;
+call = cv;
+put = cv - price + se;
+"""
+
+
+def make_cupy_fused(*args):
+    cp = backend_module("cupy")
+    kern = cp.ElementwiseKernel(
+        "float64 price, float64 strike, float64 t, float64 rate, float64 volatility",
+        "float64 call, float64 put", _CUPY_BODY, "numba_ext_bench_black_scholes")
+
+    def run(price, strike, t, rate, volatility):
+        return kern(price, strike, t, rate, volatility)  # (call, put), allocated by CuPy
+
+    return run
+
+
+def make_cupy_fuse(*args):
+    cp = backend_module("cupy")
+    return cp.fuse(kernel_name="numba_ext_bench_black_scholes_fuse")(with_globals(black_scholes, np=cp))
+
+
 VARIANTS = [
     Variant("numpy", black_scholes),
     Variant("numba_parallel", black_scholes_prange),
@@ -158,6 +198,10 @@ VARIANTS = [
     Variant("numba_ext_kernel", black_scholes_kernel, backend="numba_ext"),
     namespace_variant("dpnp", black_scholes, "dpnp"),
     namespace_variant("cupy", black_scholes, "cupy"),
+    Variant("cupy_fused", backend="cupy", make=make_cupy_fused,
+            note="one cupy.ElementwiseKernel: the kernel body in CUDA C++, call and put in one pass"),
+    Variant("cupy_fuse", backend="cupy", make=make_cupy_fuse,
+            note="the NumPy source under cupy.fuse (np = cupy): one fused kernel"),
     Variant("numba_cuda", backend="numba_cuda", make=make_cuda,
             note="the kernel body under numba.cuda.jit, 256 threads per block"),
 ]

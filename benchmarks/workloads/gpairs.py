@@ -11,7 +11,10 @@ NumPy source needs searchsorted, bincount and cumsum on the device).
 work-item per point of the first set keeps a private histogram (the prange loop's linear bin search),
 turns it into cumulative counts, the work-group sums those in local memory, and one work-item per bin
 adds the group's sum into the result with a float64 atomic (one atomic per group and bin).
-``numba_cuda`` is the same kernel under ``numba.cuda.jit`` (shared memory, ``cuda.atomic.add``)."""
+``numba_cuda`` is the same kernel under ``numba.cuda.jit`` (shared memory, ``cuda.atomic.add``) and
+``cupy_fused`` the same kernel in CUDA C++ as a ``cupy.RawKernel`` (``__shared__`` memory, ``atomicAdd``
+on float64), compiled without FMA contraction (``--fmad=false``) so that the squared distances, and with
+them the bins, are those of NumPy's arithmetic."""
 
 import numba
 import numpy as np
@@ -171,6 +174,63 @@ def make_cuda(*args):
     return run
 
 
+_CUPY_SOURCE = r"""
+extern "C" __global__ void numba_ext_bench_gpairs(
+    const double* x1, const double* y1, const double* z1, const double* w1,
+    const double* x2, const double* y2, const double* z2, const double* w2,
+    const double* rbins_sq, double* hist, const long long n1, const long long n2, const int nbins)
+{
+    __shared__ double part[WG][MAXBINS];
+    double h[MAXBINS];
+    const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    const int lid = threadIdx.x;
+    for (int b = 0; b <= nbins; ++b) h[b] = 0.0;
+    if (i < n1) {
+        const double px = x1[i], py = y1[i], pz = z1[i], pw = w1[i];
+        for (long long j = 0; j < n2; ++j) {
+            const double dx = px - x2[j];
+            const double dy = py - y2[j];
+            const double dz = pz - z2[j];
+            const double dsq = dx * dx + dy * dy + dz * dz;
+            int k = 0;
+            while (k < nbins && rbins_sq[k] < dsq) ++k;
+            h[k] += pw * w2[j];
+        }
+    }
+    double acc = 0.0;
+    for (int b = 0; b < nbins; ++b) {  /* cumulative: pairs with dsq <= rbins_sq[b] */
+        acc += h[b];
+        part[lid][b] = acc;
+    }
+    __syncthreads();
+    if (lid < nbins) {
+        double t = 0.0;
+        for (int m = 0; m < WG; ++m) t += part[m][lid];
+        atomicAdd(&hist[lid], t);
+    }
+}
+"""
+
+
+def make_cupy_fused(*args):
+    cp = backend_module("cupy")
+    source = f"#define WG {WG}\n#define MAXBINS {MAXBINS}\n" + _CUPY_SOURCE
+    kern = cp.RawKernel(source, "numba_ext_bench_gpairs", options=("--fmad=false",))
+
+    def run(x1, y1, z1, w1, x2, y2, z2, w2, rbins_sq):
+        nbins = rbins_sq.shape[0]
+        if nbins + 1 > MAXBINS or nbins > WG:
+            raise ValueError(f"gpairs kernel: nbins {nbins} exceeds MAXBINS - 1 = {MAXBINS - 1} or WG = {WG}")
+        arrays = [cp.ascontiguousarray(a, dtype=cp.float64)
+                  for a in (x1, y1, z1, w1, x2, y2, z2, w2, rbins_sq)]
+        hist = cp.zeros(nbins, dtype=cp.float64)
+        n1, n2 = x1.shape[0], x2.shape[0]
+        kern(((n1 + WG - 1) // WG,), (WG,), (*arrays, hist, np.int64(n1), np.int64(n2), np.int32(nbins)))
+        return hist
+
+    return run
+
+
 VARIANTS = [
     Variant("numpy", gpairs),
     Variant("numba_parallel", gpairs_prange),
@@ -180,6 +240,8 @@ VARIANTS = [
     Variant("numba_ext_kernel", gpairs_kernel, backend="numba_ext"),
     namespace_variant("dpnp", gpairs, "dpnp"),
     namespace_variant("cupy", gpairs, "cupy"),
+    Variant("cupy_fused", backend="cupy", make=make_cupy_fused,
+            note="the numba_ext_kernel algorithm as a cupy.RawKernel (--fmad=false), 64 threads per block"),
     Variant("numba_cuda", backend="numba_cuda", make=make_cuda,
             note="the numba_ext_kernel algorithm under numba.cuda.jit, 64 threads per block"),
 ]

@@ -10,6 +10,9 @@ squares back and NumPy's row sums and sqrt. ``numba_ext_prange`` is the prange l
 ``numba_ext_kernel`` is an explicit ``@numba_ext.kernel``, all on the device: one work-item per row
 sums its ``dims`` squares in a loop and writes the square root (the reduction is along a row, so no
 cross-work-item reduction is needed).
+
+``cupy_fused`` is one ``cupy.ReductionKernel`` (square, sum along axis 1, square root in one kernel);
+the plain ``cupy`` variant runs the NumPy source (a square, a sum and a sqrt kernel).
 """
 
 import math
@@ -98,6 +101,16 @@ def make_cuda(*args):
     return run
 
 
+def make_cupy_fused(*args):
+    cp = backend_module("cupy")
+    kern = cp.ReductionKernel("T x", "T y", "x * x", "a + b", "y = sqrt(a)", "0", "numba_ext_bench_l2_norm")
+
+    def run(a):
+        return kern(a, axis=1)
+
+    return run
+
+
 VARIANTS = [
     Variant("numpy", l2_norm),
     Variant("numba_parallel", l2_norm_prange),
@@ -108,5 +121,7 @@ VARIANTS = [
     Variant("numba_ext_kernel", l2_norm_kernel, backend="numba_ext"),
     namespace_variant("dpnp", l2_norm, "dpnp"),
     namespace_variant("cupy", l2_norm, "cupy"),
+    Variant("cupy_fused", backend="cupy", make=make_cupy_fused,
+            note="one cupy.ReductionKernel: x * x, summed along axis 1, sqrt"),
     Variant("numba_cuda", backend="numba_cuda", make=make_cuda, note="one thread per row, 256 threads per block"),
 ]

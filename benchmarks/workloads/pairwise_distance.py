@@ -8,7 +8,9 @@ without it: ``np.sqrt(np.sum(diff * diff, axis=2))`` with ``diff = x1[:, None, :
 is the prange loop of ``numba_parallel`` under ``@numba_ext.jit`` (result from ``numba_ext.empty``).
 ``numba_ext_kernel`` is an explicit ``@numba_ext.kernel`` over a 2-D range (one work-item per output
 element, the prange loop's body), writing into a result allocated per call. ``dpnp`` and ``cupy`` run
-the NumPy source (matmul form; dpnp without the ``out=`` arguments)."""
+the NumPy source (matmul form; dpnp without the ``out=`` arguments). ``cupy_fused`` is a
+``cupy.ElementwiseKernel`` with one thread per output element (the kernel body: a loop over ``dims``,
+no matmul), writing into a result allocated per call."""
 
 import math
 
@@ -113,6 +115,34 @@ def make_cuda(*args):
     return run
 
 
+_CUPY_BODY = """
+const ptrdiff_t r = i / n2;
+const ptrdiff_t c = i % n2;
+double s = 0.0;
+for (ptrdiff_t k = 0; k < dims; ++k) {
+    const double t = x1[r * dims + k] - x2[c * dims + k];
+    s += t * t;
+}
+d = sqrt(s);
+"""
+
+
+def make_cupy_fused(*args):
+    cp = backend_module("cupy")
+    # raw inputs (indexed by hand), one thread per element of the output
+    kern = cp.ElementwiseKernel("raw float64 x1, raw float64 x2, int64 n2, int64 dims", "float64 d",
+                                _CUPY_BODY, "numba_ext_bench_pairwise_distance")
+
+    def run(x1, x2):
+        n1, dims = x1.shape
+        n2 = x2.shape[0]
+        d = cp.empty((n1, n2), dtype=cp.float64)
+        kern(cp.ascontiguousarray(x1).ravel(), cp.ascontiguousarray(x2).ravel(), n2, dims, d)
+        return d
+
+    return run
+
+
 VARIANTS = [
     Variant("numpy", pairwise_distance),
     Variant("numba_parallel", pairwise_distance_prange),
@@ -123,5 +153,7 @@ VARIANTS = [
     namespace_variant("dpnp", pairwise_distance_no_out, "dpnp",
                       note="the NumPy source with np = dpnp, np.maximum and np.sqrt without out="),
     namespace_variant("cupy", pairwise_distance, "cupy"),
+    Variant("cupy_fused", backend="cupy", make=make_cupy_fused,
+            note="cupy.ElementwiseKernel, one thread per output element (the kernel body, no matmul)"),
     Variant("numba_cuda", backend="numba_cuda", make=make_cuda, note="2-D grid, 16x16 threads per block"),
 ]

@@ -10,7 +10,12 @@ its result (so first-touch costs of fresh memory are included, as in ``stream_tr
 * ``numba_ext_memcpy``: the OpenCL runtime's USM copy into a fresh ``numba_ext.empty`` array
   (``numba_ext._core.memcpy``, internal: what the driver's own copy achieves, no kernel of ours).
 
-The plot's "device copy bandwidth" is the best of the numba_ext copy variants (named in the legend).
+* ``cupy``: ``cupy.copy`` (the NumPy source with ``np = cupy``);
+* ``cupy_memcpy``: ``cudaMemcpyAsync`` device to device (``MemoryPointer.copy_from_device_async``) into
+  a fresh ``cupy.empty_like`` array: the CUDA device-to-device copy the triad is compared with.
+
+The plot's "device copy bandwidth" is the best of the numba_ext copy variants (named in the legend);
+where CuPy or numba-cuda ran, the best of their copies is drawn as the "CUDA copy bandwidth".
 """
 
 import numba
@@ -88,6 +93,17 @@ def make_cuda(*args):
     return run
 
 
+def make_cupy_memcpy(*args):
+    cp = backend_module("cupy")
+
+    def run(b):
+        a = cp.empty_like(b)
+        a.data.copy_from_device_async(b.data, b.nbytes)  # cudaMemcpyAsync, device to device
+        return a
+
+    return run
+
+
 VARIANTS = [
     Variant("numpy", copy),
     Variant("numba_parallel", copy_prange),
@@ -99,6 +115,8 @@ VARIANTS = [
             note="the OpenCL runtime's USM copy (numba_ext._core.memcpy) into a fresh array"),
     namespace_variant("dpnp", copy, "dpnp"),
     namespace_variant("cupy", copy, "cupy"),
+    Variant("cupy_memcpy", backend="cupy", make=make_cupy_memcpy,
+            note="cudaMemcpyAsync device to device into a fresh cupy.empty_like array"),
     Variant("numba_cuda", backend="numba_cuda", make=make_cuda,
             note="numba.cuda.jit copy kernel, 256 threads per block"),
 ]

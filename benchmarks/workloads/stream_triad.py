@@ -4,7 +4,10 @@ the harness reports GB/s, and ``stream_copy`` measures the copy bandwidth the pl
 ``numba_ext_jit`` is the NumPy source under ``@numba_ext.jit``; ``numba_ext_prange`` the prange loop of
 ``numba_parallel`` with the result allocated by ``numba_ext.empty`` inside the jitted function;
 ``numba_ext_kernel`` an explicit ``@numba_ext.kernel``, one work-item per element, writing into a
-result allocated per call on the inputs' queue (like ``numba_ext_jit``)."""
+result allocated per call on the inputs' queue (like ``numba_ext_jit``). The plain ``cupy`` variant
+runs two kernels (``s * c``, then the sum: 40 bytes per element of traffic); ``cupy_fused`` is the
+triad as one ``cupy.ElementwiseKernel`` (24 bytes per element), to compare with ``stream_copy``'s
+``cupy_memcpy`` (the CUDA device-to-device copy)."""
 
 import numba
 import numpy as np
@@ -71,6 +74,13 @@ def make_cuda(*args):
     return run
 
 
+def make_cupy_fused(*args):
+    cp = backend_module("cupy")
+    kern = cp.ElementwiseKernel("float64 b, float64 c, float64 s", "float64 a", "a = b + s * c",
+                                "numba_ext_bench_triad")
+    return kern  # kern(b, c, s) allocates a
+
+
 VARIANTS = [
     Variant("numpy", triad),
     Variant("numba_parallel", triad_prange),
@@ -79,5 +89,7 @@ VARIANTS = [
     Variant("numba_ext_kernel", triad_kernel, backend="numba_ext"),
     namespace_variant("dpnp", triad, "dpnp"),
     namespace_variant("cupy", triad, "cupy"),
+    Variant("cupy_fused", backend="cupy", make=make_cupy_fused,
+            note="one cupy.ElementwiseKernel: a = b + s * c"),
     Variant("numba_cuda", backend="numba_cuda", make=make_cuda, note="numba.cuda.jit kernel, 256 threads per block"),
 ]
