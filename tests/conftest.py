@@ -81,3 +81,16 @@ def spirv_val(binary: bytes, tmp_path=None) -> None:
         f.flush()
         r = subprocess.run([tool, f.name], capture_output=True, text=True)
     assert r.returncode == 0, f"spirv-val rejected the module: {r.stdout}{r.stderr}"
+
+
+def check_device_binary(fmt: str, binary: bytes, tmp_path=None) -> None:
+    """A compiled kernel is valid device code for the default device: SPIR-V passes spirv-val; PTX is
+    PTX text with an entry point for the device's SM."""
+    target = _default_device().target
+    if target == "spirv":
+        assert fmt == "spirv"
+        spirv_val(binary, tmp_path)
+    else:
+        assert fmt == "ptx" and target.startswith("ptx:")
+        text = binary.decode()
+        assert ".entry " in text and f".target {target[4:]}" in text, text[:400]
