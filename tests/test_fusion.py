@@ -77,8 +77,9 @@ def test_common_subexpressions_are_computed_once(rng):
     sa, cb = np.sin(hs[0]), np.cos(hs[1])
     np.testing.assert_allclose(numba_ext.asnumpy(out), (sa * sa + cb) * (sa + cb), rtol=1e-13)
     (k,) = f.inspect_kernels(*xs)
-    assert k.llvm_ir.count("@_Z3sind(double %") == 1
-    assert k.llvm_ir.count("@_Z3cosd(double %") == 1
+    sin, cos = ("@_Z3sind(double %", "@_Z3cosd(double %") if k.format == "spirv" else ("@__nv_sin(double %", "@__nv_cos(double %")
+    assert k.llvm_ir.count(sin) == 1
+    assert k.llvm_ir.count(cos) == 1
 
 
 def test_host_code_between_expressions_splits_regions(rng):
@@ -129,7 +130,10 @@ def test_black_scholes_is_one_kernel():
     host = [rng.uniform(10, 50, 1000), rng.uniform(10, 50, 1000), rng.uniform(0.1, 2.0, 1000)]
     args = [numba_ext.asarray(h) for h in host]
     out = black_scholes_call(*args, 0.02, 0.3)
-    np.testing.assert_allclose(numba_ext.asnumpy(out), reference(*host, 0.02, 0.3), rtol=1e-10)
+    want = reference(*host, 0.02, 0.3)
+    # deep out-of-the-money prices cancel (S*N(d1) - K*e^-rt*N(d2)): compare them on the price scale,
+    # since the device's erf (libdevice on NVIDIA) and the host's may differ in the last bits
+    np.testing.assert_allclose(numba_ext.asnumpy(out), want, rtol=1e-10, atol=1e-12 * np.abs(want).max())
     assert len(black_scholes_call.inspect_kernels(*args, 0.02, 0.3)) == 1
 
 

@@ -53,17 +53,20 @@ pub fn emit(module: &Module, flavor: Flavor, cpu: &str, libdevice: Option<&std::
     let tm = machine(flavor, cpu)?;
     // Light clean-up only for SPIR-V: the OpenCL driver's own compiler optimises and vectorises
     // across work-items; NVPTX gets the full pipeline.
-    let passes = match flavor {
-        Flavor::Spirv => "sroa,mem2reg,instcombine,simplifycfg",
+    // The IR returned for inspection: for SPIR-V after the light clean-up (what the driver gets);
+    // for PTX before libdevice is linked in (after linking and inlining it is mostly libdevice).
+    let (passes, early_ir) = match flavor {
+        Flavor::Spirv => ("sroa,mem2reg,instcombine,simplifycfg", None),
         Flavor::Nvptx => {
+            let ir = module.print_to_string().to_string();
             link_libdevice(module, libdevice)?;
-            "default<O3>"
+            ("default<O3>", Some(ir))
         }
     };
     module
         .run_passes(passes, &tm, inkwell::passes::PassBuilderOptions::create())
         .map_err(|e| Error::Codegen(format!("LLVM passes: {e}")))?;
-    let ir = module.print_to_string().to_string();
+    let ir = early_ir.unwrap_or_else(|| module.print_to_string().to_string());
     let bytes = match flavor {
         Flavor::Spirv => in_child(|| {
             tm.write_to_memory_buffer(module, FileType::Object).map(|b| b.as_slice().to_vec()).map_err(|e| e.to_string())
