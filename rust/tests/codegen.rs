@@ -203,6 +203,8 @@ fn ptx_links_libdevice_math() {
     assert!(ptx.contains(".target sm_90"), "{ptx}");
     // every libdevice function was linked in and inlined: no external math calls remain
     assert!(!ptx.contains(".extern .func"), "unresolved functions in PTX:\n{ptx}");
+    // our multiplies and adds may fuse into FMAs, as CUDA compilers do by default
+    assert!(bin.llvm_ir.contains("fmul contract double") || bin.llvm_ir.contains("fadd contract double"), "{}", bin.llvm_ir);
     assert!(bin.llvm_ir.contains("call double @__nv_"), "inspection IR is the IR before libdevice: {}", bin.llvm_ir);
     // without libdevice, math kernels fail with a clear error; kernels without math still build
     caps.libdevice = None;

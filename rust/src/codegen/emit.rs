@@ -58,6 +58,7 @@ pub fn emit(module: &Module, flavor: Flavor, cpu: &str, libdevice: Option<&std::
     let (passes, early_ir) = match flavor {
         Flavor::Spirv => ("sroa,mem2reg,instcombine,simplifycfg", None),
         Flavor::Nvptx => {
+            allow_contraction(module);
             let ir = module.print_to_string().to_string();
             link_libdevice(module, libdevice)?;
             ("default<O3>", Some(ir))
@@ -106,6 +107,30 @@ fn libdevice_candidates() -> Vec<std::path::PathBuf> {
     out.extend(roots.into_iter().map(|r| r.join("nvvm/libdevice/libdevice.10.bc")));
     out.push("/usr/lib/nvidia-cuda-toolkit/libdevice/libdevice.10.bc".into());
     out
+}
+
+/// Let the NVPTX back end fuse multiplies and adds into FMAs (as CUDA compilers do by default,
+/// `--fmad=true`): marks our float add/sub/mul instructions `contract` (libdevice keeps its own).
+fn allow_contraction(module: &Module) {
+    use inkwell::llvm_sys::core::{LLVMGetFastMathFlags, LLVMSetFastMathFlags};
+    use inkwell::llvm_sys::LLVMFastMathAllowContract;
+    use inkwell::values::{AsValueRef, InstructionOpcode};
+    let mut f = module.get_first_function();
+    while let Some(func) = f {
+        for bb in func.get_basic_blocks() {
+            let mut i = bb.get_first_instruction();
+            while let Some(inst) = i {
+                if matches!(inst.get_opcode(), InstructionOpcode::FAdd | InstructionOpcode::FSub | InstructionOpcode::FMul) {
+                    unsafe {
+                        let v = inst.as_value_ref();
+                        LLVMSetFastMathFlags(v, LLVMGetFastMathFlags(v) | LLVMFastMathAllowContract);
+                    }
+                }
+                i = inst.get_next_instruction();
+            }
+        }
+        f = func.get_next_function();
+    }
 }
 
 /// Link libdevice into `module` when it calls libdevice functions (`__nv_*`), and make every

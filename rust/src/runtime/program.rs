@@ -179,6 +179,12 @@ impl CompiledKernel {
     /// [`codegen::ArgSlot`]) and wait for it. The last slot is the element count, the global size.
     pub fn launch(&self, queue: &Queue, slots: &[u64]) -> Result<()> {
         let n = *slots.last().unwrap_or(&0) as usize;
+        if self.binary.flavor == Flavor::Nvptx && n > 0 {
+            // PTX elementwise kernels guard `gid < n`: launch whole work-groups of 256, since NVIDIA's
+            // driver, left to choose, picks a divisor of n (as small as 1 for a prime n).
+            const WG: usize = 256;
+            return self.launch_nd(queue, slots, &[n.div_ceil(WG) * WG], Some(&[WG]));
+        }
         self.launch_nd(queue, slots, &[n], None)
     }
 
