@@ -267,6 +267,11 @@ EOF
     [[ -z $missing ]] || die "the extension's libraries do not resolve: $missing"
     ensure_gpu_icd
     environment_report | tee "$OUTDIR/env.txt"
+    if [[ ${GPU_CHECK_DIAG:-0} == 1 ]]; then
+        log "diagnostics (scripts/gpu_diag.py)"
+        "$PY" "$ROOT/scripts/gpu_diag.py" 2>&1 | tee -a "$OUTDIR/env.txt" || true
+        nvidia-smi --query-gpu=compute_mode,memory.used --format=csv 2>&1 | tee -a "$OUTDIR/env.txt" || true
+    fi
 }
 
 # numba_ext registers NVIDIA's OpenCL driver itself (numba_ext/_icd.py). If it finds no GPU anyway,

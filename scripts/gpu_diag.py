@@ -1,0 +1,29 @@
+"""Diagnostics for the GPU check (scripts/gpu_check.sh): whether child processes see the same OpenCL
+devices as a parent that already uses the GPU (several tests start Python subprocesses)."""
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+import numba_ext as nx
+
+
+def child(label, code, **kw):
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, **kw)
+    print(f"-- child ({label}): rc={r.returncode} stdout={r.stdout.strip()[-300:]!r}")
+    if r.returncode or r.stderr.strip():
+        print("   stderr:", r.stderr.strip()[-1500:])
+
+
+LIST = "import numba_ext as nx; print([d.filter_string for d in nx.get_devices()])"
+print("OCL_ICD_VENDORS", os.environ.get("OCL_ICD_VENDORS"))
+child("before the parent uses the GPU", LIST)
+x = nx.asarray(np.arange(10.0))
+print("parent:", nx.default_queue().device.filter_string, nx.asnumpy(x * 2.0)[:3])
+child("parent holds the GPU", LIST)
+child("parent holds the GPU, cwd=/tmp", LIST, cwd="/tmp")
+env = {k: v for k, v in os.environ.items() if not k.startswith(("OCL_", "OPENCL"))}
+child("no OCL_ variables", LIST, env=env)
+child("python -m numba_ext", "import runpy; runpy.run_module('numba_ext', run_name='__main__')")
