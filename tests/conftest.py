@@ -4,6 +4,7 @@ CI). A missing device is a failure, never a silent skip."""
 import os
 import shutil
 import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -94,3 +95,13 @@ def check_device_binary(fmt: str, binary: bytes, tmp_path=None) -> None:
         assert fmt == "ptx" and target.startswith("ptx:")
         text = binary.decode()
         assert ".entry " in text and f".target {target[4:]}" in text, text[:400]
+
+
+def require_device_in_child_process() -> None:
+    """Skip (with the reason) a test whose subprocess must use the default device, when this machine
+    gives that device to one process at a time: NVIDIA's OpenCL driver on the H100 test machine hides
+    the GPU from a second process while this one uses it (scripts/gpu_diag.py shows it)."""
+    code = "import numba_ext; print([d.filter_string for d in numba_ext.get_devices()])"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout
+    if DEV not in out:
+        pytest.skip(f"a second process cannot open {DEV} while the test process uses it (child sees {out.strip()})")

@@ -14,7 +14,7 @@ import numba_ext
 from numba_ext import Context, Device, ExecutionPlacementError, Queue
 from numba_ext.utils import get_coerced_usm_type, get_execution_queue
 
-from .conftest import DEV
+from .conftest import DEV, require_device_in_child_process
 
 USM = ["device", "shared", "host"]
 TABLE = {  # spec: precedence device < shared < host
@@ -273,6 +273,7 @@ def test_eager_non_equivalent_queues_and_host_data(rng):
 def test_default_queue_from_environment():
     code = "import numba_ext; print(numba_ext.default_queue().device.filter_string); print(numba_ext.empty(2).device.filter_string)"
     env = {**__import__("os").environ, "NUMBA_EXT_DEVICE": DEV}
+    require_device_in_child_process()
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
     assert out.split() == [DEV, DEV]
     env["NUMBA_EXT_DEVICE"] = "opencl:gpu:9"
@@ -304,6 +305,7 @@ def test_plain_njit_without_importing_numba_ext_in_the_defining_module(tmp_path)
         np.testing.assert_allclose(numba_ext.asnumpy(out), np.sqrt(h) * g + 1.0, rtol=1e-13)
         print("ok")
     """))
+    require_device_in_child_process()
     r = subprocess.run([sys.executable, "main.py"], cwd=tmp_path, capture_output=True, text=True)
     assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr
 
