@@ -11,7 +11,7 @@ NAMES = (
 # comparison needs (README: Black-Scholes, l2_norm, pairwise distance, gpairs, STREAM triad and copy).
 GROUPS = {
     "all": NAMES,
-    "gpu": ("black_scholes", "l2_norm", "pairwise_distance", "gpairs", "stream_triad", "stream_copy"),
+    "gpu": ("black_scholes", "l2_norm", "pairwise_distance", "gpairs", "stream_triad", "stream_copy", "call_overhead"),
 }
 
 

@@ -7,7 +7,7 @@ without it: ``np.sqrt(np.sum(diff * diff, axis=2))`` with ``diff = x1[:, None, :
 (broadcasting and an axis reduction on the device, 2 kernels per call). ``numba_ext_prange``
 is the prange loop of ``numba_parallel`` under ``@numba_ext.jit`` (result from ``numba_ext.empty``).
 ``numba_ext_kernel`` is an explicit ``@numba_ext.kernel`` over a 2-D range (one work-item per output
-element, the prange loop's body), writing into a result allocated per call. ``dpnp`` and ``cupy`` run
+element, the prange loop's body; range dimension 0, the fastest-varying, runs along rows of the result), writing into a result allocated per call. ``dpnp`` and ``cupy`` run
 the NumPy source (matmul form; dpnp without the ``out=`` arguments). ``cupy_fused`` is a
 ``cupy.ElementwiseKernel`` with one thread per output element (the kernel body: a loop over ``dims``,
 no matmul), writing into a result allocated per call."""
@@ -77,8 +77,10 @@ pairwise_distance_prange = numba.njit(parallel=True)(_pairwise_distance_prange)
 
 @nx.kernel
 def _pairwise_distance_kernel(x1, x2, d):
-    i = nx.get_global_id(0)
-    j = nx.get_global_id(1)
+    # dimension 0 varies fastest between neighbouring work-items: give it the contiguous axis of d,
+    # so that a work-group's stores are adjacent (coalesced on GPUs)
+    j = nx.get_global_id(0)
+    i = nx.get_global_id(1)
     s = 0.0
     for k in range(x1.shape[1]):
         t = x1[i, k] - x2[j, k]
@@ -89,7 +91,7 @@ def _pairwise_distance_kernel(x1, x2, d):
 def pairwise_distance_kernel(x1, x2):
     n1, n2 = x1.shape[0], x2.shape[0]
     d = nx.empty((n1, n2), dtype=x1.dtype, sycl_queue=x1.sycl_queue)
-    _pairwise_distance_kernel[nx.Range(n1, n2)](x1, x2, d)
+    _pairwise_distance_kernel[nx.Range(n2, n1)](x1, x2, d)
     return d
 
 
