@@ -1,17 +1,27 @@
 """``numba_ext.ndarray``: an N-D array in USM memory bound to a queue.
 
 Representation: ``_desc`` is a NumPy array *describing* the memory (address, shape, strides, dtype),
-whose base chain owns it (a ``USMAllocation``, a Numba ``MemInfo`` for arrays made in jitted code,
+whose base chain owns it (a ``USMAllocation``, the native image of an array made in jitted code,
 or a foreign object exposing ``__sycl_usm_array_interface__``). The descriptor is never read on the
-host: NumPy only does the index arithmetic for views (slicing, transposes, reshapes), and Numba
-unboxes it like any array. ``_queue`` is the queue the array is bound to, ``_usm_type`` its kind.
+host: NumPy only does the index arithmetic for views (slicing, transposes, reshapes). ``_queue`` is
+the queue the array is bound to, ``_usm_type`` its kind.
+
+For compiled code an array also has a *native image* ``_nx`` (``_core.NativeArray``: the words of
+Numba's array struct plus a meminfo owning the memory and recording the queue), which unboxing
+copies, and its Numba type ``_numba_type_`` (read by Numba's dispatcher without calling back into
+Python). Both are made on first use; arrays returned from compiled code start with only ``_nx``,
+``_queue``, ``_usm_type`` (and ``_numba_type_``), and make their descriptor on first use. Slots
+left unset are filled by ``__getattr__``.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from . import _core
 from .runtime import Queue
+
+_register_queue = _core._register_queue
 
 SUPPORTED_DTYPES = tuple(
     np.dtype(t)
@@ -48,29 +58,53 @@ class ndarray:
     """An array in USM memory. Create with :func:`numba_ext.asarray`, :func:`numba_ext.empty`, ...;
     bring back to the host with :func:`numba_ext.asnumpy`."""
 
-    __slots__ = ("_desc", "_queue", "_usm_type", "_base", "_qh", "_nbtype", "_ptr", "__weakref__")
+    __slots__ = ("_desc", "_queue", "_usm_type", "_base", "_qh", "_numba_type_", "_ptr", "_nx", "__weakref__")
     __array_priority__ = 1000.0
 
     def __init__(self, shape, dtype="float64", *, device=None, usm_type="device", sycl_queue=None):
         from .creation import empty
 
         other = empty(shape, dtype=dtype, device=device, usm_type=usm_type, sycl_queue=sycl_queue)
-        for name in ndarray.__slots__[:-1]:
+        for name in ("_desc", "_queue", "_usm_type", "_base", "_qh"):
             setattr(self, name, getattr(other, name))
 
     @classmethod
     def _wrap(cls, desc: np.ndarray, queue: Queue, usm_type: str, base_ptr: int | None = None) -> "ndarray":
-        from .runtime import queue_handle
-
         self = object.__new__(cls)
         self._desc = desc
         self._queue = queue
         self._usm_type = usm_type
         self._base = base_ptr  # allocation start (for the USM array interface); None: the data pointer
-        self._qh = queue_handle(queue)  # read by Numba's unboxing
-        self._nbtype = None  # the Numba type, computed on first use (numba/types.py)
-        self._ptr = None  # the data address, computed on first use
+        self._qh = _register_queue(queue)  # so compiled code returns arrays on this very queue object
+        # _ptr, _nx and _numba_type_ are made on first use (__getattr__)
         return self
+
+    def __getattr__(self, name):
+        """Only reached for a slot that is not set yet: make it (see the module documentation)."""
+        if name == "_desc":
+            try:
+                nx = object.__getattribute__(self, "_nx")
+            except AttributeError:
+                raise AttributeError("numba_ext.ndarray without a descriptor or native image") from None
+            value = np.asarray(nx)  # NumPy keeps the image (and so the memory) alive as the base
+        elif name == "_nx":
+            d = self._desc
+            value = _core.NativeArray(d, self._queue, self._data_ptr, d.shape, d.strides, d.itemsize,
+                                      d.dtype.str, not d.flags.writeable)
+        elif name == "_numba_type_":
+            from .numba.types import numba_type_of
+
+            value = numba_type_of(self)
+        elif name == "_ptr":
+            value = self._desc.__array_interface__["data"][0]
+        elif name in ("_base",):
+            value = None
+        elif name == "_qh":
+            value = _register_queue(self._queue)
+        else:
+            raise AttributeError(f"'numba_ext.ndarray' object has no attribute {name!r}")
+        object.__setattr__(self, name, value)
+        return value
 
     @property
     def _base_ptr(self) -> int:
@@ -99,10 +133,7 @@ class ndarray:
 
     @property
     def _data_ptr(self) -> int:
-        p = self._ptr
-        if p is None:
-            p = self._ptr = self._desc.__array_interface__["data"][0]
-        return p
+        return self._ptr
 
     @property
     def flags(self):

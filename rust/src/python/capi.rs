@@ -153,6 +153,8 @@ pub fn capi_addresses(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     d.set_item("nx_usm_fill", nx_usm_fill as *const () as usize)?;
     d.set_item("nx_launch_nd", nx_launch_nd as *const () as usize)?;
     d.set_item("nx_check_queues", nx_check_queues as *const () as usize)?;
+    d.set_item("nx_unbox", super::native::nx_unbox as *const () as usize)?;
+    d.set_item("nx_box", super::native::nx_box as *const () as usize)?;
     Ok(d)
 }
 
