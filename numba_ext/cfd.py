@@ -83,11 +83,15 @@ def offload_to(target):
     innermost wins; each thread has its own stack."""
     from .runtime import resolve_queue
 
+    from . import _core
+
     q = resolve_queue(device=target)
     token = _offload_stack.set(_offload_stack.get() + (q,))
+    _core._offload_active(1)  # while any is active, jitted calls take the full path (rust/src/python/jit.rs)
     try:
         yield q
     finally:
+        _core._offload_active(-1)
         _offload_stack.reset(token)
 
 

@@ -7,13 +7,19 @@ import functools
 import inspect
 
 import numba
+import numpy as np
 from numba.core import typing
 
+from . import _core
+from .array import ndarray
 from .cfd import plan_call
 
 
-class JitFunction:
-    """A jitted function. Calls check compute-follows-data before anything is compiled or run."""
+class JitFunction(_core.JitCaller):
+    """A jitted function. Calls check compute-follows-data before anything is compiled or run: the
+    common case (numba_ext arrays on one queue object with one USM type, no NumPy arrays, no
+    offload_to active) in the extension on the way to Numba's dispatcher (rust/src/python/jit.rs),
+    everything else in ``_call_slow``."""
 
     def __init__(self, py_func, **options):
         from .numba.parfor_offload import OffloadCompiler
@@ -33,12 +39,13 @@ class JitFunction:
         self.py_func = py_func
         self._params = list(inspect.signature(py_func).parameters)
         functools.update_wrapper(self, py_func)
+        self._set_fast_path(self._dispatcher, ndarray, np.ndarray)
 
     def _plan(self, args):
         # warnings point at the caller of the jitted function
         return plan_call(f"{self.py_func.__name__}()", self._params, args, allow_host_and_usm=True, stacklevel=4)
 
-    def __call__(self, *args):
+    def _call_slow(self, *args):
         plan = self._plan(args)
         return plan.finish(self._dispatcher(*plan.args))
 

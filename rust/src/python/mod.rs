@@ -3,6 +3,7 @@
 mod capi;
 mod compiler;
 mod errors;
+mod jit;
 mod native;
 mod nrt;
 mod runtime;
@@ -31,6 +32,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyAllocation>()?;
     m.add_class::<compiler::PyKernel>()?;
     m.add_class::<native::NativeArray>()?;
+    m.add_class::<jit::JitCaller>()?;
     m.add_function(wrap_pyfunction!(get_devices, m)?)?;
     m.add_function(wrap_pyfunction!(_live_allocations, m)?)?;
     m.add_function(wrap_pyfunction!(nrt::_set_nrt_api, m)?)?;
@@ -41,5 +43,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(capi::capi_addresses, m)?)?;
     m.add_function(wrap_pyfunction!(native::_register_queue, m)?)?;
     m.add_function(wrap_pyfunction!(native::_queue_object, m)?)?;
+    m.add_function(wrap_pyfunction!(jit::_offload_active, m)?)?;
     Ok(())
 }
