@@ -8,7 +8,7 @@ import inspect
 
 import numba
 import numpy as np
-from numba.core import typing
+from numba.core import types, typing
 
 from . import _core
 from .array import ndarray
@@ -37,9 +37,30 @@ class JitFunction(_core.JitCaller):
         options.setdefault("pipeline_class", OffloadCompiler)
         self._dispatcher = numba.jit(**options)(py_func)
         self.py_func = py_func
-        self._params = list(inspect.signature(py_func).parameters)
+        params = inspect.signature(py_func).parameters
+        self._params = list(params)
         functools.update_wrapper(self, py_func)
-        self._set_fast_path(self._dispatcher, ndarray, np.ndarray)
+        # The overload cache of the fast path (rust/src/python/jit.rs) takes calls that pass every
+        # parameter positionally, in functions without defaults or *args/**kwargs.
+        plain = all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty
+                    for p in params.values())
+        self._set_fast_path(self._dispatcher, ndarray, np.ndarray, len(params) if plain else None)
+        reset = self._dispatcher._reset_overloads
+
+        def reset_overloads():  # recompile(): the cached entry points are stale
+            self._clear_fast_cache()
+            reset()
+
+        self._dispatcher._reset_overloads = reset_overloads
+
+    _SCALAR_TYPES = {float: types.float64, int: types.int64, bool: types.boolean, complex: types.complex128}
+
+    def _fast_entry(self, args):
+        """The entry point of the overload compiled for exactly the types of `args` (numba_ext arrays
+        and Python scalars, see rust/src/python/jit.rs), or None."""
+        sig = tuple(a._numba_type_ if type(a) is ndarray else self._SCALAR_TYPES[type(a)] for a in args)
+        cres = self._dispatcher.overloads.get(sig)
+        return None if cres is None or cres.objectmode else cres.entry_point
 
     def _plan(self, args):
         # warnings point at the caller of the jitted function

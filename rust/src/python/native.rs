@@ -10,7 +10,6 @@
 //! The Python `Queue` object of a queue is found through a registry of weak references by queue
 //! address, so arrays returned from compiled code carry the very queue object their inputs had.
 
-use std::collections::HashMap;
 use std::ffi::c_void;
 use std::sync::Mutex;
 
@@ -20,6 +19,7 @@ use pyo3::types::{PyTuple, PyWeakrefReference};
 use pyo3::{ffi, intern};
 
 use super::nrt;
+use crate::runtime::FastMap;
 use super::runtime::PyQueue;
 
 /// Words of the array struct before `shape`: meminfo, parent, nitems, itemsize, data.
@@ -121,11 +121,11 @@ impl NativeArray {
 
 // -- Python queue objects by queue address ----------------------------------------------------------
 
-static QUEUES: Mutex<Option<HashMap<usize, Py<PyWeakrefReference>>>> = Mutex::new(None);
+static QUEUES: Mutex<Option<FastMap<usize, Py<PyWeakrefReference>>>> = Mutex::new(None);
 
-fn with_queues<R>(f: impl FnOnce(&mut HashMap<usize, Py<PyWeakrefReference>>) -> R) -> R {
+fn with_queues<R>(f: impl FnOnce(&mut FastMap<usize, Py<PyWeakrefReference>>) -> R) -> R {
     let mut g = QUEUES.lock().unwrap_or_else(|p| p.into_inner());
-    f(g.get_or_insert_with(HashMap::new))
+    f(g.get_or_insert_with(FastMap::default))
 }
 
 fn lookup(py: Python<'_>, handle: usize) -> Option<Bound<'_, PyQueue>> {
