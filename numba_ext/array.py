@@ -88,9 +88,11 @@ class ndarray:
                 raise AttributeError("numba_ext.ndarray without a descriptor or native image") from None
             value = np.asarray(nx)  # NumPy keeps the image (and so the memory) alive as the base
         elif name == "_nx":
+            from .numba.types import array_info
+
             d = self._desc
             value = _core.NativeArray(d, self._queue, self._data_ptr, d.shape, d.strides, d.itemsize,
-                                      d.dtype.str, not d.flags.writeable)
+                                      array_info(self._numba_type_))
         elif name == "_numba_type_":
             from .numba.types import numba_type_of
 

@@ -17,7 +17,7 @@ from .cfd import plan_call
 
 class JitFunction(_core.JitCaller):
     """A jitted function. Calls check compute-follows-data before anything is compiled or run: the
-    common case (numba_ext arrays on one queue object with one USM type, no NumPy arrays, no
+    common case (numba_ext arrays on one queue with one USM type, no NumPy arrays, no
     offload_to active) in the extension on the way to Numba's dispatcher (rust/src/python/jit.rs),
     everything else in ``_call_slow``."""
 

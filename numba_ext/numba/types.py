@@ -149,6 +149,16 @@ def numba_type_of(val) -> USMArrayType:
     return t
 
 
+@functools.lru_cache(maxsize=None)
+def array_info(typ: USMArrayType, exact: bool = True):
+    """What the extension needs to box (and examine) arrays of Numba type `typ`
+    (rust/src/python/native.rs); `exact`: `typ` is the type typeof() gives such arrays."""
+    from .. import _core
+
+    np_dtype = numpy_support.as_dtype(typ.dtype)
+    return _core.ArrayInfo(ndarray, typ.usm_type, typ if exact else None, np_dtype.str, not typ.mutable)
+
+
 @typeof_impl.register(ndarray)
 def _typeof_ndarray(val, c):
     return val._numba_type_  # an array's type never changes: computed once (numba_type_of)
@@ -216,9 +226,8 @@ def _box_usm_array(typ, val, c):
     """A numba_ext.ndarray taking over the struct's meminfo reference, on the queue the struct records
     (rust/src/python/native.rs); its NumPy descriptor is made on first use."""
     nativeary = c.context.make_array(typ)(c.context, c.builder, value=val)
-    np_dtype = numpy_support.as_dtype(typ.dtype)
     # C layout: the type typeof() would give the result (for other layouts it is computed on first use)
-    info = (ndarray, typ.usm_type, typ if typ.layout == "C" else None, np_dtype.str, not typ.mutable)
+    info = array_info(typ, typ.layout == "C")
     infoptr = c.env_manager.read_const(c.env_manager.add_const(info))
     fn = _declare(c.builder, "nx_box", _i8p, [_i8p, llir.IntType(32), _i8p])
     res = c.builder.call(fn, [c.builder.bitcast(nativeary._getpointer(), _i8p), llir.IntType(32)(typ.ndim),

@@ -1,6 +1,6 @@
 //! The call path of `@numba_ext.jit` functions: `numba_ext.jit.JitFunction` derives from
 //! [`JitCaller`], whose `__call__` takes the common case (every array argument a `numba_ext.ndarray`
-//! on one queue object with one USM type, no NumPy array, no `offload_to` active anywhere) to the
+//! on one queue with one USM type, no NumPy array, no `offload_to` active anywhere) to the
 //! compiled code with no Python frame in between. Everything else goes through the Python method
 //! `_call_slow` (`numba_ext/jit.py`), which applies compute follows data in full
 //! (`numba_ext/cfd.py`). Compiled code checks queue equivalence again on every launch.
@@ -20,6 +20,8 @@ use std::sync::{Mutex, OnceLock};
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyComplex, PyDict, PyFloat, PyInt, PyTuple, PyType};
+
+use super::native::NativeArray;
 
 /// Number of `offload_to` contexts entered and not yet left, in all threads.
 static OFFLOAD_ACTIVE: AtomicIsize = AtomicIsize::new(0);
@@ -121,28 +123,28 @@ enum Args {
 }
 
 /// Check the arguments: the common case is every array argument a `numba_ext.ndarray` (exactly), all
-/// on one queue object with one USM type, and none a NumPy array. Fill `key` on the way.
+/// on one queue with one USM type, and none a NumPy array. Fill `key` on the way. Arrays are read
+/// through their native images (made here on first use, as unboxing would).
 fn examine(py: Python<'_>, fast: &FastPath, args: &Bound<'_, PyTuple>, key: &mut [usize; MAX_KEY]) -> PyResult<Args> {
     let array_type = fast.array_type.bind(py);
     let numpy_type = fast.numpy_type.bind(py);
     let mut keyed = fast.nparams == Some(args.len()) && args.len() <= MAX_KEY;
-    let mut first: Option<(Bound<'_, PyAny>, Bound<'_, PyAny>)> = None;
+    let mut first: Option<(usize, u32)> = None;
     for (i, a) in args.iter().enumerate() {
         let t = a.get_type();
         if t.is(array_type) {
-            let q = a.getattr(intern!(py, "_queue"))?;
-            let u = a.getattr(intern!(py, "_usm_type"))?;
-            match &first {
-                None => first = Some((q, u)),
-                Some((q0, u0)) => {
-                    if !q.is(q0) || !(u.is(u0) || u.eq(u0)?) {
-                        return Ok(Args::Slow);
-                    }
-                }
+            let nx = a.getattr(intern!(py, "_nx"))?;
+            let Ok(nx) = nx.cast::<NativeArray>() else { return Ok(Args::Slow) };
+            let n = nx.get();
+            let here = (n.queue(), n.usm_code());
+            match first {
+                None => first = Some(here),
+                Some(f) if f != here => return Ok(Args::Slow),
+                _ => {}
             }
             if keyed {
-                // an interned Numba type, kept alive by the array (and by the cache entry)
-                key[i] = a.getattr(intern!(py, "_numba_type_"))?.as_ptr() as usize;
+                // an interned Numba type, kept alive by the image (and by the cache entry)
+                key[i] = n.numba_type(&a)?.as_ptr() as usize;
             }
             continue;
         }
@@ -176,7 +178,15 @@ fn remember(slf: &Bound<'_, JitCaller>, fast: &FastPath, args: &Bound<'_, PyTupl
     let array_type = fast.array_type.bind(py);
     let keep = args
         .iter()
-        .map(|a| if a.get_type().is(array_type) { a.getattr(intern!(py, "_numba_type_")).map(Bound::unbind) } else { Ok(a.get_type().into_any().unbind()) })
+        .map(|a| {
+            if a.get_type().is(array_type) {
+                let nx = a.getattr(intern!(py, "_nx"))?;
+                let nx = nx.cast::<NativeArray>().map_err(PyErr::from)?;
+                Ok(nx.get().numba_type(&a)?.to_owned().unbind())
+            } else {
+                Ok(a.get_type().into_any().unbind())
+            }
+        })
         .collect::<PyResult<Vec<_>>>()?;
     if keep.iter().zip(key).any(|(o, &k)| o.as_ptr() as usize != k) {
         return Ok(()); // an argument changed type during the call: do not cache

@@ -32,6 +32,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyAllocation>()?;
     m.add_class::<compiler::PyKernel>()?;
     m.add_class::<native::NativeArray>()?;
+    m.add_class::<native::ArrayInfo>()?;
     m.add_class::<jit::JitCaller>()?;
     m.add_function(wrap_pyfunction!(get_devices, m)?)?;
     m.add_function(wrap_pyfunction!(_live_allocations, m)?)?;

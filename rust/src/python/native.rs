@@ -11,11 +11,11 @@
 //! address, so arrays returned from compiled code carry the very queue object their inputs had.
 
 use std::ffi::c_void;
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 
 use pyo3::exceptions::{PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
-use pyo3::types::{PyTuple, PyWeakrefReference};
+use pyo3::types::{PyString, PyTuple, PyType, PyWeakrefReference};
 use pyo3::{ffi, intern};
 
 use super::nrt;
@@ -29,24 +29,100 @@ fn nwords(ndim: usize) -> usize {
     HEAD + 2 * ndim + 1
 }
 
-/// The native image of one array (see the module documentation). Owns one meminfo reference.
-#[pyclass(name = "NativeArray", module = "numba_ext._core", frozen)]
-pub struct NativeArray {
-    words: Box<[u64]>,
-    /// NumPy type string of the elements and read-only flag, for `__array_interface__`.
+/// Struct words kept inline for arrays of up to 4 dimensions (no separate allocation).
+const INLINE: usize = HEAD + 2 * 4 + 1;
+
+enum Words {
+    Inline([u64; INLINE], usize),
+    Heap(Box<[u64]>),
+}
+
+impl Words {
+    fn new(w: &[u64]) -> Words {
+        if w.len() <= INLINE {
+            let mut a = [0u64; INLINE];
+            a[..w.len()].copy_from_slice(w);
+            Words::Inline(a, w.len())
+        } else {
+            Words::Heap(w.into())
+        }
+    }
+    fn get(&self) -> &[u64] {
+        match self {
+            Words::Inline(a, n) => &a[..*n],
+            Words::Heap(b) => b,
+        }
+    }
+}
+
+/// What boxing needs to know about a Numba array type, made once per type (numba/types.py): the
+/// class of boxed arrays, the USM type, the Numba type itself when it is the one `typeof` gives the
+/// boxed array (C layout; otherwise None: computed per array on first use), the NumPy type string of
+/// the elements and whether the array is read-only.
+#[pyclass(name = "ArrayInfo", module = "numba_ext._core", frozen)]
+pub struct ArrayInfo {
+    cls: Py<PyType>,
+    usm_type: Py<PyString>,
+    usm_code: u32,
+    nbtype: Option<Py<PyAny>>,
     typestr: Py<PyAny>,
     readonly: bool,
 }
 
+#[pymethods]
+impl ArrayInfo {
+    #[new]
+    fn new(cls: Py<PyType>, usm_type: Bound<'_, PyString>, nbtype: Option<Py<PyAny>>, typestr: Py<PyAny>, readonly: bool) -> PyResult<Self> {
+        let usm_code = crate::runtime::UsmKind::parse(usm_type.to_str()?).map_err(|e| PyTypeError::new_err(e.to_string()))?.code();
+        Ok(ArrayInfo { cls, usm_type: usm_type.unbind(), usm_code, nbtype, typestr, readonly })
+    }
+    /// Picklable (compiled code holding it may be cached by Numba).
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyType>, Bound<'py, PyTuple>)> {
+        let py = slf.py();
+        let i = slf.get();
+        let args = (i.cls.bind(py), i.usm_type.bind(py), i.nbtype.as_ref().map(|t| t.bind(py)), i.typestr.bind(py), i.readonly);
+        Ok((slf.get_type(), args.into_pyobject(py)?))
+    }
+}
+
+/// The native image of one array (see the module documentation). Owns one meminfo reference.
+#[pyclass(name = "NativeArray", module = "numba_ext._core", frozen)]
+pub struct NativeArray {
+    words: Words,
+    info: Py<ArrayInfo>,
+    /// The array's Numba type when `info` has none (made on first use).
+    nbtype: OnceLock<Py<PyAny>>,
+}
+
 impl Drop for NativeArray {
     fn drop(&mut self) {
-        unsafe { nrt::release(self.words[0] as *mut c_void) };
+        unsafe { nrt::release(self.words.get()[0] as *mut c_void) };
     }
 }
 
 impl NativeArray {
     fn rank(&self) -> usize {
-        (self.words.len() - HEAD - 1) / 2
+        (self.words.get().len() - HEAD - 1) / 2
+    }
+    /// Address of the Rust queue.
+    pub fn queue(&self) -> usize {
+        *self.words.get().last().unwrap() as usize
+    }
+    /// The USM type's code (`UsmKind::code`).
+    pub fn usm_code(&self) -> u32 {
+        self.info.get().usm_code
+    }
+    /// The Numba type of `array` (whose image this is), as an object kept alive by the image.
+    pub fn numba_type<'py>(&self, array: &Bound<'py, PyAny>) -> PyResult<Borrowed<'_, 'py, PyAny>> {
+        let py = array.py();
+        if let Some(t) = &self.info.get().nbtype {
+            return Ok(t.bind_borrowed(py));
+        }
+        if self.nbtype.get().is_none() {
+            let t = array.getattr(intern!(py, "_numba_type_"))?.unbind();
+            let _ = self.nbtype.set(t);
+        }
+        Ok(self.nbtype.get().unwrap().bind_borrowed(py))
     }
 }
 
@@ -55,8 +131,7 @@ impl NativeArray {
     /// The image of an array whose memory is owned by `owner` (its NumPy descriptor): a new meminfo
     /// keeps `owner` alive and records `queue`; `owner` is also the struct's `parent`.
     #[new]
-    #[pyo3(signature = (owner, queue, data, shape, strides, itemsize, typestr, readonly))]
-    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (owner, queue, data, shape, strides, itemsize, info))]
     fn new(
         owner: &Bound<'_, PyAny>,
         queue: &Bound<'_, PyQueue>,
@@ -64,8 +139,7 @@ impl NativeArray {
         shape: Vec<i64>,
         strides: Vec<i64>,
         itemsize: i64,
-        typestr: Py<PyAny>,
-        readonly: bool,
+        info: Py<ArrayInfo>,
     ) -> PyResult<Self> {
         if shape.len() != strides.len() {
             return Err(PyTypeError::new_err("shape and strides differ in length"));
@@ -78,7 +152,7 @@ impl NativeArray {
         words.extend(shape.iter().map(|&s| s as u64));
         words.extend(strides.iter().map(|&s| s as u64));
         words.push(q.as_ptr() as u64);
-        Ok(NativeArray { words: words.into_boxed_slice(), typestr, readonly })
+        Ok(NativeArray { words: Words::new(&words), info, nbtype: OnceLock::new() })
     }
 
     #[getter]
@@ -87,33 +161,34 @@ impl NativeArray {
     }
     #[getter]
     fn data(&self) -> usize {
-        self.words[4] as usize
+        self.words.get()[4] as usize
     }
     #[getter]
     fn shape(&self) -> Vec<i64> {
         let n = self.rank();
-        self.words[HEAD..HEAD + n].iter().map(|&w| w as i64).collect()
+        self.words.get()[HEAD..HEAD + n].iter().map(|&w| w as i64).collect()
     }
     #[getter]
     fn strides(&self) -> Vec<i64> {
         let n = self.rank();
-        self.words[HEAD + n..HEAD + 2 * n].iter().map(|&w| w as i64).collect()
+        self.words.get()[HEAD + n..HEAD + 2 * n].iter().map(|&w| w as i64).collect()
     }
     /// Address of the Rust queue (the `_handle` of its Python object).
     #[getter]
     fn queue_handle(&self) -> usize {
-        *self.words.last().unwrap() as usize
+        self.queue()
     }
 
     /// NumPy's description of the memory; NumPy keeps this image alive as the base of the arrays it
     /// makes from it (the descriptor of an array returned from compiled code).
     #[getter]
     fn __array_interface__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
+        let info = self.info.get();
         let d = pyo3::types::PyDict::new(py);
-        d.set_item("data", (self.data(), self.readonly))?;
+        d.set_item("data", (self.data(), info.readonly))?;
         d.set_item("shape", PyTuple::new(py, self.shape())?)?;
         d.set_item("strides", PyTuple::new(py, self.strides())?)?;
-        d.set_item("typestr", self.typestr.bind(py))?;
+        d.set_item("typestr", info.typestr.bind(py))?;
         d.set_item("version", 3)?;
         Ok(d)
     }
@@ -198,7 +273,7 @@ pub unsafe extern "C" fn nx_unbox(obj: *mut ffi::PyObject, out: *mut u64, ndim: 
         let obj = unsafe { Bound::from_borrowed_ptr(py, obj) };
         let r = obj.getattr(intern!(py, "_nx")).and_then(|nx| {
             let nx = nx.cast_into::<NativeArray>().map_err(PyErr::from)?;
-            let w = &nx.get().words;
+            let w = nx.get().words.get();
             if w.len() != nwords(ndim as usize) {
                 return Err(PyTypeError::new_err(format!("array of {} dimensions where {ndim} were expected", nx.get().rank())));
             }
@@ -219,38 +294,35 @@ pub unsafe extern "C" fn nx_unbox(obj: *mut ffi::PyObject, out: *mut u64, ndim: 
 }
 
 /// A new `numba_ext.ndarray` for the array struct at `words` (`ndim` dimensions), taking over the
-/// struct's meminfo reference. `info` is the tuple `(cls, usm_type, numba_type or None, typestr,
-/// readonly)` of the boxed type. Null with a Python error set on failure.
+/// struct's meminfo reference. `info` is the boxed type's [`ArrayInfo`]. Null with a Python error set
+/// on failure.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nx_box(words: *const u64, ndim: u32, info: *mut ffi::PyObject) -> *mut ffi::PyObject {
     Python::attach(|py| {
-        let words: Box<[u64]> = unsafe { std::slice::from_raw_parts(words, nwords(ndim as usize)) }.into();
-        let queue = *words.last().unwrap() as usize;
+        let words = unsafe { std::slice::from_raw_parts(words, nwords(ndim as usize)) };
         let r = (|| -> PyResult<Bound<'_, PyAny>> {
             let info = unsafe { Bound::from_borrowed_ptr(py, info) };
-            let parsed = info.cast::<PyTuple>().map_err(PyErr::from).and_then(|t| {
-                Ok((t.get_item(0)?, t.get_item(1)?, t.get_item(2)?, t.get_item(3)?, t.get_item(4)?.is_truthy()?))
-            });
-            let (cls, usm, nbtype, typestr, readonly) = match parsed {
-                Ok(p) => p,
+            let info = match info.cast_into::<ArrayInfo>() {
+                Ok(i) => i,
                 Err(e) => {
                     unsafe { nrt::release(words[0] as *mut c_void) }; // the reference we were given
-                    return Err(e);
+                    return Err(e.into());
                 }
             };
             // from here on the image owns the reference (also when this fails)
-            let nx = Bound::new(py, NativeArray { words, typestr: typestr.unbind(), readonly })?;
+            let nx = Bound::new(py, NativeArray { words: Words::new(words), info: info.clone().unbind(), nbtype: OnceLock::new() })?;
+            let queue = nx.get().queue();
             if queue == 0 {
                 return Err(PyRuntimeError::new_err("a USM array returned from compiled code has no queue"));
             }
             let q = unsafe { queue_object(py, queue) }?;
-            let cls = cls.cast_into::<pyo3::types::PyType>().map_err(PyErr::from)?;
-            let obj = unsafe { Bound::from_owned_ptr_or_err(py, ffi::PyType_GenericAlloc(cls.as_type_ptr(), 0))? };
+            let i = info.get();
+            let obj = unsafe { Bound::from_owned_ptr_or_err(py, ffi::PyType_GenericAlloc(i.cls.as_ptr() as *mut ffi::PyTypeObject, 0))? };
             obj.setattr(intern!(py, "_nx"), nx)?;
             obj.setattr(intern!(py, "_queue"), q)?;
-            obj.setattr(intern!(py, "_usm_type"), usm)?;
-            if !nbtype.is_none() {
-                obj.setattr(intern!(py, "_numba_type_"), nbtype)?;
+            obj.setattr(intern!(py, "_usm_type"), i.usm_type.bind(py))?;
+            if let Some(t) = &i.nbtype {
+                obj.setattr(intern!(py, "_numba_type_"), t.bind(py))?;
             }
             Ok(obj)
         })();
