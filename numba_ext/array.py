@@ -9,9 +9,9 @@ the queue the array is bound to, ``_usm_type`` its kind.
 For compiled code an array also has a *native image* ``_nx`` (``_core.NativeArray``: the words of
 Numba's array struct plus a meminfo owning the memory and recording the queue), which unboxing
 copies, and its Numba type ``_numba_type_`` (read by Numba's dispatcher without calling back into
-Python). Both are made on first use; arrays returned from compiled code start with only ``_nx``,
-``_queue``, ``_usm_type`` (and ``_numba_type_``), and make their descriptor on first use. Slots
-left unset are filled by ``__getattr__``.
+Python). Both are made on first use. Arrays returned from compiled code start with only ``_nx``
+and make their queue object, USM type, Numba type and descriptor from it on first use. Slots left
+unset are filled by ``__getattr__``.
 """
 
 from __future__ import annotations
@@ -96,7 +96,14 @@ class ndarray:
         elif name == "_numba_type_":
             from .numba.types import numba_type_of
 
-            value = numba_type_of(self)
+            nx = self._nx_if_set()
+            value = nx.numba_type if nx is not None else None
+            if value is None:
+                value = numba_type_of(self)
+        elif name == "_queue":
+            value = self._image("queue")
+        elif name == "_usm_type":
+            value = self._image("usm_type")
         elif name == "_ptr":
             value = self._desc.__array_interface__["data"][0]
         elif name in ("_base",):
@@ -107,6 +114,18 @@ class ndarray:
             raise AttributeError(f"'numba_ext.ndarray' object has no attribute {name!r}")
         object.__setattr__(self, name, value)
         return value
+
+    def _nx_if_set(self):
+        try:
+            return object.__getattribute__(self, "_nx")
+        except AttributeError:
+            return None
+
+    def _image(self, attr: str):
+        nx = self._nx_if_set()
+        if nx is None:
+            raise AttributeError("numba_ext.ndarray without a queue or native image")
+        return getattr(nx, attr)
 
     @property
     def _base_ptr(self) -> int:

@@ -4,8 +4,9 @@
 //! Numba's array struct for `USMArrayType` (meminfo, parent, nitems, itemsize, data, shape, strides,
 //! queue) together with one reference to the meminfo. Unboxing (`nx_unbox`) copies the words and takes
 //! one more meminfo reference, instead of running Numba's NumPy adaptor and replacing its meminfo on
-//! every call. Boxing (`nx_box`) wraps a result struct in a new image and a bare `numba_ext.ndarray`
-//! (its NumPy descriptor is made on first use), instead of a NumPy array plus a Python-level wrapper.
+//! every call. Boxing (`nx_box`) wraps a result struct in a new image and a `numba_ext.ndarray` holding
+//! only that image (its queue object, USM type, Numba type and NumPy descriptor are made from the
+//! image on first use), instead of a NumPy array plus a Python-level wrapper.
 //!
 //! The Python `Queue` object of a queue is found through a registry of weak references by queue
 //! address, so arrays returned from compiled code carry the very queue object their inputs had.
@@ -178,6 +179,20 @@ impl NativeArray {
     fn queue_handle(&self) -> usize {
         self.queue()
     }
+    /// The Python object of the array's queue (see `_queue_object`).
+    #[getter(queue)]
+    fn queue_obj<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyQueue>> {
+        unsafe { queue_object(py, self.queue()) }
+    }
+    #[getter]
+    fn usm_type<'py>(&self, py: Python<'py>) -> Bound<'py, PyString> {
+        self.info.get().usm_type.bind(py).clone()
+    }
+    /// The Numba type `typeof` gives the array, when the image knows it (else None).
+    #[getter(numba_type)]
+    fn known_numba_type<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyAny>> {
+        self.info.get().nbtype.as_ref().or(self.nbtype.get()).map(|t| t.bind(py).clone())
+    }
 
     /// NumPy's description of the memory; NumPy keeps this image alive as the base of the arrays it
     /// makes from it (the descriptor of an array returned from compiled code).
@@ -311,19 +326,14 @@ pub unsafe extern "C" fn nx_box(words: *const u64, ndim: u32, info: *mut ffi::Py
             };
             // from here on the image owns the reference (also when this fails)
             let nx = Bound::new(py, NativeArray { words: Words::new(words), info: info.clone().unbind(), nbtype: OnceLock::new() })?;
-            let queue = nx.get().queue();
-            if queue == 0 {
+            if nx.get().queue() == 0 {
                 return Err(PyRuntimeError::new_err("a USM array returned from compiled code has no queue"));
             }
-            let q = unsafe { queue_object(py, queue) }?;
-            let i = info.get();
-            let obj = unsafe { Bound::from_owned_ptr_or_err(py, ffi::PyType_GenericAlloc(i.cls.as_ptr() as *mut ffi::PyTypeObject, 0))? };
+            // Only the image: the queue object, USM type, Numba type and descriptor are made from it
+            // on first use (ndarray.__getattr__).
+            let cls = info.get().cls.as_ptr() as *mut ffi::PyTypeObject;
+            let obj = unsafe { Bound::from_owned_ptr_or_err(py, ffi::PyType_GenericAlloc(cls, 0))? };
             obj.setattr(intern!(py, "_nx"), nx)?;
-            obj.setattr(intern!(py, "_queue"), q)?;
-            obj.setattr(intern!(py, "_usm_type"), i.usm_type.bind(py))?;
-            if let Some(t) = &i.nbtype {
-                obj.setattr(intern!(py, "_numba_type_"), t.bind(py))?;
-            }
             Ok(obj)
         })();
         match r {

@@ -22,7 +22,8 @@ struct Loaded {
     _program: Program,
     kernel: Kernel,
     /// The value each argument slot was last set to (None: not set, or the setting failed). A
-    /// kernel keeps its arguments between launches, so unchanged ones are not set again.
+    /// kernel keeps its arguments between launches, so unchanged ones are not set again (nor the
+    /// byte offset of an array argument, always 0 with USM, once set).
     last: Vec<Option<u64>>,
 }
 unsafe impl Send for Loaded {}
@@ -238,7 +239,7 @@ impl CompiledKernel {
                     idx += width;
                     continue;
                 }
-                *last = None;
+                let was_set = last.take().is_some();
                 unsafe {
                     match slot {
                         ArgSlot::Mem => {
@@ -247,7 +248,9 @@ impl CompiledKernel {
                             if rc != 0 {
                                 return Err(Error::cl(rc, "clSetKernelArgMemPointerINTEL"));
                             }
-                            k.set_arg(idx + 1, &0i64).cl("clSetKernelArg")?;
+                            if !was_set {
+                                k.set_arg(idx + 1, &0i64).cl("clSetKernelArg")?;
+                            }
                         }
                         ArgSlot::I64 => k.set_arg(idx, &(v as i64)).cl("clSetKernelArg")?,
                         ArgSlot::Scalar(d) => match d.size() {
