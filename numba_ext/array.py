@@ -58,14 +58,14 @@ class ndarray:
     """An array in USM memory. Create with :func:`numba_ext.asarray`, :func:`numba_ext.empty`, ...;
     bring back to the host with :func:`numba_ext.asnumpy`."""
 
-    __slots__ = ("_desc", "_queue", "_usm_type", "_base", "_qh", "_numba_type_", "_ptr", "_nx", "__weakref__")
+    __slots__ = ("_desc", "_queue", "_usm_type", "_base", "_numba_type_", "_ptr", "_nx", "__weakref__")
     __array_priority__ = 1000.0
 
     def __init__(self, shape, dtype="float64", *, device=None, usm_type="device", sycl_queue=None):
         from .creation import empty
 
         other = empty(shape, dtype=dtype, device=device, usm_type=usm_type, sycl_queue=sycl_queue)
-        for name in ("_desc", "_queue", "_usm_type", "_base", "_qh"):
+        for name in ("_desc", "_queue", "_usm_type", "_base"):
             setattr(self, name, getattr(other, name))
 
     @classmethod
@@ -75,17 +75,16 @@ class ndarray:
         self._queue = queue
         self._usm_type = usm_type
         self._base = base_ptr  # allocation start (for the USM array interface); None: the data pointer
-        self._qh = _register_queue(queue)  # so compiled code returns arrays on this very queue object
+        _register_queue(queue)  # so compiled code returns arrays on this very queue object
         # _ptr, _nx and _numba_type_ are made on first use (__getattr__)
         return self
 
     def __getattr__(self, name):
         """Only reached for a slot that is not set yet: make it (see the module documentation)."""
         if name == "_desc":
-            try:
-                nx = object.__getattribute__(self, "_nx")
-            except AttributeError:
-                raise AttributeError("numba_ext.ndarray without a descriptor or native image") from None
+            nx = self._nx_if_set()
+            if nx is None:
+                raise AttributeError("numba_ext.ndarray without a descriptor or native image")
             value = np.asarray(nx)  # NumPy keeps the image (and so the memory) alive as the base
         elif name == "_nx":
             from .numba.types import array_info
@@ -105,11 +104,10 @@ class ndarray:
         elif name == "_usm_type":
             value = self._image("usm_type")
         elif name == "_ptr":
-            value = self._desc.__array_interface__["data"][0]
-        elif name in ("_base",):
+            nx = self._nx_if_set()
+            value = nx.data if nx is not None else self._desc.__array_interface__["data"][0]
+        elif name == "_base":
             value = None
-        elif name == "_qh":
-            value = _register_queue(self._queue)
         else:
             raise AttributeError(f"'numba_ext.ndarray' object has no attribute {name!r}")
         object.__setattr__(self, name, value)
@@ -150,7 +148,7 @@ class ndarray:
 
     @property
     def _queue_handle(self) -> int:
-        return self._qh
+        return self._queue._handle
 
     @property
     def _data_ptr(self) -> int:

@@ -105,14 +105,3 @@ def device_by_filter(filter_string: str) -> Device:
         if d.filter_string == filter_string:
             return remember_device(d)
     raise DeviceSelectorError(f"no device with filter string {filter_string!r}")
-
-
-# Python Queue objects by handle (a registry in the extension, of weak references), so arrays returned
-# from compiled code carry the very queue object their inputs had; a queue nobody holds is rebuilt
-# from its handle.
-def queue_handle(q: Queue) -> int:
-    return _core._register_queue(q)
-
-
-def queue_from_handle(h: int) -> Queue:
-    return _core._queue_object(h)
