@@ -140,12 +140,13 @@ _types_cache: dict = {}
 def numba_type_of(val) -> USMArrayType:
     """The Numba type of a numba_ext.ndarray (kept by the array in its ``_numba_type_`` slot)."""
     desc = val._desc
-    key = (desc.dtype, desc.ndim, layout_of(desc), val._usm_type, val.device.filter_string, not desc.flags.writeable)
+    key = (desc.dtype, desc.ndim, layout_of(desc), val._usm_type, val.device.filter_string,
+           not desc.flags.writeable)
     t = _types_cache.get(key)
     if t is None:
-        t = _types_cache[key] = USMArrayType(
-            numpy_support.from_dtype(desc.dtype), desc.ndim, key[2], usm_type=key[3], device=key[4], readonly=key[5],
-        )
+        dtype, ndim, layout, usm_type, device, readonly = key
+        t = _types_cache[key] = USMArrayType(numpy_support.from_dtype(dtype), ndim, layout, usm_type=usm_type,
+                                             device=device, readonly=readonly)
     return t
 
 
@@ -194,8 +195,9 @@ def _unbox_usm_array(typ, obj, c):
     reference to a meminfo that owns the memory and records the queue, so views keep the queue)."""
     nativeary = c.context.make_array(typ)(c.context, c.builder)
     aryptr = nativeary._getpointer()
-    fn = _declare(c.builder, "nx_unbox", llir.IntType(32), [_i8p, _i8p, llir.IntType(32)])
-    st = c.builder.call(fn, [c.builder.bitcast(obj, _i8p), c.builder.bitcast(aryptr, _i8p), llir.IntType(32)(typ.ndim)])
+    i32 = llir.IntType(32)
+    fn = _declare(c.builder, "nx_unbox", i32, [_i8p, _i8p, i32])
+    st = c.builder.call(fn, [c.builder.bitcast(obj, _i8p), c.builder.bitcast(aryptr, _i8p), i32(typ.ndim)])
     failed = c.builder.icmp_signed("!=", st, st.type(0))
     return NativeValue(c.builder.load(aryptr), is_error=failed)
 
