@@ -81,9 +81,8 @@ _offload_stack: contextvars.ContextVar[tuple] = contextvars.ContextVar("numba_ex
 def offload_to(target):
     """Run calls on NumPy data on `target` (a Queue, Device or selector string). Nestable; the
     innermost wins; each thread has its own stack."""
-    from .runtime import resolve_queue
-
     from . import _core
+    from .runtime import resolve_queue
 
     q = resolve_queue(device=target)
     token = _offload_stack.set(_offload_stack.get() + (q,))

@@ -17,9 +17,9 @@ from .cfd import plan_call
 
 class JitFunction(_core.JitCaller):
     """A jitted function. Calls check compute-follows-data before anything is compiled or run: the
-    common case (numba_ext arrays on one queue with one USM type, no NumPy arrays, no
-    offload_to active) in the extension on the way to Numba's dispatcher (rust/src/python/jit.rs),
-    everything else in ``_call_slow``."""
+    common case (numba_ext arrays on one queue with one USM type, no NumPy arrays, no offload_to
+    active) in the extension, which then calls the compiled overload directly when it can
+    (rust/src/python/jit.rs); everything else in ``_call_slow``."""
 
     def __init__(self, py_func, **options):
         from .numba.parfor_offload import OffloadCompiler

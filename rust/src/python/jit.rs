@@ -75,11 +75,10 @@ impl JitCaller {
     }
 
     /// Forget the cached entry points (the dispatcher's overloads were reset).
-    fn _clear_fast_cache(&self, py: Python<'_>) {
+    fn _clear_fast_cache(&self) {
         if let Some(f) = self.fast.get() {
             let old = std::mem::take(&mut *f.cache.lock().unwrap_or_else(|p| p.into_inner()));
             drop(old); // decrefs after the lock is released
-            let _ = py;
         }
     }
 
@@ -103,7 +102,8 @@ impl JitCaller {
                             Some(None) => fast.dispatcher.bind(py).call1(args),
                             None => {
                                 let result = fast.dispatcher.bind(py).call1(args)?;
-                                remember(slf, fast, args, key)?;
+                                // only a cache: if it cannot be filled, later calls use the dispatcher
+                                let _ = remember(slf, fast, args, key);
                                 Ok(result)
                             }
                         };

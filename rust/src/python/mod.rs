@@ -43,7 +43,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(compiler::kernel_llvm_ir, m)?)?;
     m.add_function(wrap_pyfunction!(capi::capi_addresses, m)?)?;
     m.add_function(wrap_pyfunction!(native::_register_queue, m)?)?;
-    m.add_function(wrap_pyfunction!(native::_queue_object, m)?)?;
     m.add_function(wrap_pyfunction!(jit::_offload_active, m)?)?;
     Ok(())
 }

@@ -20,8 +20,8 @@ use pyo3::types::{PyString, PyTuple, PyType, PyWeakrefReference};
 use pyo3::{ffi, intern};
 
 use super::nrt;
-use crate::runtime::FastMap;
 use super::runtime::PyQueue;
+use crate::runtime::FastMap;
 
 /// Words of the array struct before `shape`: meminfo, parent, nitems, itemsize, data.
 const HEAD: usize = 5;
@@ -179,7 +179,7 @@ impl NativeArray {
     fn queue_handle(&self) -> usize {
         self.queue()
     }
-    /// The Python object of the array's queue (see `_queue_object`).
+    /// The Python object of the array's queue (the registered one, see `register_queue`).
     #[getter(queue)]
     fn queue_obj<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyQueue>> {
         unsafe { queue_object(py, self.queue()) }
@@ -223,9 +223,8 @@ fn lookup(py: Python<'_>, handle: usize) -> Option<Bound<'_, PyQueue>> {
     r.bind(py).upgrade()?.cast_into::<PyQueue>().ok()
 }
 
-/// Make `q` the Python object that arrays on its queue returned from compiled code carry (unless one
-/// is registered and alive already... in which case the latest one wins, as for arrays made in
-/// Python). Returns the queue's handle.
+/// Make `q` the Python object that arrays on its queue returned from compiled code carry (the object
+/// registered last wins; arrays made in Python register theirs). Returns the queue's handle.
 pub fn register_queue(q: &Bound<'_, PyQueue>) -> PyResult<usize> {
     let py = q.py();
     let handle = q.get().inner.as_ptr() as usize;
@@ -267,15 +266,6 @@ pub unsafe fn queue_object(py: Python<'_>, handle: usize) -> PyResult<Bound<'_, 
 #[pyfunction]
 pub fn _register_queue(queue: &Bound<'_, PyQueue>) -> PyResult<usize> {
     register_queue(queue)
-}
-
-/// The Python object of the queue with handle `handle` (which must belong to a live queue).
-#[pyfunction]
-pub fn _queue_object(py: Python<'_>, handle: usize) -> PyResult<Bound<'_, PyQueue>> {
-    if handle == 0 {
-        return Err(PyRuntimeError::new_err("null queue handle"));
-    }
-    unsafe { queue_object(py, handle) }
 }
 
 // -- C ABI for compiled code -----------------------------------------------------------------------
