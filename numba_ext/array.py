@@ -1,17 +1,27 @@
 """``numba_ext.ndarray``: an N-D array in USM memory bound to a queue.
 
 Representation: ``_desc`` is a NumPy array *describing* the memory (address, shape, strides, dtype),
-whose base chain owns it (a ``USMAllocation``, a Numba ``MemInfo`` for arrays made in jitted code,
+whose base chain owns it (a ``USMAllocation``, the native image of an array made in jitted code,
 or a foreign object exposing ``__sycl_usm_array_interface__``). The descriptor is never read on the
-host: NumPy only does the index arithmetic for views (slicing, transposes, reshapes), and Numba
-unboxes it like any array. ``_queue`` is the queue the array is bound to, ``_usm_type`` its kind.
+host: NumPy only does the index arithmetic for views (slicing, transposes, reshapes). ``_queue`` is
+the queue the array is bound to, ``_usm_type`` its kind.
+
+For compiled code an array also has a *native image* ``_nx`` (``_core.NativeArray``: the words of
+Numba's array struct plus a meminfo owning the memory and recording the queue), which unboxing
+copies, and its Numba type ``_numba_type_`` (read by Numba's dispatcher without calling back into
+Python). Both are made on first use. Arrays returned from compiled code start with only ``_nx``
+and make their queue object, USM type, Numba type and descriptor from it on first use. Slots left
+unset are filled by ``__getattr__``.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from . import _core
 from .runtime import Queue
+
+_register_queue = _core._register_queue
 
 SUPPORTED_DTYPES = tuple(
     np.dtype(t)
@@ -48,29 +58,72 @@ class ndarray:
     """An array in USM memory. Create with :func:`numba_ext.asarray`, :func:`numba_ext.empty`, ...;
     bring back to the host with :func:`numba_ext.asnumpy`."""
 
-    __slots__ = ("_desc", "_queue", "_usm_type", "_base", "_qh", "_nbtype", "_ptr", "__weakref__")
+    __slots__ = ("_desc", "_queue", "_usm_type", "_base", "_numba_type_", "_ptr", "_nx", "__weakref__")
     __array_priority__ = 1000.0
 
     def __init__(self, shape, dtype="float64", *, device=None, usm_type="device", sycl_queue=None):
         from .creation import empty
 
         other = empty(shape, dtype=dtype, device=device, usm_type=usm_type, sycl_queue=sycl_queue)
-        for name in ndarray.__slots__[:-1]:
+        for name in ("_desc", "_queue", "_usm_type", "_base"):
             setattr(self, name, getattr(other, name))
 
     @classmethod
     def _wrap(cls, desc: np.ndarray, queue: Queue, usm_type: str, base_ptr: int | None = None) -> "ndarray":
-        from .runtime import queue_handle
-
         self = object.__new__(cls)
         self._desc = desc
         self._queue = queue
         self._usm_type = usm_type
         self._base = base_ptr  # allocation start (for the USM array interface); None: the data pointer
-        self._qh = queue_handle(queue)  # read by Numba's unboxing
-        self._nbtype = None  # the Numba type, computed on first use (numba/types.py)
-        self._ptr = None  # the data address, computed on first use
+        _register_queue(queue)  # so compiled code returns arrays on this very queue object
+        # _ptr, _nx and _numba_type_ are made on first use (__getattr__)
         return self
+
+    def __getattr__(self, name):
+        """Only reached for a slot that is not set yet: make it (see the module documentation)."""
+        if name == "_desc":
+            nx = self._nx_if_set()
+            if nx is None:
+                raise AttributeError("numba_ext.ndarray without a descriptor or native image")
+            value = np.asarray(nx)  # NumPy keeps the image (and so the memory) alive as the base
+        elif name == "_nx":
+            from .numba.types import array_info
+
+            d = self._desc
+            value = _core.NativeArray(d, self._queue, self._data_ptr, d.shape, d.strides, d.itemsize,
+                                      array_info(self._numba_type_))
+        elif name == "_numba_type_":
+            from .numba.types import numba_type_of
+
+            nx = self._nx_if_set()
+            value = nx.numba_type if nx is not None else None
+            if value is None:
+                value = numba_type_of(self)
+        elif name == "_queue":
+            value = self._image("queue")
+        elif name == "_usm_type":
+            value = self._image("usm_type")
+        elif name == "_ptr":
+            nx = self._nx_if_set()
+            value = nx.data if nx is not None else self._desc.__array_interface__["data"][0]
+        elif name == "_base":
+            value = None
+        else:
+            raise AttributeError(f"'numba_ext.ndarray' object has no attribute {name!r}")
+        object.__setattr__(self, name, value)
+        return value
+
+    def _nx_if_set(self):
+        try:
+            return object.__getattribute__(self, "_nx")
+        except AttributeError:
+            return None
+
+    def _image(self, attr: str):
+        nx = self._nx_if_set()
+        if nx is None:
+            raise AttributeError("numba_ext.ndarray without a queue or native image")
+        return getattr(nx, attr)
 
     @property
     def _base_ptr(self) -> int:
@@ -95,14 +148,11 @@ class ndarray:
 
     @property
     def _queue_handle(self) -> int:
-        return self._qh
+        return self._queue._handle
 
     @property
     def _data_ptr(self) -> int:
-        p = self._ptr
-        if p is None:
-            p = self._ptr = self._desc.__array_interface__["data"][0]
-        return p
+        return self._ptr
 
     @property
     def flags(self):

@@ -81,13 +81,16 @@ _offload_stack: contextvars.ContextVar[tuple] = contextvars.ContextVar("numba_ex
 def offload_to(target):
     """Run calls on NumPy data on `target` (a Queue, Device or selector string). Nestable; the
     innermost wins; each thread has its own stack."""
+    from . import _core
     from .runtime import resolve_queue
 
     q = resolve_queue(device=target)
     token = _offload_stack.set(_offload_stack.get() + (q,))
+    _core._offload_active(1)  # while any is active, jitted calls take the full path (rust/src/python/jit.rs)
     try:
         yield q
     finally:
+        _core._offload_active(-1)
         _offload_stack.reset(token)
 
 

@@ -7,13 +7,19 @@ import functools
 import inspect
 
 import numba
-from numba.core import typing
+import numpy as np
+from numba.core import types, typing
 
+from . import _core
+from .array import ndarray
 from .cfd import plan_call
 
 
-class JitFunction:
-    """A jitted function. Calls check compute-follows-data before anything is compiled or run."""
+class JitFunction(_core.JitCaller):
+    """A jitted function. Calls check compute-follows-data before anything is compiled or run: the
+    common case (numba_ext arrays on one queue with one USM type, no NumPy arrays, no offload_to
+    active) in the extension, which then calls the compiled overload directly when it can
+    (rust/src/python/jit.rs); everything else in ``_call_slow``."""
 
     def __init__(self, py_func, **options):
         from .numba.parfor_offload import OffloadCompiler
@@ -31,14 +37,36 @@ class JitFunction:
         options.setdefault("pipeline_class", OffloadCompiler)
         self._dispatcher = numba.jit(**options)(py_func)
         self.py_func = py_func
-        self._params = list(inspect.signature(py_func).parameters)
+        params = inspect.signature(py_func).parameters
+        self._params = list(params)
         functools.update_wrapper(self, py_func)
+        # The overload cache of the fast path (rust/src/python/jit.rs) takes calls that pass every
+        # parameter positionally, in functions without defaults or *args/**kwargs.
+        plain = all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty
+                    for p in params.values())
+        self._set_fast_path(self._dispatcher, ndarray, np.ndarray, len(params) if plain else None)
+        reset = self._dispatcher._reset_overloads
+
+        def reset_overloads():  # recompile(): the cached entry points are stale
+            self._clear_fast_cache()
+            reset()
+
+        self._dispatcher._reset_overloads = reset_overloads
+
+    _SCALAR_TYPES = {float: types.float64, int: types.int64, bool: types.boolean, complex: types.complex128}
+
+    def _fast_entry(self, args):
+        """The entry point of the overload compiled for exactly the types of `args` (numba_ext arrays
+        and Python scalars, see rust/src/python/jit.rs), or None."""
+        sig = tuple(a._numba_type_ if type(a) is ndarray else self._SCALAR_TYPES[type(a)] for a in args)
+        cres = self._dispatcher.overloads.get(sig)
+        return None if cres is None or cres.objectmode else cres.entry_point
 
     def _plan(self, args):
         # warnings point at the caller of the jitted function
         return plan_call(f"{self.py_func.__name__}()", self._params, args, allow_host_and_usm=True, stacklevel=4)
 
-    def __call__(self, *args):
+    def _call_slow(self, *args):
         plan = self._plan(args)
         return plan.finish(self._dispatcher(*plan.args))
 

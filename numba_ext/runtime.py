@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import threading
-import weakref
 
 from . import _core
 from .errors import DeviceSelectorError
@@ -106,20 +105,3 @@ def device_by_filter(filter_string: str) -> Device:
         if d.filter_string == filter_string:
             return remember_device(d)
     raise DeviceSelectorError(f"no device with filter string {filter_string!r}")
-
-
-# Python Queue objects by handle, so arrays returned from compiled code carry the very queue object
-# their inputs had (weak: a queue nobody holds is rebuilt from its handle).
-_queue_objects: "weakref.WeakValueDictionary[int, Queue]" = weakref.WeakValueDictionary()
-
-
-def queue_handle(q: Queue) -> int:
-    h = q._handle
-    if _queue_objects.get(h) is not q:
-        _queue_objects[h] = q
-    return h
-
-
-def queue_from_handle(h: int) -> Queue:
-    q = _queue_objects.get(h)
-    return q if q is not None else Queue._from_handle(h)

@@ -134,16 +134,35 @@ def layout_of(desc) -> str:
     return "A"
 
 
+_types_cache: dict = {}
+
+
+def numba_type_of(val) -> USMArrayType:
+    """The Numba type of a numba_ext.ndarray (kept by the array in its ``_numba_type_`` slot)."""
+    desc = val._desc
+    key = (desc.dtype, desc.ndim, layout_of(desc), val._usm_type, val.device.filter_string,
+           not desc.flags.writeable)
+    t = _types_cache.get(key)
+    if t is None:
+        dtype, ndim, layout, usm_type, device, readonly = key
+        t = _types_cache[key] = USMArrayType(numpy_support.from_dtype(dtype), ndim, layout, usm_type=usm_type,
+                                             device=device, readonly=readonly)
+    return t
+
+
+@functools.lru_cache(maxsize=None)
+def array_info(typ: USMArrayType, exact: bool = True):
+    """What the extension needs to box (and examine) arrays of Numba type `typ`
+    (rust/src/python/native.rs); `exact`: `typ` is the type typeof() gives such arrays."""
+    from .. import _core
+
+    np_dtype = numpy_support.as_dtype(typ.dtype)
+    return _core.ArrayInfo(ndarray, typ.usm_type, typ if exact else None, np_dtype.str, not typ.mutable)
+
+
 @typeof_impl.register(ndarray)
 def _typeof_ndarray(val, c):
-    t = val._nbtype  # an array's type never changes: compute it once
-    if t is None:
-        desc = val._desc
-        t = val._nbtype = USMArrayType(
-            numpy_support.from_dtype(desc.dtype), desc.ndim, layout_of(desc), usm_type=val.usm_type,
-            device=val.device.filter_string, readonly=not desc.flags.writeable,
-        )
-    return t
+    return val._numba_type_  # an array's type never changes: computed once (numba_type_of)
 
 
 @register_model(USMArrayType)
@@ -172,29 +191,15 @@ from numba.extending import NativeValue, box, unbox  # noqa: E402
 
 @unbox(USMArrayType)
 def _unbox_usm_array(typ, obj, c):
-    """Fill the native struct from the array's descriptor with Numba's NumPy adaptor, then give it a
-    numba_ext meminfo (owning the descriptor and recording the queue, so views keep the queue)."""
+    """Copy the array's native image (rust/src/python/native.rs: the struct words and one more
+    reference to a meminfo that owns the memory and records the queue, so views keep the queue)."""
     nativeary = c.context.make_array(typ)(c.context, c.builder)
     aryptr = nativeary._getpointer()
-    desc = c.pyapi.object_getattr_string(obj, "_desc")
-    qobj = c.pyapi.object_getattr_string(obj, "_qh")
-    failed = cgutils.alloca_once_value(c.builder, cgutils.true_bit)
-    ok = c.builder.and_(cgutils.is_not_null(c.builder, desc), cgutils.is_not_null(c.builder, qobj))
-    with c.builder.if_then(ok, likely=True):
-        errcode = c.pyapi.nrt_adapt_ndarray_from_python(desc, c.builder.bitcast(aryptr, c.pyapi.voidptr))
-        adapted = c.builder.icmp_signed("==", errcode, errcode.type(0))
-        with c.builder.if_then(adapted, likely=True):
-            queue = c.pyapi.long_as_voidptr(qobj)
-            mi_new = _declare(c.builder, "nx_meminfo_from_pyobject", _i8p, [_i8p, _i8p])
-            release = _declare(c.builder, "NRT_MemInfo_release", llir.VoidType(), [_i8p])
-            old = nativeary.meminfo
-            nativeary.meminfo = c.builder.bitcast(c.builder.call(mi_new, [desc, queue]), old.type)
-            c.builder.call(release, [c.builder.bitcast(old, _i8p)])
-            nativeary.queue = queue
-            c.builder.store(cgutils.false_bit, failed)
-    c.pyapi.decref(desc)
-    c.pyapi.decref(qobj)
-    return NativeValue(c.builder.load(aryptr), is_error=c.builder.load(failed))
+    i32 = llir.IntType(32)
+    fn = _declare(c.builder, "nx_unbox", i32, [_i8p, _i8p, i32])
+    st = c.builder.call(fn, [c.builder.bitcast(obj, _i8p), c.builder.bitcast(aryptr, _i8p), i32(typ.ndim)])
+    failed = c.builder.icmp_signed("!=", st, st.type(0))
+    return NativeValue(c.builder.load(aryptr), is_error=failed)
 
 
 def _declare(builder, name, ret, args):
@@ -218,26 +223,15 @@ _orig_populate_array = arrayobj.populate_array
 arrayobj.populate_array = _populate_array_with_queue
 
 
-def _box_from_numba(desc, queue_handle: int, usm_type: str):
-    from ..runtime import queue_from_handle
-
-    return ndarray._wrap(desc, queue_from_handle(queue_handle), usm_type)
-
-
 @box(USMArrayType)
 def _box_usm_array(typ, val, c):
-    """Build the NumPy descriptor with Numba's adaptor (it owns the meminfo), then wrap it with the
-    queue and USM type into a numba_ext.ndarray."""
+    """A numba_ext.ndarray taking over the struct's meminfo reference, on the queue the struct records
+    (rust/src/python/native.rs); its NumPy descriptor is made on first use."""
     nativeary = c.context.make_array(typ)(c.context, c.builder, value=val)
-    qint = c.pyapi.long_from_ulonglong(c.builder.ptrtoint(nativeary.queue, cgutils.intp_t))
-    np_dtype = numpy_support.as_dtype(typ.dtype)
-    dtypeptr = c.env_manager.read_const(c.env_manager.add_const(np_dtype))
-    plain = types.Array(typ.dtype, typ.ndim, typ.layout, readonly=not typ.mutable)
-    desc = c.pyapi.nrt_adapt_ndarray_to_python(plain, val, dtypeptr)
-    c.context.nrt.decref(c.builder, typ, val)
-    usm = c.env_manager.read_const(c.env_manager.add_const(typ.usm_type))  # borrowed
-    wrap = c.pyapi.unserialize(c.pyapi.serialize_object(_box_from_numba))
-    res = c.pyapi.call_function_objargs(wrap, [desc, qint, usm])
-    for o in (wrap, desc, qint):
-        c.pyapi.decref(o)
-    return res
+    # C layout: the type typeof() would give the result (for other layouts it is computed on first use)
+    info = array_info(typ, typ.layout == "C")
+    infoptr = c.env_manager.read_const(c.env_manager.add_const(info))
+    fn = _declare(c.builder, "nx_box", _i8p, [_i8p, llir.IntType(32), _i8p])
+    res = c.builder.call(fn, [c.builder.bitcast(nativeary._getpointer(), _i8p), llir.IntType(32)(typ.ndim),
+                              c.builder.bitcast(infoptr, _i8p)])
+    return c.builder.bitcast(res, c.pyapi.pyobj)

@@ -51,15 +51,6 @@ pub unsafe extern "C" fn nx_usm_alloc(queue: *const c_void, nbytes: u64, usm: u3
     }
 }
 
-/// A meminfo owning a new reference to the Python object `owner` (an unboxed array's descriptor) and
-/// recording `queue`.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn nx_meminfo_from_pyobject(owner: *mut pyo3::ffi::PyObject, queue: *const c_void) -> *mut c_void {
-    unsafe { pyo3::ffi::Py_IncRef(owner) };
-    let q = unsafe { Queue::from_ptr(queue) };
-    nrt::new_meminfo(&q, nrt::Keep::Py(owner))
-}
-
 /// The queue of the array owning meminfo `mi` (null if unknown).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nx_meminfo_queue(mi: *mut c_void) -> *const c_void {
@@ -155,13 +146,14 @@ pub unsafe extern "C" fn nx_check_queues(queues: *const *const c_void, n: u32, n
 pub fn capi_addresses(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("nx_usm_alloc", nx_usm_alloc as *const () as usize)?;
-    d.set_item("nx_meminfo_from_pyobject", nx_meminfo_from_pyobject as *const () as usize)?;
     d.set_item("nx_meminfo_queue", nx_meminfo_queue as *const () as usize)?;
     d.set_item("nx_launch", nx_launch as *const () as usize)?;
     d.set_item("nx_usm_fill", nx_usm_fill as *const () as usize)?;
     d.set_item("nx_memcpy", nx_memcpy as *const () as usize)?;
     d.set_item("nx_launch_nd", nx_launch_nd as *const () as usize)?;
     d.set_item("nx_check_queues", nx_check_queues as *const () as usize)?;
+    d.set_item("nx_unbox", super::native::nx_unbox as *const () as usize)?;
+    d.set_item("nx_box", super::native::nx_box as *const () as usize)?;
     Ok(d)
 }
 

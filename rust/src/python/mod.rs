@@ -3,6 +3,8 @@
 mod capi;
 mod compiler;
 mod errors;
+mod jit;
+mod native;
 mod nrt;
 mod runtime;
 
@@ -35,6 +37,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyQueue>()?;
     m.add_class::<PyAllocation>()?;
     m.add_class::<compiler::PyKernel>()?;
+    m.add_class::<native::NativeArray>()?;
+    m.add_class::<native::ArrayInfo>()?;
+    m.add_class::<jit::JitCaller>()?;
     m.add_function(wrap_pyfunction!(get_devices, m)?)?;
     m.add_function(wrap_pyfunction!(_live_allocations, m)?)?;
     m.add_function(wrap_pyfunction!(_live_buffers, m)?)?;
@@ -44,5 +49,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(compiler::compile_function, m)?)?;
     m.add_function(wrap_pyfunction!(compiler::kernel_llvm_ir, m)?)?;
     m.add_function(wrap_pyfunction!(capi::capi_addresses, m)?)?;
+    m.add_function(wrap_pyfunction!(native::_register_queue, m)?)?;
+    m.add_function(wrap_pyfunction!(jit::_offload_active, m)?)?;
     Ok(())
 }

@@ -90,3 +90,23 @@ pub unsafe fn meminfo_queue(mi: *mut c_void) -> *const c_void {
     }
     unsafe { (*data).queue }
 }
+
+/// Take one more reference to meminfo `mi` (null is ignored).
+///
+/// # Safety
+/// `mi` is null or a live NRT meminfo.
+pub unsafe fn acquire(mi: *mut c_void) {
+    if !mi.is_null() {
+        unsafe { (api().acquire)(mi) }
+    }
+}
+
+/// Drop one reference to meminfo `mi` (null is ignored); the last one runs its destructor.
+///
+/// # Safety
+/// `mi` is null or a live NRT meminfo on which the caller holds a reference.
+pub unsafe fn release(mi: *mut c_void) {
+    if !mi.is_null() {
+        unsafe { (api().release)(mi) }
+    }
+}

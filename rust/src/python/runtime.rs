@@ -208,11 +208,6 @@ impl PyQueue {
     fn _handle(&self) -> usize {
         self.inner.as_ptr() as usize
     }
-    #[staticmethod]
-    fn _from_handle(handle: usize) -> PyQueue {
-        // Compiled code only hands out handles of queues kept alive by the arrays it returns.
-        PyQueue { inner: unsafe { Queue::from_ptr(handle as *const std::ffi::c_void) } }
-    }
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
         other.cast::<PyQueue>().is_ok_and(|o| o.get().inner == self.inner)
     }

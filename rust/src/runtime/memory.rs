@@ -66,9 +66,10 @@ impl UsmKind {
 /// allocate the same sizes again and again. Launches are synchronous, and asynchronous launches keep
 /// their arguments alive until waited on, so a block is idle when it is returned here.
 mod pool {
-    use std::collections::HashMap;
     use std::ffi::c_void;
     use std::sync::Mutex;
+
+    use super::super::FastMap;
 
     /// Largest block kept, and the most bytes kept in all.
     pub const MAX_BLOCK: usize = 256 << 20;
@@ -83,7 +84,7 @@ mod pool {
     }
 
     struct Pool {
-        free: HashMap<Key, Vec<usize>>,
+        free: FastMap<Key, Vec<usize>>,
         total: usize,
     }
 
@@ -103,7 +104,7 @@ mod pool {
             return false;
         }
         let mut g = POOL.lock().unwrap_or_else(|p| p.into_inner());
-        let pool = g.get_or_insert_with(|| Pool { free: HashMap::new(), total: 0 });
+        let pool = g.get_or_insert_with(|| Pool { free: FastMap::default(), total: 0 });
         if pool.total + key.size > MAX_TOTAL {
             return false;
         }

@@ -12,6 +12,7 @@ use opencl3::program::Program;
 use opencl3::types::cl_context;
 
 use super::device::Device;
+use super::FastMap;
 use super::queue::Queue;
 use crate::codegen::{self, ArgSlot, Binary, DeviceCaps, Flavor};
 use crate::error::{ClResultExt, Error, Result};
@@ -20,13 +21,20 @@ use crate::ir::{Function, KernelSpec, ParamKind};
 struct Loaded {
     _program: Program,
     kernel: Kernel,
+    /// The value each argument slot was last set to (None: not set, or the setting failed). A
+    /// kernel keeps its arguments between launches, so unchanged ones are not set again (nor the
+    /// byte offset of an array argument, always 0 with USM, once set).
+    last: Vec<Option<u64>>,
 }
 unsafe impl Send for Loaded {}
 
 /// A kernel compiled for one kind of device; loadable into any context holding such a device.
 pub struct CompiledKernel {
     binary: Binary,
-    loaded: Mutex<HashMap<usize, Arc<Mutex<Loaded>>>>,
+    /// The kernel loaded into the first context that launched it (the common case: one context),
+    /// then the others by context.
+    first: OnceLock<(usize, Arc<Mutex<Loaded>>)>,
+    loaded: Mutex<FastMap<usize, Arc<Mutex<Loaded>>>>,
     /// For elementwise kernels: the description and device, to build the all-strided twin used
     /// when operands broadcast (compiled on first need).
     source: Option<(KernelSpec, Device)>,
@@ -79,7 +87,7 @@ fn cached(key: String, source: Option<(KernelSpec, Device)>, compile: impl FnOnc
         return Ok(k.clone());
     }
     // Compile outside the lock; a racing duplicate compile is harmless.
-    let compiled = Arc::new(CompiledKernel { binary: compile()?, loaded: Mutex::new(HashMap::new()), source, strided: OnceLock::new() });
+    let compiled = Arc::new(CompiledKernel { binary: compile()?, first: OnceLock::new(), loaded: Mutex::new(FastMap::default()), source, strided: OnceLock::new() });
     Ok(cache.lock().unwrap().entry(key).or_insert(compiled).clone())
 }
 
@@ -107,6 +115,11 @@ impl CompiledKernel {
 
     fn load(&self, queue: &Queue) -> Result<Arc<Mutex<Loaded>>> {
         let ctx: cl_context = queue.context().raw();
+        if let Some((c, l)) = self.first.get() {
+            if *c == ctx as usize {
+                return Ok(l.clone());
+            }
+        }
         if let Some(l) = self.loaded.lock().unwrap().get(&(ctx as usize)) {
             return Ok(l.clone());
         }
@@ -128,8 +141,10 @@ impl CompiledKernel {
             return Err(Error::Build { device: format!("{} [{}]", dev.name(), dev.filter_string()), name: crate::error::cl_error_name(e.0), log });
         }
         let kernel = Kernel::create(&program, &self.binary.kernel_name).cl("clCreateKernel")?;
-        let l = Arc::new(Mutex::new(Loaded { _program: program, kernel }));
-        Ok(self.loaded.lock().unwrap().entry(ctx as usize).or_insert(l).clone())
+        let l = Arc::new(Mutex::new(Loaded { _program: program, kernel, last: vec![None; self.binary.slots.len()] }));
+        let l = self.loaded.lock().unwrap().entry(ctx as usize).or_insert(l).clone();
+        let _ = self.first.set((ctx as usize, l.clone())); // the first context to get here keeps the fast slot
+        Ok(l)
     }
 
     /// Launch an elementwise kernel with *general* slots: every array parameter followed by its byte
@@ -154,25 +169,37 @@ impl CompiledKernel {
                 Err(e) => Err(Error::Codegen(e.clone())),
             };
         }
-        let mut fast = Vec::with_capacity(slots.len());
-        let mut i = 0;
+        // the kernel's own slots, on the stack for the usual sizes
+        let mut buf = [0u64; 48];
+        let mut heap = Vec::new();
+        let fast: &mut [u64] = if slots.len() <= buf.len() {
+            &mut buf[..slots.len()]
+        } else {
+            heap.resize(slots.len(), 0);
+            &mut heap
+        };
+        let (mut i, mut n) = (0, 0);
+        let mut push = |vals: &[u64]| {
+            fast[n..n + vals.len()].copy_from_slice(vals);
+            n += vals.len();
+        };
         for p in &spec.params {
             match p.kind {
                 ParamKind::Array { contiguous, .. } => {
-                    fast.push(slots[i]);
+                    push(&slots[i..i + 1]);
                     if !contiguous {
-                        fast.extend_from_slice(&slots[i + 1..i + 1 + spec.ndim]);
+                        push(&slots[i + 1..i + 1 + spec.ndim]);
                     }
                     i += 1 + spec.ndim;
                 }
                 ParamKind::Scalar { .. } => {
-                    fast.push(slots[i]);
+                    push(&slots[i..i + 1]);
                     i += 1;
                 }
             }
         }
-        fast.extend_from_slice(&slots[i..]);
-        self.launch(queue, &fast)
+        push(&slots[i..]);
+        self.launch(queue, &fast[..n])
     }
 
     /// Launch an elementwise kernel on `queue` with one `u64` per slot (see
@@ -208,11 +235,19 @@ impl CompiledKernel {
         }
         let loaded = self.load(queue)?;
         let event = {
-            let guard = loaded.lock().unwrap();
-            let k = &guard.kernel;
+            let mut guard = loaded.lock().unwrap();
+            let Loaded { kernel: k, last, .. } = &mut *guard;
             let usm = queue.context().0.usm;
             let mut idx = 0u32;
-            for (slot, &v) in layout.iter().zip(slots) {
+            for ((slot, &v), last) in layout.iter().zip(slots).zip(last.iter_mut()) {
+                let width = if matches!(slot, ArgSlot::Mem) { 2 } else { 1 };
+                // (A buffer address may name a new buffer once the old one is freed and its address
+                // range reused: buffer arguments are always set again.)
+                if *last == Some(v) && !(usm.is_none() && matches!(slot, ArgSlot::Mem)) {
+                    idx += width;
+                    continue;
+                }
+                let was_set = last.take().is_some();
                 unsafe {
                     match slot {
                         ArgSlot::Mem => {
@@ -222,7 +257,9 @@ impl CompiledKernel {
                                     if rc != 0 {
                                         return Err(Error::cl(rc, "clSetKernelArgMemPointerINTEL"));
                                     }
-                                    k.set_arg(idx + 1, &0i64).cl("clSetKernelArg")?;
+                                    if !was_set {
+                                        k.set_arg(idx + 1, &0i64).cl("clSetKernelArg")?; // USM offsets are 0
+                                    }
                                 }
                                 None => {
                                     let (mem, offset) = super::buffers::kernel_arg(queue, v as usize, idx)?;
@@ -230,8 +267,6 @@ impl CompiledKernel {
                                     k.set_arg(idx + 1, &(offset as i64)).cl("clSetKernelArg")?;
                                 }
                             }
-                            idx += 2;
-                            continue;
                         }
                         ArgSlot::I64 => k.set_arg(idx, &(v as i64)).cl("clSetKernelArg")?,
                         ArgSlot::Scalar(d) => match d.size() {
@@ -242,7 +277,8 @@ impl CompiledKernel {
                         },
                     }
                 }
-                idx += 1;
+                *last = Some(v);
+                idx += width;
             }
             let lptr = local.map_or(std::ptr::null(), |l| l.as_ptr());
             unsafe { queue.0.cl.enqueue_nd_range_kernel(k.get(), global.len() as u32, std::ptr::null(), global.as_ptr(), lptr, &[]) }
@@ -251,3 +287,4 @@ impl CompiledKernel {
         event.wait().cl("clWaitForEvents")
     }
 }
+

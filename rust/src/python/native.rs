@@ -1,0 +1,337 @@
+//! The native side of `numba_ext.ndarray` for compiled code: cheap unboxing and boxing.
+//!
+//! An array's *native image* ([`NativeArray`], kept in the array's `_nx` slot) holds the words of
+//! Numba's array struct for `USMArrayType` (meminfo, parent, nitems, itemsize, data, shape, strides,
+//! queue) together with one reference to the meminfo. Unboxing (`nx_unbox`) copies the words and takes
+//! one more meminfo reference, instead of running Numba's NumPy adaptor and replacing its meminfo on
+//! every call. Boxing (`nx_box`) wraps a result struct in a new image and a `numba_ext.ndarray` holding
+//! only that image (its queue object, USM type, Numba type and NumPy descriptor are made from the
+//! image on first use), instead of a NumPy array plus a Python-level wrapper.
+//!
+//! The Python `Queue` object of a queue is found through a registry of weak references by queue
+//! address, so arrays returned from compiled code carry the very queue object their inputs had.
+
+use std::ffi::c_void;
+use std::sync::{Mutex, OnceLock};
+
+use pyo3::exceptions::{PyRuntimeError, PyTypeError};
+use pyo3::prelude::*;
+use pyo3::types::{PyString, PyTuple, PyType, PyWeakrefReference};
+use pyo3::{ffi, intern};
+
+use super::nrt;
+use super::runtime::PyQueue;
+use crate::runtime::FastMap;
+
+/// Words of the array struct before `shape`: meminfo, parent, nitems, itemsize, data.
+const HEAD: usize = 5;
+
+fn nwords(ndim: usize) -> usize {
+    HEAD + 2 * ndim + 1
+}
+
+/// Struct words kept inline for arrays of up to 4 dimensions (no separate allocation).
+const INLINE: usize = HEAD + 2 * 4 + 1;
+
+enum Words {
+    Inline([u64; INLINE], usize),
+    Heap(Box<[u64]>),
+}
+
+impl Words {
+    fn new(w: &[u64]) -> Words {
+        if w.len() <= INLINE {
+            let mut a = [0u64; INLINE];
+            a[..w.len()].copy_from_slice(w);
+            Words::Inline(a, w.len())
+        } else {
+            Words::Heap(w.into())
+        }
+    }
+    fn get(&self) -> &[u64] {
+        match self {
+            Words::Inline(a, n) => &a[..*n],
+            Words::Heap(b) => b,
+        }
+    }
+}
+
+/// What boxing needs to know about a Numba array type, made once per type (numba/types.py): the
+/// class of boxed arrays, the USM type, the Numba type itself when it is the one `typeof` gives the
+/// boxed array (C layout; otherwise None: computed per array on first use), the NumPy type string of
+/// the elements and whether the array is read-only.
+#[pyclass(name = "ArrayInfo", module = "numba_ext._core", frozen)]
+pub struct ArrayInfo {
+    cls: Py<PyType>,
+    usm_type: Py<PyString>,
+    usm_code: u32,
+    nbtype: Option<Py<PyAny>>,
+    typestr: Py<PyAny>,
+    readonly: bool,
+}
+
+#[pymethods]
+impl ArrayInfo {
+    #[new]
+    fn new(cls: Py<PyType>, usm_type: Bound<'_, PyString>, nbtype: Option<Py<PyAny>>, typestr: Py<PyAny>, readonly: bool) -> PyResult<Self> {
+        let usm_code = crate::runtime::UsmKind::parse(usm_type.to_str()?).map_err(|e| PyTypeError::new_err(e.to_string()))?.code();
+        Ok(ArrayInfo { cls, usm_type: usm_type.unbind(), usm_code, nbtype, typestr, readonly })
+    }
+    /// Picklable (compiled code holding it may be cached by Numba).
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyType>, Bound<'py, PyTuple>)> {
+        let py = slf.py();
+        let i = slf.get();
+        let args = (i.cls.bind(py), i.usm_type.bind(py), i.nbtype.as_ref().map(|t| t.bind(py)), i.typestr.bind(py), i.readonly);
+        Ok((slf.get_type(), args.into_pyobject(py)?))
+    }
+}
+
+/// The native image of one array (see the module documentation). Owns one meminfo reference.
+#[pyclass(name = "NativeArray", module = "numba_ext._core", frozen)]
+pub struct NativeArray {
+    words: Words,
+    info: Py<ArrayInfo>,
+    /// The array's Numba type when `info` has none (made on first use).
+    nbtype: OnceLock<Py<PyAny>>,
+}
+
+impl Drop for NativeArray {
+    fn drop(&mut self) {
+        unsafe { nrt::release(self.words.get()[0] as *mut c_void) };
+    }
+}
+
+impl NativeArray {
+    fn rank(&self) -> usize {
+        (self.words.get().len() - HEAD - 1) / 2
+    }
+    /// Address of the Rust queue.
+    pub fn queue(&self) -> usize {
+        *self.words.get().last().unwrap() as usize
+    }
+    /// The USM type's code (`UsmKind::code`).
+    pub fn usm_code(&self) -> u32 {
+        self.info.get().usm_code
+    }
+    /// The Numba type of `array` (whose image this is), as an object kept alive by the image.
+    pub fn numba_type<'py>(&self, array: &Bound<'py, PyAny>) -> PyResult<Borrowed<'_, 'py, PyAny>> {
+        let py = array.py();
+        if let Some(t) = &self.info.get().nbtype {
+            return Ok(t.bind_borrowed(py));
+        }
+        if self.nbtype.get().is_none() {
+            let t = array.getattr(intern!(py, "_numba_type_"))?.unbind();
+            let _ = self.nbtype.set(t);
+        }
+        Ok(self.nbtype.get().unwrap().bind_borrowed(py))
+    }
+}
+
+#[pymethods]
+impl NativeArray {
+    /// The image of an array whose memory is owned by `owner` (its NumPy descriptor): a new meminfo
+    /// keeps `owner` alive and records `queue`; `owner` is also the struct's `parent`.
+    #[new]
+    #[pyo3(signature = (owner, queue, data, shape, strides, itemsize, info))]
+    fn new(
+        owner: &Bound<'_, PyAny>,
+        queue: &Bound<'_, PyQueue>,
+        data: usize,
+        shape: Vec<i64>,
+        strides: Vec<i64>,
+        itemsize: i64,
+        info: Py<ArrayInfo>,
+    ) -> PyResult<Self> {
+        if shape.len() != strides.len() {
+            return Err(PyTypeError::new_err("shape and strides differ in length"));
+        }
+        register_queue(queue)?;
+        let q = &queue.get().inner;
+        let mi = nrt::new_meminfo(q, nrt::Keep::Py(owner.clone().into_ptr()));
+        let mut words = Vec::with_capacity(nwords(shape.len()));
+        words.extend([mi as u64, owner.as_ptr() as u64, shape.iter().product::<i64>() as u64, itemsize as u64, data as u64]);
+        words.extend(shape.iter().map(|&s| s as u64));
+        words.extend(strides.iter().map(|&s| s as u64));
+        words.push(q.as_ptr() as u64);
+        Ok(NativeArray { words: Words::new(&words), info, nbtype: OnceLock::new() })
+    }
+
+    #[getter]
+    fn ndim(&self) -> usize {
+        self.rank()
+    }
+    #[getter]
+    fn data(&self) -> usize {
+        self.words.get()[4] as usize
+    }
+    #[getter]
+    fn shape(&self) -> Vec<i64> {
+        let n = self.rank();
+        self.words.get()[HEAD..HEAD + n].iter().map(|&w| w as i64).collect()
+    }
+    #[getter]
+    fn strides(&self) -> Vec<i64> {
+        let n = self.rank();
+        self.words.get()[HEAD + n..HEAD + 2 * n].iter().map(|&w| w as i64).collect()
+    }
+    /// Address of the Rust queue (the `_handle` of its Python object).
+    #[getter]
+    fn queue_handle(&self) -> usize {
+        self.queue()
+    }
+    /// The Python object of the array's queue (the registered one, see `register_queue`).
+    #[getter(queue)]
+    fn queue_obj<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyQueue>> {
+        unsafe { queue_object(py, self.queue()) }
+    }
+    #[getter]
+    fn usm_type<'py>(&self, py: Python<'py>) -> Bound<'py, PyString> {
+        self.info.get().usm_type.bind(py).clone()
+    }
+    /// The Numba type `typeof` gives the array, when the image knows it (else None).
+    #[getter(numba_type)]
+    fn known_numba_type<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyAny>> {
+        self.info.get().nbtype.as_ref().or(self.nbtype.get()).map(|t| t.bind(py).clone())
+    }
+
+    /// NumPy's description of the memory; NumPy keeps this image alive as the base of the arrays it
+    /// makes from it (the descriptor of an array returned from compiled code).
+    #[getter]
+    fn __array_interface__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
+        let info = self.info.get();
+        let d = pyo3::types::PyDict::new(py);
+        d.set_item("data", (self.data(), info.readonly))?;
+        d.set_item("shape", PyTuple::new(py, self.shape())?)?;
+        d.set_item("strides", PyTuple::new(py, self.strides())?)?;
+        d.set_item("typestr", info.typestr.bind(py))?;
+        d.set_item("version", 3)?;
+        Ok(d)
+    }
+}
+
+// -- Python queue objects by queue address ----------------------------------------------------------
+
+static QUEUES: Mutex<Option<FastMap<usize, Py<PyWeakrefReference>>>> = Mutex::new(None);
+
+fn with_queues<R>(f: impl FnOnce(&mut FastMap<usize, Py<PyWeakrefReference>>) -> R) -> R {
+    let mut g = QUEUES.lock().unwrap_or_else(|p| p.into_inner());
+    f(g.get_or_insert_with(FastMap::default))
+}
+
+fn lookup(py: Python<'_>, handle: usize) -> Option<Bound<'_, PyQueue>> {
+    let r = with_queues(|m| m.get(&handle).map(|w| w.clone_ref(py)))?;
+    r.bind(py).upgrade()?.cast_into::<PyQueue>().ok()
+}
+
+/// Make `q` the Python object that arrays on its queue returned from compiled code carry (the object
+/// registered last wins; arrays made in Python register theirs). Returns the queue's handle.
+pub fn register_queue(q: &Bound<'_, PyQueue>) -> PyResult<usize> {
+    let py = q.py();
+    let handle = q.get().inner.as_ptr() as usize;
+    if lookup(py, handle).is_some_and(|o| o.is(q)) {
+        return Ok(handle);
+    }
+    let w = PyWeakrefReference::new(q)?.unbind(); // outside the lock: this may run Python code
+    let old = with_queues(|m| {
+        let old = m.insert(handle, w);
+        // Entries of queues that are gone: prune now and then.
+        let n = m.len();
+        let stale = if n >= 64 && n.is_power_of_two() {
+            let dead: Vec<usize> = m.iter().filter(|(_, w)| w.bind(py).upgrade().is_none()).map(|(k, _)| *k).collect();
+            dead.into_iter().filter_map(|k| m.remove(&k)).collect()
+        } else {
+            vec![]
+        };
+        (old, stale)
+    });
+    drop(old); // decrefs outside the lock
+    Ok(handle)
+}
+
+/// The Python object of the queue at `handle` (the registered one, or a new one, then registered).
+///
+/// # Safety
+/// `handle` is the address of a live queue.
+pub unsafe fn queue_object(py: Python<'_>, handle: usize) -> PyResult<Bound<'_, PyQueue>> {
+    if let Some(q) = lookup(py, handle) {
+        return Ok(q);
+    }
+    let inner = unsafe { crate::runtime::Queue::from_ptr(handle as *const c_void) };
+    let q = Bound::new(py, PyQueue { inner })?;
+    register_queue(&q)?;
+    Ok(q)
+}
+
+/// Register `queue` (see [`register_queue`]); returns its handle.
+#[pyfunction]
+pub fn _register_queue(queue: &Bound<'_, PyQueue>) -> PyResult<usize> {
+    register_queue(queue)
+}
+
+// -- C ABI for compiled code -----------------------------------------------------------------------
+
+/// Fill the array struct at `out` (`ndim` dimensions) from `obj`'s native image (`obj._nx`, made on
+/// first use) and take one meminfo reference for it. 0 on success, -1 with a Python error set.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nx_unbox(obj: *mut ffi::PyObject, out: *mut u64, ndim: u32) -> i32 {
+    Python::attach(|py| {
+        let obj = unsafe { Bound::from_borrowed_ptr(py, obj) };
+        let r = obj.getattr(intern!(py, "_nx")).and_then(|nx| {
+            let nx = nx.cast_into::<NativeArray>().map_err(PyErr::from)?;
+            let w = nx.get().words.get();
+            if w.len() != nwords(ndim as usize) {
+                return Err(PyTypeError::new_err(format!("array of {} dimensions where {ndim} were expected", nx.get().rank())));
+            }
+            unsafe {
+                std::ptr::copy_nonoverlapping(w.as_ptr(), out, w.len());
+                nrt::acquire(w[0] as *mut c_void);
+            }
+            Ok(())
+        });
+        match r {
+            Ok(()) => 0,
+            Err(e) => {
+                e.restore(py);
+                -1
+            }
+        }
+    })
+}
+
+/// A new `numba_ext.ndarray` for the array struct at `words` (`ndim` dimensions), taking over the
+/// struct's meminfo reference. `info` is the boxed type's [`ArrayInfo`]. Null with a Python error set
+/// on failure.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nx_box(words: *const u64, ndim: u32, info: *mut ffi::PyObject) -> *mut ffi::PyObject {
+    Python::attach(|py| {
+        let words = unsafe { std::slice::from_raw_parts(words, nwords(ndim as usize)) };
+        let r = (|| -> PyResult<Bound<'_, PyAny>> {
+            let info = unsafe { Bound::from_borrowed_ptr(py, info) };
+            let info = match info.cast_into::<ArrayInfo>() {
+                Ok(i) => i,
+                Err(e) => {
+                    unsafe { nrt::release(words[0] as *mut c_void) }; // the reference we were given
+                    return Err(e.into());
+                }
+            };
+            // from here on the image owns the reference (also when this fails)
+            let nx = Bound::new(py, NativeArray { words: Words::new(words), info: info.clone().unbind(), nbtype: OnceLock::new() })?;
+            if nx.get().queue() == 0 {
+                return Err(PyRuntimeError::new_err("a USM array returned from compiled code has no queue"));
+            }
+            // Only the image: the queue object, USM type, Numba type and descriptor are made from it
+            // on first use (ndarray.__getattr__).
+            let cls = info.get().cls.as_ptr() as *mut ffi::PyTypeObject;
+            let obj = unsafe { Bound::from_owned_ptr_or_err(py, ffi::PyType_GenericAlloc(cls, 0))? };
+            obj.setattr(intern!(py, "_nx"), nx)?;
+            Ok(obj)
+        })();
+        match r {
+            Ok(o) => o.into_ptr(),
+            Err(e) => {
+                e.restore(py);
+                std::ptr::null_mut()
+            }
+        }
+    })
+}
