@@ -141,9 +141,8 @@ def reduce(name: str, x: ndarray, axis=None, *, dtype=None, out=None, keepdims=F
     if name == "mean" and (x.size if axis is None else x.shape[axis]) == 0:
         warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=3)  # as NumPy; the result is NaN
     if axis is None:
-        fn = R.arg_reducer(name[3:], max(x.ndim, 1)) if name.startswith("arg") else R.whole_reducer(name)
-        return fn(x if x.ndim else x.reshape(1))
-    return R.axis_reducer(name, x.ndim, axis, R.result_dtype(name, x.dtype).name, x.usm_type)(x)
+        return R.whole_function(name, max(x.ndim, 1), x.dtype)(x if x.ndim else x.reshape(1))
+    return R.axis_reducer(name, x.ndim, R.result_dtype(name, x.dtype).name, x.usm_type)(x, axis)
 
 
 def dot(a: ndarray, b: ndarray, what: str = "np.dot") -> ndarray:
@@ -158,4 +157,4 @@ def dot(a: ndarray, b: ndarray, what: str = "np.dot") -> ndarray:
         )
     R.check_dot_ndims(a.ndim, b.ndim, what)
     return R.dot_function(a.ndim, b.ndim, R.dot_dtype(a.dtype, b.dtype).name,
-                          coerce_usm_types([a.usm_type, b.usm_type]), what)(a, b)
+                          coerce_usm_types([a.usm_type, b.usm_type]))(a, b)

@@ -19,6 +19,7 @@ import operator
 import numpy as np
 from numba import prange
 from numba.core import ir, types
+from numba.core.compiler_machinery import FunctionPass, register_pass
 from numba.core.rewrites import Rewrite, register_rewrite
 from numba.extending import overload
 from numba.np import numpy_support
@@ -85,54 +86,60 @@ def _compile(src: str, name: str):
     return jit(ns[name])
 
 
-def _nested_pranges(loops: list[tuple[str, str]], body: list[str]) -> list[str]:
-    """`for <var> in prange(<bound>)` nested over `loops` around `body`: perfectly nested, so one
-    parfor, one kernel and one work-item per combination."""
-    lines, indent = [], "    "
-    for var, bound in loops:
-        lines.append(f"{indent}for {var} in prange({bound}):")
-        indent += "    "
-    return lines + [indent + b for b in body]
+def _parallel_loops(loops: list[tuple[str, str]], body: list[str]) -> list[str]:
+    """Source running `body` for every combination of the index variables `loops` ((name, bound)
+    pairs): one flat prange over the product of the bounds, unravelled in C order, so one kernel
+    with one work-item per combination (a nested prange would run sequentially inside the kernel).
+    `t`, the flat index, is the C-order position of the combination."""
+    lines = [f"    nx_n{j} = {bound}" for j, (_, bound) in enumerate(loops)]
+    lines.append(f"    for t in prange({' * '.join(f'nx_n{j}' for j in range(len(loops)))}):")
+    rest = "t"  # each step a new name: reassigning one would count as overwriting the loop index
+    for j in reversed(range(1, len(loops))):
+        lines += [f"        {loops[j][0]} = {rest} % nx_n{j}", f"        nx_q{j} = {rest} // nx_n{j}"]
+        rest = f"nx_q{j}"
+    lines.append(f"        {loops[0][0]} = {rest}")
+    return lines + ["        " + b for b in body]
 
 
-def _over(dims) -> list[tuple[str, str]]:
-    return [(f"i{d}", f"a.shape[{d}]") for d in dims]
+# Numba's parallel min/max reductions fail on booleans (parfor.py: lower_get_type_min_value); for
+# booleans they are all/any.
+_BOOL_EXTREMES = {"min": "all", "max": "any"}
+
+
+def whole_function(op: str, ndim: int, dtype):
+    """The numba_ext.jit function computing `np.<op>(a)` over all elements of an `ndim`-d array of
+    `dtype` (any layout): a scalar, raising NumPy's ValueError for min/max/argmin/argmax of nothing."""
+    boolean = np.dtype(dtype) == np.bool_
+    if op.startswith("arg"):
+        return arg_reducer(op[3:], ndim, boolean)
+    return whole_reducer(_BOOL_EXTREMES.get(op, op) if boolean else op, EMPTY_MESSAGES.get(op))
 
 
 @functools.lru_cache(maxsize=None)
-def whole_reducer(op: str):
-    """`np.<op>(a)` over all elements of an array of any rank and layout, as a numba_ext.jit function."""
+def whole_reducer(op: str, empty_message: str | None = None):
     lines = ["def reduce_all(a):"]
-    if op in EMPTY_MESSAGES:
-        lines += ["    if a.size == 0:", f"        raise ValueError({EMPTY_MESSAGES[op]!r})"]
+    if empty_message:
+        lines += ["    if a.size == 0:", f"        raise ValueError({empty_message!r})"]
     lines.append(f"    return np.{op}(a)")
     return _compile("\n".join(lines), "reduce_all")
 
 
 @functools.lru_cache(maxsize=None)
-def arg_reducer(kind: str, ndim: int):
+def arg_reducer(kind: str, ndim: int, boolean: bool = False):
     """np.arg<kind>(a) of an `ndim`-d array of any layout: the flat C-order index of the first extreme
     element (or of the first NaN, as NumPy)."""
-    dims = list(range(ndim))
-    flat = "i0"
-    for d in dims[1:]:
-        flat = f"({flat}) * d{d} + i{d}"
-    body = [
-        f"v = a[{', '.join(f'i{d}' for d in dims)}]",
-        "hit = (v != v) if nan else (v == m)",
-        "if hit:",
-        f"    best = min(best, {flat})",
-    ]
+    index = ", ".join(f"i{d}" for d in range(ndim))
+    # `t` is the flat C-order index of a[i0, i1, ...]
+    body = [f"v = a[{index}]", "hit = (v != v) if nan else (v == m)", "if hit:", "    best = min(best, t)"]
     src = "\n".join([
         "def arg_reduce(a):",
         "    size = a.size",
         "    if size == 0:",
         f"        raise ValueError({EMPTY_MESSAGES['arg' + kind]!r})",
-        *[f"    d{d} = a.shape[{d}]" for d in dims[1:]],
-        f"    m = np.{kind}(a)",
+        f"    m = np.{_BOOL_EXTREMES[kind] if boolean else kind}(a)",
         "    nan = m != m  # NumPy returns the first NaN",
         "    best = size",
-        *_nested_pranges(_over(dims), body),
+        *_parallel_loops([(f"i{d}", f"a.shape[{d}]") for d in range(ndim)], body),
         "    return best",
     ])
     return _compile(src, "arg_reduce")
@@ -154,24 +161,26 @@ _AXIS_BODIES = {
 
 
 @functools.lru_cache(maxsize=None)
-def axis_reducer(op: str, ndim: int, axis: int, out_dtype: str, usm_type: str):
+def axis_reducer(op: str, ndim: int, out_dtype: str, usm_type: str):
     """`np.<op>(a, axis=axis)` for an `ndim`-d array (ndim >= 2) of any layout, as a numba_ext.jit
-    function: one work-item per output element, a sequential loop along `axis`."""
-    keep = [d for d in range(ndim) if d != axis]
-    index = ", ".join("k" if d == axis else f"i{d}" for d in range(ndim))
-    first = ", ".join("0" if d == axis else f"i{d}" for d in range(ndim))
+    function of (a, axis) with 0 <= axis < ndim a run-time value: a view with `axis` moved last
+    (a transpose: no copy), then one work-item per output element and a sequential loop along it.
+    One compilation per input type serves every axis."""
+    keep = range(ndim - 1)
+    perm = ", ".join([f"{j} if {j} < axis else {j + 1}" for j in keep] + ["axis"])
+    outer = ", ".join(f"i{j}" for j in keep)
     init, start, step, final = _AXIS_BODIES[op]
     # sums accumulate in the result type, as NumPy does
-    init = f"a[{first}]" if init == "FIRST" else init.format(acc=out_dtype)
+    init = f"v[{outer}, 0]" if init == "FIRST" else init.format(acc=out_dtype)
     body = ["s = " + init, *(["b = 0"] if op.startswith("arg") else []),
-            f"for k in range({start}, n):", f"    x = a[{index}]", *["    " + s for s in step],
-            f"out[{', '.join(f'i{d}' for d in keep)}] = {final}"]
-    lines = ["def reduce_axis(a):", f"    n = a.shape[{axis}]"]
+            f"for k in range({start}, n):", f"    x = v[{outer}, k]", *["    " + s for s in step],
+            f"out[{outer}] = {final}"]
+    lines = ["def reduce_axis(a, axis):", f"    v = a.transpose(({perm}))", f"    n = v.shape[{ndim - 1}]"]
     if op in EMPTY_MESSAGES:
         lines += ["    if n == 0:", f"        raise ValueError({EMPTY_MESSAGES[op]!r})"]
-    shape = "(" + "".join(f"a.shape[{d}], " for d in keep) + ")"
+    shape = "(" + "".join(f"v.shape[{j}], " for j in keep) + ")"
     lines.append(f"    out = numba_ext.empty({shape}, np.{out_dtype}, usm_type={usm_type!r})")
-    lines += _nested_pranges(_over(keep), body)
+    lines += _parallel_loops([(f"i{j}", f"v.shape[{j}]") for j in keep], body)
     lines.append("    return out")
     return _compile("\n".join(lines), "reduce_axis")
 
@@ -183,17 +192,18 @@ def _shape_expr(var: str, ndim: int) -> str:
 
 
 @functools.lru_cache(maxsize=None)
-def dot_function(ndim_a: int, ndim_b: int, out_dtype: str, usm_type: str, what: str = "np.dot"):
-    """`np.dot(a, b)` of 1-D/2-D arrays as a numba_ext.jit function. Vector . vector is one fused
-    reduction kernel; otherwise one work-item per output element loops over the shared dimension.
-    Products accumulate in the result type (integers wrap as in NumPy); booleans count, then test."""
-    check_dot_ndims(ndim_a, ndim_b, what)
+def dot_function(ndim_a: int, ndim_b: int, out_dtype: str, usm_type: str):
+    """`np.dot(a, b)` of 1-D/2-D arrays as a numba_ext.jit function. Vector . vector is a
+    whole-array sum of the product; otherwise one work-item per output element loops over the
+    shared dimension. Products accumulate in the result type (integers wrap as in NumPy); booleans
+    count, then test."""
+    check_dot_ndims(ndim_a, ndim_b)
     k = ndim_a - 1  # the contracted dimension of `a` (that of `b` is 0)
     boolean = out_dtype == "bool"
     lines = [
         "def dot(a, b):",
         f"    if a.shape[{k}] != b.shape[0]:",
-        f"        raise ValueError({what + ': shapes '!r} + {_shape_expr('a', ndim_a)} + ' and ' + "
+        f"        raise ValueError('shapes ' + {_shape_expr('a', ndim_a)} + ' and ' + "
         f"{_shape_expr('b', ndim_b)} + ' not aligned: ' + str(a.shape[{k}]) + ' (dim {k}) != ' + "
         "str(b.shape[0]) + ' (dim 0)')",
     ]
@@ -210,32 +220,18 @@ def dot_function(ndim_a: int, ndim_b: int, out_dtype: str, usm_type: str, what: 
     ]
     shape = "(" + "".join(f"{n}, " for _, n in loops) + ")"
     lines.append(f"    out = numba_ext.empty({shape}, np.{out_dtype}, usm_type={usm_type!r})")
-    lines += _nested_pranges(loops, body)
+    lines += _parallel_loops(loops, body)
     lines.append("    return out")
     return _compile("\n".join(lines), "dot")
 
 
 # -- dispatch functions the rewrite calls, and their overloads -----------------------------------------
-def nx_reduce(a, op, axis):
-    return getattr(np, op)(a, axis=axis)
-
-
 def nx_dot(a, b):
     return np.dot(a, b)
 
 
 def nx_matmul(a, b):
     return a @ b
-
-
-def _host_impl(op: str, with_axis: bool):
-    fn = getattr(np, op)
-    if with_axis:
-        return lambda a, op, axis: fn(a, axis=axis)
-    return lambda a, op, axis: fn(a)
-
-
-_HOST_REDUCE = {(op, w): _host_impl(op, w) for op in REDUCTIONS for w in (True, False)}
 
 
 def _np_dot(a, b):
@@ -246,9 +242,6 @@ def _np_matmul(a, b):
     return a @ b
 
 
-_NOT_REWRITTEN = {_np_dot, _np_matmul, *_HOST_REDUCE.values()}
-
-
 def _usm(*ts):
     return any(isinstance(t, USMArrayType) for t in ts)
 
@@ -257,24 +250,68 @@ def _as_np(dt) -> np.dtype:
     return numpy_support.as_dtype(dt)
 
 
-@overload(nx_reduce, prefer_literal=True)
-def _ov_reduce(a, op, axis):
-    if not isinstance(op, types.StringLiteral):
-        return None
-    name = op.literal_value
-    if not _usm(a):
-        return _HOST_REDUCE[name, not isinstance(axis, (types.NoneType, types.Omitted))]
-    whole = isinstance(axis, (types.NoneType, types.Omitted))
-    if not whole and not isinstance(axis, types.IntegerLiteral):
+def _no_axis(axis) -> bool:
+    return isinstance(axis, (types.NoneType, types.Omitted))
+
+
+def _usm_reduce(name: str, a, axis):
+    """The implementation of np.<name>(a, axis=axis) for a USM array `a` (an axis of any integer
+    type is a run-time value: one compilation serves every axis)."""
+    if _no_axis(axis):
+        h = whole_function(name, a.ndim, _as_np(a.dtype))._dispatcher
+        return lambda a, axis: h(a)
+    if not isinstance(axis, types.Integer):
         raise UnsupportedError(
-            f"{name}(axis=...) on numba_ext arrays needs a constant integer axis (or None), got {axis}"
+            f"{name}(axis=...) on numba_ext arrays needs one integer axis (or None), got {axis}"
         )
-    ax = None if whole else normalize_axis(axis.literal_value, a.ndim)
-    if whole or a.ndim == 1:
-        h = (arg_reducer(name[3:], a.ndim) if name.startswith("arg") else whole_reducer(name))._dispatcher
-        return lambda a, op, axis: h(a)
-    h = axis_reducer(name, a.ndim, ax, result_dtype(name, _as_np(a.dtype)).name, a.usm_type)._dispatcher
-    return lambda a, op, axis: h(a)
+    nd, axis_error = a.ndim, np.exceptions.AxisError
+    if nd == 1:  # NumPy gives a scalar: the whole-array reduction
+        h = whole_function(name, 1, _as_np(a.dtype))._dispatcher
+
+        def impl(a, axis):
+            if axis < -1 or axis >= 1:
+                raise axis_error(axis, 1)
+            return h(a)
+
+        return impl
+    h = axis_reducer(name, nd, result_dtype(name, _as_np(a.dtype)).name, a.usm_type)._dispatcher
+
+    def impl(a, axis):
+        if axis < -nd or axis >= nd:
+            raise axis_error(axis, nd)
+        return h(a, axis + nd if axis < 0 else axis)
+
+    return impl
+
+
+def _dispatch_function(name: str, method: bool):
+    """The function the rewrite calls for np.<name>(a, axis) (or a.<name>(axis) when `method`), its
+    overload, and the host implementations: the call as written, for data that is not ours (NumPy
+    arrays, other objects with such methods)."""
+    call = f"a.{name}(" if method else f"np.{name}(a, "
+    fname = f"nx_{'method_' if method else ''}{name}"
+    ns = {"np": np}
+    exec(f"def {fname}(a, axis):\n    return {call}axis=axis)\n"
+         f"def host_axis(a, axis):\n    return {call}axis=axis)\n"
+         f"def host_all(a, axis):\n    return {call.rstrip(', ')})\n", ns)
+    host_axis, host_all = ns["host_axis"], ns["host_all"]
+
+    def ov(a, axis):
+        if not _usm(a):
+            return host_all if _no_axis(axis) else host_axis
+        return _usm_reduce(name, a, axis)
+
+    overload(ns[fname])(ov)
+    return ns[fname], (host_axis, host_all)
+
+
+_DISPATCH, _HOST_IMPLS = {}, set()
+for _name in REDUCTIONS:
+    for _method_form in (False, True):
+        _DISPATCH[_name, _method_form], _impls = _dispatch_function(_name, _method_form)
+        _HOST_IMPLS.update(_impls)
+del _name, _method_form, _impls
+_NOT_REWRITTEN = frozenset({_np_dot, _np_matmul, *_HOST_IMPLS})
 
 
 def _dot_overload(what, host_impl):
@@ -299,7 +336,7 @@ def _dot_overload(what, host_impl):
 
         dtype = dot_dtype(_as_np(a.dtype), _as_np(b.dtype)).name
         h = dot_function(a.ndim, b.ndim, dtype,
-                         coerce_usm_types([a.usm_type, b.usm_type]), what)._dispatcher
+                         coerce_usm_types([a.usm_type, b.usm_type]))._dispatcher
         return lambda a, b: h(a, b)
 
     return ov
@@ -322,7 +359,7 @@ def _method(func_ir, var):
 
 
 def _reduction_call(func_ir, call):
-    """(op, array var, axis var or None, has_axis) for the forms we offload, else None."""
+    """(op, array var, axis var or None) for np.<op>(x[, axis]) and x.<op>([axis]), else None."""
     kws = dict(call.kws)
     if call.vararg or set(kws) - {"axis"}:
         return None
@@ -333,23 +370,55 @@ def _reduction_call(func_ir, call):
         m = _method(func_ir, call.func)
         if m is None or m[0] not in REDUCTIONS:
             return None
-        op, args = m[0], [m[1], *call.args]
+        op, args = "x." + m[0], [m[1], *call.args]
     if not args or len(args) > 2 or (len(args) == 2 and "axis" in kws):
         return None
-    axis = kws.get("axis", args[1] if len(args) == 2 else None)
-    if axis is None and op in WHOLE_OPS:
-        return None  # whole-array reductions: parfors (numba_ext.jit) or host code (plain numba.njit)
-    return op, args[0], axis
+    return op, args[0], kws.get("axis", args[1] if len(args) == 2 else None)
+
+
+def nx_require_nonempty(a, op):
+    if a.size == 0:
+        raise ValueError(EMPTY_MESSAGES[op])
+
+
+@overload(nx_require_nonempty, prefer_literal=True)
+def _ov_require_nonempty(a, op):
+    if not isinstance(op, types.StringLiteral):
+        return None
+    if not isinstance(a, types.Array):
+        return lambda a, op: None
+    message = EMPTY_MESSAGES[op.literal_value]
+
+    def impl(a, op):
+        if a.size == 0:
+            raise ValueError(message)
+
+    return impl
+
+
+def _parallel(state) -> bool:
+    """Whether this compilation turns NumPy reductions into parfors (numba_ext.jit's pipeline); the
+    IR Numba builds to inline a closure comes with no flags: treat it as unchanged."""
+    flags = getattr(state, "flags", None)
+    return flags is None or flags.auto_parallel.enabled
 
 
 @register_rewrite("before-inference")
 class RewriteReductions(Rewrite):
     """np.<op>(x, axis=k), np.<op>(x, k), x.<op>(axis=k), x.<op>(k) for the reductions above,
-    np.argmin/argmax(x), x.argmin/argmax(), np.dot(a, b), np.matmul(a, b) and a @ b -> the
-    dispatch functions above."""
+    np.argmin/argmax(x), x.argmin/argmax(), np.dot(a, b), x.dot(b), np.matmul(a, b) and a @ b -> the
+    dispatch functions above. Whole-array reductions (np.sum(x), x.max(), ...) go there too in
+    pipelines without parfors (plain numba.njit), so they run on the device; with parfors
+    (numba_ext.jit) they stay parfors, and min/max get a size check first, as Numba's parallel
+    np.min/np.max only check len() and gave +-inf for N-D arrays with no elements."""
+
+    def __init__(self, state):
+        super().__init__(state)
+        self.parallel = _parallel(state)
+        self.guarded = set()  # the whole-array min/max calls given a check (ids of their IR nodes)
 
     def match(self, func_ir, block, typemap, calltypes):
-        self.func_ir, self.block, self.todo = func_ir, block, []
+        self.func_ir, self.block, self.todo, self.rebind = func_ir, block, [], {}
         if func_ir.func_id.func in _NOT_REWRITTEN:
             return False
         for inst in block.body:
@@ -357,7 +426,7 @@ class RewriteReductions(Rewrite):
                 continue
             e = inst.value
             if e.op == "binop" and e.fn is operator.matmul:
-                self.todo.append((inst, nx_matmul, [e.lhs, e.rhs], None))
+                self.todo.append((inst, nx_matmul, [e.lhs, e.rhs], False))
                 continue
             if e.op != "call":
                 continue
@@ -365,77 +434,120 @@ class RewriteReductions(Rewrite):
                 fn = resolve_global(func_ir, e.func)
                 m = _method(func_ir, e.func)
                 if fn in (np.dot, np.matmul) and len(e.args) == 2:
-                    self.todo.append((inst, nx_dot if fn is np.dot else nx_matmul, list(e.args), None))
+                    self.todo.append((inst, nx_dot if fn is np.dot else nx_matmul, list(e.args), False))
+                    if fn is np.matmul:  # Numba cannot type the (then unused) np.matmul: rebind it
+                        self.rebind[e.func.name] = nx_matmul
                     continue
                 if m is not None and m[0] == "dot" and len(e.args) == 1:
-                    self.todo.append((inst, nx_dot, [m[1], e.args[0]], None))
+                    self.todo.append((inst, nx_dot, [m[1], e.args[0]], False))
                     continue
             r = _reduction_call(func_ir, e)
-            if r is not None:
-                self.todo.append((inst, nx_reduce, [r[1]], (r[0], r[2])))
+            if r is None:
+                continue
+            op, array, axis = r
+            name = op.removeprefix("x.")
+            if axis is not None or name not in WHOLE_OPS or not self.parallel:
+                self.todo.append((inst, _DISPATCH[name, op.startswith("x.")], [array, axis], False))
+            elif name in EMPTY_MESSAGES and id(e) not in self.guarded:
+                self.guarded.add(id(e))
+                self.todo.append((inst, nx_require_nonempty, [array, name], True))
         return bool(self.todo)
 
     def apply(self):
         new = self.block.copy()
         new.clear()
-        todo = {id(i): (f, a, extra) for i, f, a, extra in self.todo}
+        todo = {id(i): rest for i, *rest in self.todo}
         for inst in self.block.body:
+            if isinstance(inst, ir.Assign) and inst.target.name in self.rebind:
+                g = ir.Global("nx_matmul", self.rebind[inst.target.name], inst.loc)
+                inst = ir.Assign(g, inst.target, inst.loc)
+                self.func_ir._definitions[inst.target.name] = [g]
             if id(inst) not in todo:
                 new.append(inst)
                 continue
-            fn, args, extra = todo[id(inst)]
+            fn, args, keep = todo[id(inst)]
             scope, loc = inst.target.scope, inst.loc
-            if extra is not None:
-                op, axis = extra
-                args = list(args)
-                for value, hint in ((op, "$nx_op"), (None, "$nx_axis")):
-                    if hint == "$nx_axis" and axis is not None:
-                        args.append(axis)
-                        continue
-                    v = ir.Var(scope, scope.redefine(hint, loc).name, loc)
-                    c = ir.Const(value, loc)
+            vars_ = []
+            for a in args:  # constants (the operation's name, a missing axis) become variables
+                if not isinstance(a, ir.Var):
+                    v = ir.Var(scope, scope.redefine("$nx_arg", loc).name, loc)
+                    c = ir.Const(a, loc)
                     new.append(ir.Assign(c, v, loc))
                     self.func_ir._definitions[v.name] = [c]
-                    args.append(v)
-            emit_call(new, self.func_ir, fn, args, inst.target, loc)
+                    a = v
+                vars_.append(a)
+            target = ir.Var(scope, scope.redefine("$nx_check", loc).name, loc) if keep else inst.target
+            emit_call(new, self.func_ir, fn, vars_, target, loc)
+            if keep:
+                new.append(inst)
         return new
+
+
+def check_reduction_calls(func_ir, block, typemap, parallel: bool) -> None:
+    """The forms of these reductions the rewrite above left alone (``out=``, ``keepdims=``,
+    ``dtype=``, ``initial=``, a tuple of axes, ...) would run as host code reading USM memory: on
+    numba_ext arrays they are a compile-time UnsupportedError naming the call and the line."""
+    for inst in block.body:
+        call = inst.value if isinstance(inst, ir.Assign) else None
+        if not (isinstance(call, ir.Expr) and call.op == "call"):
+            continue
+        fn = resolve_global(func_ir, call.func)
+        if fn in _REDUCTION_FUNCS or fn in (np.dot, np.matmul, np.vdot, np.inner, np.tensordot):
+            op, name, operands = fn.__name__, f"np.{fn.__name__}", [*call.args, *(v for _, v in call.kws)]
+        else:
+            m = _method(func_ir, call.func)
+            if m is None or m[0] not in REDUCTIONS + ("dot",):
+                continue
+            op, name, operands = m[0], f"x.{m[0]}", [m[1], *call.args, *(v for _, v in call.kws)]
+        if not any(isinstance(typemap.get(getattr(v, "name", None)), USMArrayType) for v in operands):
+            continue
+        op = _ALIASES.get(op, op)
+        if not call.kws and not call.vararg and len(operands) == 1 and op in WHOLE_OPS:
+            if parallel and op in _BOOL_EXTREMES and typemap[operands[0].name].dtype == types.boolean:
+                raise UnsupportedError(
+                    f"{name}() of a boolean numba_ext array in numba_ext.jit code (line {inst.loc.line}) is "
+                    f"not supported by Numba's parallel reductions: use np.{_BOOL_EXTREMES[op]}(x) (the same)"
+                )
+            continue  # a whole-array reduction
+        given = ", ".join(["..."] * len(call.args) + [f"{k}=..." for k, _ in call.kws])
+        raise UnsupportedError(
+            f"{name}({given}) on numba_ext arrays is not supported (line {inst.loc.line}); supported: "
+            "np.<op>(x) / x.<op>() and np.<op>(x, axis=<int>) for sum prod min max mean any all "
+            "argmin argmax, np.dot / np.matmul / @ of two 1-D or 2-D arrays"
+        )
 
 
 @register_rewrite("after-inference")
 class CheckReductions(Rewrite):
-    """The forms of these reductions the rewrite above left alone (``out=``, ``keepdims=``,
-    ``dtype=``, ``initial=``, a tuple of axes, ...) would run as host code reading USM memory:
-    on numba_ext arrays they are a compile-time UnsupportedError naming the call and the line."""
+    """check_reduction_calls in every nopython pipeline (plain numba.njit included)."""
+
+    def __init__(self, state):
+        super().__init__(state)
+        self.parallel = _parallel(state)
 
     def match(self, func_ir, block, typemap, calltypes):
-        if typemap is None:
-            return False
-        for inst in block.body:
-            call = inst.value if isinstance(inst, ir.Assign) else None
-            if not (isinstance(call, ir.Expr) and call.op == "call"):
-                continue
-            fn = resolve_global(func_ir, call.func)
-            if fn in _REDUCTION_FUNCS or fn in (np.dot, np.matmul, np.vdot, np.inner, np.tensordot):
-                op, name, operands = fn.__name__, f"np.{fn.__name__}", [*call.args, *(v for _, v in call.kws)]
-            else:
-                m = _method(func_ir, call.func)
-                if m is None or m[0] not in REDUCTIONS + ("dot",):
-                    continue
-                op, name, operands = m[0], f"x.{m[0]}", [m[1], *call.args, *(v for _, v in call.kws)]
-            if not any(isinstance(typemap.get(getattr(v, "name", None)), USMArrayType) for v in operands):
-                continue
-            if not call.kws and not call.vararg and len(operands) == 1 and _ALIASES.get(op, op) in WHOLE_OPS:
-                continue  # a whole-array reduction
-            given = ", ".join(["..."] * len(call.args) + [f"{k}=..." for k, _ in call.kws])
-            raise UnsupportedError(
-                f"{name}({given}) on numba_ext arrays is not supported (line {inst.loc.line}); supported: "
-                "np.<op>(x) / x.<op>() and np.<op>(x, axis=<constant int>) for sum prod min max mean any all "
-                "argmin argmax, np.dot / np.matmul / @ of two 1-D or 2-D arrays"
-            )
+        if typemap is not None:
+            check_reduction_calls(func_ir, block, typemap, self.parallel)
         return False
 
     def apply(self):  # pragma: no cover - match() never asks for it
         raise AssertionError
+
+
+@register_pass(mutates_CFG=False, analysis_only=True)
+class CheckReductionsPass(FunctionPass):
+    """check_reduction_calls right after type inference, before Numba's PreParforPass replaces
+    NumPy reductions by its parallel implementations (numba_ext.jit's pipeline)."""
+
+    _name = "numba_ext_check_reductions"
+
+    def __init__(self):
+        FunctionPass.__init__(self)
+
+    def run_pass(self, state):
+        for block in state.func_ir.blocks.values():
+            check_reduction_calls(state.func_ir, block, state.typemap, state.flags.auto_parallel.enabled)
+        return False
 
 
 _ = creation  # numba_ext.empty is used by the generated helpers
