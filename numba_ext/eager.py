@@ -141,7 +141,8 @@ def reduce(name: str, x: ndarray, axis=None, *, dtype=None, out=None, keepdims=F
     if name == "mean" and (x.size if axis is None else x.shape[axis]) == 0:
         warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=3)  # as NumPy; the result is NaN
     if axis is None:
-        return R.whole_function(name, max(x.ndim, 1), x.dtype)(x if x.ndim else x.reshape(1))
+        x = x if x.ndim else x.reshape(1)
+        return R.whole_function(name, x.ndim, x.dtype, x.flags.c_contiguous)(x)
     return R.axis_reducer(name, x.ndim, R.result_dtype(name, x.dtype).name, x.usm_type)(x, axis)
 
 
@@ -150,7 +151,10 @@ def dot(a: ndarray, b: ndarray, what: str = "np.dot") -> ndarray:
     from .numba import reductions as R
 
     if not (isinstance(a, ndarray) and isinstance(b, ndarray)):
-        other = type(b if isinstance(a, ndarray) else a).__name__
+        other = b if isinstance(a, ndarray) else a
+        if np.ndim(other) == 0 and not isinstance(other, (np.ndarray, list, tuple)):
+            raise UnsupportedError(f"{what} of a numba_ext array and a scalar is not supported: use *")
+        other = type(other).__name__
         raise ExecutionPlacementError(
             f"{what} of a numba_ext array and a {other}: the queue of the other operand cannot be inferred "
             "(compute follows data); convert it with numba_ext.asarray(x, sycl_queue=<the array's queue>)"

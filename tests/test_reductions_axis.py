@@ -269,7 +269,7 @@ def test_plain_njit(rng):
     np.testing.assert_allclose(nx.asnumpy(s), h.sum(0), rtol=1e-12)
     assert i == h.T.argmax() and mx == h.max() and total == pytest.approx(h.sum(), rel=1e-12)
     # whole-array reductions of plain numba.njit code ran in the kernels of the jitted helpers
-    assert reductions.whole_function("sum", 2, np.float64)._dispatcher.signatures
+    assert reductions.whole_function("sum", 2, np.float64, True)._dispatcher.signatures
     np.testing.assert_allclose(nx.asnumpy(mv), hm @ hv, rtol=1e-12)
     np.testing.assert_allclose(nx.asnumpy(vm), hv @ hm.T, rtol=1e-12)
 

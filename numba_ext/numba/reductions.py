@@ -1,15 +1,19 @@
-"""Reductions NumPy spells with extra structure: ``argmin/argmax``, reductions along one axis
-(``a.sum(axis=1)``, ``np.argmax(a, axis=0)``, ...) and ``np.dot`` / ``@`` of 1-D and 2-D arrays.
+"""Reductions: ``sum prod min max mean any all argmin argmax`` over all elements or along one axis
+(``a.sum(axis=1)``, ``np.argmax(a, axis=k)``), and ``np.dot`` / ``np.matmul`` / ``@`` / ``a.dot(b)``
+of 1-D and 2-D arrays.
 
-A before-inference rewrite sends these calls to dispatch functions (``nx_reduce``, ``nx_dot``)
-whose overloads call ``numba_ext.jit`` helpers on USM arrays (so they compile with the offload
-pipeline: prange loops and whole-array reductions become kernels) and NumPy's own functions on host
-arrays. The helpers are generated per (operation, rank, axis, result dtype, USM type): one work-item
-per output element, a sequential loop along the reduced axis, indexing the input through its strides
-(so slices with steps, negative strides and transposes work). Eager methods (``x.argmin(axis=1)``,
-``x @ y``) call the same helpers, so the rules below are the one place these reductions are defined.
-An after-inference check turns any other form of these calls on USM arrays (``out=``, ``keepdims=``,
-``dtype=``, ...) into a compile-time UnsupportedError instead of host code reading device memory."""
+A before-inference rewrite sends these calls to dispatch functions (one per reduction and call form,
+``nx_dot``, ``nx_matmul``) whose overloads call ``numba_ext.jit`` helpers on USM arrays (compiled with
+the offload pipeline, so their prange loops and whole-array reductions become kernels) and the call
+as written on anything else. The helpers are generated per (operation, rank, result dtype, USM type):
+an axis reduction moves the (run-time) axis last with a transposed view and runs one work-item per
+output element with a sequential loop along the axis, reading through the strides, so slices with
+steps, negative strides and transposes work; one compilation per input type serves every axis.
+Eager methods (``x.argmin(axis=1)``, ``x @ y``) call the same helpers, so this module is the one
+place these reductions are defined. Whole-array reductions stay parfors in ``numba_ext.jit`` code
+(with a size check before min/max) and go to the helpers in plain ``numba.njit`` code. Any other form
+of these calls on USM arrays (``out=``, ``keepdims=``, ``dtype=``, ...) is a compile-time
+UnsupportedError instead of host code reading device memory."""
 
 from __future__ import annotations
 
@@ -106,28 +110,34 @@ def _parallel_loops(loops: list[tuple[str, str]], body: list[str]) -> list[str]:
 _BOOL_EXTREMES = {"min": "all", "max": "any"}
 
 
-def whole_function(op: str, ndim: int, dtype):
+def whole_function(op: str, ndim: int, dtype, contiguous: bool):
     """The numba_ext.jit function computing `np.<op>(a)` over all elements of an `ndim`-d array of
-    `dtype` (any layout): a scalar, raising NumPy's ValueError for min/max/argmin/argmax of nothing."""
+    `dtype`: a scalar, raising NumPy's ValueError for min/max/argmin/argmax of nothing. C-contiguous
+    arrays (`contiguous`) are read as one flat run, which saves unravelling N-D indices."""
     boolean = np.dtype(dtype) == np.bool_
+    flat = contiguous and ndim > 1
     if op.startswith("arg"):
-        return arg_reducer(op[3:], ndim, boolean)
-    return whole_reducer(_BOOL_EXTREMES.get(op, op) if boolean else op, EMPTY_MESSAGES.get(op))
+        return arg_reducer(op[3:], 1 if flat else ndim, boolean, flat)
+    return whole_reducer(_BOOL_EXTREMES.get(op, op) if boolean else op, EMPTY_MESSAGES.get(op), flat)
+
+
+def _flatten(flat: bool) -> list[str]:
+    return ["    a = a.reshape(a.size)"] if flat else []
 
 
 @functools.lru_cache(maxsize=None)
-def whole_reducer(op: str, empty_message: str | None = None):
+def whole_reducer(op: str, empty_message: str | None, flat: bool):
     lines = ["def reduce_all(a):"]
     if empty_message:
         lines += ["    if a.size == 0:", f"        raise ValueError({empty_message!r})"]
-    lines.append(f"    return np.{op}(a)")
+    lines += [*_flatten(flat), f"    return np.{op}(a)"]
     return _compile("\n".join(lines), "reduce_all")
 
 
 @functools.lru_cache(maxsize=None)
-def arg_reducer(kind: str, ndim: int, boolean: bool = False):
-    """np.arg<kind>(a) of an `ndim`-d array of any layout: the flat C-order index of the first extreme
-    element (or of the first NaN, as NumPy)."""
+def arg_reducer(kind: str, ndim: int, boolean: bool, flat: bool):
+    """np.arg<kind>(a) of an `ndim`-d array of any layout (`flat`: a C-contiguous one, reshaped to
+    1-D): the flat C-order index of the first extreme element (or of the first NaN, as NumPy)."""
     index = ", ".join(f"i{d}" for d in range(ndim))
     # `t` is the flat C-order index of a[i0, i1, ...]
     body = [f"v = a[{index}]", "hit = (v != v) if nan else (v == m)", "if hit:", "    best = min(best, t)"]
@@ -136,6 +146,7 @@ def arg_reducer(kind: str, ndim: int, boolean: bool = False):
         "    size = a.size",
         "    if size == 0:",
         f"        raise ValueError({EMPTY_MESSAGES['arg' + kind]!r})",
+        *_flatten(flat),
         f"    m = np.{_BOOL_EXTREMES[kind] if boolean else kind}(a)",
         "    nan = m != m  # NumPy returns the first NaN",
         "    best = size",
@@ -234,8 +245,16 @@ def nx_matmul(a, b):
     return a @ b
 
 
+def nx_method_dot(a, b):
+    return a.dot(b)
+
+
 def _np_dot(a, b):
     return np.dot(a, b)
+
+
+def _np_method_dot(a, b):
+    return a.dot(b)
 
 
 def _np_matmul(a, b):
@@ -258,7 +277,7 @@ def _usm_reduce(name: str, a, axis):
     """The implementation of np.<name>(a, axis=axis) for a USM array `a` (an axis of any integer
     type is a run-time value: one compilation serves every axis)."""
     if _no_axis(axis):
-        h = whole_function(name, a.ndim, _as_np(a.dtype))._dispatcher
+        h = whole_function(name, a.ndim, _as_np(a.dtype), a.layout == "C")._dispatcher
         return lambda a, axis: h(a)
     if not isinstance(axis, types.Integer):
         raise UnsupportedError(
@@ -266,7 +285,7 @@ def _usm_reduce(name: str, a, axis):
         )
     nd, axis_error = a.ndim, np.exceptions.AxisError
     if nd == 1:  # NumPy gives a scalar: the whole-array reduction
-        h = whole_function(name, 1, _as_np(a.dtype))._dispatcher
+        h = whole_function(name, 1, _as_np(a.dtype), a.layout == "C")._dispatcher
 
         def impl(a, axis):
             if axis < -1 or axis >= 1:
@@ -311,7 +330,7 @@ for _name in REDUCTIONS:
         _DISPATCH[_name, _method_form], _impls = _dispatch_function(_name, _method_form)
         _HOST_IMPLS.update(_impls)
 del _name, _method_form, _impls
-_NOT_REWRITTEN = frozenset({_np_dot, _np_matmul, *_HOST_IMPLS})
+_NOT_REWRITTEN = frozenset({_np_dot, _np_matmul, _np_method_dot, *_HOST_IMPLS})
 
 
 def _dot_overload(what, host_impl):
@@ -343,6 +362,7 @@ def _dot_overload(what, host_impl):
 
 
 overload(nx_dot)(_dot_overload("np.dot", _np_dot))
+overload(nx_method_dot)(_dot_overload("x.dot", _np_method_dot))
 overload(nx_matmul)(_dot_overload("matmul", _np_matmul))
 
 
@@ -439,7 +459,7 @@ class RewriteReductions(Rewrite):
                         self.rebind[e.func.name] = nx_matmul
                     continue
                 if m is not None and m[0] == "dot" and len(e.args) == 1:
-                    self.todo.append((inst, nx_dot, [m[1], e.args[0]], False))
+                    self.todo.append((inst, nx_method_dot, [m[1], e.args[0]], False))
                     continue
             r = _reduction_call(func_ir, e)
             if r is None:
