@@ -278,45 +278,72 @@ class ndarray:
 
         if method != "__call__" or kwargs:
             return NotImplemented
+        if ufunc is np.matmul:
+            return eager.dot(*inputs, what="matmul")
         return eager.apply(ufunc, *inputs)
 
     __hash__ = None  # comparisons are elementwise, as for NumPy arrays
 
     # -- eager reductions (a kernel on the array's queue) -------------------------------------------
-    def sum(self, axis=None):
+    def sum(self, axis=None, dtype=None, out=None, keepdims=False):
         from . import eager
 
-        return eager.reduce("sum", self, axis)
+        return eager.reduce("sum", self, axis, dtype=dtype, out=out, keepdims=keepdims)
 
-    def prod(self, axis=None):
+    def prod(self, axis=None, dtype=None, out=None, keepdims=False):
         from . import eager
 
-        return eager.reduce("prod", self, axis)
+        return eager.reduce("prod", self, axis, dtype=dtype, out=out, keepdims=keepdims)
 
-    def min(self, axis=None):
+    def min(self, axis=None, out=None, keepdims=False):
         from . import eager
 
-        return eager.reduce("min", self, axis)
+        return eager.reduce("min", self, axis, out=out, keepdims=keepdims)
 
-    def max(self, axis=None):
+    def max(self, axis=None, out=None, keepdims=False):
         from . import eager
 
-        return eager.reduce("max", self, axis)
+        return eager.reduce("max", self, axis, out=out, keepdims=keepdims)
 
-    def mean(self, axis=None):
+    def mean(self, axis=None, dtype=None, out=None, keepdims=False):
         from . import eager
 
-        return eager.reduce("mean", self, axis)
+        return eager.reduce("mean", self, axis, dtype=dtype, out=out, keepdims=keepdims)
 
-    def any(self, axis=None):
+    def any(self, axis=None, out=None, keepdims=False):
         from . import eager
 
-        return eager.reduce("any", self, axis)
+        return eager.reduce("any", self, axis, out=out, keepdims=keepdims)
 
-    def all(self, axis=None):
+    def all(self, axis=None, out=None, keepdims=False):
         from . import eager
 
-        return eager.reduce("all", self, axis)
+        return eager.reduce("all", self, axis, out=out, keepdims=keepdims)
+
+    def argmin(self, axis=None, out=None, keepdims=False):
+        from . import eager
+
+        return eager.reduce("argmin", self, axis, out=out, keepdims=keepdims)
+
+    def argmax(self, axis=None, out=None, keepdims=False):
+        from . import eager
+
+        return eager.reduce("argmax", self, axis, out=out, keepdims=keepdims)
+
+    def dot(self, other) -> "ndarray":
+        from . import eager
+
+        return eager.dot(self, other)
+
+    def __matmul__(self, other):
+        from . import eager
+
+        return eager.dot(self, other, "matmul")
+
+    def __rmatmul__(self, other):
+        from . import eager
+
+        return eager.dot(other, self, "matmul")
 
 
 def _binary(ufunc, reflected=False):

@@ -6,6 +6,7 @@ data. Each distinct (operation, operand kinds, dtypes, layout, device) is compil
 from __future__ import annotations
 
 import threading
+import warnings
 
 import numpy as np
 
@@ -115,28 +116,49 @@ def _compile(ufunc, name, layout, ndim, out_dt, device):
     return _core.compile_kernel(b.spec(), device)
 
 
-_REDUCERS: dict = {}
+def _check_unsupported(what: str, **given) -> None:
+    bad = [f"{k}={v!r}" for k, v in given.items() if v is not None and v is not False]
+    if bad:
+        raise UnsupportedError(f"{what}({', '.join(bad)}) on numba_ext arrays is not supported")
 
 
-def _reducer(name: str):
-    """A jitted whole-array reduction (compiled once per signature by numba_ext.jit)."""
-    fn = _REDUCERS.get(name)
-    if fn is None:
-        from .jit import jit
+def reduce(name: str, x: ndarray, axis=None, *, dtype=None, out=None, keepdims=False):
+    """`x.<name>(axis=axis)` (sum prod min max mean any all argmin argmax), computed by a kernel on
+    `x`'s queue: a Python scalar over all elements, else a numba_ext array on the same queue."""
+    from .numba import reductions as R
 
-        body = {
-            "sum": lambda a: np.sum(a), "prod": lambda a: np.prod(a), "min": lambda a: np.min(a),
-            "max": lambda a: np.max(a), "mean": lambda a: np.mean(a), "any": lambda a: np.any(a),
-            "all": lambda a: np.all(a),
-        }[name]
-        fn = _REDUCERS.setdefault(name, jit(body))
-    return fn
-
-
-def reduce(name: str, x: ndarray, axis=None):
-    """`x.<name>()` over all elements, computed by a kernel on `x`'s queue."""
+    _check_unsupported(f"{name}", dtype=dtype, out=out, keepdims=keepdims)
     if axis is not None:
-        raise UnsupportedError(f"{name}(axis=...) on numba_ext arrays is not supported yet; reduce all elements")
-    if x.size == 0 and name in ("min", "max"):
-        raise ValueError(f"zero-size array to reduction operation {name} which has no identity")
-    return _reducer(name)(x)
+        if isinstance(axis, tuple):
+            raise UnsupportedError(
+                f"{name}(axis=<tuple>) on numba_ext arrays is not supported; reduce one axis at a time"
+            )
+        if x.ndim == 0:
+            raise np.exceptions.AxisError(axis, 0)
+        axis = R.normalize_axis(axis, x.ndim)
+        if x.ndim == 1:
+            axis = None
+    if name == "mean" and (x.size if axis is None else x.shape[axis]) == 0:
+        warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=3)  # as NumPy; the result is NaN
+    if axis is None:
+        x = x if x.ndim else x.reshape(1)
+        return R.whole_function(name, x.ndim, x.dtype, x.flags.c_contiguous)(x)
+    return R.axis_reducer(name, x.ndim, R.result_dtype(name, x.dtype).name, x.usm_type)(x, axis)
+
+
+def dot(a: ndarray, b: ndarray, what: str = "np.dot") -> ndarray:
+    """`np.dot(a, b)` / `a @ b` of 1-D and 2-D numba_ext arrays, computed on their queue."""
+    from .numba import reductions as R
+
+    if not (isinstance(a, ndarray) and isinstance(b, ndarray)):
+        other = b if isinstance(a, ndarray) else a
+        if np.ndim(other) == 0 and not isinstance(other, (np.ndarray, list, tuple)):
+            raise UnsupportedError(f"{what} of a numba_ext array and a scalar is not supported: use *")
+        other = type(other).__name__
+        raise ExecutionPlacementError(
+            f"{what} of a numba_ext array and a {other}: the queue of the other operand cannot be inferred "
+            "(compute follows data); convert it with numba_ext.asarray(x, sycl_queue=<the array's queue>)"
+        )
+    R.check_dot_ndims(a.ndim, b.ndim, what)
+    return R.dot_function(a.ndim, b.ndim, R.dot_dtype(a.dtype, b.dtype).name,
+                          coerce_usm_types([a.usm_type, b.usm_type]))(a, b)

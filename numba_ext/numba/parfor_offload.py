@@ -20,7 +20,7 @@ from numba.core import cgutils, ir, types
 from numba.core.compiler import CompilerBase, DefaultPassBuilder
 from numba.core.compiler_machinery import FunctionPass, register_pass
 from numba.core.errors import NumbaPerformanceWarning
-from numba.core.typed_passes import ParforPass, ParforPreLoweringPass
+from numba.core.typed_passes import NopythonTypeInference, ParforPass, ParforPreLoweringPass
 from numba.parfors.parfor import Parfor
 
 from .. import _core
@@ -134,12 +134,15 @@ class QuietParforPass(ParforPass):
 
 
 class OffloadCompiler(CompilerBase):
-    """Numba's nopython pipeline (with parfors) plus OffloadParfors."""
+    """Numba's nopython pipeline (with parfors) plus CheckReductionsPass and OffloadParfors."""
 
     def define_pipelines(self):
         pm = DefaultPassBuilder.define_nopython_pipeline(self.state)
         if self.state.flags.auto_parallel.enabled:
+            from .reductions import CheckReductionsPass
+
             pm.passes = [(QuietParforPass, d) if cls is ParforPass else (cls, d) for cls, d in pm.passes]
+            pm.add_pass_after(CheckReductionsPass, NopythonTypeInference)
             pm.add_pass_after(OffloadParfors, ParforPreLoweringPass)
         pm.finalize()
         return [pm]
