@@ -118,7 +118,10 @@ def whole_function(op: str, ndim: int, dtype, contiguous: bool):
     flat = contiguous and ndim > 1
     if op.startswith("arg"):
         return arg_reducer(op[3:], 1 if flat else ndim, boolean, flat)
-    return whole_reducer(_BOOL_EXTREMES.get(op, op) if boolean else op, EMPTY_MESSAGES.get(op), flat)
+    op = _BOOL_EXTREMES.get(op, op) if boolean else op
+    if op in ("any", "all"):
+        return anyall_reducer(op, 1 if flat else ndim, flat)
+    return whole_reducer(op, EMPTY_MESSAGES.get(op), flat)
 
 
 def _flatten(flat: bool) -> list[str]:
@@ -132,6 +135,23 @@ def whole_reducer(op: str, empty_message: str | None, flat: bool):
         lines += ["    if a.size == 0:", f"        raise ValueError({empty_message!r})"]
     lines += [*_flatten(flat), f"    return np.{op}(a)"]
     return _compile("\n".join(lines), "reduce_all")
+
+
+@functools.lru_cache(maxsize=None)
+def anyall_reducer(op: str, ndim: int, flat: bool):
+    """np.any / np.all of an `ndim`-d array of any layout as one prange max / min reduction: Numba's
+    parfor pass leaves np.any / np.all to host code, which must not read device memory."""
+    index = ", ".join(f"i{d}" for d in range(ndim))
+    fold = "max" if op == "any" else "min"
+    src = "\n".join([
+        "def reduce_anyall(a):",
+        *_flatten(flat),
+        f"    s = {0 if op == 'any' else 1}",
+        *_parallel_loops([(f"i{d}", f"a.shape[{d}]") for d in range(ndim)],
+                         [f"s = {fold}(s, 1 if a[{index}] != 0 else 0)"]),
+        "    return s > 0",
+    ])
+    return _compile(src, "reduce_anyall")
 
 
 @functools.lru_cache(maxsize=None)
@@ -309,7 +329,7 @@ def _dispatch_function(name: str, method: bool):
     arrays, other objects with such methods)."""
     call = f"a.{name}(" if method else f"np.{name}(a, "
     fname = f"nx_{'method_' if method else ''}{name}"
-    ns = {"np": np}
+    ns = {"np": np, "__name__": __name__}  # functions of this module (host_access trusts numba_ext's)
     exec(f"def {fname}(a, axis):\n    return {call}axis=axis)\n"
          f"def host_axis(a, axis):\n    return {call}axis=axis)\n"
          f"def host_all(a, axis):\n    return {call.rstrip(', ')})\n", ns)
@@ -466,7 +486,9 @@ class RewriteReductions(Rewrite):
                 continue
             op, array, axis = r
             name = op.removeprefix("x.")
-            if axis is not None or name not in WHOLE_OPS or not self.parallel:
+            # Numba's parfor pass turns whole-array sum/prod/min/max/mean into device loops, but not
+            # any/all (they would run as host code, which buffer memory cannot serve)
+            if axis is not None or name not in WHOLE_OPS or not self.parallel or name in ("any", "all"):
                 self.todo.append((inst, _DISPATCH[name, op.startswith("x.")], [array, axis], False))
             elif name in EMPTY_MESSAGES and id(e) not in self.guarded:
                 self.guarded.add(id(e))
