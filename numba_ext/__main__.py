@@ -8,7 +8,11 @@ def main() -> None:
     if not devs:
         print("No OpenCL devices found. Install a runtime, e.g. `pip install intel-opencl-rt`.")
         return
-    default = numba_ext.default_queue().device
+    try:
+        default = numba_ext.default_queue().device
+    except numba_ext.errors.NumbaExtError as e:  # e.g. NUMBA_EXT_DEVICE names no listed device
+        default = None
+        print(f"default device: none ({e})")
     print(f"{'filter string':<18} {'type':<6} {'fp64':<5} {'usm':<5} {'target':<12} name")
     for d in devs:
         mark = " (default)" if d == default else ""

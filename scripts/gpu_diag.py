@@ -22,6 +22,15 @@ print("OCL_ICD_VENDORS", os.environ.get("OCL_ICD_VENDORS"))
 env = {k: v for k, v in os.environ.items() if not k.startswith(("OCL_", "OPENCL"))}
 # numba_ext registers NVIDIA's driver itself: a fresh process with no OpenCL variables sees the GPU
 child("no OCL_ variables, before the parent uses the GPU", LIST, env=env)
+PROBE = (
+    "import os, ctypes, numba_ext._icd as i; f = i.register(); print('folder', f, os.environ.get('OCL_ICD_VENDORS'), "
+    "sorted(os.listdir(f)) if f else None, [open(os.path.join(f, n)).read().strip() for n in os.listdir(f)] if f else None); "
+    "lib = ctypes.CDLL('libOpenCL.so.1'); n = ctypes.c_uint(0); "
+    "print('clGetPlatformIDs', lib.clGetPlatformIDs(0, None, ctypes.byref(n)), n.value)"
+)
+child("no OCL_ variables: registration and raw platform count", PROBE, env=env)
+child("no OCL_ variables, OCL_ICD_VENDORS given", PROBE, env={**env, "OCL_ICD_VENDORS": os.environ.get("OCL_ICD_VENDORS", "")})
+print("env keys dropped:", sorted(k for k in os.environ if k.startswith(("OCL_", "OPENCL"))))
 child("before the parent uses the GPU", LIST)
 # is the GPU one process at a time for any API? a CUDA (CuPy) process starting an OpenCL child
 child("a CuPy process, then its OpenCL child",

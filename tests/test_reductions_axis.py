@@ -10,6 +10,8 @@ import pytest
 
 import numba_ext as nx
 
+from .conftest import DEV
+
 OPS = ["sum", "prod", "min", "max", "mean", "any", "all", "argmin", "argmax"]
 EXACT = {"min", "max", "argmin", "argmax", "any", "all"}
 
@@ -100,7 +102,7 @@ def test_1d(rng, op):
 
 
 def test_usm_type_and_queue_follow_the_input(rng):
-    q = nx.Queue("cpu")
+    q = nx.Queue(DEV)
     h = rng.standard_normal((3, 4))
     for usm in ("shared", "host"):
         x = nx.asarray(h, sycl_queue=q, usm_type=usm)
