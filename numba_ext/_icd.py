@@ -78,6 +78,15 @@ def register() -> str | None:
         folder = os.path.join(tempfile.gettempdir(), f"numba_ext-icd-{os.getuid()}-{digest}")
         _write_folder(folder, entries)
     os.environ["OCL_ICD_VENDORS"] = folder
+    # The Khronos loader (the libOpenCL.so.1 of NVIDIA's CUDA toolkit, for one) ignores such a folder
+    # but loads the libraries listed in OCL_ICD_FILENAMES in addition to its vendors folder: name the
+    # drivers we add there too (Debian's ocl-icd reads only the folder). A driver listed by both
+    # routes is one platform twice, which device discovery drops (same platform id).
+    ours = [lib for name, lib in entries.items() if name.startswith("numba_ext-")]
+    current = [f for f in os.environ.get("OCL_ICD_FILENAMES", "").split(":") if f]
+    added = [lib for lib in ours if lib not in current and os.path.basename(lib) not in current]
+    if added:
+        os.environ["OCL_ICD_FILENAMES"] = ":".join(current + added)
     return folder
 
 

@@ -241,12 +241,22 @@ fn discover() -> Result<Vec<Device>> {
         Err(e) => return Err(Error::cl(e.0, "clGetPlatformIDs")),
     };
     let mut out: Vec<Device> = Vec::new();
+    let mut seen_platforms = Vec::new();
     for p in platforms {
+        // a driver the ICD loader found twice (its vendors folder and OCL_ICD_FILENAMES, see
+        // numba_ext/_icd.py) reports the same platform twice
+        if seen_platforms.contains(&p.id()) {
+            continue;
+        }
+        seen_platforms.push(p.id());
         let ids = match p.get_devices(CL_DEVICE_TYPE_ALL) {
             Ok(ids) => ids,
             Err(_) => continue,
         };
         for id in ids {
+            if out.iter().any(|d| d.id() == id) {
+                continue;
+            }
             let probe = ClDevice::new(id);
             let ty = probe.dev_type().unwrap_or(CL_DEVICE_TYPE_ACCELERATOR);
             let kind = if ty & CL_DEVICE_TYPE_GPU != 0 {
