@@ -11,6 +11,7 @@ import hashlib
 import inspect
 import shutil
 import subprocess
+import struct
 import tempfile
 import threading
 from typing import Sequence
@@ -25,6 +26,8 @@ from .array import ndarray
 from .cfd import plan_call
 from .errors import ExecutionPlacementError, KernelArgumentError, LaunchError, NumbaExtError, UnsupportedError
 from .runtime import device_by_filter
+
+_F64, _F64_BITS = struct.Struct("<d"), struct.Struct("<Q")  # a float argument's bits
 
 _compile_lock = threading.RLock()
 
@@ -127,6 +130,7 @@ class Kernel:
         self.py_func = py_func
         self._params = list(inspect.signature(py_func).parameters)
         self._cache: dict = {}
+        self._fast: dict = {}
         self.__name__ = py_func.__name__
         self.__doc__ = py_func.__doc__
 
@@ -145,7 +149,7 @@ class Kernel:
         out = []
         for name, a in zip(self._params, args):
             if isinstance(a, ndarray):
-                out.append(_typeof.typeof(a, _typeof.Purpose.argument))
+                out.append(a._numba_type_)  # made once per array
             elif isinstance(a, (bool, np.bool_)):
                 out.append(types.boolean)
             elif isinstance(a, (int, np.integer)):
@@ -160,9 +164,16 @@ class Kernel:
         return tuple(out)
 
     def _compile(self, argtys, device_filter) -> _Compiled:
+        # Numba interns its types (one object per type), so identities make a cheap first-level key;
+        # the entry keeps the types alive, so the identities stay theirs
+        fast = (*map(id, argtys), device_filter)
+        c = self._fast.get(fast)
+        if c is not None:
+            return c
         key = (argtys, device_filter)
         c = self._cache.get(key)
         if c is not None:
+            self._fast[fast] = c
             return c
         with _compile_lock:
             c = self._cache.get(key)
@@ -208,6 +219,10 @@ class Kernel:
                 slots.append(a._data_ptr)
                 slots.extend(a.shape)
                 slots.extend(s & 0xFFFFFFFFFFFFFFFF for s in a.strides)
+            elif type(a) is float:
+                slots.append(_F64_BITS.unpack(_F64.pack(a))[0])
+            elif type(a) is int:
+                slots.append(a & 0xFFFFFFFFFFFFFFFF)
             else:
                 dt = np.dtype(np.bool_) if isinstance(a, (bool, np.bool_)) else (
                     np.dtype(np.int64) if isinstance(a, int) else (np.dtype(np.float64) if isinstance(a, float) else np.asarray(a).dtype))
