@@ -7,6 +7,7 @@
 #   scripts/gpu_check.sh run [PYTEST ARGS] # there, from the repo root: pytest (default: tests) on the GPU
 #   scripts/gpu_check.sh bench [RUN ARGS]  # there: benchmarks/run.py (default: --preset M --workloads gpu)
 #   scripts/gpu_check.sh all [PYTEST ARGS] [-- RUN ARGS]  # there: run, then bench, in one call
+#   scripts/gpu_check.sh exec CMD [ARGS]   # there: any command in the prepared environment
 #   scripts/gpu_check.sh selftest          # here: the remote half on a copy of the tree, on the CPU
 #
 # `pack` builds a release wheel (`maturin build --release`) and packs the shared libraries the
@@ -470,6 +471,11 @@ main() {
         save_dump
         ((rc != 0)) || rc=$brc
         exit "$rc"
+        ;;
+    exec)
+        # exec CMD [ARGS]: any command in the prepared environment (probes, one workload)
+        setup
+        "$@"
         ;;
     selftest) selftest ;;
     *)
