@@ -340,11 +340,11 @@ def lower_parfor_offload(lowerer, parfor):
         builder.store(total, gsize)
     local = llir.Constant(_i64.as_pointer(), None)  # the driver chooses
     if str(_device_for(device).target).startswith("ptx"):
-        # whole work-groups of 256 (the grid-stride loop ignores the extra work-items): NVIDIA's
+        # whole work-groups (the grid-stride loop ignores the extra work-items): NVIDIA's
         # driver, left to choose, picks a divisor of the global size (as small as 1 for a prime)
-        g = builder.load(gsize)
-        builder.store(builder.mul(builder.udiv(builder.add(g, _i64(255)), _i64(256)), _i64(256)), gsize)
-        local = cgutils.alloca_once_value(builder, _i64(256))
+        wg, g = _core.NVIDIA_WORK_GROUP, builder.load(gsize)
+        builder.store(builder.mul(builder.udiv(builder.add(g, _i64(wg - 1)), _i64(wg)), _i64(wg)), gsize)
+        local = cgutils.alloca_once_value(builder, _i64(wg))
     launch = _declare(builder, "nx_launch_nd", _i32, [_i8p, _i8p, _i64.as_pointer(), _i32, _i32, _i64.as_pointer(), _i64.as_pointer()])
     kaddr = context.add_dynamic_addr(builder, kernel.address, info="numba_ext kernel")  # not cacheable
     st = builder.call(launch, [kaddr, queue, slots, _i32(len(slot_vals)), _i32(1), gsize, local])

@@ -24,13 +24,7 @@ impl Drop for ContextInner {
     fn drop(&mut self) {
         // Free the blocks (USM, or buffers) the allocation pool kept for this context.
         for (_, p) in super::memory::drain_pool(self.cl.get() as usize) {
-            match self.usm {
-                Some(usm) => unsafe { (usm.blocking_free)(self.cl.get(), p as *mut std::ffi::c_void) },
-                None => {
-                    super::buffers::free(p);
-                    0
-                }
-            };
+            super::memory::free_block(self.usm, self.cl.get(), p);
         }
     }
 }

@@ -137,16 +137,15 @@ enum Backing {
     Buffer(usize),
 }
 
-/// Give a block back to the driver (USM free or buffer release), after the pool declined it.
-fn release_block(ctx: &super::context::Context, backing: &Backing) {
-    match *backing {
-        Backing::Usm(p) => {
-            if let Some(usm) = ctx.0.usm {
-                // Blocking free: waits for kernels still using the memory.
-                unsafe { (usm.blocking_free)(ctx.raw(), p) };
-            }
-        }
-        Backing::Buffer(a) => super::buffers::free(a),
+/// Give the block at `addr` back to the driver: a blocking USM free (it waits for kernels still
+/// using the memory) on a context with USM (`usm`), else the release of a buffer. The one place
+/// blocks are freed: when the pool declines a block, and when a context drains the pool.
+pub(crate) fn free_block(usm: Option<super::usm::UsmFns>, context: opencl3::types::cl_context, addr: usize) {
+    match usm {
+        Some(usm) => unsafe {
+            (usm.blocking_free)(context, addr as *mut c_void);
+        },
+        None => super::buffers::free(addr),
     }
 }
 
@@ -323,6 +322,6 @@ impl Drop for Allocation {
         if pool::give(key, self.addr()) {
             return;
         }
-        release_block(ctx, &self.backing);
+        free_block(ctx.0.usm, ctx.raw(), self.addr() as usize);
     }
 }

@@ -15,7 +15,7 @@ pub use context::Context;
 pub use device::{devices, select_device, Device, DeviceKind, Target};
 pub use buffers::live_buffers;
 pub use memory::{copy, fill, live_allocations, Allocation, UsmKind};
-pub use program::CompiledKernel;
+pub use program::{CompiledKernel, NVIDIA_WORK_GROUP};
 pub use queue::Queue;
 
 /// A `HashMap` with a fast multiplicative hasher, for the small keys (addresses, sizes) of the maps

@@ -209,7 +209,7 @@ impl CompiledKernel {
         if self.binary.flavor == Flavor::Nvptx && n > 0 {
             // PTX elementwise kernels guard `gid < n`: launch whole work-groups of 256, since NVIDIA's
             // driver, left to choose, picks a divisor of n (as small as 1 for a prime n).
-            const WG: usize = 256;
+            const WG: usize = NVIDIA_WORK_GROUP;
             return self.launch_nd(queue, slots, &[n.div_ceil(WG) * WG], Some(&[WG]));
         }
         self.launch_nd(queue, slots, &[n], None)
@@ -299,11 +299,15 @@ impl CompiledKernel {
     }
 }
 
+/// Work-items per group that numba_ext uses on NVIDIA devices where the launch does not say: grid-
+/// stride and bounds-guarded kernels round their range up to it, others get `nvidia_local_size`.
+pub const NVIDIA_WORK_GROUP: usize = 256;
+
 /// Work-group size for a launch that named none on an NVIDIA device: per dimension, in order, the
 /// largest power of two that divides the global size and keeps the group within 256 work-items.
 fn nvidia_local_size(global: &[usize]) -> [usize; 3] {
     let mut local = [1usize; 3];
-    let mut budget = 256usize;
+    let mut budget = NVIDIA_WORK_GROUP;
     for (d, &g) in global.iter().enumerate().take(3) {
         let mut l = 1;
         while l * 2 <= budget && g.is_multiple_of(l * 2) {
