@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import numbers
 
 import numpy as np
@@ -31,17 +30,35 @@ def _shape(shape) -> tuple:
     return shape
 
 
+# (dtype, ndim, usm_type, device filter string) -> ArrayInfo of new C-contiguous arrays
+_infos: dict = {}
+
+
 def _allocate(shape, dtype, queue: Queue, usm_type: str) -> ndarray:
+    """A new C-contiguous array: allocated and wrapped by the extension (``_core.empty``), which
+    returns an array holding only its native image, as compiled code's results do."""
     dt = dtype if type(dtype) is np.dtype and dtype in _SUPPORTED else check_dtype(dtype)
-    if dt.char == "d" and not queue.device.has_fp64:
-        raise TypeError(f"device {queue.device.filter_string} has no fp64 support; use float32")
     if type(shape) is not tuple or (shape and min(shape) < 0):
         shape = _shape(shape)
-    nbytes = math.prod(shape) * dt.itemsize
-    alloc = _core.USMAllocation(queue, nbytes, usm_type if usm_type in _USM else check_usm_type(usm_type))
-    raw = np.asarray(alloc)  # uint8 view of the allocation; its base keeps the memory alive
-    desc = np.ndarray(shape, dtype=dt, buffer=raw)
-    return ndarray._wrap(desc, queue, usm_type, alloc.ptr)
+    key = (dt, len(shape), usm_type, queue.device.filter_string)
+    info = _infos.get(key)
+    if info is None:
+        info = _new_array_info(dt, len(shape), usm_type, queue)
+    return _core.empty(queue, shape, dt.itemsize, info)
+
+
+def _new_array_info(dt: np.dtype, ndim: int, usm_type: str, queue: Queue):
+    from numba.np import numpy_support
+
+    from .numba.types import USMArrayType, array_info
+
+    check_usm_type(usm_type)
+    if dt.char == "d" and not queue.device.has_fp64:
+        raise TypeError(f"device {queue.device.filter_string} has no fp64 support; use float32")
+    device = queue.device.filter_string
+    t = USMArrayType(numpy_support.from_dtype(dt), ndim, "C", usm_type=usm_type, device=device)
+    info = _infos[(dt, ndim, usm_type, device)] = array_info(t)
+    return info
 
 
 def _queue_for(device, sycl_queue) -> Queue:
@@ -62,7 +79,7 @@ def full(shape, fill_value, dtype=None, *, device=None, usm_type="device", sycl_
     out = _allocate(shape, dtype, q, usm_type)
     if out.nbytes:
         pattern = np.asarray(fill_value, dtype=out.dtype).tobytes()
-        _owner(out).fill(pattern)
+        _core.fill(out._queue, out._data_ptr, pattern, out.nbytes)
     return out
 
 
@@ -81,16 +98,6 @@ def arange(start, stop=None, step=1, dtype=None, *, device=None, usm_type="devic
     if dtype is None and host.dtype.kind == "f":
         host = host.astype(_default_float(_queue_for(device, sycl_queue)))
     return asarray(host, device=device, usm_type=usm_type, sycl_queue=sycl_queue)
-
-
-def _owner(x: ndarray):
-    """The USMAllocation owning a freshly allocated array."""
-    base = x._desc.base
-    while base is not None and not isinstance(base, _core.USMAllocation):
-        base = getattr(base, "base", None)
-    if base is None:
-        raise RuntimeError("array has no USM allocation owner")
-    return base
 
 
 def _upload_into(dst: ndarray, host: np.ndarray) -> None:

@@ -47,6 +47,8 @@ class Range(tuple):
     """A global range of 1 to 3 dimensions."""
 
     def __new__(cls, *dims):
+        if 1 <= len(dims) <= 3 and all(type(d) is int and d >= 0 for d in dims):  # the common spelling
+            return super().__new__(cls, dims)
         dims = _dims(dims[0] if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims, "global")
         return super().__new__(cls, dims)
 
@@ -122,21 +124,42 @@ class _Compiled:
         )
 
 
-class Kernel:
+# normalised launch ranges cached per kernel (by launch configuration), at most this many
+_MAX_RANGES = 64
+
+
+class Kernel(_core.KernelCaller):
     """A kernel function. Launch with ``k[global_size](*args)``, ``k[global_size, local_size](*args)``,
-    ``k[numba_ext.NdRange(g, l)](*args)`` or ``numba_ext.call_kernel(k, range, *args)``."""
+    ``k[numba_ext.NdRange(g, l)](*args)`` or ``numba_ext.call_kernel(k, range, *args)``.
+
+    ``k[...]`` returns a launch object (``_core.KernelLaunch``) whose call takes the common case
+    (numba_ext arrays on one queue, Python scalars) straight to the compiled kernel in Rust
+    (rust/src/python/kernel_launch.rs); everything else comes to :meth:`launch`."""
 
     def __init__(self, py_func):
         self.py_func = py_func
         self._params = list(inspect.signature(py_func).parameters)
         self._cache: dict = {}
         self._fast: dict = {}
+        self._ranges: dict = {}  # launch configuration -> (global range, local range)
         self.__name__ = py_func.__name__
         self.__doc__ = py_func.__doc__
+        self._set_fast_path(ndarray, len(self._params))
 
     def __getitem__(self, cfg):
-        global_range, local_range = _normalize_range(cfg)
-        return _Launcher(self, global_range, local_range)
+        try:
+            key = (type(cfg), cfg)  # (4, 4) is a 1-D launch with a local size, Range(4, 4) a 2-D range
+            ranges = self._ranges.get(key)
+        except TypeError:  # unhashable (a list)
+            key = ranges = None
+        if ranges is None:
+            global_range, local_range = _normalize_range(cfg)
+            ranges = (list(global_range), None if local_range is None else list(local_range))
+            if key is not None:
+                if len(self._ranges) >= _MAX_RANGES:
+                    self._ranges.clear()
+                self._ranges[key] = ranges
+        return _core.KernelLaunch(self, *ranges)
 
     def __call__(self, *args):
         raise LaunchError(
@@ -264,6 +287,15 @@ class Kernel:
         th.start()
         return ev
 
+    def _fast_entry(self, args):
+        """For the Rust launch path, after a launch with `args` (all numba_ext arrays on one queue):
+        (compiled kernel, queue, the device's largest work-group), or None to keep launching here."""
+        plan, compiled = self._prepare(args)
+        dev = plan.queue.device
+        if compiled.local_bytes > dev.local_mem_size:
+            return None
+        return compiled.kernel, plan.queue, dev.max_work_group_size
+
     # -- introspection --------------------------------------------------------------------------------
     def _compiled_for(self, args) -> _Compiled:
         return self._prepare(args)[1]
@@ -287,14 +319,6 @@ class Kernel:
 
     def __repr__(self):
         return f"<numba_ext.kernel {self.py_func.__qualname__}>"
-
-
-class _Launcher:
-    def __init__(self, kernel, global_range, local_range):
-        self.kernel, self.global_range, self.local_range = kernel, global_range, local_range
-
-    def __call__(self, *args):
-        return self.kernel.launch(self.global_range, self.local_range, args)
 
 
 class DeviceFunction:
@@ -327,8 +351,7 @@ def func(f=None):
 
 def call_kernel(k: Kernel, range_, *args):
     """Launch `k` over `range_` (an int, a tuple, a Range or an NdRange) and wait."""
-    g, lo = _normalize_range(range_)
-    return k.launch(g, lo, args)
+    return k[range_](*args)
 
 
 def call_kernel_async(k: Kernel, range_, *args) -> Event:

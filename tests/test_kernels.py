@@ -287,6 +287,65 @@ def test_one_binary_per_signature_and_device(rng):
     assert len(scale._cache) == 2  # float32 and float64 arrays; new queues do not recompile
 
 
+def test_cached_launches_take_the_fast_path_and_keep_every_check(rng):
+    # after a first (Python) launch, launches with the same argument types and queue go from the
+    # launch object straight to the compiled kernel (rust/src/python/kernel_launch.rs)
+    @nx.kernel
+    def k(x, out, s, n, flag):
+        i = nx.get_global_id(0)
+        v = x[i] * s + n
+        out[i] = -v if flag else v
+
+    h = rng.standard_normal(96)
+    x, out = nx.asarray(h, device=DEV), nx.full(96, np.nan, device=DEV)
+    assert k._fast_cache_len() == 0
+    for it in range(3):
+        s, n, flag = float(rng.standard_normal()), int(rng.integers(-50, 50)), bool(it % 2)
+        out = nx.full(96, np.nan, device=DEV)
+        k[96](x, out, s, n, flag)
+        want = h * s + n
+        np.testing.assert_allclose(nx.asnumpy(out), -want if flag else want, rtol=1e-13)
+    assert k._fast_cache_len() == 1
+    # views: the slots come from each array's own image (data address, shape, strides)
+    out2 = nx.full(48, np.nan, device=DEV)
+    k[48](x[::-2], out2, 2.0, 1, False)
+    np.testing.assert_allclose(nx.asnumpy(out2), h[::-2] * 2.0 + 1, rtol=1e-13)
+    assert k._fast_cache_len() == 2  # another layout: another entry
+    # other argument kinds take the Python path and are typed there (NumPy scalars keep their type)
+    x32 = nx.asarray(h.astype(np.float32), device=DEV)
+    out32 = nx.empty(96, dtype=np.float32, device=DEV)
+    k[96](x32, out32, np.float32(0.5), np.int32(3), np.bool_(False))
+    np.testing.assert_allclose(nx.asnumpy(out32), h.astype(np.float32) * 0.5 + 3, rtol=1e-6)
+    # errors stay the same after the cache is warm
+    limit = Device(DEV).max_work_group_size
+    with pytest.raises(nx.LaunchError, match="exceeds the limit"):
+        k[limit * 2, limit * 2](nx.zeros(limit * 2, device=DEV), nx.zeros(limit * 2, device=DEV), 1.0, 1, True)
+    other = Queue(DEV, context=Context(Device(DEV)))
+    with pytest.raises(nx.ExecutionPlacementError, match="'x'.*'out'"):
+        k[96](x, nx.empty(96, sycl_queue=other), 1.0, 1, True)
+    with pytest.raises(nx.ExecutionPlacementError, match="offload_to"):
+        k[96](h, h.copy(), 1.0, 1, True)
+    with pytest.raises(nx.KernelArgumentError, match="takes 5 arguments"):
+        k[96](x, out, 1.0, 1)
+    with pytest.raises(nx.KernelArgumentError, match="argument 's' has type str"):
+        k[96](x, out, "1", 1, True)
+    # inside offload_to the Python path applies compute follows data (NumPy arrays copied back)
+    hout = np.full(96, np.nan)
+    with nx.offload_to(DEV):
+        k[96](h, hout, 3.0, 2, False)
+    np.testing.assert_allclose(hout, h * 3.0 + 2, rtol=1e-13)
+    # (4, 4) is a 1-D launch of 4 with work-groups of 4; Range(4, 4) a 2-D range
+    @nx.kernel
+    def ids(out):
+        out[nx.get_global_id(1) * 4 + nx.get_global_id(0)] = nx.get_global_id(0) + 10 * nx.get_global_id(1)
+
+    r = nx.full(16, -1, dtype=np.int64, device=DEV)
+    ids[4, 4](r)
+    assert (nx.asnumpy(r) == np.r_[np.arange(4), [-1] * 12]).all()
+    ids[nx.Range(4, 4)](r)
+    assert (nx.asnumpy(r) == (np.arange(4)[None, :] + 10 * np.arange(4)[:, None]).ravel()).all()
+
+
 # -- device functions -----------------------------------------------------------------------------
 @nx.func
 def sq(v):

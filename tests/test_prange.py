@@ -258,3 +258,33 @@ def test_axis_reduction_dtypes(rng):
     m = nx.jit(lambda x: x.mean(axis=0))(nx.asarray(h))
     assert m.dtype == np.float64
     np.testing.assert_allclose(nx.asnumpy(m), h.mean(0))
+
+
+def test_prange_in_plain_numba_njit_parallel_runs_on_the_device(rng):
+    # plain @numba.njit(parallel=True) has Numba's own pipeline: its parfors over numba_ext arrays must
+    # still become kernels on the arrays' queue (Numba's host gufunc over device data was a crash)
+    import numba
+
+    @numba.njit(parallel=True)
+    def body(x, out):
+        s = 0.0
+        for i in prange(x.shape[0]):
+            v = math.tanh(x[i]) * 2.0
+            out[i] = v if x[i] > 0.3 else -v
+            s += x[i]
+        return s
+
+    h = rng.random(2049)
+    x, out = nx.asarray(h, device=DEV), nx.full(2049, np.nan, device=DEV)
+    s = body(x, out)
+    v = np.tanh(h) * 2.0
+    np.testing.assert_allclose(nx.asnumpy(out), np.where(h > 0.3, v, -v), rtol=1e-13)
+    np.testing.assert_allclose(s, h.sum(), rtol=1e-12)
+
+    @numba.njit(parallel=True)
+    def mixed(x, y):
+        for i in prange(x.shape[0]):
+            x[i] = y[i]
+
+    with pytest.raises(nx.ExecutionPlacementError, match="mixes numba_ext arrays with NumPy arrays"):
+        mixed(x, h.copy())

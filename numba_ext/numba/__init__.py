@@ -22,5 +22,8 @@ def _init_extension() -> None:
     for name, addr in _core.capi_addresses().items():
         llvm.add_symbol(name, addr)
     from . import alloc, elementwise, offload, reductions, types  # noqa: F401  (typing, models, boxing, rewrites)
+    from .parfor_offload import install_njit_parfor_lowering
+
+    install_njit_parfor_lowering()  # prange loops in plain @numba.njit(parallel=True)
 
     _initialized = True

@@ -105,17 +105,46 @@ class OffloadParfors(FunctionPass):
     def run_pass(self, state):
         for blk in state.func_ir.blocks.values():
             for inst in blk.body:
-                if isinstance(inst, Parfor) and _touches_usm(inst, state.typemap):
-                    arrays = [n for n in _parfor_vars(inst) if isinstance(state.typemap.get(n), types.Array)]
-                    host = [n for n in arrays if not isinstance(state.typemap[n], USMArrayType)]
-                    if host:
-                        raise ExecutionPlacementError(
-                            f"a parallel loop at {inst.loc.filename}, line {inst.loc.line} mixes numba_ext arrays "
-                            f"with NumPy arrays ({', '.join(sorted(host))}); the queue of the NumPy data cannot be "
-                            "inferred (compute follows data). Convert them with numba_ext.asarray(x, sycl_queue=q)"
-                        )
+                if isinstance(inst, Parfor) and _offloaded(inst, state.typemap):
                     inst.lowerer = lower_parfor_offload
         return False
+
+
+def _offloaded(parfor, typemap) -> bool:
+    """Whether `parfor` runs on a device (it touches USM arrays); an error if it also touches NumPy
+    arrays."""
+    if not _touches_usm(parfor, typemap):
+        return False
+    arrays = [n for n in _parfor_vars(parfor) if isinstance(typemap.get(n), types.Array)]
+    host = [n for n in arrays if not isinstance(typemap[n], USMArrayType)]
+    if host:
+        raise ExecutionPlacementError(
+            f"a parallel loop at {parfor.loc.filename}, line {parfor.loc.line} mixes numba_ext arrays "
+            f"with NumPy arrays ({', '.join(sorted(host))}); the queue of the NumPy data cannot be "
+            "inferred (compute follows data). Convert them with numba_ext.asarray(x, sycl_queue=q)"
+        )
+    return True
+
+
+def install_njit_parfor_lowering() -> None:
+    """Plain ``@numba.njit(parallel=True)`` compiles with Numba's own pipeline, which has no
+    OffloadParfors pass: its parfors reach Numba's parfor lowering with no lowerer set, and Numba would
+    build a host gufunc over device arrays. Wrap that one entry point (``_lower_parfor_parallel``, which
+    Numba's ``ParforLower`` calls by module-global name) so that parfors touching USM arrays take
+    ``lower_parfor_offload`` there too; every other parfor goes to Numba unchanged."""
+    from numba.parfors import parfor_lowering
+
+    numba_lower = parfor_lowering._lower_parfor_parallel
+    if getattr(numba_lower, "_numba_ext", False):
+        return
+
+    def lower_parfor(lowerer, parfor):
+        if parfor.lowerer is None and _offloaded(parfor, lowerer.fndesc.typemap):
+            return lower_parfor_offload(lowerer, parfor)
+        return numba_lower(lowerer, parfor)
+
+    lower_parfor._numba_ext = True
+    parfor_lowering._lower_parfor_parallel = lower_parfor
 
 
 @register_pass(mutates_CFG=True, analysis_only=False)

@@ -101,6 +101,19 @@ pub fn binary_math(flavor: Flavor, op: BinaryOp, dtype: DType) -> Option<String>
     binary_names(op).map(|n| mangle(flavor, n, dtype, 2))
 }
 
+/// Whether tanh is computed from expm1 (`KernelBuilder::tanh_by_expm1`) instead of the target's
+/// tanh. On SPIR-V: the Intel OpenCL CPU runtime's float64 tanh took 8.6 ms for 2^22 elements where
+/// expm1 took 3.3 ms and the expansion 3.8 ms (2-core EPYC, 2026-11-22); Black-Scholes has two.
+/// libdevice's tanh (NVPTX) is already fast.
+pub fn tanh_by_expm1(flavor: Flavor) -> bool {
+    flavor == Flavor::Spirv
+}
+
+/// The target's `copysign(x, y)` for a float dtype.
+pub fn copysign(flavor: Flavor, dtype: DType) -> String {
+    mangle(flavor, ("copysign", "copysign"), dtype, 2)
+}
+
 /// SPIR-V work-item query builtins (`size_t f(uint)`).
 pub fn spirv_id_builtin(name: &str) -> String {
     format!("_Z{}{}j", name.len(), name)

@@ -24,7 +24,7 @@ use pyo3::types::{PyBool, PyComplex, PyDict, PyFloat, PyInt, PyTuple, PyType};
 use super::native::NativeArray;
 
 /// Number of `offload_to` contexts entered and not yet left, in all threads.
-static OFFLOAD_ACTIVE: AtomicIsize = AtomicIsize::new(0);
+pub(super) static OFFLOAD_ACTIVE: AtomicIsize = AtomicIsize::new(0);
 
 /// Count `offload_to` contexts (`delta` +1 on entry, -1 on exit).
 #[pyfunction]

@@ -4,6 +4,7 @@ mod capi;
 mod compiler;
 mod errors;
 mod jit;
+mod kernel_launch;
 mod native;
 mod nrt;
 mod runtime;
@@ -40,17 +41,21 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<native::NativeArray>()?;
     m.add_class::<native::ArrayInfo>()?;
     m.add_class::<jit::JitCaller>()?;
+    m.add_class::<kernel_launch::KernelCaller>()?;
+    m.add_class::<kernel_launch::KernelLaunch>()?;
     m.add_function(wrap_pyfunction!(get_devices, m)?)?;
     m.add_function(wrap_pyfunction!(_live_allocations, m)?)?;
     m.add_function(wrap_pyfunction!(_live_buffers, m)?)?;
     m.add("NVIDIA_WORK_GROUP", crate::runtime::NVIDIA_WORK_GROUP)?;
     m.add_function(wrap_pyfunction!(nrt::_set_nrt_api, m)?)?;
     m.add_function(wrap_pyfunction!(runtime::memcpy, m)?)?;
+    m.add_function(wrap_pyfunction!(runtime::fill, m)?)?;
     m.add_function(wrap_pyfunction!(compiler::compile_kernel, m)?)?;
     m.add_function(wrap_pyfunction!(compiler::compile_function, m)?)?;
     m.add_function(wrap_pyfunction!(compiler::kernel_llvm_ir, m)?)?;
     m.add_function(wrap_pyfunction!(capi::capi_addresses, m)?)?;
     m.add_function(wrap_pyfunction!(native::_register_queue, m)?)?;
+    m.add_function(wrap_pyfunction!(native::empty, m)?)?;
     m.add_function(wrap_pyfunction!(jit::_offload_active, m)?)?;
     Ok(())
 }

@@ -109,6 +109,12 @@ impl NativeArray {
     pub fn queue(&self) -> usize {
         *self.words.get().last().unwrap() as usize
     }
+    /// Append a kernel's argument slots for this array: data address, shape, byte strides.
+    pub fn push_slots(&self, slots: &mut Vec<u64>) {
+        let (w, n) = (self.words.get(), self.rank());
+        slots.push(w[4]);
+        slots.extend_from_slice(&w[HEAD..HEAD + 2 * n]);
+    }
     /// The USM type's code (`UsmKind::code`).
     pub fn usm_code(&self) -> u32 {
         self.info.get().usm_code
@@ -315,16 +321,11 @@ pub unsafe extern "C" fn nx_box(words: *const u64, ndim: u32, info: *mut ffi::Py
                 }
             };
             // from here on the image owns the reference (also when this fails)
-            let nx = Bound::new(py, NativeArray { words: Words::new(words), info: info.clone().unbind(), nbtype: OnceLock::new() })?;
-            if nx.get().queue() == 0 {
+            let nx = NativeArray { words: Words::new(words), info: info.unbind(), nbtype: OnceLock::new() };
+            if nx.queue() == 0 {
                 return Err(PyRuntimeError::new_err("a USM array returned from compiled code has no queue"));
             }
-            // Only the image: the queue object, USM type, Numba type and descriptor are made from it
-            // on first use (ndarray.__getattr__).
-            let cls = info.get().cls.as_ptr() as *mut ffi::PyTypeObject;
-            let obj = unsafe { Bound::from_owned_ptr_or_err(py, ffi::PyType_GenericAlloc(cls, 0))? };
-            obj.setattr(intern!(py, "_nx"), nx)?;
-            Ok(obj)
+            box_image(py, nx)
         })();
         match r {
             Ok(o) => o.into_ptr(),
@@ -334,4 +335,47 @@ pub unsafe extern "C" fn nx_box(words: *const u64, ndim: u32, info: *mut ffi::Py
             }
         }
     })
+}
+
+/// A new `numba_ext.ndarray` holding only the image `nx`: its queue object, USM type, Numba type and
+/// descriptor are made from the image on first use (`ndarray.__getattr__`).
+fn box_image(py: Python<'_>, nx: NativeArray) -> PyResult<Bound<'_, PyAny>> {
+    let cls = nx.info.get().cls.clone_ref(py);
+    let nx = Bound::new(py, nx)?;
+    let obj = unsafe { Bound::from_owned_ptr_or_err(py, ffi::PyType_GenericAlloc(cls.as_ptr() as *mut ffi::PyTypeObject, 0))? };
+    obj.setattr(intern!(py, "_nx"), nx)?;
+    Ok(obj)
+}
+
+/// `numba_ext.empty` for a C-contiguous array: new memory of `info`'s USM type on `queue`, returned as
+/// a `numba_ext.ndarray` holding only its native image (as results of compiled code are).
+#[pyfunction]
+pub fn empty<'py>(queue: &Bound<'py, PyQueue>, shape: Vec<i64>, itemsize: i64, info: Bound<'py, ArrayInfo>) -> PyResult<Bound<'py, PyAny>> {
+    let py = queue.py();
+    if shape.iter().any(|&s| s < 0) {
+        return Err(pyo3::exceptions::PyValueError::new_err(format!("negative dimensions are not allowed: {shape:?}")));
+    }
+    let nitems = shape.iter().try_fold(1i64, |a, &s| a.checked_mul(s));
+    let nbytes = nitems.and_then(|n| n.checked_mul(itemsize)).and_then(|b| usize::try_from(b).ok());
+    let (Some(nitems), Some(nbytes)) = (nitems, nbytes) else {
+        return Err(pyo3::exceptions::PyValueError::new_err(format!("array of shape {shape:?} is too large")));
+    };
+    register_queue(queue)?;
+    let q = queue.get().inner.clone();
+    let kind = crate::runtime::UsmKind::from_code(info.get().usm_code).map_err(|e| PyTypeError::new_err(e.to_string()))?;
+    let alloc = py.detach(|| crate::runtime::Allocation::new(&q, kind, nbytes))?;
+    let data = alloc.addr() as u64;
+    let mi = nrt::new_meminfo(&q, nrt::Keep::Alloc(alloc));
+    let n = shape.len();
+    let mut words = Vec::with_capacity(nwords(n));
+    words.extend([mi as u64, 0, nitems as u64, itemsize as u64, data]);
+    words.extend(shape.iter().map(|&s| s as u64));
+    words.resize(HEAD + 2 * n, 0);
+    let mut stride = itemsize;
+    for d in (0..n).rev() {
+        words[HEAD + n + d] = stride as u64;
+        stride *= shape[d].max(1);
+    }
+    words.push(q.as_ptr() as u64);
+    box_image(py, NativeArray { words: Words::new(&words), info: info.unbind(), nbtype: OnceLock::new() })
 }

@@ -290,3 +290,13 @@ pub fn memcpy(py: Python<'_>, queue: PyRef<'_, PyQueue>, dst: usize, src: usize,
     let q = queue.inner.clone();
     Ok(py.detach(|| unsafe { runtime::copy(&q, dst as *mut std::ffi::c_void, src as *const std::ffi::c_void, nbytes) })?)
 }
+
+/// Blocking fill of `nbytes` at `dst` (memory of `queue`) with repetitions of `pattern`.
+#[pyfunction]
+pub fn fill(py: Python<'_>, queue: PyRef<'_, PyQueue>, dst: usize, pattern: &[u8], nbytes: usize) -> PyResult<()> {
+    if nbytes == 0 {
+        return Ok(());
+    }
+    let q = queue.inner.clone();
+    Ok(py.detach(|| unsafe { runtime::fill(&q, dst as *mut std::ffi::c_void, pattern, nbytes) })?)
+}
