@@ -120,7 +120,7 @@ class _Compiled:
         self.spec = spec
         self.local_bytes = sum(
             int(np.prod(shape, dtype=np.int64)) * np.dtype(dt).itemsize
-            for _, dt, _, space, shape in spec["arrays"] if space == "local"
+            for _, dt, _, space, shape, *_ in spec["arrays"] if space == "local"
         )
 
 

@@ -346,6 +346,32 @@ def test_cached_launches_take_the_fast_path_and_keep_every_check(rng):
     assert (nx.asnumpy(r) == (np.arange(4)[None, :] + 10 * np.arange(4)[:, None]).ravel()).all()
 
 
+@nx.kernel
+def scale_2d(x, out):
+    i = nx.get_global_id(0)
+    j = nx.get_global_id(1)
+    out[i, j] = x[i, j] * 3.0 + i - 2 * j
+
+
+@pytest.mark.parametrize("view", ["whole", "rows", "one_element", "one_row", "transposed", "strided", "negative"])
+def test_contiguous_arrays_use_computed_strides_views_their_own(rng, view):
+    # C-contiguous arrays (by their Numba type) index with strides computed from the shape; every
+    # other layout reads its stride arguments; size-1 dimensions may carry any stride
+    h = rng.standard_normal((7, 6))
+    x = nx.asarray(h, device=DEV)
+    sel = {"whole": np.s_[:, :], "rows": np.s_[2:5], "one_element": np.s_[2:3, 1:2], "one_row": np.s_[4:5, :],
+           "transposed": None, "strided": np.s_[:, ::2], "negative": np.s_[::-1, ::-1]}[view]
+    xv, hv = (x.T, h.T) if sel is None else (x[sel], h[sel])
+    out = nx.full(hv.shape, np.nan, device=DEV)
+    scale_2d[nx.Range(*hv.shape)](xv, out)
+    i, j = np.indices(hv.shape)
+    np.testing.assert_allclose(nx.asnumpy(out), hv * 3.0 + i - 2 * j, rtol=1e-14)
+    layout = xv._numba_type_.layout
+    assert layout == ("C" if view in ("whole", "rows", "one_element", "one_row") else layout)
+    contiguous = [a[5] for a in scale_2d._compiled_for((xv, out)).spec["arrays"]]
+    assert contiguous == [layout == "C", True]
+
+
 # -- device functions -----------------------------------------------------------------------------
 @nx.func
 def sq(v):

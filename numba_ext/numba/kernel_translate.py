@@ -68,8 +68,10 @@ class FunctionBuilder:
         self.blocks.append([[], None])
         return len(self.blocks) - 1
 
-    def new_array(self, name, dtype, ndim, space, shape=()) -> int:
-        self.arrays.append((name, dtype, ndim, space, tuple(shape)))
+    def new_array(self, name, dtype, ndim, space, shape=(), contiguous=False) -> int:
+        """`contiguous`: a global array known (from its Numba type's layout) to be C-contiguous, whose
+        strides the kernel then computes from its shape."""
+        self.arrays.append((name, dtype, ndim, space, tuple(shape), bool(contiguous)))
         return len(self.arrays) - 1
 
     def spec(self) -> dict:
@@ -326,7 +328,7 @@ class Translator:
             return
         name = self.func_ir.arg_names[index]
         if isinstance(t, types.Array):
-            a = self.fb.new_array(name, dtype_name(t), t.ndim, "global")
+            a = self.fb.new_array(name, dtype_name(t), t.ndim, "global", contiguous=t.layout == "C")
             self.fb.params.append(("array", a))
             self.vals[target.name] = ("arr", a)
         elif isinstance(t, (types.Number, types.Boolean)):

@@ -3,8 +3,9 @@
 lowerer (Numba's ``parfor.lowerer`` hook). The lowerer translates the loop body to the control-flow
 kernel IR and emits the launch on the arrays' queue.
 
-Kernel shape: a grid-stride loop over the flattened iteration space (one work-item per iteration when
-there is no reduction); reduction variables are private partials, started at the operation's identity
+Kernel shape: one work-item per iteration of the flattened iteration space when there is no reduction
+(a bounds check, no loop: the Intel CPU runtime vectorises such kernels across work-items, not a
+loop); with reductions, a grid-stride loop over a capped number of work-items; reduction variables are private partials, started at the operation's identity
 and combined once per work-item into a one-element accumulator with an atomic. The accumulator holds
 the variable's value from before the loop, so `s = 1; for i in prange(n): s += a[i]` keeps its 1."""
 
@@ -230,7 +231,8 @@ class _ParforKernel:
         tr = Translator(fb, lowerer.func_ir, typemap, lowerer.fndesc.calltypes)
         for n in self.arrays:
             t = typemap[n]
-            a = fb.new_array(n.replace(".", "_").replace("$", "_"), dtype_name(t), t.ndim, "global")
+            a = fb.new_array(n.replace(".", "_").replace("$", "_"), dtype_name(t), t.ndim, "global",
+                             contiguous=t.layout == "C")
             fb.params.append(("array", a))
             tr.vals[n] = ("arr", a)
         for n in self.scalars:
@@ -239,7 +241,7 @@ class _ParforKernel:
             tr.vals[n] = ("l", loc)
         acc = {}
         for r in self.redvars:
-            a = fb.new_array(f"acc{len(acc)}", dtype_name(typemap[r]), 1, "global")
+            a = fb.new_array(f"acc{len(acc)}", dtype_name(typemap[r]), 1, "global", contiguous=True)
             fb.params.append(("array", a))
             acc[r] = a
         bounds = []
@@ -286,8 +288,11 @@ class _ParforKernel:
         if parfor.index_var.name not in tr.vals:
             tr.vals[parfor.index_var.name] = [tr.vals[n.index_variable.name] for n in parfor.loop_nests]
         tr.translate(entry_block=pre, blocks=parfor.loop_body, exit_block=latch)
-        fb.blocks[latch][0].append(("binary", lin, "add", ("l", lin), ("l", gsize)))
-        fb.blocks[latch][1] = ("jump", head)
+        if self.redvars:  # a grid-stride loop
+            fb.blocks[latch][0].append(("binary", lin, "add", ("l", lin), ("l", gsize)))
+            fb.blocks[latch][1] = ("jump", head)
+        else:  # one work-item per iteration: no loop, so that drivers vectorise across work-items
+            fb.blocks[latch][1] = ("jump", exit_)
         for r in self.redvars:
             fb.blocks[exit_][0].append(("atomic", None, self.redops[r], acc[r], [const("int64", 0)], ("l", partial[r]), None))
         fb.blocks[exit_][1] = ("return",)

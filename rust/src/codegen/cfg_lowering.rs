@@ -27,6 +27,16 @@ enum ArrayPlace<'ctx> {
 }
 
 impl<'ctx> KernelBuilder<'ctx> {
+    /// Byte strides of a C-contiguous array of `shape` (see `ArrayDecl::contiguous`).
+    fn c_strides(&self, shape: &[IntValue<'ctx>], d: DType) -> Result<Vec<IntValue<'ctx>>> {
+        let i64t = self.ctx.i64_type();
+        let mut strides = vec![i64t.const_int(d.size() as u64, false); shape.len()];
+        for k in (0..shape.len().saturating_sub(1)).rev() {
+            strides[k] = cg(self.b.build_int_mul(strides[k + 1], shape[k + 1], "cstride"))?;
+        }
+        Ok(strides)
+    }
+
     pub fn build_function(self, f: &Function) -> Result<Module<'ctx>> {
         f.verify()?;
         let i64t = self.ctx.i64_type();
@@ -80,8 +90,12 @@ impl<'ctx> KernelBuilder<'ctx> {
                     let base = param(k).into_pointer_value();
                     base.set_name(&a.name);
                     let offset = param(k + 1).into_int_value();
-                    let shape = (0..a.ndim).map(|d| param(k + 2 + d as u32).into_int_value()).collect();
-                    let strides = (0..a.ndim).map(|d| param(k + 2 + (a.ndim + d) as u32).into_int_value()).collect();
+                    let shape: Vec<IntValue> = (0..a.ndim).map(|d| param(k + 2 + d as u32).into_int_value()).collect();
+                    let strides = if a.contiguous {
+                        self.c_strides(&shape, a.dtype)?
+                    } else {
+                        (0..a.ndim).map(|d| param(k + 2 + (a.ndim + d) as u32).into_int_value()).collect()
+                    };
                     places.insert(*ai, ArrayPlace::Global { base, offset, shape, strides });
                     k += 2 + 2 * a.ndim as u32;
                 }

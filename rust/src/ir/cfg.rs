@@ -91,6 +91,10 @@ pub struct ArrayDecl {
     pub space: Space,
     /// For local/private arrays: the constant shape (C order).
     pub shape: Vec<usize>,
+    /// A global array known to be C-contiguous: its strides follow from its shape (element size
+    /// innermost), so the kernel computes them instead of reading the stride arguments, and
+    /// consecutive work-items' accesses are visibly consecutive (vector loads, coalescing).
+    pub contiguous: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]

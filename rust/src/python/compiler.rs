@@ -95,7 +95,7 @@ fn operands(o: &Bound<'_, PyAny>) -> PyResult<Vec<Operand>> {
 /// The control-flow form (see `ir/cfg.rs`), as built by `numba_ext/numba/kernel_translate.py`:
 ///
 /// ```text
-/// {"name": str, "locals": [dtype], "arrays": [(name, dtype, ndim, "global"|"local"|"private", shape)],
+/// {"name": str, "locals": [dtype], "arrays": [(name, dtype, ndim, "global"|"local"|"private", shape[, contiguous])],
 ///  "params": [("array", a) | ("scalar", local)],
 ///  "blocks": [([inst], term)]}
 /// operand: ("l", local) | ("c", dtype, value)
@@ -119,7 +119,8 @@ pub fn function_from_py(d: &Bound<'_, PyDict>) -> PyResult<Function> {
             "private" => Space::Private,
             other => return Err(bad(format!("unknown memory space '{other}'"))),
         };
-        arrays.push(ArrayDecl { name: t.get_item(0)?.extract()?, dtype: dtype(t, 1)?, ndim: t.get_item(2)?.extract()?, space, shape: t.get_item(4)?.extract()? });
+        let contiguous = t.len() > 5 && t.get_item(5)?.extract::<bool>()?;
+        arrays.push(ArrayDecl { name: t.get_item(0)?.extract()?, dtype: dtype(t, 1)?, ndim: t.get_item(2)?.extract()?, space, shape: t.get_item(4)?.extract()?, contiguous });
     }
     let mut params = Vec::new();
     for p in get("params")?.try_iter()? {

@@ -286,6 +286,7 @@ pub unsafe fn copy(queue: &Queue, dst: *mut c_void, src: *const c_void, len: usi
     if len == 0 {
         return Ok(());
     }
+    let _in_flight = queue.submit();
     let Some(usm) = queue.context().0.usm else {
         return unsafe { super::buffers::copy(queue, dst as usize, src as usize, len) };
     };
@@ -304,6 +305,7 @@ pub unsafe fn fill(queue: &Queue, dst: *mut c_void, pattern: &[u8], len: usize) 
     if len == 0 {
         return Ok(());
     }
+    let _in_flight = queue.submit();
     let Some(usm) = queue.context().0.usm else {
         return super::buffers::fill(queue, dst as usize, pattern, len);
     };
@@ -311,7 +313,7 @@ pub unsafe fn fill(queue: &Queue, dst: *mut c_void, pattern: &[u8], len: usize) 
     if rc != 0 {
         return Err(Error::cl(rc, "clEnqueueMemFillINTEL"));
     }
-    queue.wait()
+    queue.finish()
 }
 
 impl Drop for Allocation {

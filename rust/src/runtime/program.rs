@@ -234,6 +234,7 @@ impl CompiledKernel {
             return Ok(());
         }
         let loaded = self.load(queue)?;
+        let _in_flight = queue.submit();
         let event = {
             let mut guard = loaded.lock().unwrap();
             let Loaded { kernel: k, last, .. } = &mut *guard;
