@@ -234,10 +234,10 @@ fn ci(v: i64) -> Operand {
 /// out[g] = sum over k < n of x[g, k] (a loop), plus a local-memory tile, a barrier and atomics.
 fn cfg_function(dt: DType) -> Function {
     let arrays = vec![
-        ArrayDecl { name: "x".into(), dtype: dt, ndim: 2, space: Space::Global, shape: vec![] },
-        ArrayDecl { name: "out".into(), dtype: dt, ndim: 1, space: Space::Global, shape: vec![] },
-        ArrayDecl { name: "tile".into(), dtype: dt, ndim: 1, space: Space::Local, shape: vec![64] },
-        ArrayDecl { name: "acc".into(), dtype: dt, ndim: 1, space: Space::Global, shape: vec![] },
+        ArrayDecl { name: "x".into(), dtype: dt, ndim: 2, space: Space::Global, shape: vec![], contiguous: false },
+        ArrayDecl { name: "out".into(), dtype: dt, ndim: 1, space: Space::Global, shape: vec![], contiguous: true },
+        ArrayDecl { name: "tile".into(), dtype: dt, ndim: 1, space: Space::Local, shape: vec![64], contiguous: false },
+        ArrayDecl { name: "acc".into(), dtype: dt, ndim: 1, space: Space::Global, shape: vec![], contiguous: true },
     ];
     // locals: 0 g, 1 k, 2 n, 3 s, 4 v, 5 cond, 6 lid, 7 old
     let locals = vec![DType::I64, DType::I64, DType::I64, dt, dt, DType::Bool, DType::I64, dt];
