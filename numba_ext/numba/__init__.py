@@ -23,7 +23,9 @@ def _init_extension() -> None:
         llvm.add_symbol(name, addr)
     from . import alloc, elementwise, offload, reductions, types  # noqa: F401  (typing, models, boxing, rewrites)
     from .parfor_offload import install_njit_parfor_lowering
+    from .reductions import install_usm_mean
 
     install_njit_parfor_lowering()  # prange loops in plain @numba.njit(parallel=True)
+    install_usm_mean()  # NumPy's NaN for the mean of an empty USM array
 
     _initialized = True

@@ -91,16 +91,30 @@ def _unreachable(name):
     return codegen
 
 
+_KIND_ORDER = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
+
+
+def ufunc_result_dtype(*args):
+    """The result dtype Numba's ufunc typing gives these operands (arrays and scalars): scalars take
+    part only where their kind (bool < integer < float) is above every array's, as NumPy's
+    ufuncs treat Python scalars (``np.clip(int8_array, 2, 5)`` stays int8)."""
+    arrays = [numpy_support.as_dtype(t.dtype) for t in args if isinstance(t, types.Array)]
+    scalars = [numpy_support.as_dtype(_dt(t)) for t in args if not isinstance(t, types.Array)]
+    if arrays and scalars and max(_KIND_ORDER[d.kind] for d in scalars) <= max(_KIND_ORDER[d.kind] for d in arrays):
+        scalars = []
+    return numpy_support.from_dtype(np.result_type(*arrays, *scalars))
+
+
 @intrinsic
 def _usm_where(typingctx, c, a, b):
-    res = numpy_support.from_dtype(np.result_type(*[numpy_support.as_dtype(_dt(t)) for t in (a, b)]))
+    res = ufunc_result_dtype(a, b)
     ret = _usm_result("where", (c, a, b), res)
     return (signature(ret, c, a, b), _unreachable("where")) if ret is not None else None
 
 
 @intrinsic
 def _usm_clip(typingctx, a, lo, hi):
-    res = numpy_support.from_dtype(np.result_type(*[numpy_support.as_dtype(_dt(t)) for t in (a, lo, hi)]))
+    res = ufunc_result_dtype(a, lo, hi)
     ret = _usm_result("clip", (a, lo, hi), res)
     return (signature(ret, a, lo, hi), _unreachable("clip")) if ret is not None else None
 

@@ -403,8 +403,6 @@ class Translator:
             comp = np.result_type(np.dtype(self.dt(a)), np.dtype(self.dt(b))).name
         elif name == "div":
             comp = res
-        elif name == "pow" and not res.startswith("float"):
-            comp = "float64"  # integer powers are computed in floating point and converted back
         else:
             comp = res
         dst = self.local_for(target)

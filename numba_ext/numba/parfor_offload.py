@@ -22,6 +22,7 @@ from numba.core.compiler import CompilerBase, DefaultPassBuilder
 from numba.core.compiler_machinery import FunctionPass, register_pass
 from numba.core.errors import NumbaPerformanceWarning
 from numba.core.typed_passes import NopythonTypeInference, ParforPass, ParforPreLoweringPass
+from numba.np import numpy_support
 from numba.parfors.parfor import Parfor
 
 from .. import _core
@@ -44,10 +45,22 @@ def _identity(op: str, dtype: str):
     if op == "mul":
         return 1
     dt = np.dtype(dtype)
+    if dt.kind == "b":
+        return op == "min"
     if dt.kind == "f":
         return float("inf") if op == "min" else float("-inf")
     info = np.iinfo(dt)
     return int(info.max) if op == "min" else int(info.min)
+
+
+def accumulator_dtype(dtype: str) -> str:
+    """The dtype of a reduction's device accumulator: device atomics work on 32- and 64-bit values,
+    so booleans and 8- and 16-bit integers accumulate in 32 bits (truncated back on the host; sums
+    and products still wrap as in the narrow type)."""
+    dt = np.dtype(dtype)
+    if dt.kind in "biu" and dt.itemsize < 4:
+        return "uint32" if dt.kind == "u" else "int32"
+    return dt.name
 
 
 def _redop_from_nodes(info, func_ir):
@@ -241,7 +254,8 @@ class _ParforKernel:
             tr.vals[n] = ("l", loc)
         acc = {}
         for r in self.redvars:
-            a = fb.new_array(f"acc{len(acc)}", dtype_name(typemap[r]), 1, "global", contiguous=True)
+            a = fb.new_array(f"acc{len(acc)}", accumulator_dtype(dtype_name(typemap[r])), 1, "global",
+                             contiguous=True)
             fb.params.append(("array", a))
             acc[r] = a
         bounds = []
@@ -294,7 +308,13 @@ class _ParforKernel:
         else:  # one work-item per iteration: no loop, so that drivers vectorise across work-items
             fb.blocks[latch][1] = ("jump", exit_)
         for r in self.redvars:
-            fb.blocks[exit_][0].append(("atomic", None, self.redops[r], acc[r], [const("int64", 0)], ("l", partial[r]), None))
+            value = ("l", partial[r])
+            wide = accumulator_dtype(dtype_name(typemap[r]))
+            if wide != dtype_name(typemap[r]):
+                w = fb.new_local(wide)
+                fb.blocks[exit_][0].append(("cast", w, value))
+                value = ("l", w)
+            fb.blocks[exit_][0].append(("atomic", None, self.redops[r], acc[r], [const("int64", 0)], value, None))
         fb.blocks[exit_][1] = ("return",)
         body = repr((fb.locals, fb.arrays, fb.params, fb.blocks)).encode()
         fb.name = "nx_p" + hashlib.sha1(body).hexdigest()[:16]
@@ -341,14 +361,15 @@ def lower_parfor_offload(lowerer, parfor):
     release = _declare(builder, "NRT_MemInfo_release", llir.VoidType(), [_i8p])
     for r in pk.redvars:
         t = typemap[r]
-        size = context.get_abi_sizeof(context.get_data_type(t))
+        wide_t = numpy_support.from_dtype(np.dtype(accumulator_dtype(dtype_name(t))))
+        size = context.get_abi_sizeof(context.get_data_type(wide_t))
         mi_slot = cgutils.alloca_once(builder, _i8p)
         alloc = _declare(builder, "nx_usm_alloc", _i8p, [_i8p, _i64, _i32, _i8p.as_pointer()])
         data = builder.call(alloc, [queue, _i64(size), _i32(_USM_CODES["device"]), mi_slot])
         with cgutils.if_unlikely(builder, cgutils.is_null(builder, data)):
             context.call_conv.return_exc(builder)
-        host = cgutils.alloca_once(builder, context.get_data_type(t))
-        builder.store(lowerer.loadvar(r), host)
+        host = cgutils.alloca_once(builder, context.get_data_type(wide_t))
+        builder.store(context.cast(builder, lowerer.loadvar(r), t, wide_t), host)
         st = builder.call(memcpy, [queue, data, builder.bitcast(host, _i8p), _i64(size)])
         with cgutils.if_unlikely(builder, builder.icmp_signed("!=", st, _i32(0))):
             builder.call(release, [builder.load(mi_slot)])
@@ -391,7 +412,9 @@ def lower_parfor_offload(lowerer, parfor):
         builder.call(release, [mi])
         with cgutils.if_unlikely(builder, builder.icmp_signed("!=", st, _i32(0))):
             context.call_conv.return_exc(builder)
-        lowerer.storevar(builder.load(host), r)
+        t = typemap[r]
+        wide_t = numpy_support.from_dtype(np.dtype(accumulator_dtype(dtype_name(t))))
+        lowerer.storevar(context.cast(builder, builder.load(host), wide_t, t), r)
 
 
 _KEEP_ALIVE: list = []  # compiled kernels referenced by address from compiled host code

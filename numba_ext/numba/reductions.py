@@ -20,6 +20,7 @@ from __future__ import annotations
 import functools
 import operator
 
+import numba
 import numpy as np
 from numba import prange
 from numba.core import ir, types
@@ -121,6 +122,8 @@ def whole_function(op: str, ndim: int, dtype, contiguous: bool):
     op = _BOOL_EXTREMES.get(op, op) if boolean else op
     if op in ("any", "all"):
         return anyall_reducer(op, 1 if flat else ndim, flat)
+    if op == "mean":
+        return mean_reducer(result_dtype("mean", dtype).name, flat)
     return whole_reducer(op, EMPTY_MESSAGES.get(op), flat)
 
 
@@ -135,6 +138,15 @@ def whole_reducer(op: str, empty_message: str | None, flat: bool):
         lines += ["    if a.size == 0:", f"        raise ValueError({empty_message!r})"]
     lines += [*_flatten(flat), f"    return np.{op}(a)"]
     return _compile("\n".join(lines), "reduce_all")
+
+
+@functools.lru_cache(maxsize=None)
+def mean_reducer(out_dtype: str, flat: bool):
+    """np.mean(a): the sum on the device over the size, in NumPy's result type; NaN for an empty
+    array (NumPy's value, where Numba's own mean divides by zero)."""
+    src = "\n".join(["def reduce_mean(a):", "    if a.size == 0:", f"        return np.{out_dtype}(np.nan)",
+                     *_flatten(flat), f"    return np.{out_dtype}(np.sum(a) / a.size)"])
+    return _compile(src, "reduce_mean")
 
 
 @functools.lru_cache(maxsize=None)
@@ -180,7 +192,7 @@ _AXIS_BODIES = {
     # op: (initial value, loop start, step, result); `x` is the element, `s` the accumulator
     "sum": ("np.{acc}(0)", 0, ["s += x"], "s"),
     "prod": ("np.{acc}(1)", 0, ["s *= x"], "s"),
-    "mean": ("np.{acc}(0)", 0, ["s += x"], "s / n"),
+    "mean": ("np.{acc}(0)", 0, ["s += x"], "s / n if n != 0 else np.nan"),
     "min": ("FIRST", 1, ["if (x < s) | (x != x):", "    s = x"], "s"),  # NaN propagates
     "max": ("FIRST", 1, ["if (x > s) | (x != x):", "    s = x"], "s"),
     # arg*: strict comparisons keep the first of equal values; once `s` is NaN it stays (the first NaN)
@@ -593,3 +605,43 @@ class CheckReductionsPass(FunctionPass):
 
 
 _ = creation  # numba_ext.empty is used by the generated helpers
+
+
+def install_usm_mean() -> None:
+    """Numba's parfor pass replaces np.mean(a) with its own loop (``mean_parallel_impl``), which
+    divides by zero for an empty array (ZeroDivisionError). For USM arrays, use the same loop with
+    NumPy's value for that case (NaN); every other array keeps Numba's."""
+    from numba.parfors import parfor
+
+    numba_mean = parfor.swap_functions_map[("mean", "numpy")]
+    if getattr(numba_mean, "_numba_ext", False):
+        return
+
+    def mean_impl(return_type, arg):
+        if not isinstance(arg, USMArrayType) or arg.ndim == 0:
+            return numba_mean(return_type, arg)
+        zero, nan = return_type(0), return_type(np.nan)
+
+        if arg.ndim == 1:
+            def mean_usm(in_arr):
+                parfor.init_prange()
+                val = zero
+                for i in parfor.internal_prange(len(in_arr)):
+                    val += in_arr[i]
+                if len(in_arr) == 0:
+                    return nan
+                return val / len(in_arr)
+        else:
+            def mean_usm(in_arr):
+                parfor.init_prange()
+                val = zero
+                for i in numba.pndindex(in_arr.shape):
+                    val += in_arr[i]
+                if in_arr.size == 0:
+                    return nan
+                return val / in_arr.size
+
+        return mean_usm
+
+    mean_impl._numba_ext = True
+    parfor.swap_functions_map[("mean", "numpy")] = mean_impl

@@ -466,9 +466,49 @@ impl<'ctx> KernelBuilder<'ctx> {
                 let res = if op == BinaryOp::Rem { m } else { q };
                 cg(b.build_select(rz, zero, res, "divres"))?
             }
-            BinaryOp::Pow | BinaryOp::Atan2 | BinaryOp::Hypot => {
+            BinaryOp::Pow => self.int_pow(l, r, d)?,
+            BinaryOp::Atan2 | BinaryOp::Hypot => {
                 return Err(Error::Unsupported(format!("{op:?} of {} values is not supported yet", d.name())))
             }
         })
+    }
+
+    /// Integer `l ** r` by square-and-multiply, unrolled over the exponent's bits (no branches, so
+    /// the driver still vectorises across work-items); wraps around on overflow like NumPy. NumPy
+    /// refuses negative integer exponents, which a kernel cannot do: they give what `1 / l**-r`
+    /// truncates to, as in Numba (1 for `l == 1`, +-1 for `l == -1`, else 0).
+    fn int_pow(&self, l: IntValue<'ctx>, r: IntValue<'ctx>, d: DType) -> Result<BasicValueEnum<'ctx>> {
+        let b = &self.b;
+        let t = l.get_type();
+        if d == DType::Bool {
+            // x ** False is True, x ** True is x
+            let not_r = cg(b.build_not(r, "not_r"))?;
+            return Ok(cg(b.build_or(l, not_r, "pow"))?.into());
+        }
+        let one = t.const_int(1, false);
+        let (mut acc, mut base, mut e) = (one, l, r);
+        for i in 0..t.get_bit_width() {
+            let bit = cg(b.build_and(e, one, "bit"))?;
+            let odd = cg(b.build_int_compare(IntPredicate::NE, bit, t.const_zero(), "odd"))?;
+            let times = cg(b.build_int_mul(acc, base, "times"))?;
+            acc = cg(b.build_select(odd, times, acc, "acc"))?.into_int_value();
+            if i + 1 < t.get_bit_width() {
+                base = cg(b.build_int_mul(base, base, "sq"))?;
+                e = cg(b.build_right_shift(e, one, false, "e"))?;
+            }
+        }
+        if !d.is_signed() {
+            return Ok(acc.into());
+        }
+        let neg = cg(b.build_int_compare(IntPredicate::SLT, r, t.const_zero(), "neg_exp"))?;
+        let minus_one = t.const_all_ones();
+        let r_odd = cg(b.build_and(r, one, "r_odd"))?;
+        let r_odd = cg(b.build_int_compare(IntPredicate::NE, r_odd, t.const_zero(), "r_odd"))?;
+        let sign = cg(b.build_select(r_odd, minus_one, one, "sign"))?.into_int_value();
+        let is_one = cg(b.build_int_compare(IntPredicate::EQ, l, one, "is_one"))?;
+        let is_minus_one = cg(b.build_int_compare(IntPredicate::EQ, l, minus_one, "is_m1"))?;
+        let inv = cg(b.build_select(is_minus_one, sign, t.const_zero(), "inv"))?.into_int_value();
+        let inv = cg(b.build_select(is_one, one, inv, "inv"))?.into_int_value();
+        Ok(cg(b.build_select(neg, inv, acc, "pow"))?)
     }
 }
