@@ -158,3 +158,21 @@ def _usm_alloc(typingctx, shape, dtype, usm_type, device, fill, sources):
         return out._getvalue()
 
     return signature(ret, shape, dtype, usm_type, device, fill, sources), codegen
+
+
+def _allocation_has_no_side_effect(rhs, lives, call_list) -> bool:
+    """Numba's hook for calls without side effects (``ir_utils.remove_call_handlers``): an
+    allocation may move and, unused, go away. Numba's parfor fusion moves statements between two
+    parallel loops out of the way only when they have no side effects, so this is what lets
+    ``t = numba_ext.empty(n)`` between two prange loops leave them fusable (one kernel)."""
+    return call_list == [_usm_alloc]
+
+
+def _register_side_effect_free() -> None:
+    from numba.core import ir_utils
+
+    if _allocation_has_no_side_effect not in ir_utils.remove_call_handlers:
+        ir_utils.remove_call_handlers.append(_allocation_has_no_side_effect)
+
+
+_register_side_effect_free()

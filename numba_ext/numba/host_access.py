@@ -2,12 +2,14 @@
 cannot address.
 
 On the buffer back end (devices without USM, e.g. NVIDIA's OpenCL; see docs/architecture.md) an
-array's data address names a ``cl_mem`` buffer, not host memory. Jitted code may use such arrays in
+array's data address names a ``cl_mem`` buffer, not host memory; ``device`` USM of a GPU is not
+host-addressable either. Jitted code may use such arrays in
 everything that runs on the device (array expressions, ``prange`` loops of parallel functions,
 kernels, reductions) and may pass them around, slice them and read their shape; code that would
 read or write their elements *on the host* (a sequential loop, scalar indexing, ``for x in a``, a
 NumPy function Numba runs on the host) is rejected here with the construct and its line, instead
-of faulting at run time. On USM devices (the CPU default) host-side access keeps working.
+of faulting at run time. Where the host can address the memory (every USM type of the CPU device,
+``shared`` and ``host`` USM elsewhere) host-side access keeps working.
 """
 
 from __future__ import annotations
@@ -35,17 +37,21 @@ _PARALLEL_NP = {"sum", "prod", "min", "max", "mean", "amin", "amax", "dot", "arg
 
 
 @functools.lru_cache(maxsize=None)
-def _host_inaccessible(device: str) -> bool:
+def _host_inaccessible(device: str, usm_type: str) -> bool:
+    """Whether the host cannot address memory of `usm_type` on `device`: every array of the buffer
+    back end, and `device` USM of devices other than CPUs (USM `shared` and `host` memory, and all
+    USM memory of a CPU device, is host-addressable)."""
     from ..runtime import device_by_filter
 
     try:
-        return device_by_filter(device).memory_backend == "buffer"
+        d = device_by_filter(device)
     except Exception:  # unknown device: other checks report it
         return False
+    return d.memory_backend == "buffer" or (usm_type == "device" and d.device_type != "cpu")
 
 
 def _inaccessible(typ) -> bool:
-    return isinstance(typ, USMArrayType) and _host_inaccessible(typ.device)
+    return isinstance(typ, USMArrayType) and _host_inaccessible(typ.device, typ.usm_type)
 
 
 def _prange_loop_blocks(func_ir) -> set:
@@ -115,19 +121,22 @@ def check(func_ir, typemap, calltypes, parallel: bool) -> None:
             what = _host_access(st, typemap, calltypes, parallel)
             if what:
                 raise UnsupportedError(
-                    f"{what} reads or writes array elements on the host, but the array lives on a device "
-                    f"whose memory the host cannot address (the cl_mem buffer back end, device "
-                    f"'{_device_of(st, typemap)}'). Compute it on the device (an array expression, a "
+                    f"{what} reads or writes array elements on the host, but the array lives in memory "
+                    f"the host cannot address ({_memory_of(st, typemap)}). Compute it on the device (an array expression, a "
                     f"prange loop in @numba_ext.jit, a kernel) or copy the data with numba_ext.asnumpy() "
                     f"first (at {st.loc.filename}, line {st.loc.line}: {st.loc.strformat().strip().splitlines()[-1].strip()})"
                 )
 
 
-def _device_of(st, typemap) -> str:
+def _memory_of(st, typemap) -> str:
     for v in st.list_vars():
         t = typemap.get(v.name)
-        if isinstance(t, USMArrayType):
-            return t.device
+        if _inaccessible(t):
+            from ..runtime import device_by_filter
+
+            kind = ("a cl_mem buffer" if device_by_filter(t.device).memory_backend == "buffer"
+                    else f"'{t.usm_type}' USM")
+            return f"{kind} of device '{t.device}'"
     return "?"
 
 

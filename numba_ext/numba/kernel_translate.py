@@ -464,6 +464,11 @@ class Translator:
 
     def getitem(self, target, e, t):
         base = self.vals.get(e.value.name)
+        if isinstance(base, tuple) and base and base[0] == "elem":
+            # an array expression fused into this parallel loop (parfor_fusion.py): its element at
+            # the loop's index (the only way the loop reads it), computed before the body
+            self.assign_scalar(target, base[1])
+            return
         if isinstance(base, list):  # a tuple of scalars
             idx = e.index if e.op == "static_getitem" else None
             if idx is None:

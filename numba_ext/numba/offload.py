@@ -226,29 +226,7 @@ def make_launch_intrinsic(kernel, spec: dict, out_types: list, arg_types: tuple)
             for ty, v in zip(sig.args, llargs) if isinstance(ty, types.Array)
         ]
         _, first = arrays[0]
-        # NumPy broadcasting: right-aligned dimensions must be equal or 1.
-        shapes = [(ty.ndim, cgutils.unpack_tuple(builder, ary.shape, ty.ndim)) for ty, ary in arrays]
-        shape = []
-        for d in range(ndim):
-            s = cgutils.intp_t(1)
-            for k, dims in shapes:
-                if d >= ndim - k:
-                    dim = dims[d - (ndim - k)]
-                    s = builder.select(builder.icmp_unsigned("!=", dim, dim.type(1)), dim, s)
-            shape.append(s)
-        bad, broadcast = cgutils.false_bit, cgutils.false_bit
-        for k, dims in shapes:
-            if k != ndim:
-                broadcast = cgutils.true_bit
-            for ad, dim in enumerate(dims):
-                want = shape[ad + ndim - k]
-                same = builder.icmp_unsigned("==", dim, want)
-                bad = builder.or_(bad, builder.and_(builder.not_(same), builder.icmp_unsigned("!=", dim, dim.type(1))))
-                broadcast = builder.or_(broadcast, builder.not_(same))
-        with cgutils.if_unlikely(builder, bad):
-            context.call_conv.return_user_exc(
-                builder, ValueError, ("operands of an offloaded array expression could not be broadcast together",)
-            )
+        shape, broadcast = broadcast_shape(context, builder, arrays, ndim)
 
         queue = builder.bitcast(first.queue, _i8p)
         # Compute follows data: all arrays on equivalent queues (the error names the arrays).
@@ -276,16 +254,7 @@ def make_launch_intrinsic(kernel, spec: dict, out_types: list, arg_types: tuple)
             if kind == "array":
                 ary = context.make_array(ty)(context, builder, value=v)
                 slot_vals.append(builder.ptrtoint(ary.data, _i64))
-                k = ty.ndim
-                dims = cgutils.unpack_tuple(builder, ary.shape, k)
-                strides = cgutils.unpack_tuple(builder, ary.strides, k)
-                for d in range(ndim):
-                    if d < ndim - k:
-                        slot_vals.append(_i64(0))
-                    else:
-                        ad = d - (ndim - k)
-                        same = builder.icmp_unsigned("==", dims[ad], shape[d])
-                        slot_vals.append(builder.select(same, strides[ad], _i64(0)))
+                slot_vals.extend(broadcast_strides(builder, ty, ary, shape))
             else:
                 slot_vals.append(_scalar_bits(context, builder, ty, v))
         slot_vals.extend(shape)
@@ -315,7 +284,53 @@ def make_launch_intrinsic(kernel, spec: dict, out_types: list, arg_types: tuple)
     )
     fn = intrinsic(ns[f"nx_launch_{spec['name']}"])
     fn._numba_ext_kernel = kernel  # keeps the compiled kernel (and its address) alive
+    fn._nx_spec, fn._nx_out_types = spec, list(out_types)  # for fusion with prange loops (parfor_fusion.py)
     return fn
+
+
+def broadcast_shape(context, builder, arrays, ndim):
+    """NumPy's broadcast shape of `arrays` ((type, array struct) pairs) over `ndim` dimensions
+    (right-aligned dimensions must be equal or 1; a ValueError otherwise), and whether any array
+    actually broadcasts."""
+    shapes = [(ty.ndim, cgutils.unpack_tuple(builder, ary.shape, ty.ndim)) for ty, ary in arrays]
+    shape = []
+    for d in range(ndim):
+        s = cgutils.intp_t(1)
+        for k, dims in shapes:
+            if d >= ndim - k:
+                dim = dims[d - (ndim - k)]
+                s = builder.select(builder.icmp_unsigned("!=", dim, dim.type(1)), dim, s)
+        shape.append(s)
+    bad, broadcast = cgutils.false_bit, cgutils.false_bit
+    for k, dims in shapes:
+        if k != ndim:
+            broadcast = cgutils.true_bit
+        for ad, dim in enumerate(dims):
+            want = shape[ad + ndim - k]
+            same = builder.icmp_unsigned("==", dim, want)
+            bad = builder.or_(bad, builder.and_(builder.not_(same), builder.icmp_unsigned("!=", dim, dim.type(1))))
+            broadcast = builder.or_(broadcast, builder.not_(same))
+    with cgutils.if_unlikely(builder, bad):
+        context.call_conv.return_user_exc(
+            builder, ValueError, ("operands of an offloaded array expression could not be broadcast together",)
+        )
+    return shape, broadcast
+
+
+def broadcast_strides(builder, ty, ary, shape):
+    """An array's byte strides over the broadcast `shape`: 0 where it broadcasts."""
+    ndim, k = len(shape), ty.ndim
+    dims = cgutils.unpack_tuple(builder, ary.shape, k)
+    strides = cgutils.unpack_tuple(builder, ary.strides, k)
+    out = []
+    for d in range(ndim):
+        if d < ndim - k:
+            out.append(_i64(0))
+        else:
+            ad = d - (ndim - k)
+            same = builder.icmp_unsigned("==", dims[ad], shape[d])
+            out.append(builder.select(same, strides[ad], _i64(0)))
+    return out
 
 
 def _allocate_result(context, builder, out_type, queue, shape, nitems):

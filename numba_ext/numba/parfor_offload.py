@@ -29,7 +29,8 @@ from .. import _core
 from ..errors import ExecutionPlacementError, UnsupportedError
 from .kernel_translate import FunctionBuilder, Translator, const
 from .kernelspec import dtype_name
-from .offload import _USM_CODES, _declare, _device_for, _i8p, _i32, _i64, _scalar_bits
+from .offload import (_USM_CODES, _allocate_result, _declare, _device_for, _i8p, _i32, _i64, _scalar_bits,
+                      broadcast_shape, broadcast_strides)
 from .types import USMArrayType
 
 _REDOPS = {
@@ -117,6 +118,10 @@ class OffloadParfors(FunctionPass):
         FunctionPass.__init__(self)
 
     def run_pass(self, state):
+        from .parfor_fusion import fuse_regions_into_parfors
+
+        fuse_regions_into_parfors(state.func_ir, state.typemap, lambda p: _offloaded(p, state.typemap),
+                                  getattr(state, "metadata", None))
         for blk in state.func_ir.blocks.values():
             for inst in blk.body:
                 if isinstance(inst, Parfor) and _offloaded(inst, state.typemap):
@@ -210,8 +215,14 @@ class _ParforKernel:
                     f"{parfor.loc.line}) cannot be offloaded; use +=, -=, *=, min or max"
                 )
             self.redops[r] = op
+        # regions fused into this loop (parfor_fusion.py): (output, launch intrinsic, argument names)
+        self.prologue = list(getattr(parfor, "_nx_prologue", ()))
+        self.epilogue = list(getattr(parfor, "_nx_epilogue", ()))
+        self.extra: list[tuple[str, str]] = []  # their parameters, in order: (kind, variable)
+        fused = {t for t, _, _ in self.prologue}
         used = _parfor_vars(parfor, with_init=False)  # the init block is host code, lowered first
-        free = sorted(n for n in used if n not in defined and n not in index_names and n in typemap)
+        free = sorted(n for n in used if n not in defined and n not in index_names and n in typemap
+                      and n not in fused)
         # loop bounds are host values, passed separately
         for nest in parfor.loop_nests:
             if not (nest.step == 1 or (isinstance(nest.step, ir.Var) and False)):
@@ -252,6 +263,32 @@ class _ParforKernel:
             loc = fb.new_local(dtype_name(typemap[n]))
             fb.params.append(("scalar", loc))
             tr.vals[n] = ("l", loc)
+        fused_params = []  # per fused region: the operand of each spec parameter
+        for part, regions in (("pro", self.prologue), ("epi", self.epilogue)):
+            for t, fn, args in regions:
+                ops = []
+                for (_, kind, dt, *rest), name in zip(fn._nx_spec["params"], args + [t]):
+                    safe = name.replace(".", "_").replace("$", "_")
+                    if kind == "array":
+                        out = name == t and part == "epi"
+                        # prologue inputs: read through broadcast strides (host-computed); epilogue
+                        # inputs have the loop's shape (parfor_fusion.py checks it)
+                        contiguous = out or (part == "epi" and typemap[name].layout == "C")
+                        a = fb.new_array(f"{part}_{safe}", dt, self.ndim, "global", contiguous=contiguous)
+                        fb.params.append(("array", a))
+                        ops.append(("arr", a))
+                        self.extra.append((f"{part}_out" if out else f"{part}_array", name))
+                    else:
+                        loc = fb.new_local(dt)
+                        fb.params.append(("scalar", loc))
+                        ops.append(("l", loc))
+                        self.extra.append((f"{part}_scalar", name))
+                    if name == t and part == "pro":
+                        ops.pop()  # the prologue's output param: never stored
+                        fb.params.pop()
+                        fb.arrays.pop()
+                        self.extra.pop()
+                fused_params.append((part, t, fn, ops))
         acc = {}
         for r in self.redvars:
             a = fb.new_array(f"acc{len(acc)}", accumulator_dtype(dtype_name(typemap[r])), 1, "global",
@@ -301,7 +338,14 @@ class _ParforKernel:
             tr.vals[name] = ("l", loc)
         if parfor.index_var.name not in tr.vals:
             tr.vals[parfor.index_var.name] = [tr.vals[n.index_variable.name] for n in parfor.loop_nests]
+        index = [("l", i) for i in idx_locals]
+        for part, t, fn, ops in fused_params:
+            if part == "pro":  # the region's element at this index, where the body reads t[index]
+                tr.vals[t] = ("elem", _emit_region(fb, fb.blocks[pre][0], fn._nx_spec, ops, index))
         tr.translate(entry_block=pre, blocks=parfor.loop_body, exit_block=latch)
+        for part, t, fn, ops in fused_params:
+            if part == "epi":  # after the body: the region's element from the values just stored
+                _emit_region(fb, fb.blocks[latch][0], fn._nx_spec, ops, index)
         if self.redvars:  # a grid-stride loop
             fb.blocks[latch][0].append(("binary", lin, "add", ("l", lin), ("l", gsize)))
             fb.blocks[latch][1] = ("jump", head)
@@ -321,20 +365,73 @@ class _ParforKernel:
         return fb.spec()
 
 
+def _emit_region(fb, insts, spec, ops, index):
+    """Append to `insts` the instructions computing a region's KernelSpec (kernelspec.py) at one
+    element `index` (int64 operands): `ops` are the operands of its parameters (arrays, scalar
+    locals; an output parameter without operand is not stored). Returns the operand of the last
+    stored value."""
+    vals, last = [], None
+
+    def new(dt, inst):
+        loc = fb.new_local(dt)
+        insts.append((inst[0], loc, *inst[1:]))
+        return ("l", loc)
+
+    def dt_of(op):
+        return fb.locals[op[1]] if op[0] == "l" else op[1]
+
+    for node in spec["nodes"]:
+        kind = node[0]
+        if kind == "load":
+            v = new(node[1], ("load", ops[node[2]][1], index))
+        elif kind == "scalar":
+            v = ops[node[2]]
+        elif kind == "const":
+            v = const(node[1], node[2])
+        elif kind == "cast":
+            a = vals[node[2]]
+            v = a if dt_of(a) == node[1] else new(node[1], ("cast", a))
+        elif kind == "unary":
+            v = new(node[1], ("unary", node[2], vals[node[3]]))
+        elif kind == "binary":
+            v = new(node[1], ("binary", node[2], vals[node[3]], vals[node[4]]))
+        elif kind == "select":
+            v = new(node[1], ("select", vals[node[2]], vals[node[3]], vals[node[4]]))
+        elif kind == "store":
+            last = vals[node[3]]
+            if node[2] < len(ops):
+                insts.append(("store", ops[node[2]][1], index, last))
+            v = None
+        else:
+            raise UnsupportedError(f"internal: region node {kind!r} in a fused loop")
+        vals.append(v)
+    return last
+
+
 def lower_parfor_offload(lowerer, parfor):
     builder, context = lowerer.builder, lowerer.context
     typemap = lowerer.fndesc.typemap
+    # the arguments of fused regions (parfor_fusion.py) are used only by the launch below, so
+    # Numba places their `del`s in the set-up block: those wait until after the launch
+    fused_args = {n for _, _, args in getattr(parfor, "_nx_prologue", []) + getattr(parfor, "_nx_epilogue", [])
+                  for n in args}
+    deferred = []
     for inst in parfor.init_block.body:  # host set-up (reduction initial values, ...)
-        lowerer.lower_inst(inst)
+        if isinstance(inst, ir.Del) and inst.value in fused_args:
+            deferred.append(inst)
+        else:
+            lowerer.lower_inst(inst)
     pk = _ParforKernel(lowerer, parfor)
-    usm = [n for n in pk.arrays if isinstance(typemap[n], USMArrayType)]
+    extra_arrays = [n for kind, n in pk.extra if kind in ("pro_array", "epi_array")]
+    usm = [n for n in pk.arrays + extra_arrays if isinstance(typemap[n], USMArrayType)]
     device = typemap[usm[0]].device
     kernel = _core.compile_function(pk.spec, _device_for(device))
     if lowerer.metadata is not None:  # the compile result's metadata (for inspect_kernels)
         lowerer.metadata.setdefault("numba_ext_kernels", []).append(kernel)
     _KEEP_ALIVE.append(kernel)
 
-    arrays = {n: context.make_array(typemap[n])(context, builder, value=lowerer.loadvar(n)) for n in pk.arrays}
+    arrays = {n: context.make_array(typemap[n])(context, builder, value=lowerer.loadvar(n))
+              for n in pk.arrays + extra_arrays}
     queue = builder.bitcast(arrays[usm[0]].queue, _i8p)
     if len(usm) > 1:
         qs = cgutils.alloca_once(builder, _i8p, size=len(usm))
@@ -354,6 +451,46 @@ def lower_parfor_offload(lowerer, parfor):
         slot_vals.extend(cgutils.unpack_tuple(builder, ary.strides, t.ndim))
     for n in pk.scalars:
         slot_vals.append(_scalar_bits(context, builder, typemap[n], lowerer.loadvar(n)))
+    # fused regions (parfor_fusion.py): a prologue's inputs over their broadcast shape, an
+    # epilogue's inputs as they are (they have the loop's shape) and its result, allocated here
+    counts = []
+    for nest in parfor.loop_nests:
+        start = _as_i64(lowerer, builder, nest.start)
+        stop = _as_i64(lowerer, builder, nest.stop)
+        counts.append((start, builder.select(builder.icmp_signed(">", stop, start), builder.sub(stop, start), _i64(0))))
+    pro_strides = {}
+    for t, fn, args in pk.prologue:
+        arrs = [(typemap[n], arrays[n]) for n in args if n in arrays]
+        shape, _ = broadcast_shape(context, builder, arrs, pk.ndim)
+        for n in args:
+            if n in arrays:
+                pro_strides[t, n] = (shape, broadcast_strides(builder, typemap[n], arrays[n], shape))
+    epi_outs = []
+    pending_pro = [(t, n) for t, _, args in pk.prologue for n in args if n in arrays]
+    for kind, n in pk.extra:
+        if kind == "pro_array":
+            shape, strides = pro_strides[pending_pro.pop(0)]
+            slot_vals.append(builder.ptrtoint(arrays[n].data, _i64))
+            slot_vals.extend(shape)
+            slot_vals.extend(strides)
+        elif kind == "epi_array":
+            ary, t = arrays[n], typemap[n]
+            slot_vals.append(builder.ptrtoint(ary.data, _i64))
+            slot_vals.extend(cgutils.unpack_tuple(builder, ary.shape, t.ndim))
+            slot_vals.extend(cgutils.unpack_tuple(builder, ary.strides, t.ndim))
+        elif kind == "epi_out":
+            ty = typemap[n]
+            shape = [c for _, c in counts]
+            nitems = _i64(1)
+            for c in shape:
+                nitems = builder.mul(nitems, c)
+            out = _allocate_result(context, builder, ty, queue, shape, nitems)
+            epi_outs.append((n, ty, out))
+            slot_vals.append(builder.ptrtoint(out.data, _i64))
+            slot_vals.extend(shape)
+            slot_vals.extend(cgutils.unpack_tuple(builder, out.strides, ty.ndim))
+        else:  # pro_scalar, epi_scalar
+            slot_vals.append(_scalar_bits(context, builder, typemap[n], lowerer.loadvar(n)))
     # reduction accumulators: one element of device memory each, holding the value from before the
     # loop; written and read back through copies (device memory need not be host-addressable)
     accs = []
@@ -377,10 +514,7 @@ def lower_parfor_offload(lowerer, parfor):
         accs.append((r, host, data, size, builder.load(mi_slot)))
         slot_vals += [builder.ptrtoint(data, _i64), _i64(1), _i64(size)]
     total = _i64(1)
-    for nest in parfor.loop_nests:
-        start = _as_i64(lowerer, builder, nest.start)
-        stop = _as_i64(lowerer, builder, nest.stop)
-        count = builder.select(builder.icmp_signed(">", stop, start), builder.sub(stop, start), _i64(0))
+    for start, count in counts:
         slot_vals += [start, count]
         total = builder.mul(total, count)
     slot_vals.append(total)
@@ -406,7 +540,13 @@ def lower_parfor_offload(lowerer, parfor):
     with cgutils.if_unlikely(builder, builder.icmp_signed("!=", st, _i32(0))):
         for *_, mi in accs:
             builder.call(release, [mi])
+        for _, ty, out in epi_outs:
+            context.nrt.decref(builder, ty, out._getvalue())
         context.call_conv.return_exc(builder)
+    for n, _, out in epi_outs:
+        lowerer.storevar(out._getvalue(), n)
+    for inst in deferred:
+        lowerer.lower_inst(inst)
     for r, host, data, size, mi in accs:
         st = builder.call(memcpy, [queue, builder.bitcast(host, _i8p), data, _i64(size)])
         builder.call(release, [mi])
