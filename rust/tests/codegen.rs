@@ -170,6 +170,8 @@ fn all_ops_spec() -> KernelSpec {
     let iv = nodes.len() - 1;
     nodes.push(Node { op: Op::Binary { op: BinaryOp::FloorDiv, lhs: iv, rhs: iv }, dtype: DType::I64 });
     let q = nodes.len() - 1;
+    nodes.push(Node { op: Op::Binary { op: BinaryOp::Pow, lhs: iv, rhs: q }, dtype: DType::I64 }); // integer power
+    let q = nodes.len() - 1;
     nodes.push(Node { op: Op::Store { param: 2, value: q }, dtype: DType::I64 });
     nodes.push(Node { op: Op::Store { param: 3, value: c }, dtype: DType::Bool });
     KernelSpec {
@@ -219,6 +221,10 @@ fn float64_needs_fp64() {
     let err = codegen::compile(&slice_spec(DType::F64), &caps).unwrap_err().to_string();
     assert!(err.contains("no fp64"), "{err}");
     assert!(codegen::compile(&slice_spec(DType::F32), &caps).is_ok());
+    // the control-flow form (prange loops, kernels) too
+    let err = codegen::compile_function(&cfg_function(DType::F64), &caps).unwrap_err().to_string();
+    assert!(err.contains("uses float64") && err.contains("no-fp64") && err.contains("float32"), "{err}");
+    assert!(codegen::compile_function(&cfg_function(DType::F32), &caps).is_ok());
 }
 
 // ---- the control-flow form ----------------------------------------------------------------------
