@@ -31,7 +31,7 @@ def _resolve(ufunc, operands):
     for o in operands:
         if isinstance(o, ndarray):
             probe.append(o.dtype)
-        elif isinstance(o, (bool, int, float)):
+        elif type(o) in (int, float):  # Python numbers are weak; NumPy scalars and bools are not
             probe.append(type(o))
         else:
             probe.append(np.asarray(o).dtype)
@@ -47,6 +47,8 @@ def apply(ufunc, *operands, name=None) -> ndarray:
     name = name or ufunc.__name__
     if ufunc.nout != 1 or name not in _UFUNC_OPS:
         raise UnsupportedError(f"np.{name} cannot be offloaded yet")
+    # NumPy hands scalars on the left of an operator over as 0-d arrays (np.int64(3) > x): scalars
+    operands = tuple(o[()] if isinstance(o, np.ndarray) and o.ndim == 0 else o for o in operands)
     arrays = [o for o in operands if isinstance(o, ndarray)]
     first = arrays[0]
     if all(a._queue is first._queue and a._usm_type == first._usm_type and a._desc.shape == first._desc.shape
@@ -76,7 +78,7 @@ def apply(ufunc, *operands, name=None) -> ndarray:
     with _cache_lock:
         kernel = _cache.get(key)
     if kernel is None:
-        kernel = _compile(ufunc, name, layout, len(shape), out_dt, queue.device)
+        kernel = _compile(ufunc, name, layout, in_dts, len(shape), out_dt, queue.device)
         with _cache_lock:
             _cache[key] = kernel
 
@@ -99,17 +101,20 @@ def apply(ufunc, *operands, name=None) -> ndarray:
     return out
 
 
-def _compile(ufunc, name, layout, ndim, out_dt, device):
+def _compile(ufunc, name, layout, in_dts, ndim, out_dt, device):
+    """The kernel of one eager operation. Operands are cast to NumPy's loop dtypes `in_dts` first
+    (NumPy's choice, e.g. float64 for int32 + float32, where Numba's own loop selection would
+    compute in float32)."""
     b = SpecBuilder(ndim)
     vals = []
-    for i, (kind, *rest) in enumerate(layout):
+    for i, ((kind, *rest), want) in enumerate(zip(layout, in_dts)):
         if isinstance(kind, str):  # ("scalar", dtype)
             dt = rest[0].name
             p = b.param((f"s{i}", "scalar", dt))
             vals.append((b.node(("scalar", dt, p)), dt))
         else:  # (dtype, ndim, contiguous)
             p = b.param((f"x{i}", "array", kind.name, ndim, rest[1]))
-            vals.append((b.node(("load", kind.name, p)), kind.name))
+            vals.append((b.cast(b.node(("load", kind.name, p)), kind.name, want.name), want.name))
     val, dt = b.apply_ufunc(ufunc, vals, name=name)
     out = b.param(("out", "array", out_dt.name, ndim, True))
     b.node(("store", out_dt.name, out, b.cast(val, dt, out_dt.name)))

@@ -18,7 +18,8 @@ from .elementwise import dtype_arg, resolve_global
 from .offload import _allocate_result, _declare, _i8p, _i32, _i64
 from .types import USMArrayType
 
-_FILL = {creation.empty: None, creation.zeros: 0, creation.ones: 1, creation.full: "arg"}
+# fill values (floats: without dtype=, the result's dtype is the fill value's, float64 for zeros/ones)
+_FILL = {creation.empty: None, creation.zeros: 0.0, creation.ones: 1.0, creation.full: "arg"}
 _KEEP_QUEUES: list = []  # queues embedded in compiled code by address
 
 
@@ -104,7 +105,10 @@ def _usm_alloc(typingctx, shape, dtype, usm_type, device, fill, sources):
         ndim = len(shape.types)
     else:
         return None
-    dt = _dtype(dtype)
+    if isinstance(dtype, (types.NoneType, types.Omitted)) and isinstance(fill, (types.Number, types.Boolean)):
+        dt = fill.literal_type if isinstance(fill, types.Literal) else fill  # NumPy's full(): the value's type
+    else:
+        dt = _dtype(dtype)
     usm = _literal_str(usm_type, "usm_type") or "device"
     if usm not in ("device", "shared", "host"):
         raise UnsupportedError(f"unknown usm_type {usm!r}")

@@ -131,6 +131,8 @@ class SpecBuilder:
         out_dt = dtype_name(loop.outputs[0])
         args = [self.cast(v, dt, want) for (v, dt), want in zip(vals, in_dts)]
         kind, name = _UFUNC_OPS.get(name or ufunc.__name__, (None, None))
+        if kind == "binary" and name in _COMPARISONS and in_dts[0] != in_dts[1]:
+            return self.mixed_sign_compare(name, args, in_dts), "bool"
         if kind == "binary":
             res = self.node(("binary", "bool" if name in _COMPARISONS else in_dts[0], name, args[0], args[1]))
             return self.cast(res, "bool" if name in _COMPARISONS else in_dts[0], out_dt), out_dt
@@ -146,6 +148,21 @@ class SpecBuilder:
             bs = [self.cast(a, d, "bool") for a, d in zip(args, in_dts)]
             return self.node(("binary", "bool", name, bs[0], bs[1])), "bool"
         raise UnsupportedError(f"np.{ufunc.__name__} cannot be offloaded yet")
+
+    def mixed_sign_compare(self, name: str, args: list[int], dts: list[str]) -> int:
+        """NumPy's exact comparison of uint64 with int64 (its loops 'Qq->?' and 'qQ->?'): a negative
+        signed operand decides the result; otherwise both compare as uint64."""
+        if sorted(dts) != ["int64", "uint64"]:
+            raise UnsupportedError(f"comparison of {dts[0]} with {dts[1]} cannot be offloaded")
+        s = 0 if dts[0] == "int64" else 1  # the signed operand
+        neg = self.node(("binary", "bool", "lt", args[s], self.node(("const", "int64", 0))))
+        as_u = [self.cast(a, d, "uint64") for a, d in zip(args, dts)]
+        both = self.node(("binary", "bool", name, as_u[0], as_u[1]))
+        # with the signed side negative, it is the smaller one
+        smaller_left = s == 0
+        when_neg = {"lt": smaller_left, "le": smaller_left, "gt": not smaller_left, "ge": not smaller_left,
+                    "eq": False, "ne": True}[name]
+        return self.node(("select", "bool", neg, self.node(("const", "bool", when_neg)), both))
 
     def spec(self) -> dict:
         body = repr((self.ndim, self.params, self.nodes)).encode()
@@ -200,8 +217,23 @@ class RegionTranslator:
             (c, cdt), a, b = vals
             cond = self.b.cast(c, cdt, "bool")
             return self.b.node(("select", want, cond, self.b.cast(a[0], a[1], want), self.b.cast(b[0], b[1], want))), want
+        if np.dtype(want).kind in "iu":
+            # integer bounds beyond the result dtype's range clip as NumPy does (np.clip(int8, 0, 200)
+            # is int8 with nothing above 127): clamp them into it before casting
+            vals = [vals[0]] + [self._clamp_bound(v, d, want) for v, d in vals[1:]]
         x, lo, hi = (self.b.cast(v, d, want) for v, d in vals)  # clip: minimum(maximum(x, lo), hi)
         return self.b.node(("binary", want, "min", self.b.node(("binary", want, "max", x, lo)), hi)), want
+
+    def _clamp_bound(self, v: int, d: str, want: str) -> tuple[int, str]:
+        if np.dtype(d).kind not in "iu" or d == want:
+            return v, d
+        w, b = np.iinfo(want), np.iinfo(d)
+        lo, hi = max(int(w.min), int(b.min)), min(int(w.max), int(b.max))
+        if lo > int(b.min):
+            v = self.b.node(("binary", d, "max", v, self.b.node(("const", d, lo))))
+        if hi < int(b.max):
+            v = self.b.node(("binary", d, "min", v, self.b.node(("const", d, hi))))
+        return v, d
 
     def _const_of(self, var: ir.Var):
         try:

@@ -119,11 +119,12 @@ def whole_function(op: str, ndim: int, dtype, contiguous: bool):
     flat = contiguous and ndim > 1
     if op.startswith("arg"):
         return arg_reducer(op[3:], 1 if flat else ndim, boolean, flat)
+    empty_message = EMPTY_MESSAGES.get(op)  # NumPy's error for min/max of nothing, booleans too
     op = _BOOL_EXTREMES.get(op, op) if boolean else op
     if op in ("any", "all"):
-        return anyall_reducer(op, 1 if flat else ndim, flat)
+        return anyall_reducer(op, 1 if flat else ndim, flat, empty_message)
     if op == "mean":
-        return mean_reducer(result_dtype("mean", dtype).name, flat)
+        return mean_reducer(result_dtype("mean", dtype).name, 1 if flat else ndim, flat)
     return whole_reducer(op, EMPTY_MESSAGES.get(op), flat)
 
 
@@ -141,22 +142,35 @@ def whole_reducer(op: str, empty_message: str | None, flat: bool):
 
 
 @functools.lru_cache(maxsize=None)
-def mean_reducer(out_dtype: str, flat: bool):
-    """np.mean(a): the sum on the device over the size, in NumPy's result type; NaN for an empty
-    array (NumPy's value, where Numba's own mean divides by zero)."""
-    src = "\n".join(["def reduce_mean(a):", "    if a.size == 0:", f"        return np.{out_dtype}(np.nan)",
-                     *_flatten(flat), f"    return np.{out_dtype}(np.sum(a) / a.size)"])
+def mean_reducer(out_dtype: str, ndim: int, flat: bool):
+    """np.mean(a) of an `ndim`-d array: a device sum over the size, in NumPy's result type. As NumPy,
+    integers are summed in float64 (an int64 sum would wrap) and float32 in float32; an empty array
+    gives NaN (where Numba's own mean divides by zero)."""
+    acc = "float32" if out_dtype == "float32" else "float64"
+    index = ", ".join(f"i{d}" for d in range(ndim))
+    src = "\n".join([
+        "def reduce_mean(a):",
+        "    if a.size == 0:",
+        f"        return np.{out_dtype}(np.nan)",
+        *_flatten(flat),
+        f"    s = np.{acc}(0)",
+        *_parallel_loops([(f"i{d}", f"a.shape[{d}]") for d in range(ndim)], [f"s += np.{acc}(a[{index}])"]),
+        f"    return np.{out_dtype}(s / a.size)",
+    ])
     return _compile(src, "reduce_mean")
 
 
 @functools.lru_cache(maxsize=None)
-def anyall_reducer(op: str, ndim: int, flat: bool):
+def anyall_reducer(op: str, ndim: int, flat: bool, empty_message: str | None = None):
     """np.any / np.all of an `ndim`-d array of any layout as one prange max / min reduction: Numba's
-    parfor pass leaves np.any / np.all to host code, which must not read device memory."""
+    parfor pass leaves np.any / np.all to host code, which must not read device memory. (Also
+    min / max of booleans, which raise `empty_message` for an empty array.)"""
     index = ", ".join(f"i{d}" for d in range(ndim))
     fold = "max" if op == "any" else "min"
+    check = ["    if a.size == 0:", f"        raise ValueError({empty_message!r})"] if empty_message else []
     src = "\n".join([
         "def reduce_anyall(a):",
+        *check,
         *_flatten(flat),
         f"    s = {0 if op == 'any' else 1}",
         *_parallel_loops([(f"i{d}", f"a.shape[{d}]") for d in range(ndim)],
