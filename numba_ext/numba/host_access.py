@@ -36,6 +36,21 @@ _META_ATTRS = {
 _PARALLEL_NP = {"sum", "prod", "min", "max", "mean", "amin", "amax", "dot", "argmin", "argmax"}
 
 
+# Code objects of numba_ext's own replacements for Numba's parallel implementations (reductions.py):
+# like Numba's own, Numba's parfor pass inlines them into parallel code, where their loops become
+# device loops; their statements (found by source location) are not host access.
+TRUSTED_CODE: set = set()
+
+
+def _trusted(loc) -> bool:
+    for code in TRUSTED_CODE:
+        if loc.filename == code.co_filename:
+            lines = [ln for _, _, ln in code.co_lines() if ln is not None]
+            if lines and min(lines) <= loc.line <= max(lines):
+                return True
+    return False
+
+
 @functools.lru_cache(maxsize=None)
 def _host_inaccessible(device: str, usm_type: str) -> bool:
     """Whether the host cannot address memory of `usm_type` on `device`: every array of the buffer
@@ -116,7 +131,7 @@ def check(func_ir, typemap, calltypes, parallel: bool) -> None:
         if label in device_loops:
             continue
         for st in blk.body:
-            if _is_offloadable(st, typemap, func_ir):
+            if _is_offloadable(st, typemap, func_ir) or _trusted(st.loc):
                 continue
             what = _host_access(st, typemap, calltypes, parallel)
             if what:
