@@ -550,3 +550,12 @@ def test_eager_operations_compile_once(rng, monkeypatch):
     run(lambda: x[::2] + y[::2], h[::2] + g[::2], 1)  # a strided layout
     run(lambda: x[1::2] + y[::2], h[1::2] + g[::2], 0)
     assert compiled == ["add", "add", "multiply", "add", "add"]
+
+
+def test_builtin_abs_of_arrays_in_jit(rng):
+    # Python's abs() of a numba_ext array is np.abs (plain Numba types no abs() of arrays)
+    h = rng.integers(-50, 50, N).astype(np.int16)
+    g = rng.standard_normal(N)
+    f = nx.jit(lambda a, b: (abs(a), abs(b * 2.0) - 1.0))
+    got = f(nx.asarray(h), nx.asarray(g))
+    _check_all(got, (np.abs(h), np.abs(g * 2.0) - 1.0), "jit abs")

@@ -292,3 +292,11 @@ class RewriteElementwiseCalls(Rewrite):
             fn, args = todo[id(inst)]
             emit_call(new, self.func_ir, fn, args, inst.target, inst.loc)
         return new
+
+
+@overload(abs)
+def _ov_builtin_abs(a):
+    """Python's abs() of a numba_ext array: np.abs (plain Numba has no abs() of arrays)."""
+    if isinstance(a, USMArrayType):
+        return lambda a: np.abs(a)
+    return None

@@ -202,7 +202,7 @@ def _device_safe_callee(ftype, parallel: bool) -> bool:
         name = getattr(key, "__name__", "")
         if mod.startswith("numba_ext"):
             return True
-        if key is len:
+        if key is len or key is abs:  # abs() of an array is numba_ext's overload (np.abs, offloaded)
             return True
         return parallel and mod.startswith("numpy") and name in _PARALLEL_NP
     return False
