@@ -12,7 +12,9 @@ from . import _core  # noqa: E402,F401  (the extension; loaded after ICD registr
 from .array import ndarray  # noqa: E402
 from . import utils  # noqa: E402
 from .cfd import offload_to  # noqa: E402
-from .creation import arange, asarray, asnumpy, empty, full, ones, zeros  # noqa: E402
+from .creation import (  # noqa: E402
+    arange, asarray, asnumpy, empty, empty_like, full, full_like, ones, ones_like, zeros, zeros_like,
+)
 from .errors import (  # noqa: E402
     BuildError,
     KernelArgumentError,
@@ -52,5 +54,6 @@ __all__ = [
     "get_local_id", "get_local_size", "get_num_groups", "kernel", "local", "private",
     "BuildError", "Context", "Device", "ExecutionPlacementError", "MixedUSMTypeWarning", "NumbaExtError",
     "Queue", "USMError", "UnsupportedError", "arange", "asarray", "asnumpy", "default_queue", "empty",
-    "full", "get_devices", "jit", "ndarray", "offload_to", "ones", "utils", "zeros", "QueueMismatchWarning",
+    "empty_like", "full", "full_like", "get_devices", "jit", "ndarray", "offload_to", "ones", "ones_like",
+    "utils", "zeros", "zeros_like", "QueueMismatchWarning",
 ]

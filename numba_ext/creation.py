@@ -1,4 +1,4 @@
-"""Array creation and transfer: asarray, empty, zeros, ones, full, arange, asnumpy."""
+"""Array creation and transfer: asarray, empty, zeros, ones, full, their *_like forms, arange, asnumpy."""
 
 from __future__ import annotations
 
@@ -91,6 +91,38 @@ def zeros(shape, dtype=None, *, device=None, usm_type="device", sycl_queue=None)
 def ones(shape, dtype=None, *, device=None, usm_type="device", sycl_queue=None) -> ndarray:
     return full(shape, 1, dtype or _default_float(_queue_for(device, sycl_queue)), device=device,
                 usm_type=usm_type, sycl_queue=sycl_queue)
+
+
+def _like(x, dtype, device, usm_type, sycl_queue):
+    """Shape, dtype, queue and USM type of a new array like `x` (dpctl.tensor's *_like rules): by
+    default those of `x`; a NumPy array (or anything array-like) gives its shape and dtype, on the
+    default queue with `device` USM."""
+    if isinstance(x, ndarray):
+        q = resolve_queue(device, sycl_queue) or x._queue
+        return x.shape, dtype if dtype is not None else x.dtype, q, usm_type or x.usm_type
+    h = np.asarray(x)
+    return h.shape, dtype if dtype is not None else h.dtype, _queue_for(device, sycl_queue), usm_type or "device"
+
+
+def empty_like(x, dtype=None, *, device=None, usm_type=None, sycl_queue=None) -> ndarray:
+    """A new uninitialised array with the shape (and by default the dtype, queue and USM type) of `x`."""
+    shape, dt, q, usm = _like(x, dtype, device, usm_type, sycl_queue)
+    return _allocate(shape, dt, q, usm)
+
+
+def full_like(x, fill_value, dtype=None, *, device=None, usm_type=None, sycl_queue=None) -> ndarray:
+    """A new array with the shape (and by default the dtype, queue and USM type) of `x`, filled with
+    `fill_value`."""
+    shape, dt, q, usm = _like(x, dtype, device, usm_type, sycl_queue)
+    return full(shape, fill_value, dt, usm_type=usm, sycl_queue=q)
+
+
+def zeros_like(x, dtype=None, *, device=None, usm_type=None, sycl_queue=None) -> ndarray:
+    return full_like(x, 0, dtype, device=device, usm_type=usm_type, sycl_queue=sycl_queue)
+
+
+def ones_like(x, dtype=None, *, device=None, usm_type=None, sycl_queue=None) -> ndarray:
+    return full_like(x, 1, dtype, device=device, usm_type=usm_type, sycl_queue=sycl_queue)
 
 
 def arange(start, stop=None, step=1, dtype=None, *, device=None, usm_type="device", sycl_queue=None) -> ndarray:

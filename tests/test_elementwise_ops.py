@@ -523,6 +523,89 @@ def test_full_without_dtype_inside_jit_takes_the_fill_values_dtype(rng):
     _check_all(f(n), want, "jit")
 
 
+# -- *_like allocations: numba_ext's and NumPy's, eagerly and in jitted code ------------------------------
+def test_like_allocations_eagerly(rng):
+    q = nx.Queue(DEV)
+    h = rng.standard_normal((3, 5)).astype(np.float32)
+    x = nx.asarray(h, sycl_queue=q, usm_type="shared")
+    v = float(rng.integers(2, 50))
+    got = [nx.empty_like(x), nx.zeros_like(x), nx.ones_like(x, dtype=np.int32), nx.full_like(x, v),
+           nx.full_like(x, -v, dtype=np.int16, usm_type="host")]
+    for k, g in enumerate(got):
+        assert g.shape == h.shape and g.sycl_queue is q, k
+        assert g.usm_type == ("host" if k == 4 else "shared"), k
+    assert got[0].dtype == np.float32
+    _check_all(got[1:], (np.zeros_like(h), np.ones_like(h, np.int32), np.full_like(h, v), np.full_like(h, -v, np.int16)),
+               "eager *_like")
+    # NumPy input: its shape and dtype, on the default queue, device USM
+    z = nx.zeros_like(h.astype(np.int8))
+    assert z.dtype == np.int8 and z.shape == h.shape and z.usm_type == "device" and z.sycl_queue == nx.default_queue()
+    assert not nx.asnumpy(z).any()
+
+
+@nx.jit
+def like_in_jit(a, v):
+    out = np.empty_like(a)
+    for i in prange(a.shape[0]):
+        for j in range(a.shape[1]):
+            out[i, j] = a[i, j] * 2.0 + j
+    return (out, np.zeros_like(a), np.ones_like(a, np.int32), np.full_like(a, v),
+            nx.zeros_like(a, usm_type="host"), nx.full_like(a, -v, dtype=np.int16), nx.empty_like(a, np.uint8))
+
+
+def test_like_allocations_in_jit_follow_the_array(rng):
+    q = nx.Queue(DEV)
+    h = rng.standard_normal((4, 6)).astype(np.float32)
+    v = float(rng.integers(2, 50))
+    for usm in ("shared", "device"):
+        x = nx.asarray(h, sycl_queue=q, usm_type=usm)
+        got = like_in_jit(x, v)
+        for k, g in enumerate(got):  # compute follows data: x's queue, x's USM type unless given
+            assert g.sycl_queue is q and g.shape == h.shape, k
+            assert g.usm_type == ("host" if k == 4 else usm), (k, usm)
+        assert got[6].dtype == np.uint8
+        want = (h * np.float32(2.0) + np.arange(6, dtype=np.float32), np.zeros_like(h), np.ones_like(h, np.int32),
+                np.full_like(h, v), np.zeros_like(h), np.full_like(h, -v, np.int16))
+        _check_all(got[:6], want, f"jit *_like ({usm})")
+    # the same function on NumPy arrays in plain Numba: NumPy's *_like (NumPy arrays)
+    import numba
+
+    @numba.njit
+    def numpy_like(a, v):
+        return np.zeros_like(a), np.full_like(a, v), np.ones_like(a, np.int8)
+
+    for g, w in zip(numpy_like(h, v), (np.zeros_like(h), np.full_like(h, v), np.ones_like(h, np.int8))):
+        assert type(g) is np.ndarray and g.dtype == w.dtype
+        np.testing.assert_array_equal(g, w)
+
+
+def test_like_allocation_between_prange_loops_still_fuses(rng):
+    @nx.jit
+    def f(a):
+        t = np.empty_like(a)
+        for i in prange(a.shape[0]):
+            t[i] = a[i] * 3.0
+        out = nx.empty_like(a)
+        for i in prange(a.shape[0]):
+            out[i] = t[i] - 1.0
+        return out
+
+    h = rng.standard_normal(777)
+    x = nx.asarray(h, device=DEV)
+    np.testing.assert_allclose(nx.asnumpy(f(x)), h * 3.0 - 1.0, rtol=1e-14, atol=1e-14)
+    assert len(f.inspect_kernels(x)) == 1
+
+
+def test_host_functions_returning_numpy_arrays_are_refused_at_compile_time(rng):
+    # np.cumsum / np.concatenate are not offloaded; their NumPy result would leave the queue silently
+    x = nx.asarray(rng.standard_normal(16), device=DEV)
+    for fn, name in [(lambda a: np.cumsum(a), "np.cumsum"), (lambda a: np.concatenate((a, a)) + 1.0, "np.concatenate")]:
+        with pytest.raises(nx.UnsupportedError, match=rf"{name}\(\) is not offloaded.*line"):
+            nx.jit(fn)(x)
+    with pytest.raises(nx.UnsupportedError, match="boolean/fancy indexing.*line"):
+        nx.jit(lambda a: a[a > 0.0])(x)
+
+
 # -- the eager compiler compiles each (operation, dtypes, layout) once -----------------------------------
 def test_eager_operations_compile_once(rng, monkeypatch):
     monkeypatch.setattr(eager, "_cache", {})  # an empty cache for this test, restored afterwards

@@ -1,4 +1,5 @@
-"""``numba_ext.empty/zeros/ones/full`` inside jitted code.
+"""``numba_ext.empty/zeros/ones/full`` and the ``*_like`` forms (``numba_ext``'s and NumPy's) inside
+jitted code.
 
 Without ``device=``, the queue is the one of the function's USM array arguments (the first of them;
 compute-follows-data checks cover the rest), else the default queue. A before-inference rewrite
@@ -7,10 +8,12 @@ lowering can read it from the array struct."""
 
 from __future__ import annotations
 
+import numpy as np
 from numba.core import cgutils, ir, types
 from numba.core.rewrites import Rewrite, register_rewrite
 from numba.core.typing import signature
-from numba.extending import intrinsic
+from numba.extending import intrinsic, overload
+from numba.np import numpy_support
 
 from .. import creation
 from ..errors import UnsupportedError
@@ -169,7 +172,7 @@ def _allocation_has_no_side_effect(rhs, lives, call_list) -> bool:
     allocation may move and, unused, go away. Numba's parfor fusion moves statements between two
     parallel loops out of the way only when they have no side effects, so this is what lets
     ``t = numba_ext.empty(n)`` between two prange loops leave them fusable (one kernel)."""
-    return call_list == [_usm_alloc]
+    return call_list == [_usm_alloc] or (len(call_list) == 1 and call_list[0] in _SIDE_EFFECT_FREE)
 
 
 def _register_side_effect_free() -> None:
@@ -180,3 +183,138 @@ def _register_side_effect_free() -> None:
 
 
 _register_side_effect_free()
+
+
+# -- *_like ------------------------------------------------------------------------------------------
+#
+# np.empty_like/zeros_like/ones_like/full_like(a) of a numba_ext array is a numba_ext array on a's
+# queue with a's USM type (as dpnp's functions do: compute follows data), of a NumPy array NumPy's.
+# numba_ext.*_like in jitted code takes dtype=, usm_type= and device= as outside it. A before-inference
+# rewrite turns each call into nx_like_<kind>(a, fill, dtype, usm_type, device), whose overload picks
+# the implementation from a's type.
+
+_LIKE_KINDS = {"empty": None, "zeros": 0, "ones": 1, "full": "arg"}
+
+
+def _none(t) -> bool:
+    return t is None or isinstance(t, (types.NoneType, types.Omitted))
+
+
+def _np_empty_like(a, fill, dtype, usm_type=None, device=None):
+    return np.empty_like(a, dtype)
+
+
+def _np_zeros_like(a, fill, dtype, usm_type=None, device=None):
+    return np.zeros_like(a, dtype)
+
+
+def _np_ones_like(a, fill, dtype, usm_type=None, device=None):
+    return np.ones_like(a, dtype)
+
+
+def _np_full_like(a, fill, dtype, usm_type=None, device=None):
+    return np.full_like(a, fill, dtype)
+
+
+_NP_LIKE = {"empty": _np_empty_like, "zeros": _np_zeros_like, "ones": _np_ones_like, "full": _np_full_like}
+
+
+def _make_like(kind: str):
+    def stub(a, fill, dtype, usm_type=None, device=None):  # replaced by the overload below in jitted code
+        raise NotImplementedError
+
+    stub.__name__ = stub.__qualname__ = f"nx_like_{kind}"
+
+    @overload(stub, prefer_literal=True)
+    def _ov(a, fill, dtype, usm_type=None, device=None):
+        ours = isinstance(a, USMArrayType)
+        from_numpy = usm_type is None  # np.*_like: usm_type and device omitted (Numba passes the default)
+        if not ours and from_numpy:  # np.*_like of anything else: NumPy's (Numba's) behaviour
+            return _NP_LIKE[kind]
+        if not isinstance(a, types.Array):
+            raise UnsupportedError(f"numba_ext.{kind}_like() in jitted code takes an array, got {a}")
+        dt = numpy_support.as_dtype(a.dtype if _none(dtype) else _dtype(dtype))
+        usm = a.usm_type if ours and _none(usm_type) else (None if _none(usm_type) else "arg")
+        if usm == "arg":
+            if ours:
+                return lambda a, fill, dtype, usm_type=None, device=None: _usm_alloc(a.shape, dt, usm_type, device, fill, (a,))
+            return lambda a, fill, dtype, usm_type=None, device=None: _usm_alloc(a.shape, dt, usm_type, device, fill, ())
+        if ours:
+            return lambda a, fill, dtype, usm_type=None, device=None: _usm_alloc(a.shape, dt, usm, device, fill, (a,))
+        return lambda a, fill, dtype, usm_type=None, device=None: _usm_alloc(a.shape, dt, None, device, fill, ())
+
+    return stub
+
+
+NX_LIKE = {kind: _make_like(kind) for kind in _LIKE_KINDS}
+_SIDE_EFFECT_FREE = frozenset(NX_LIKE.values())
+# the functions the rewrite redirects: (kind, whether it is numba_ext's)
+_LIKE_FUNCS = {getattr(np, f"{k}_like"): (k, False) for k in _LIKE_KINDS}
+_LIKE_FUNCS.update({getattr(creation, f"{k}_like"): (k, True) for k in _LIKE_KINDS})
+
+
+@register_rewrite("before-inference")
+class RewriteAllocationsLike(Rewrite):
+    """np.empty_like(a, dtype) / numba_ext.full_like(a, v, dtype=, usm_type=, device=) ->
+    nx_like_<kind>(a, fill, dtype, usm_type, device); NumPy's forms leave usm_type and device out
+    (numba_ext's pass None), so the overload knows which one it serves."""
+
+    def match(self, func_ir, block, typemap, calltypes):
+        self.func_ir, self.block = func_ir, block
+        self.calls = []
+        if func_ir.func_id.func in _NP_LIKE.values():
+            return False
+        for inst in block.body:
+            if isinstance(inst, ir.Assign) and isinstance(inst.value, ir.Expr) and inst.value.op == "call":
+                fn = resolve_global(func_ir, inst.value.func)
+                if fn in _LIKE_FUNCS and not inst.value.vararg:
+                    self.calls.append((inst, _LIKE_FUNCS[fn]))
+        return bool(self.calls)
+
+    def apply(self):
+        from .elementwise import emit_call
+
+        new = self.block.copy()
+        new.clear()
+        todo = {id(i): kn for i, kn in self.calls}
+        func_vars = {i.value.func.name for i, _ in self.calls}
+        for inst in self.block.body:
+            if id(inst) not in todo:
+                if isinstance(inst, ir.Assign) and inst.target.name in func_vars:
+                    # the getattr(numba_ext, "empty_like") the call used is no longer called
+                    c = ir.Const(None, inst.loc)
+                    inst = ir.Assign(c, inst.target, inst.loc)
+                    self.func_ir._definitions[inst.target.name] = [c]
+                new.append(inst)
+                continue
+            (kind, ours), call, loc = todo[id(inst)], inst.value, inst.loc
+            scope = inst.target.scope
+            names = ["a", "fill_value", "dtype"] if kind == "full" else ["a", "dtype"]
+            where = f"{'numba_ext' if ours else 'np'}.{kind}_like() at line {loc.line}"
+            if len(call.args) > len(names):
+                raise UnsupportedError(f"{where} takes {', '.join(names)} positionally")
+            given = dict(zip(names, call.args))
+            for k, v in call.kws:
+                if k in given:
+                    raise UnsupportedError(f"{where}: {k} given twice")
+                given[k] = v
+            allowed = set(names) | ({"usm_type", "device"} if ours else set())
+            if "a" not in given or set(given) - allowed:
+                extra = sorted(set(given) - allowed)
+                raise UnsupportedError(
+                    f"{where} in jitted code takes {', '.join(sorted(allowed))}"
+                    + (f", not {', '.join(extra)}" if extra else "")
+                )
+
+            def var(value, hint):
+                v = ir.Var(scope, scope.redefine(f"$nx_{hint}", loc).name, loc)
+                new.append(ir.Assign(value, v, loc))
+                return v
+
+            fill = given["fill_value"] if kind == "full" else var(ir.Const(_LIKE_KINDS[kind], loc), "fill")
+            args = [given["a"], fill, given.get("dtype") or var(ir.Const(None, loc), "dtype")]
+            if ours:
+                args += [given.get("usm_type") or var(ir.Const(None, loc), "usm"),
+                         given.get("device") or var(ir.Const(None, loc), "device")]
+            emit_call(new, self.func_ir, NX_LIKE[kind], args, inst.target, loc)
+        return new

@@ -210,9 +210,13 @@ def _ov_copy(a):
 
 @overload_classmethod(USMArrayType, "_allocate")
 def _ov_allocate(cls, allocsize, align):
+    from .types import _source_location
+
     raise UnsupportedError(
-        "this NumPy function would allocate a numba_ext array on the host inside jitted code; allocate "
-        "with numba_ext.empty(shape, dtype) (or use x.copy(), x.astype(), array expressions) instead"
+        "this operation (a NumPy function or boolean/fancy indexing that numba_ext does not offload) "
+        "would allocate a numba_ext array on the host inside jitted code; allocate with "
+        "numba_ext.empty(shape, dtype) or np.empty_like(x) and fill it in a prange loop (or use "
+        "x.copy(), x.astype(), array expressions) instead" + _source_location(user_code=True)
     )
 
 

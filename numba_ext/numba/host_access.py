@@ -183,7 +183,7 @@ def _host_access(st, typemap, calltypes, parallel) -> str | None:
         ftype = typemap.get(e.func.name)
         if _device_safe_callee(ftype, parallel):
             return None
-        return f"calling {ftype} on the array"
+        return f"calling {_callee_name(ftype)}() on the array"
     return None
 
 
@@ -206,3 +206,56 @@ def _device_safe_callee(ftype, parallel: bool) -> bool:
             return True
         return parallel and mod.startswith("numpy") and name in _PARALLEL_NP
     return False
+
+
+def _host_arrays_in(t) -> bool:
+    """Whether a value of type `t` is or holds a NumPy (not numba_ext) array."""
+    if isinstance(t, types.Array):
+        return not isinstance(t, USMArrayType)
+    if isinstance(t, types.BaseTuple):
+        return any(_host_arrays_in(x) for x in t.types)
+    return False
+
+
+def _callee_name(ftype) -> str:
+    key = getattr(ftype, "typing_key", None)
+    if isinstance(key, str):
+        return key.replace("array.", "ndarray.")
+    mod, name = getattr(key, "__module__", "") or "", getattr(key, "__name__", "") or str(ftype)
+    return f"np.{name}" if mod.startswith("numpy") else (f"{mod}.{name}" if mod else name)
+
+
+def check_host_results(func_ir, typemap, calltypes) -> None:
+    """Raise UnsupportedError where a function Numba runs on the host (a NumPy function numba_ext
+    does not offload, e.g. np.cumsum or np.concatenate) takes numba_ext arrays and returns a NumPy
+    array: the result would leave the queue silently, and NumPy and numba_ext arrays do not mix
+    (outside jitted code such a call is refused as well)."""
+    if not any(isinstance(t, USMArrayType) for t in typemap.values()):
+        return
+    if os.path.realpath(func_ir.loc.filename).startswith(_NUMBA_DIR):
+        return
+    for blk in func_ir.blocks.values():
+        for st in blk.body:
+            if not (isinstance(st, ir.Assign) and isinstance(st.value, ir.Expr) and st.value.op == "call"):
+                continue
+            e = st.value
+            args = list(e.args) + [v for _, v in e.kws]
+            if e.vararg is not None:
+                args.append(e.vararg)
+            if not any(_holds_usm(typemap.get(v.name)) for v in args):
+                continue
+            ftype = typemap.get(e.func.name)
+            if isinstance(ftype, types.Dispatcher) or _trusted(st.loc):
+                continue  # a jitted function is checked when it is compiled
+            if _host_arrays_in(typemap.get(st.target.name)):
+                raise UnsupportedError(
+                    f"{_callee_name(ftype)}() is not offloaded by numba_ext: it would run on the host and "
+                    f"return a NumPy array computed from numba_ext arrays (NumPy and numba_ext arrays do "
+                    f"not mix). Write it as array expressions or a prange loop, or copy the data with "
+                    f"numba_ext.asnumpy() outside jitted code first (at {st.loc.filename}, line "
+                    f"{st.loc.line}: {st.loc.strformat().strip().splitlines()[-1].strip()})"
+                )
+
+
+def _holds_usm(t) -> bool:
+    return isinstance(t, USMArrayType) or (isinstance(t, types.BaseTuple) and any(_holds_usm(x) for x in t.types))

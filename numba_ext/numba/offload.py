@@ -82,6 +82,7 @@ class OffloadArrayExprs(Rewrite):
         if not getattr(func_ir, "_nx_host_access_checked", False):
             func_ir._nx_host_access_checked = True  # once per function, before anything is rewritten
             flags = getattr(self.state, "flags", None)
+            host_access.check_host_results(func_ir, typemap, calltypes)
             host_access.check(func_ir, typemap, calltypes, parallel=bool(flags and flags.auto_parallel.enabled))
         return any(_is_offloadable(inst, typemap, func_ir) for inst in block.body)
 

@@ -93,12 +93,17 @@ class USMArrayType(types.Array):
 USMArrayType._is_internal = True
 
 
-def _source_location() -> str:
-    """' (at file:line)' of the statement Numba is typing, found on the type-inference stack."""
+def _source_location(user_code: bool = False) -> str:
+    """' (at file:line)' of the statement Numba is typing, found on the type-inference stack; with
+    `user_code`, the innermost one outside Numba's and numba_ext's own sources (the user's statement
+    whose typing compiles a library implementation)."""
+    import os
     import sys
 
+    import numba
     from numba.core import ir
 
+    skip = tuple(os.path.dirname(os.path.realpath(m.__file__)) + os.sep for m in (numba, sys.modules["numba_ext"]))
     f = sys._getframe(1)
     while f is not None:
         for name in ("inst", "self", "loc"):
@@ -106,6 +111,8 @@ def _source_location() -> str:
             loc = obj if isinstance(obj, ir.Loc) else getattr(obj, "loc", None)
             if isinstance(loc, ir.Loc):
                 break
+        if isinstance(loc, ir.Loc) and user_code and os.path.realpath(loc.filename).startswith(skip):
+            loc = None
         if isinstance(loc, ir.Loc):
             import linecache
 
