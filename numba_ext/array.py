@@ -282,6 +282,30 @@ class ndarray:
             return eager.dot(*inputs, what="matmul")
         return eager.apply(ufunc, *inputs)
 
+    def __array_function__(self, func, types, args, kwargs):
+        """NumPy functions of numba_ext arrays: np.where, np.clip, np.dot, np.copy and the *_like
+        functions compute or allocate on the arrays' queue (eager.ARRAY_FUNCTIONS); the others run
+        NumPy's implementation, which uses the array's methods (np.sum, np.reshape, ...) or refuses
+        the implicit conversion to a NumPy array."""
+        from . import eager
+
+        if not all(issubclass(t, (ndarray, np.ndarray)) for t in types):
+            return NotImplemented
+        impl = eager.ARRAY_FUNCTIONS.get(func)
+        if impl is not None:
+            return impl(*args, **kwargs)
+        try:
+            return func._implementation(*args, **kwargs)
+        except TypeError as e:
+            if not str(e).startswith("implicit conversion of a numba_ext.ndarray"):
+                raise
+            name = getattr(func, "__name__", str(func))
+            raise TypeError(
+                f"np.{name}() is not offloaded by numba_ext and would need an implicit conversion of a "
+                "numba_ext.ndarray to a NumPy array, which is not allowed; copy the data to the host with "
+                "numba_ext.asnumpy(x) first"
+            ) from None
+
     __hash__ = None  # comparisons are elementwise, as for NumPy arrays
 
     # -- eager reductions (a kernel on the array's queue) -------------------------------------------

@@ -606,6 +606,51 @@ def test_host_functions_returning_numpy_arrays_are_refused_at_compile_time(rng):
         nx.jit(lambda a: a[a > 0.0])(x)
 
 
+# -- NumPy functions of numba_ext arrays outside jitted code (__array_function__) ---------------------------
+def test_numpy_functions_eagerly_compute_on_the_queue(rng):
+    q = nx.Queue(DEV)
+    hf = rng.standard_normal((5, 7)).astype(np.float32)
+    hi = rng.integers(-100, 100, (5, 7)).astype(np.int8)
+    hv = rng.standard_normal(33)
+    f, i, v = (nx.asarray(h, sycl_queue=q, usm_type="shared") for h in (hf, hi, hv))
+    cases = [  # (numba_ext result, NumPy's): NumPy 2's dtypes (weak Python scalars, strong NumPy ones)
+        (np.where(f > 0.1, f, 0.5), np.where(hf > 0.1, hf, 0.5)),
+        (np.where(f > 0.1, f, np.float64(0.5)), np.where(hf > 0.1, hf, np.float64(0.5))),
+        (np.where(i > 0, i, f), np.where(hi > 0, hi, hf)),
+        (np.where(i < 0, 7, i), np.where(hi < 0, 7, hi)),
+        (np.clip(f, -0.5, 0.25), np.clip(hf, -0.5, 0.25)),
+        (np.clip(i, -5, 500), np.clip(hi, -5, 500)),
+        (np.clip(i, None, 3), np.clip(hi, None, 3)),
+        (np.clip(f, min=0.0), np.clip(hf, min=0.0)),
+        (np.clip(i, 2.5, 3), np.clip(hi, 2.5, 3)),
+        (np.zeros_like(i), np.zeros_like(hi)),
+        (np.ones_like(f, dtype=np.int16), np.ones_like(hf, dtype=np.int16)),
+        (np.full_like(i, 9), np.full_like(hi, 9)),
+        (np.copy(f), hf.copy()),
+    ]
+    for k, (got, want) in enumerate(cases):
+        assert got.sycl_queue is q and got.usm_type == "shared", k
+        _check(got, want, f"eager NumPy function [{k}]")
+    e = np.empty_like(f)
+    assert (e.shape, e.dtype, e.sycl_queue, e.usm_type) == (hf.shape, hf.dtype, q, "shared")
+    assert np.dot(v, v) == pytest.approx(float(hv @ hv), rel=1e-12)
+    np.testing.assert_allclose(nx.asnumpy(np.dot(f, f.T)), hf @ hf.T, rtol=1e-5)
+    assert np.sum(v) == pytest.approx(hv.sum()) and np.reshape(f, (7, 5)).shape == (7, 5)  # via methods
+
+
+def test_numpy_functions_eagerly_keep_the_cfd_rules(rng):
+    h = rng.standard_normal(8)
+    x = nx.asarray(h, device=DEV)
+    with pytest.raises(nx.ExecutionPlacementError):
+        np.where(x > 0, x, h)  # a NumPy array: its queue cannot be inferred
+    with pytest.raises(TypeError, match=r"np.cumsum\(\) is not offloaded.*asnumpy"):
+        np.cumsum(x)
+    with pytest.raises(nx.UnsupportedError, match="np.where\\(condition\\)"):
+        np.where(x > 0)
+    with pytest.raises(nx.UnsupportedError, match="shape="):
+        np.zeros_like(x, shape=(3,))
+
+
 # -- the eager compiler compiles each (operation, dtypes, layout) once -----------------------------------
 def test_eager_operations_compile_once(rng, monkeypatch):
     monkeypatch.setattr(eager, "_cache", {})  # an empty cache for this test, restored afterwards
