@@ -129,7 +129,7 @@ def _check_unsupported(what: str, **given) -> None:
 
 def reduce(name: str, x: ndarray, axis=None, *, dtype=None, out=None, keepdims=False):
     """`x.<name>(axis=axis)` (sum prod min max mean any all argmin argmax), computed by a kernel on
-    `x`'s queue: a Python scalar over all elements, else a numba_ext array on the same queue."""
+    `x`'s queue: a NumPy scalar of NumPy's result dtype over all elements, else a numba_ext array on the same queue."""
     from .numba import reductions as R
 
     _check_unsupported(f"{name}", dtype=dtype, out=out, keepdims=keepdims)
@@ -147,7 +147,8 @@ def reduce(name: str, x: ndarray, axis=None, *, dtype=None, out=None, keepdims=F
         warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=3)  # as NumPy; the result is NaN
     if axis is None:
         x = x if x.ndim else x.reshape(1)
-        return R.whole_function(name, x.ndim, x.dtype, x.flags.c_contiguous)(x)
+        value = R.whole_function(name, x.ndim, x.dtype, x.flags.c_contiguous)(x)
+        return R.result_dtype(name, x.dtype).type(value)  # NumPy's scalar type (np.float32 for float32 data)
     return R.axis_reducer(name, x.ndim, R.result_dtype(name, x.dtype).name, x.usm_type)(x, axis)
 
 

@@ -73,7 +73,10 @@ def test_whole_array_reductions_eager(rng, dtype):
     x, p, z = nx.asarray(hx), nx.asarray(hp), nx.asarray(hz)
     got = {op: getattr(p if op == "prod" else x, op)() for op in OPS}
     got.update({"all(p)": p.all(), "any(z)": z.any()})
-    _compare(got, _expected(hx, hp, hz), hx, dtype, "eager")
+    want = _expected(hx, hp, hz)
+    _compare(got, want, hx, dtype, "eager")
+    for k, v in got.items():  # eagerly: NumPy's scalar type exactly (np.float32 for float32 data)
+        assert type(v) is type(want[k]), (k, type(v), type(want[k]))
     # NumPy's functions call the methods
     assert _approx(np.sum(x), got["sum"], dtype, float(np.abs(hx.astype(np.float64)).sum()))
     assert np.argmax(x) == got["argmax"]
