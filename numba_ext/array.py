@@ -294,8 +294,11 @@ class ndarray:
         impl = eager.ARRAY_FUNCTIONS.get(func)
         if impl is not None:
             return impl(*args, **kwargs)
+        numpy_impl = getattr(func, "_implementation", None)
+        if numpy_impl is None:
+            return NotImplemented  # NumPy then raises its TypeError naming the function
         try:
-            return func._implementation(*args, **kwargs)
+            return numpy_impl(*args, **kwargs)
         except TypeError as e:
             if not str(e).startswith("implicit conversion of a numba_ext.ndarray"):
                 raise
