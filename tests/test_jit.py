@@ -285,6 +285,18 @@ def test_copy_and_host_allocation_errors(rng):
         numba_ext.jit(lambda b: b[b > 0.0])(b)  # boolean indexing would allocate on the host
 
 
+def test_ascontiguousarray_aliases_or_copies_on_the_queue(rng):
+    h = rng.standard_normal((5, 8))
+    b = numba_ext.asarray(h, usm_type="shared")
+    same = numba_ext.jit(lambda b: np.ascontiguousarray(b))(b)
+    assert same._data_ptr == b._data_ptr  # already C-contiguous: the array itself, as NumPy
+    t, s = numba_ext.jit(lambda b: (np.ascontiguousarray(b.T), np.ascontiguousarray(b[::-2, 1::3]) + 1.0))(b)
+    for got, want in ((t, h.T), (s, h[::-2, 1::3] + 1.0)):
+        assert got.sycl_queue is b.sycl_queue and got.usm_type == "shared" and got.flags.c_contiguous
+        assert got._data_ptr != b._data_ptr
+        np.testing.assert_array_equal(numba_ext.asnumpy(got), want)
+
+
 def test_disk_caching_is_refused_clearly(tmp_path):
     with pytest.raises(numba_ext.UnsupportedError, match="cache=True"):
         numba_ext.jit(lambda a: a + 1.0, cache=True)

@@ -208,6 +208,32 @@ def _ov_copy(a):
     return _np_copy
 
 
+def nx_ascontiguousarray(a):
+    return np.ascontiguousarray(a)
+
+
+def _np_ascontiguousarray(a):
+    return np.ascontiguousarray(a)
+
+
+def _usm_contiguous_copy(a):
+    return nx_copy(a)
+
+
+_NOT_REWRITTEN.add(_np_ascontiguousarray)
+
+
+@overload(nx_ascontiguousarray)
+def _ov_ascontiguousarray(a):
+    """np.ascontiguousarray of a numba_ext array: the array itself when C-contiguous, else a
+    contiguous copy on its queue (NumPy's aliasing rules; the copy is a kernel)."""
+    if isinstance(a, USMArrayType) and a.ndim >= 1:
+        if a.layout == "C":
+            return lambda a: a
+        return _usm_contiguous_copy
+    return _np_ascontiguousarray
+
+
 @overload_classmethod(USMArrayType, "_allocate")
 def _ov_allocate(cls, allocsize, align):
     from .types import _source_location
@@ -251,7 +277,8 @@ def _resolve(func_ir, var):
 
 @register_rewrite("before-inference")
 class RewriteElementwiseCalls(Rewrite):
-    """np.where(c, a, b) / np.clip(a, lo, hi) / x.astype(t) -> nx_where / nx_clip / nx_astype."""
+    """np.where(c, a, b) / np.clip(a, lo, hi) / x.astype(t) / x.copy() / np.copy(x) /
+    np.ascontiguousarray(x) -> nx_where / nx_clip / nx_astype / nx_copy / nx_ascontiguousarray."""
 
     def match(self, func_ir, block, typemap, calltypes):
         self.func_ir, self.block = func_ir, block
@@ -278,6 +305,8 @@ class RewriteElementwiseCalls(Rewrite):
                 self.dead_methods.add(call.func.name)
             elif fn is np.copy and len(call.args) == 1:
                 self.todo.append((inst, nx_copy, list(call.args)))
+            elif fn is np.ascontiguousarray and len(call.args) == 1:
+                self.todo.append((inst, nx_ascontiguousarray, list(call.args)))
         return bool(self.todo)
 
     def apply(self):
