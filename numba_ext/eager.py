@@ -173,7 +173,8 @@ def dot(a: ndarray, b: ndarray, what: str = "np.dot") -> ndarray:
 # -- NumPy functions on numba_ext arrays (``__array_function__``) ----------------------------------------
 #
 # np.where, np.clip and np.dot compute on the arrays' queue (where/clip through a jitted function, so
-# jitted and eager code share one implementation; dot through the reductions' dot); the *_like
+# jitted and eager code share one implementation; dot through the reductions' dot; np.cumsum and
+# np.cumprod through numba/scans.py, as in jitted code); the *_like
 # functions allocate on it; np.copy copies there. Every other NumPy function runs NumPy's own
 # implementation, which uses the array's methods (np.sum(x) -> x.sum(), np.reshape, np.transpose) or
 # refuses the implicit conversion to a NumPy array (ndarray.__array__).
@@ -269,7 +270,22 @@ def _copy(a, order="K", subok=False):
     return a.copy() if isinstance(a, ndarray) else np.copy(a, order=order, subok=subok)
 
 
+def _scan_function(op: str):
+    def scan(a, axis=None, dtype=None, out=None):
+        from .numba import scans
+
+        if axis is not None or dtype is not None or out is not None:
+            raise UnsupportedError(f"np.{op}(axis=, dtype=, out=) of numba_ext arrays is not supported; "
+                                   f"np.{op}(x) scans the flattened array")
+        if a.ndim == 0:
+            a = a.reshape(1)
+        return scans.scan_function(op, scans.scan_dtype(op, a.dtype).name, a.usm_type)(a)
+    scan.__name__ = op
+    return scan
+
+
 ARRAY_FUNCTIONS = {
+    np.cumsum: _scan_function("cumsum"), np.cumprod: _scan_function("cumprod"),
     np.where: where, np.clip: clip, np.dot: _dot, np.copy: _copy,
     **{getattr(np, f"{k}_like"): _like_function(k) for k in ("empty", "zeros", "ones", "full")},
 }

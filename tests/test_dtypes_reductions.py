@@ -237,3 +237,47 @@ def test_prange_float32_sums(rng):
     # float32 accumulation in another order than NumPy's: within float32 rounding of the sum
     assert s == pytest.approx(ha.sum(dtype=np.float64), rel=1e-4)
     assert t == pytest.approx(1.5 + (ha.astype(np.float64) * hb).sum(), rel=1e-4, abs=1e-4 * np.abs(ha * hb).sum())
+
+
+# -- np.cumsum / np.cumprod (numba_ext/numba/scans.py): a blocked scan on the array's queue ---------------
+SCAN_JIT = nx.jit(lambda x, p: (np.cumsum(x), np.cumprod(p)))
+
+
+def _scan_check(got, want, dtype, what):
+    host = nx.asnumpy(got)
+    assert host.dtype == want.dtype and host.shape == want.shape, (what, host.dtype, want.dtype)
+    if want.dtype.kind == "f":
+        rtol = 1e-3 if want.dtype == np.float32 else 1e-10  # thousands of roundings, in another order
+        scale = float(np.abs(want).max(initial=0.0))
+        np.testing.assert_allclose(host, want, rtol=rtol, atol=rtol * scale, err_msg=what)
+    else:  # integers wrap as NumPy's 64-bit accumulation does: exact
+        np.testing.assert_array_equal(host, want, err_msg=what)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_cumsum_cumprod_jit_and_eager(rng, dtype):
+    for n in (0, 1, N, 4096 * 2 + 3):  # empty, one element, one element per block, partial last block
+        hx, _, _ = _data(rng, dtype)
+        hx = np.resize(hx, n)
+        rng.shuffle(hx)
+        hp = np.resize(_data(rng, dtype)[1], n)  # integers: products wrap modulo 2**64, exactly as NumPy's
+        if np.dtype(dtype).kind == "f":  # floats: products near 1 stay finite in any association order
+            hp = rng.uniform(0.99, 1.01, n).astype(dtype)
+        x, p = nx.asarray(hx, usm_type="shared"), nx.asarray(hp, usm_type="shared")
+        with np.errstate(over="ignore"):
+            want = (np.cumsum(hx), np.cumprod(hp))
+        for how, got in (("jit", SCAN_JIT(x, p)), ("eager", (np.cumsum(x), np.cumprod(p)))):
+            for g, w, op in zip(got, want, ("cumsum", "cumprod")):
+                assert g.sycl_queue is x.sycl_queue and g.usm_type == "shared", (how, op)
+                _scan_check(g, w, dtype, f"{how} {op} {dtype} n={n}")
+
+
+def test_cumsum_flattens_views_and_n_d_arrays(rng):
+    h = rng.standard_normal((40, 9))
+    x = nx.asarray(h)
+    f = nx.jit(lambda a: (np.cumsum(a), np.cumsum(a.T), np.cumsum(a[::-3, 1::2]) * 2.0))
+    for got, want in zip(f(x), (np.cumsum(h), np.cumsum(h.T), np.cumsum(h[::-3, 1::2]) * 2.0)):
+        _scan_check(got, want, "float64", "views")
+    _scan_check(np.cumsum(x.T), np.cumsum(h.T), "float64", "eager view")
+    with pytest.raises(nx.UnsupportedError, match="axis"):
+        np.cumsum(x, axis=0)

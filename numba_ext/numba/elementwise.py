@@ -13,7 +13,10 @@ from numba.extending import intrinsic, overload, overload_classmethod
 from numba.np import numpy_support
 
 from ..errors import ExecutionPlacementError, UnsupportedError
+from . import scans
 from .types import USMArrayType
+
+_SCANS = {np.cumsum: scans.nx_cumsum, np.cumprod: scans.nx_cumprod}
 
 
 def nx_where(c, a, b):
@@ -284,7 +287,7 @@ class RewriteElementwiseCalls(Rewrite):
         self.func_ir, self.block = func_ir, block
         self.todo = []
         self.dead_methods = set()
-        if func_ir.func_id.func in _NOT_REWRITTEN:
+        if func_ir.func_id.func in _NOT_REWRITTEN or func_ir.func_id.func in scans.NOT_REWRITTEN:
             return False
         for inst in block.body:
             if not (isinstance(inst, ir.Assign) and isinstance(inst.value, ir.Expr) and inst.value.op == "call"):
@@ -307,6 +310,8 @@ class RewriteElementwiseCalls(Rewrite):
                 self.todo.append((inst, nx_copy, list(call.args)))
             elif fn is np.ascontiguousarray and len(call.args) == 1:
                 self.todo.append((inst, nx_ascontiguousarray, list(call.args)))
+            elif fn in _SCANS and len(call.args) == 1:
+                self.todo.append((inst, _SCANS[fn], list(call.args)))
         return bool(self.todo)
 
     def apply(self):
