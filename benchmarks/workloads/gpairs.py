@@ -5,7 +5,7 @@ over pairs of points (one from each set) with squared distance <= r2[k]. O(n^2) 
 first set fills its row of an (n, nbins + 1) histogram (linear bin search), then one iteration per bin
 adds up the rows' counts up to that bin (cumulative). ``numba_ext_prange`` allocates with
 ``numba_ext.zeros``/``empty`` inside the jitted function (2 kernels). ``numba_ext_jit`` stays n/a (the
-NumPy source needs searchsorted, bincount and cumsum on the device).
+NumPy source needs searchsorted and bincount on the device).
 
 ``numba_ext_kernel`` is an explicit ``@numba_ext.kernel``, all on the device in one launch: one
 work-item per point of the first set keeps a private histogram (the prange loop's linear bin search),
@@ -234,7 +234,7 @@ def make_cupy_fused(*args):
 VARIANTS = [
     Variant("numpy", gpairs),
     Variant("numba_parallel", gpairs_prange),
-    Variant.unavailable("numba_ext_jit", "searchsorted, bincount and cumsum in @numba_ext.jit", backend="numba_ext"),
+    Variant.unavailable("numba_ext_jit", "searchsorted and bincount in @numba_ext.jit", backend="numba_ext"),
     Variant("numba_ext_prange", nx.jit(with_globals(_gpairs_prange, zeros=nx.zeros, empty=nx.empty)),
             backend="numba_ext"),
     Variant("numba_ext_kernel", gpairs_kernel, backend="numba_ext"),
