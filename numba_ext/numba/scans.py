@@ -1,9 +1,11 @@
 """``np.cumsum`` / ``np.cumprod`` of numba_ext arrays (flattened in C order, NumPy's result dtype), in
 jitted code and eagerly: a blocked scan of three device loops on the array's queue.
 
-1. one work-item per block scans its block sequentially and keeps the block's total;
+1. one work-item per block computes its block's total (reading the input once, writing nothing);
 2. one work-item turns the block totals into exclusive prefixes (there are at most ``BLOCKS``);
-3. one work-item per block combines its prefix with its block's values.
+3. one work-item per block scans its block sequentially, starting from its prefix, into the result.
+
+Three passes over memory (read, read, write), against NumPy's two.
 
 The association order differs from NumPy's strictly sequential loop (floating-point results agree
 within rounding). ``axis=``, ``dtype=`` and ``out=`` are not offloaded."""
@@ -56,7 +58,6 @@ def scan(a):
         s = np.{out_dtype}({identity})
         for i in range(lo, hi):
             s = s {sym} v[i]
-            out[i] = s
         part[b] = s
     for t in prange(1):
         s = np.{out_dtype}({identity})
@@ -67,9 +68,10 @@ def scan(a):
     for b in prange(nb):
         lo = b * chunk
         hi = min(n, lo + chunk)
-        p = part[b]
+        s = part[b]
         for i in range(lo, hi):
-            out[i] = p {sym} out[i]
+            s = s {sym} v[i]
+            out[i] = s
     return out
 """
     return _compile(src, "scan")
