@@ -5,6 +5,7 @@ data. Each distinct (operation, operand kinds, dtypes, layout, device) is compil
 
 from __future__ import annotations
 
+import functools
 import threading
 import warnings
 
@@ -197,19 +198,11 @@ def _in_dtype(v, dt: np.dtype):
     return v
 
 
-_jitted_lock = threading.Lock()
-_jitted: dict = {}
-
-
+@functools.lru_cache(maxsize=None)
 def _jitted_function(name: str):
-    with _jitted_lock:
-        f = _jitted.get(name)
-        if f is None:
-            from .jit import jit
+    from .jit import jit
 
-            py = {"where": lambda c, a, b: np.where(c, a, b), "clip": lambda a, lo, hi: np.clip(a, lo, hi)}[name]
-            f = _jitted[name] = jit(py)
-        return f
+    return jit({"where": lambda c, a, b: np.where(c, a, b), "clip": lambda a, lo, hi: np.clip(a, lo, hi)}[name])
 
 
 def where(condition, x=None, y=None):
@@ -243,18 +236,18 @@ def _like_function(kind: str):
 
     make = getattr(creation, f"{kind}_like")
 
-    def check(what, order, subok, shape, device):
+    def check(what, shape, device):  # order= and subok= need nothing: results are C-contiguous ndarrays
         if shape is not None or device is not None:
             raise UnsupportedError(f"np.{kind}_like({what}) of a numba_ext array takes no shape= or device=; use "
                                    f"numba_ext.{kind}(shape, dtype, sycl_queue=x.sycl_queue)")
 
     if kind == "full":
         def like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
-            check("a, fill_value", order, subok, shape, device)
+            check("a, fill_value", shape, device)
             return make(a, fill_value, dtype)
     else:
         def like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
-            check("a", order, subok, shape, device)
+            check("a", shape, device)
             return make(a, dtype)
     like.__name__ = f"{kind}_like"
     return like

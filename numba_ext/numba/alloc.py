@@ -26,6 +26,13 @@ _FILL = {creation.empty: None, creation.zeros: 0.0, creation.ones: 1.0, creation
 _KEEP_QUEUES: list = []  # queues embedded in compiled code by address
 
 
+def _new_var(block: list, scope, value, hint: str, loc) -> ir.Var:
+    """A fresh variable assigned `value` at the end of `block` (a rewrite's new block)."""
+    v = ir.Var(scope, scope.redefine(f"$nx_{hint}", loc).name, loc)
+    block.append(ir.Assign(value, v, loc))
+    return v
+
+
 @register_rewrite("before-inference")
 class RewriteAllocations(Rewrite):
     """numba_ext.empty(shape, dtype, device=, usm_type=) -> _usm_alloc(shape, dtype, usm_type, device,
@@ -68,9 +75,7 @@ class RewriteAllocations(Rewrite):
                 raise UnsupportedError(f"sycl_queue= cannot be used in jitted code; use device=\"<selector>\" (line {loc.line})")
 
             def var(value, hint):
-                v = ir.Var(scope, scope.redefine(f"$nx_{hint}", loc).name, loc)
-                new.append(ir.Assign(value, v, loc))
-                return v
+                return _new_var(new, scope, value, hint, loc)
 
             none = lambda h: var(ir.Const(None, loc), h)  # noqa: E731
             fill = given.get("fill_value") if fn is creation.full else (
@@ -234,14 +239,11 @@ def _make_like(kind: str):
         if not isinstance(a, types.Array):
             raise UnsupportedError(f"numba_ext.{kind}_like() in jitted code takes an array, got {a}")
         dt = numpy_support.as_dtype(a.dtype if _none(dtype) else _dtype(dtype))
-        usm = a.usm_type if ours and _none(usm_type) else (None if _none(usm_type) else "arg")
-        if usm == "arg":
-            if ours:
-                return lambda a, fill, dtype, usm_type=None, device=None: _usm_alloc(a.shape, dt, usm_type, device, fill, (a,))
-            return lambda a, fill, dtype, usm_type=None, device=None: _usm_alloc(a.shape, dt, usm_type, device, fill, ())
-        if ours:
-            return lambda a, fill, dtype, usm_type=None, device=None: _usm_alloc(a.shape, dt, usm, device, fill, (a,))
-        return lambda a, fill, dtype, usm_type=None, device=None: _usm_alloc(a.shape, dt, None, device, fill, ())
+        # `a` is passed as the allocation's source: its queue when it is ours, else the default queue
+        if not _none(usm_type):
+            return lambda a, fill, dtype, usm_type=None, device=None: _usm_alloc(a.shape, dt, usm_type, device, fill, (a,))
+        usm = a.usm_type if ours else None
+        return lambda a, fill, dtype, usm_type=None, device=None: _usm_alloc(a.shape, dt, usm, device, fill, (a,))
 
     return stub
 
@@ -307,9 +309,7 @@ class RewriteAllocationsLike(Rewrite):
                 )
 
             def var(value, hint):
-                v = ir.Var(scope, scope.redefine(f"$nx_{hint}", loc).name, loc)
-                new.append(ir.Assign(value, v, loc))
-                return v
+                return _new_var(new, scope, value, hint, loc)
 
             fill = given["fill_value"] if kind == "full" else var(ir.Const(_LIKE_KINDS[kind], loc), "fill")
             args = [given["a"], fill, given.get("dtype") or var(ir.Const(None, loc), "dtype")]

@@ -223,7 +223,7 @@ def _usm_contiguous_copy(a):
     return nx_copy(a)
 
 
-_NOT_REWRITTEN.add(_np_ascontiguousarray)
+_NOT_REWRITTEN |= {_np_ascontiguousarray, *scans.NOT_REWRITTEN}
 
 
 @overload(nx_ascontiguousarray)
@@ -287,7 +287,7 @@ class RewriteElementwiseCalls(Rewrite):
         self.func_ir, self.block = func_ir, block
         self.todo = []
         self.dead_methods = set()
-        if func_ir.func_id.func in _NOT_REWRITTEN or func_ir.func_id.func in scans.NOT_REWRITTEN:
+        if func_ir.func_id.func in _NOT_REWRITTEN:
             return False
         for inst in block.body:
             if not (isinstance(inst, ir.Assign) and isinstance(inst.value, ir.Expr) and inst.value.op == "call"):

@@ -139,7 +139,7 @@ def check(func_ir, typemap, calltypes, parallel: bool) -> None:
                     f"{what} reads or writes array elements on the host, but the array lives in memory "
                     f"the host cannot address ({_memory_of(st, typemap)}). Compute it on the device (an array expression, a "
                     f"prange loop in @numba_ext.jit, a kernel) or copy the data with numba_ext.asnumpy() "
-                    f"first (at {st.loc.filename}, line {st.loc.line}: {st.loc.strformat().strip().splitlines()[-1].strip()})"
+                    f"first {_at(st.loc)}"
                 )
 
 
@@ -208,13 +208,18 @@ def _device_safe_callee(ftype, parallel: bool) -> bool:
     return False
 
 
-def _host_arrays_in(t) -> bool:
-    """Whether a value of type `t` is or holds a NumPy (not numba_ext) array."""
+def _holds_arrays(t, usm: bool) -> bool:
+    """Whether a value of type `t` is or holds (in tuples) a numba_ext array (`usm`) or a NumPy array."""
     if isinstance(t, types.Array):
-        return not isinstance(t, USMArrayType)
+        return isinstance(t, USMArrayType) == usm
     if isinstance(t, types.BaseTuple):
-        return any(_host_arrays_in(x) for x in t.types)
+        return any(_holds_arrays(x, usm) for x in t.types)
     return False
+
+
+def _at(loc) -> str:
+    """'(at file, line N: source)' of a statement."""
+    return f"(at {loc.filename}, line {loc.line}: {loc.strformat().strip().splitlines()[-1].strip()})"
 
 
 def _callee_name(ftype) -> str:
@@ -227,7 +232,7 @@ def _callee_name(ftype) -> str:
 
 def check_host_results(func_ir, typemap, calltypes) -> None:
     """Raise UnsupportedError where a function Numba runs on the host (a NumPy function numba_ext
-    does not offload, e.g. np.cumsum or np.concatenate) takes numba_ext arrays and returns a NumPy
+    does not offload, e.g. np.unique or np.concatenate) takes numba_ext arrays and returns a NumPy
     array: the result would leave the queue silently, and NumPy and numba_ext arrays do not mix
     (outside jitted code such a call is refused as well)."""
     if not any(isinstance(t, USMArrayType) for t in typemap.values()):
@@ -242,20 +247,16 @@ def check_host_results(func_ir, typemap, calltypes) -> None:
             args = list(e.args) + [v for _, v in e.kws]
             if e.vararg is not None:
                 args.append(e.vararg)
-            if not any(_holds_usm(typemap.get(v.name)) for v in args):
+            if not any(_holds_arrays(typemap.get(v.name), usm=True) for v in args):
                 continue
             ftype = typemap.get(e.func.name)
             if isinstance(ftype, types.Dispatcher) or _trusted(st.loc):
                 continue  # a jitted function is checked when it is compiled
-            if _host_arrays_in(typemap.get(st.target.name)):
+            if _holds_arrays(typemap.get(st.target.name), usm=False):
                 raise UnsupportedError(
                     f"{_callee_name(ftype)}() is not offloaded by numba_ext: it would run on the host and "
                     f"return a NumPy array computed from numba_ext arrays (NumPy and numba_ext arrays do "
                     f"not mix). Write it as array expressions or a prange loop, or copy the data with "
-                    f"numba_ext.asnumpy() outside jitted code first (at {st.loc.filename}, line "
-                    f"{st.loc.line}: {st.loc.strformat().strip().splitlines()[-1].strip()})"
+                    f"numba_ext.asnumpy() outside jitted code first {_at(st.loc)}"
                 )
 
-
-def _holds_usm(t) -> bool:
-    return isinstance(t, USMArrayType) or (isinstance(t, types.BaseTuple) and any(_holds_usm(x) for x in t.types))
