@@ -226,8 +226,8 @@ def clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *, min=np._NoValue, 
     dt = _numpy_result_dtype([v for v in (a, lo, hi) if v is not None])
     if lo is None or hi is None:  # an open bound: the dtype's extreme
         ext = (-np.inf, np.inf) if dt.kind == "f" else ((np.iinfo(dt).min, np.iinfo(dt).max) if dt.kind in "iu" else (False, True))
-        lo, hi = (ext[0] if lo is None else lo), (ext[1] if hi is None else hi)
-        lo, hi = (dt.type(v) if v in ext else v for v in (lo, hi))
+        lo = dt.type(ext[0]) if lo is None else lo
+        hi = dt.type(ext[1]) if hi is None else hi
     return _jitted_function("clip")(_in_dtype(a, dt), _in_dtype(lo, dt), _in_dtype(hi, dt))
 
 

@@ -623,6 +623,7 @@ def test_numpy_functions_eagerly_compute_on_the_queue(rng):
         (np.clip(i, None, 3), np.clip(hi, None, 3)),
         (np.clip(f, min=0.0), np.clip(hf, min=0.0)),
         (np.clip(i, 2.5, 3), np.clip(hi, 2.5, 3)),
+        (np.clip(f, None, f[0]), np.clip(hf, None, hf[0])),  # an array bound with an open one
         (np.zeros_like(i), np.zeros_like(hi)),
         (np.ones_like(f, dtype=np.int16), np.ones_like(hf, dtype=np.int16)),
         (np.full_like(i, 9), np.full_like(hi, 9)),
