@@ -37,8 +37,8 @@ import subprocess
 import sys
 import time
 import types
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
@@ -50,6 +50,7 @@ RTOL = {np.dtype("float64"): 1e-9, np.dtype("float32"): 1e-5}
 
 
 # -- optional libraries --------------------------------------------------------------------------
+
 
 class Missing:
     """Stands for a library that cannot be imported: attribute access, calls and decorators all give
@@ -170,9 +171,15 @@ class NumbaExtBackend(Backend):
 
     def info(self):
         dev = nx.default_queue().device
-        return {"version": nx.__version__, "device": dev.name, "filter_string": dev.filter_string,
-                "vendor": dev.vendor, "driver_version": dev.driver_version,
-                "max_compute_units": dev.max_compute_units, "target": str(dev.target)}
+        return {
+            "version": nx.__version__,
+            "device": dev.name,
+            "filter_string": dev.filter_string,
+            "vendor": dev.vendor,
+            "driver_version": dev.driver_version,
+            "max_compute_units": dev.max_compute_units,
+            "target": str(dev.target),
+        }
 
 
 class DpnpBackend(NumbaExtBackend):
@@ -200,9 +207,14 @@ class DpnpBackend(NumbaExtBackend):
         import dpctl
 
         dev = dpctl.select_default_device()
-        return {"version": self.module.__version__, "dpctl": dpctl.__version__, "device": dev.name,
-                "filter_string": dev.filter_string, "driver_version": dev.driver_version,
-                "max_compute_units": dev.max_compute_units}
+        return {
+            "version": self.module.__version__,
+            "dpctl": dpctl.__version__,
+            "device": dev.name,
+            "filter_string": dev.filter_string,
+            "driver_version": dev.driver_version,
+            "max_compute_units": dev.max_compute_units,
+        }
 
 
 class CupyBackend(Backend):
@@ -231,8 +243,12 @@ class CupyBackend(Backend):
     def info(self):
         cp = self.module
         props = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)
-        return {"version": cp.__version__, "device": props["name"].decode(),
-                "cuda_runtime": cp.cuda.runtime.runtimeGetVersion(), "driver": cp.cuda.runtime.driverGetVersion()}
+        return {
+            "version": cp.__version__,
+            "device": props["name"].decode(),
+            "cuda_runtime": cp.cuda.runtime.runtimeGetVersion(),
+            "driver": cp.cuda.runtime.driverGetVersion(),
+        }
 
 
 class NumbaCudaBackend(Backend):
@@ -248,11 +264,14 @@ class NumbaCudaBackend(Backend):
             # all it needs; it is reported in the backend info and in the note of every numba_cuda
             # result, so numbers taken with it are marked.
             np.row_stack = np.vstack
-            self.shims.append(f"np.row_stack = np.vstack (NumPy {np.__version__} has no row_stack; "
-                              "numba-cuda refers to it)")
+            self.shims.append(
+                f"np.row_stack = np.vstack (NumPy {np.__version__} has no row_stack; numba-cuda refers to it)"
+            )
         from numba import cuda
 
-        warnings.filterwarnings("ignore", message=".*Grid size .* will likely result in GPU under-utilization")
+        warnings.filterwarnings(
+            "ignore", message=".*Grid size .* will likely result in GPU under-utilization"
+        )
         if not cuda.is_available():
             raise RuntimeError("no CUDA device: numba.cuda.is_available() is False")
         return cuda
@@ -278,14 +297,19 @@ class NumbaCudaBackend(Backend):
             ver = version("numba-cuda")
         except Exception:
             ver = None
-        info = {"version": ver, "device": dev.name.decode() if isinstance(dev.name, bytes) else dev.name,
-                "compute_capability": list(dev.compute_capability)}
+        info = {
+            "version": ver,
+            "device": dev.name.decode() if isinstance(dev.name, bytes) else dev.name,
+            "compute_capability": list(dev.compute_capability),
+        }
         if self.shims:
             info["shims"] = list(self.shims)
         return info
 
 
-BACKENDS = {b.name: b for b in (Backend(), NumbaExtBackend(), DpnpBackend(), CupyBackend(), NumbaCudaBackend())}
+BACKENDS = {
+    b.name: b for b in (Backend(), NumbaExtBackend(), DpnpBackend(), CupyBackend(), NumbaCudaBackend())
+}
 
 
 def backend_module(name: str):
@@ -307,6 +331,7 @@ def with_globals(fn: Callable, **names) -> Callable:
 
 
 # -- variants ------------------------------------------------------------------------------------
+
 
 @dataclasses.dataclass(frozen=True)
 class Variant:
@@ -332,11 +357,13 @@ class Variant:
     host_result: bool = False  # a device variant that returns NumPy arrays on purpose (stop-gaps)
 
     @classmethod
-    def unavailable(cls, name: str, needs: str, backend: str = "host") -> "Variant":
+    def unavailable(cls, name: str, needs: str, backend: str = "host") -> Variant:
         return cls(name, backend=backend, na=f"n/a (needs {needs})")
 
 
-def namespace_variant(name: str, fn: Callable, backend: str, note: str = "", helpers: tuple = (), **kw) -> Variant:
+def namespace_variant(
+    name: str, fn: Callable, backend: str, note: str = "", helpers: tuple = (), **kw
+) -> Variant:
     """``fn`` (a NumPy source) run with ``np`` bound to the backend's array module (dpnp, cupy);
     ``helpers``: names of module functions ``fn`` calls that need the same rebinding."""
 
@@ -345,10 +372,13 @@ def namespace_variant(name: str, fn: Callable, backend: str, note: str = "", hel
         names = {"np": mod, **{h: with_globals(fn.__globals__[h], np=mod) for h in helpers}}
         return with_globals(fn, **names)
 
-    return Variant(name, backend=backend, make=make, note=note or f"the NumPy source with np = {backend}", **kw)
+    return Variant(
+        name, backend=backend, make=make, note=note or f"the NumPy source with np = {backend}", **kw
+    )
 
 
 # -- device helpers (numba_ext; kept for callers of the previous API) -----------------------------
+
 
 def to_device(args: tuple) -> tuple:
     return BACKENDS["numba_ext"].to_device(args)
@@ -363,6 +393,7 @@ def to_host(obj):
 
 
 # -- validation ----------------------------------------------------------------------------------
+
 
 def validate(got, ref) -> dict:
     """Relative L2 error per output component (float), exact match (integer); the worst counts."""
@@ -392,6 +423,7 @@ def validate(got, ref) -> dict:
 
 
 # -- timing --------------------------------------------------------------------------------------
+
 
 def _sample(fn, args, calls: int, backend: Backend, self_timed: bool = False):
     """One timed sample: `calls` calls, then synchronise the backend; seconds per call."""
@@ -445,14 +477,19 @@ def run_variant(v: Variant, host_args: tuple, ref, *, reps: int, warmup: int, ca
         if hasattr(fn, "inspect_kernels"):  # numba_ext.jit: how many device kernels one call runs
             rec["kernels"] = len(fn.inspect_kernels(*args))
     except Exception as e:  # reported, never hidden
-        rec.update(status="ERROR", reason=f"{type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}")
+        rec.update(
+            status="ERROR", reason=f"{type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}"
+        )
         return rec
     check = validate(host, ref)
     on_host = [type(o).__name__ for o in _walk(out) if isinstance(o, np.ndarray)]
     if on_device and on_host and not v.host_result:  # a silent host fallback is not a device result
-        check = {"passed": False, "error": check["error"],
-                 "detail": "the result came back as numpy.ndarray (computed or finished on the host); "
-                           + check["detail"]}
+        check = {
+            "passed": False,
+            "error": check["error"],
+            "detail": "the result came back as numpy.ndarray (computed or finished on the host); "
+            + check["detail"],
+        }
     rec.update(
         status="ok" if check["passed"] else "FAILED",
         reason=None if check["passed"] else check["detail"],
@@ -471,8 +508,18 @@ def size_label(size: dict) -> str:
     return ",".join(f"{k}={v}" for k, v in size.items())
 
 
-def run_workload(name: str, module, preset: str, *, reps: int, warmup: int, seed: int, size: dict | None = None,
-                 variants: set[str] | None = None, progress=None) -> list[dict]:
+def run_workload(
+    name: str,
+    module,
+    preset: str,
+    *,
+    reps: int,
+    warmup: int,
+    seed: int,
+    size: dict | None = None,
+    variants: set[str] | None = None,
+    progress=None,
+) -> list[dict]:
     """Every variant of one workload (``variants``: only these names) at ``preset`` (``size``
     overrides single keys)."""
     size = {**module.SIZES[preset], **(size or {})}
@@ -484,8 +531,12 @@ def run_workload(name: str, module, preset: str, *, reps: int, warmup: int, seed
     nbytes = module.BYTES(**size) if hasattr(module, "BYTES") else None
     records = []
     for v in selected(module, variants):
-        rec = {"workload": name, "size": size_label(size), "calls_per_sample": calls,
-               **run_variant(v, host_args, ref, reps=reps, warmup=warmup, calls=calls)}
+        rec = {
+            "workload": name,
+            "size": size_label(size),
+            "calls_per_sample": calls,
+            **run_variant(v, host_args, ref, reps=reps, warmup=warmup, calls=calls),
+        }
         if nbytes and rec.get("median_ms"):
             rec["bytes_per_call"] = nbytes
             rec["gbps"] = nbytes / (rec["median_ms"] * 1e-3) / 1e9
@@ -530,8 +581,10 @@ class Progress:
         filled = self.width * self.done // max(1, self.total)
         bar = "#" * filled + "-" * (self.width - filled)
         what = fmt_ms(rec.get("median_ms")) + " ms" if rec["status"] == "ok" else rec["status"]
-        line = (f"[{bar}] {self.done:>3}/{self.total} {time.perf_counter() - self.start:6.1f} s  "
-                f"{rec['workload']}/{rec['variant']}: {what}")
+        line = (
+            f"[{bar}] {self.done:>3}/{self.total} {time.perf_counter() - self.start:6.1f} s  "
+            f"{rec['workload']}/{rec['variant']}: {what}"
+        )
         if self.tty:
             end = "\n" if self.done == self.total else ""
             print("\r\033[K" + line, end=end, file=self.stream, flush=True)
@@ -541,8 +594,17 @@ class Progress:
             print(line, file=self.stream, flush=True)
 
 
-def run_suite(preset: str = "S", names=None, *, reps: int = 7, warmup: int = 1, seed: int = 777,
-              size: dict | None = None, variants: set[str] | None = None, progress: bool | Callable = True):
+def run_suite(
+    preset: str = "S",
+    names=None,
+    *,
+    reps: int = 7,
+    warmup: int = 1,
+    seed: int = 777,
+    size: dict | None = None,
+    variants: set[str] | None = None,
+    progress: bool | Callable = True,
+):
     """Run workloads (default: all) and return ``(meta, records)``; the API behind ``run.py`` and
     the notebooks. ``progress=True`` draws a progress bar on stderr."""
     import workloads
@@ -550,15 +612,31 @@ def run_suite(preset: str = "S", names=None, *, reps: int = 7, warmup: int = 1, 
     names = list(names or workloads.NAMES)
     modules = {n: workloads.load(n) for n in names}
     meta = environment()
-    meta.update(preset=preset, reps=reps, warmup=warmup, seed=seed, workloads=names, size_override=size or None,
-                variants=sorted(variants) if variants else None)
+    meta.update(
+        preset=preset,
+        reps=reps,
+        warmup=warmup,
+        seed=seed,
+        workloads=names,
+        size_override=size or None,
+        variants=sorted(variants) if variants else None,
+    )
     total = sum(len(selected(m, variants)) for m in modules.values())
     if progress is True:
         progress = Progress(total)
     records, start = [], time.perf_counter()
     for name, mod in modules.items():
-        records += run_workload(name, mod, preset, reps=reps, warmup=warmup, seed=seed, size=size,
-                                variants=variants, progress=progress or None)
+        records += run_workload(
+            name,
+            mod,
+            preset,
+            reps=reps,
+            warmup=warmup,
+            seed=seed,
+            size=size,
+            variants=variants,
+            progress=progress or None,
+        )
     finish_environment(meta, records)
     meta["elapsed_s"] = time.perf_counter() - start
     meta["goals"] = goals(records)
@@ -595,40 +673,77 @@ def goals(records: list[dict]) -> list[dict]:
         peer = _find(records, wl, what, size)
         others = [r for r in (_find(records, wl, v, size) for v in nxv) if _ok(r)]
         if not (_ok(jit) and _ok(peer)):
-            why = ("Black-Scholes at n=2^22 was not run (workload black_scholes_goal, or black_scholes at preset M)"
-                   if jit is None and peer is None else f"{wl} at n=2^22: " + "; ".join(
-                       f"{name}: {status_text(r) if r else 'not run'}"
-                       for name, r in (("numba_ext_jit", jit), (what, peer)) if not _ok(r)))
+            why = (
+                "Black-Scholes at n=2^22 was not run (workload black_scholes_goal, or black_scholes at preset M)"
+                if jit is None and peer is None
+                else f"{wl} at n=2^22: "
+                + "; ".join(
+                    f"{name}: {status_text(r) if r else 'not run'}"
+                    for name, r in (("numba_ext_jit", jit), (what, peer))
+                    if not _ok(r)
+                )
+            )
             out.append({"goal": goal, "status": "not measured", "detail": why})
             return
         ratio = jit["median_ms"] / peer["median_ms"]
-        detail = (f"numba_ext_jit {jit['median_ms']:.4g} ms, {what} {peer['median_ms']:.4g} ms: "
-                  + test[1](ratio) + "; other numba_ext variants: "
-                  + ", ".join(f"{r['variant']} {r['median_ms']:.4g} ms ({test[1](r['median_ms'] / peer['median_ms'])})"
-                              for r in others if r is not jit))
+        detail = (
+            f"numba_ext_jit {jit['median_ms']:.4g} ms, {what} {peer['median_ms']:.4g} ms: "
+            + test[1](ratio)
+            + "; other numba_ext variants: "
+            + ", ".join(
+                f"{r['variant']} {r['median_ms']:.4g} ms ({test[1](r['median_ms'] / peer['median_ms'])})"
+                for r in others
+                if r is not jit
+            )
+        )
         out.append({"goal": goal, "status": "met" if test[0](ratio) else "not met", "detail": detail})
 
-    bs_goal("Black-Scholes 2^22: numba_ext jit time <= 1.0x numba parallel",
-            (lambda r: r <= 1.0, lambda r: f"{r:.2f}x numba parallel's time"), "numba_parallel")
-    bs_goal("Black-Scholes 2^22: numba_ext jit >= 10x faster than NumPy",
-            (lambda r: r <= 0.1, lambda r: f"{1 / r:.2f}x faster than NumPy"), "numpy")
+    bs_goal(
+        "Black-Scholes 2^22: numba_ext jit time <= 1.0x numba parallel",
+        (lambda r: r <= 1.0, lambda r: f"{r:.2f}x numba parallel's time"),
+        "numba_parallel",
+    )
+    bs_goal(
+        "Black-Scholes 2^22: numba_ext jit >= 10x faster than NumPy",
+        (lambda r: r <= 0.1, lambda r: f"{1 / r:.2f}x faster than NumPy"),
+        "numpy",
+    )
 
     def overhead_goal(goal, peer_name, limit, fmt):
-        jit, peer = _find(records, "call_overhead", "numba_ext_jit"), _find(records, "call_overhead", peer_name)
+        jit, peer = (
+            _find(records, "call_overhead", "numba_ext_jit"),
+            _find(records, "call_overhead", peer_name),
+        )
         if not (_ok(jit) and _ok(peer)):
-            why = "; ".join(f"{name}: {status_text(r) if r else 'not run'}"
-                            for name, r in (("numba_ext_jit", jit), (peer_name, peer)) if not _ok(r))
+            why = "; ".join(
+                f"{name}: {status_text(r) if r else 'not run'}"
+                for name, r in (("numba_ext_jit", jit), (peer_name, peer))
+                if not _ok(r)
+            )
             out.append({"goal": goal, "status": "not measured", "detail": f"call_overhead {why}"})
             return
         ratio = jit["median_ms"] / peer["median_ms"]
-        out.append({"goal": goal, "status": "met" if ratio <= limit else "not met",
-                    "detail": f"cached numba_ext_jit call {jit['median_ms'] * 1e3:.3g} us, {peer_name} "
-                              f"{peer['median_ms'] * 1e3:.3g} us: {fmt(ratio)}"})
+        out.append(
+            {
+                "goal": goal,
+                "status": "met" if ratio <= limit else "not met",
+                "detail": f"cached numba_ext_jit call {jit['median_ms'] * 1e3:.3g} us, {peer_name} "
+                f"{peer['median_ms'] * 1e3:.3g} us: {fmt(ratio)}",
+            }
+        )
 
-    overhead_goal("cached jit call (16 elements) <= 1.5x a bare OpenCL enqueue+wait", "bare_launch", 1.5,
-                  lambda r: f"{r:.2f}x the bare launch")
-    overhead_goal("cached jit call (16 elements) <= 1/4 of dpnp's a + b", "dpnp", 0.25,
-                  lambda r: f"{r:.2f}x dpnp's time (goal <= 0.25x)")
+    overhead_goal(
+        "cached jit call (16 elements) <= 1.5x a bare OpenCL enqueue+wait",
+        "bare_launch",
+        1.5,
+        lambda r: f"{r:.2f}x the bare launch",
+    )
+    overhead_goal(
+        "cached jit call (16 elements) <= 1/4 of dpnp's a + b",
+        "dpnp",
+        0.25,
+        lambda r: f"{r:.2f}x dpnp's time (goal <= 0.25x)",
+    )
     return out
 
 
@@ -644,6 +759,7 @@ def goals_markdown(gs: list[dict]) -> str:
 
 # -- environment and output ----------------------------------------------------------------------
 
+
 def environment() -> dict:
     import numba
 
@@ -657,21 +773,34 @@ def environment() -> dict:
     else:
         try:
             info = BACKENDS["numba_ext"].info()
-            device = {"name": info["device"],
-                      **{k: v for k, v in info.items() if k not in ("device", "version")}}
+            device = {
+                "name": info["device"],
+                **{k: v for k, v in info.items() if k not in ("device", "version")},
+            }
         except Exception as e:  # e.g. NUMBA_EXT_DEVICE=gpu without a GPU: numba_ext variants are n/a
-            device = {"name": f"no numba_ext device ({type(e).__name__}: {str(e).splitlines()[0][:160]})",
-                      "filter_string": None}
+            device = {
+                "name": f"no numba_ext device ({type(e).__name__}: {str(e).splitlines()[0][:160]})",
+                "filter_string": None,
+            }
     device["selector"] = os.environ.get("NUMBA_EXT_DEVICE")  # NUMBA_EXT_DEVICE as set for this run
     return {
         "date": now.date().isoformat(),
         "timestamp": now.isoformat(timespec="seconds"),
         "device": device,
-        "versions": {"python": platform.python_version(), "numpy": np.__version__,
-                     "numba": numba.__version__, "numba_ext": getattr(nx, "__version__", None)},
-        "machine": {"platform": platform.platform(), "processor": platform.processor() or platform.machine(),
-                    "cpu_count": os.cpu_count(), "cpus_usable": affinity,
-                    "numba_threads": numba.get_num_threads(), "loadavg_start": os.getloadavg()},
+        "versions": {
+            "python": platform.python_version(),
+            "numpy": np.__version__,
+            "numba": numba.__version__,
+            "numba_ext": getattr(nx, "__version__", None),
+        },
+        "machine": {
+            "platform": platform.platform(),
+            "processor": platform.processor() or platform.machine(),
+            "cpu_count": os.cpu_count(),
+            "cpus_usable": affinity,
+            "numba_threads": numba.get_num_threads(),
+            "loadavg_start": os.getloadavg(),
+        },
         "command": " ".join([Path(sys.executable).name, *sys.argv]),
         "git": _git_state(),
     }
@@ -686,7 +815,10 @@ def _git_state() -> dict | None:
 
     try:
         dirty = git("status", "--porcelain", "--", "numba_ext", "rust").splitlines()
-        return {"commit": git("rev-parse", "--short", "HEAD").strip(), "library_changes": [d.strip() for d in dirty]}
+        return {
+            "commit": git("rev-parse", "--short", "HEAD").strip(),
+            "library_changes": [d.strip() for d in dirty],
+        }
     except (OSError, subprocess.CalledProcessError):
         return None
 
@@ -706,8 +838,11 @@ def finish_environment(meta: dict, records: list[dict] | None = None) -> None:
             continue
         b = BACKENDS[name]
         if b.unavailable():
-            meta["backends"][name] = {"available": False, "reason": b.reason,
-                                      **({"shims": list(b.shims)} if b.shims else {})}
+            meta["backends"][name] = {
+                "available": False,
+                "reason": b.reason,
+                **({"shims": list(b.shims)} if b.shims else {}),
+            }
             continue
         try:
             meta["backends"][name] = {"available": True, **b.info()}
@@ -715,7 +850,9 @@ def finish_environment(meta: dict, records: list[dict] | None = None) -> None:
             meta["backends"][name] = {"available": True, "info_error": f"{type(e).__name__}: {e}"}
 
 
-def write_json(meta: dict, records: list[dict], out_dir: Path | None = None, path: Path | None = None) -> Path:
+def write_json(
+    meta: dict, records: list[dict], out_dir: Path | None = None, path: Path | None = None
+) -> Path:
     """Write ``{"meta", "results"}`` to ``path``, or to a new ``<out_dir>/<timestamp>.json``."""
     if path is None:
         out_dir = Path(out_dir or OUT_DIR)
@@ -755,15 +892,36 @@ def status_text(r: dict) -> str:
     return f"{r['status']}: {r['reason']}"
 
 
-HEADER = ("workload", "size", "variant", "median ms", "min ms", "max ms", "first call ms", "transfer ms",
-          "vs NumPy", "GB/s", "validation")
+HEADER = (
+    "workload",
+    "size",
+    "variant",
+    "median ms",
+    "min ms",
+    "max ms",
+    "first call ms",
+    "transfer ms",
+    "vs NumPy",
+    "GB/s",
+    "validation",
+)
 
 
 def _row(r: dict) -> tuple:
     gbps = f"{r['gbps']:.3g}" if r.get("gbps") else "-"
-    return (r["workload"], r["size"], r["variant"], fmt_ms(r.get("median_ms")), fmt_ms(r.get("min_ms")),
-            fmt_ms(r.get("max_ms")), fmt_ms(r.get("first_call_ms")), fmt_ms(r.get("transfer_ms")),
-            _speedup(r.get("speedup_vs_numpy")), gbps, status_text(r))
+    return (
+        r["workload"],
+        r["size"],
+        r["variant"],
+        fmt_ms(r.get("median_ms")),
+        fmt_ms(r.get("min_ms")),
+        fmt_ms(r.get("max_ms")),
+        fmt_ms(r.get("first_call_ms")),
+        fmt_ms(r.get("transfer_ms")),
+        _speedup(r.get("speedup_vs_numpy")),
+        gbps,
+        status_text(r),
+    )
 
 
 def table(records: list[dict]) -> str:

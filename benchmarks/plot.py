@@ -36,8 +36,15 @@ def _grouped_bars(ax, workloads, variants, colors, value, err=None):
             r = rows[v]
             y = value(r)
             yerr = [[y - err(r)[0]], [err(r)[1] - y]] if err else None
-            ax.bar(j + (i - (len(present) - 1) / 2) * width, y, width, color=colors[v], yerr=yerr, capsize=2,
-                   label=None if v in done else v)
+            ax.bar(
+                j + (i - (len(present) - 1) / 2) * width,
+                y,
+                width,
+                color=colors[v],
+                yerr=yerr,
+                capsize=2,
+                label=None if v in done else v,
+            )
             done.add(v)
     ax.set_xticks(range(len(workloads)))
     ax.set_xticklabels([w for w, _ in workloads], rotation=30, ha="right")
@@ -93,8 +100,9 @@ def plot_records(meta: dict, records: list[dict], out_dir: Path, stem: str) -> l
     written = []
 
     fig, ax = plt.subplots(figsize=(13, 5.5))
-    _grouped_bars(ax, workloads, variants, colors, lambda r: r["median_ms"],
-                  err=lambda r: (r["min_ms"], r["max_ms"]))
+    _grouped_bars(
+        ax, workloads, variants, colors, lambda r: r["median_ms"], err=lambda r: (r["min_ms"], r["max_ms"])
+    )
     ax.set_yscale("log")
     ax.set_ylabel("median time per call [ms] (min-max)")
     ax.set_title(f"Time per variant: {title}", fontsize="medium")
@@ -122,16 +130,31 @@ def plot_records(meta: dict, records: list[dict], out_dir: Path, stem: str) -> l
         lines = copy_bandwidths(results)
         if "device" in lines:
             v, g = lines["device"]
-            ax.axhline(g, color="black", linestyle="--", linewidth=1,
-                       label=f"device copy bandwidth: {g:.3g} GB/s (stream_copy {v})")
+            ax.axhline(
+                g,
+                color="black",
+                linestyle="--",
+                linewidth=1,
+                label=f"device copy bandwidth: {g:.3g} GB/s (stream_copy {v})",
+            )
         if "cuda" in lines:
             v, g = lines["cuda"]
-            ax.axhline(g, color="tab:green", linestyle="-.", linewidth=1,
-                       label=f"CUDA copy bandwidth: {g:.3g} GB/s (stream_copy {v})")
+            ax.axhline(
+                g,
+                color="tab:green",
+                linestyle="-.",
+                linewidth=1,
+                label=f"CUDA copy bandwidth: {g:.3g} GB/s (stream_copy {v})",
+            )
         if "host" in lines:
             v, g = lines["host"]
-            ax.axhline(g, color="grey", linestyle=":", linewidth=1.2,
-                       label=f"host copy bandwidth: {g:.3g} GB/s (stream_copy numpy np.copy)")
+            ax.axhline(
+                g,
+                color="grey",
+                linestyle=":",
+                linewidth=1.2,
+                label=f"host copy bandwidth: {g:.3g} GB/s (stream_copy numpy np.copy)",
+            )
         _legend(ax)
         ax.set_ylabel("GB/s (bytes read + written per call / median time)")
         sizes = ", ".join(f"{w} {next(iter(rows.values()))['size']}" for w, rows in bw)

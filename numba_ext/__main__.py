@@ -16,8 +16,10 @@ def main() -> None:
     print(f"{'filter string':<18} {'type':<6} {'fp64':<5} {'usm':<5} {'target':<12} name")
     for d in devs:
         mark = " (default)" if d == default else ""
-        print(f"{d.filter_string:<18} {d.device_type:<6} {str(d.has_fp64):<5} {str(d.has_usm):<5} "
-              f"{str(d.target):<12} {d.name} [{d.vendor}]{mark}")
+        print(
+            f"{d.filter_string:<18} {d.device_type:<6} {str(d.has_fp64):<5} {str(d.has_usm):<5} "
+            f"{str(d.target):<12} {d.name} [{d.vendor}]{mark}"
+        )
 
 
 if __name__ == "__main__":

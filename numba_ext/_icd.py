@@ -106,9 +106,9 @@ def find_libdevice_wheel() -> str | None:
     CUDA 12 ``nvidia-cuda-nvcc-cu12``: ``nvidia/cuda_nvcc``), if installed."""
     for entry in sys.path:
         for sub in ("cu13", "cu12", "cuda_nvcc", "nvvm"):
-            for p in glob.glob(os.path.join(entry or ".", "nvidia", sub, "nvvm", "libdevice", "libdevice*.bc")) + glob.glob(
-                os.path.join(entry or ".", "nvidia", sub, "libdevice", "libdevice*.bc")
-            ):
+            for p in glob.glob(
+                os.path.join(entry or ".", "nvidia", sub, "nvvm", "libdevice", "libdevice*.bc")
+            ) + glob.glob(os.path.join(entry or ".", "nvidia", sub, "libdevice", "libdevice*.bc")):
                 return p
     return None
 

@@ -25,7 +25,19 @@ _register_queue = _core._register_queue
 
 SUPPORTED_DTYPES = tuple(
     np.dtype(t)
-    for t in ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64")
+    for t in (
+        "bool",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint8",
+        "uint16",
+        "uint32",
+        "uint64",
+        "float32",
+        "float64",
+    )
 )
 USM_TYPES = ("device", "shared", "host")
 
@@ -69,7 +81,7 @@ class ndarray:
             setattr(self, name, getattr(other, name))
 
     @classmethod
-    def _wrap(cls, desc: np.ndarray, queue: Queue, usm_type: str, base_ptr: int | None = None) -> "ndarray":
+    def _wrap(cls, desc: np.ndarray, queue: Queue, usm_type: str, base_ptr: int | None = None) -> ndarray:
         self = object.__new__(cls)
         self._desc = desc
         self._queue = queue
@@ -90,8 +102,9 @@ class ndarray:
             from .numba.types import array_info
 
             d = self._desc
-            value = _core.NativeArray(d, self._queue, self._data_ptr, d.shape, d.strides, d.itemsize,
-                                      array_info(self._numba_type_))
+            value = _core.NativeArray(
+                d, self._queue, self._data_ptr, d.shape, d.strides, d.itemsize, array_info(self._numba_type_)
+            )
         elif name == "_numba_type_":
             from .numba.types import numba_type_of
 
@@ -159,7 +172,7 @@ class ndarray:
         return self._desc.flags
 
     @property
-    def T(self) -> "ndarray":
+    def T(self) -> ndarray:
         return self._view(self._desc.T)
 
     @property
@@ -177,10 +190,10 @@ class ndarray:
         }
 
     # -- views ------------------------------------------------------------------------------------
-    def _view(self, desc: np.ndarray) -> "ndarray":
+    def _view(self, desc: np.ndarray) -> ndarray:
         return ndarray._wrap(desc, self._queue, self._usm_type, self._base_ptr)
 
-    def __getitem__(self, key) -> "ndarray":
+    def __getitem__(self, key) -> ndarray:
         if isinstance(key, ndarray) or not _is_basic_index(key):
             raise IndexError(
                 "numba_ext.ndarray supports basic indexing (integers, slices, ..., None); "
@@ -189,7 +202,7 @@ class ndarray:
         return self._view(self._desc[key])
 
     def __setitem__(self, key, value) -> None:
-        from .creation import asnumpy, _upload_into
+        from .creation import _upload_into, asnumpy
 
         view = self[key]
         host = asnumpy(value) if isinstance(value, ndarray) else np.asarray(value)
@@ -197,7 +210,7 @@ class ndarray:
         staged[...] = host
         _upload_into(view, staged)
 
-    def reshape(self, *shape, order="C") -> "ndarray":
+    def reshape(self, *shape, order="C") -> ndarray:
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             shape = tuple(shape[0])
         try:
@@ -206,7 +219,7 @@ class ndarray:
             raise ValueError(f"cannot reshape this array without a copy ({e}); copy it first") from None
         return self._view(desc)
 
-    def transpose(self, *axes) -> "ndarray":
+    def transpose(self, *axes) -> ndarray:
         return self._view(self._desc.transpose(*axes))
 
     def __len__(self) -> int:
@@ -215,7 +228,7 @@ class ndarray:
         return self.shape[0]
 
     # -- conversions ------------------------------------------------------------------------------
-    def to_device(self, device) -> "ndarray":
+    def to_device(self, device) -> ndarray:
         """This array on `device` (a Queue, Device or selector): no copy when the queue shares
         this array's context, a copy otherwise."""
         from .creation import asarray
@@ -224,12 +237,12 @@ class ndarray:
             return asarray(self, sycl_queue=device)
         return asarray(self, device=device)
 
-    def copy(self) -> "ndarray":
+    def copy(self) -> ndarray:
         from .creation import asarray
 
         return asarray(self, copy=True)
 
-    def astype(self, dtype) -> "ndarray":
+    def astype(self, dtype) -> ndarray:
         from .creation import asarray
 
         return asarray(self, dtype=dtype, copy=True)
@@ -357,7 +370,7 @@ class ndarray:
 
         return eager.reduce("argmax", self, axis, out=out, keepdims=keepdims)
 
-    def dot(self, other) -> "ndarray":
+    def dot(self, other) -> ndarray:
         from . import eager
 
         return eager.dot(self, other)
@@ -392,14 +405,27 @@ def _unary(ufunc):
 
 
 for _name, _uf in {
-    "add": np.add, "sub": np.subtract, "mul": np.multiply, "truediv": np.true_divide,
-    "floordiv": np.floor_divide, "mod": np.remainder, "pow": np.power, "and": np.bitwise_and,
-    "or": np.bitwise_or, "xor": np.bitwise_xor,
+    "add": np.add,
+    "sub": np.subtract,
+    "mul": np.multiply,
+    "truediv": np.true_divide,
+    "floordiv": np.floor_divide,
+    "mod": np.remainder,
+    "pow": np.power,
+    "and": np.bitwise_and,
+    "or": np.bitwise_or,
+    "xor": np.bitwise_xor,
 }.items():
     setattr(ndarray, f"__{_name}__", _binary(_uf))
     setattr(ndarray, f"__r{_name}__", _binary(_uf, reflected=True))
-for _name, _uf in {"lt": np.less, "le": np.less_equal, "gt": np.greater, "ge": np.greater_equal,
-                   "eq": np.equal, "ne": np.not_equal}.items():
+for _name, _uf in {
+    "lt": np.less,
+    "le": np.less_equal,
+    "gt": np.greater,
+    "ge": np.greater_equal,
+    "eq": np.equal,
+    "ne": np.not_equal,
+}.items():
     setattr(ndarray, f"__{_name}__", _binary(_uf))
 for _name, _uf in {"neg": np.negative, "pos": np.positive, "abs": np.absolute, "invert": np.invert}.items():
     setattr(ndarray, f"__{_name}__", _unary(_uf))

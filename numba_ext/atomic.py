@@ -6,9 +6,16 @@ from .kernel_api import _device_only
 
 add = _device_only("atomic.add")
 sub = _device_only("atomic.sub")
-min = _device_only("atomic.min")  # noqa: A001
-max = _device_only("atomic.max")  # noqa: A001
+min = _device_only("atomic.min")
+max = _device_only("atomic.max")
 exchange = _device_only("atomic.exchange")
 compare_exchange = _device_only("atomic.compare_exchange")
 
-OPS = {add: "add", sub: "sub", min: "min", max: "max", exchange: "exchange", compare_exchange: "compare_exchange"}
+OPS = {
+    add: "add",
+    sub: "sub",
+    min: "min",
+    max: "max",
+    exchange: "exchange",
+    compare_exchange: "compare_exchange",
+}

@@ -10,7 +10,7 @@ decided from the data (spec: 000/001 rules 1-3, NumPy rules, output USM-type tab
 from __future__ import annotations
 
 import warnings
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from .errors import ExecutionPlacementError, MixedUSMTypeWarning
 
@@ -133,7 +133,9 @@ def _map_arrays(obj, fn):
     return obj
 
 
-def plan_call(what: str, names: Sequence[str], args: Sequence, *, allow_host_and_usm: bool, stacklevel: int = 4) -> CallPlan:
+def plan_call(
+    what: str, names: Sequence[str], args: Sequence, *, allow_host_and_usm: bool, stacklevel: int = 4
+) -> CallPlan:
     """Apply compute follows data to one call of `what` (a function or kernel name).
 
     * USM arrays only: they must be on equivalent queues; that queue runs the call (inside
@@ -179,7 +181,9 @@ def plan_call(what: str, names: Sequence[str], args: Sequence, *, allow_host_and
         if ctx_q is not None and not ctx_q.equivalent(q):
             warnings.warn(
                 f"{what}: offload_to({ctx_q!r}) is active, but the data lives on {q!r}; the call follows "
-                "the data", QueueMismatchWarning, stacklevel=stacklevel,
+                "the data",
+                QueueMismatchWarning,
+                stacklevel=stacklevel,
             )
         return CallPlan(q, list(args))
     if host:
@@ -198,5 +202,7 @@ def plan_call(what: str, names: Sequence[str], args: Sequence, *, allow_host_and
                 new_args.append(d)
             else:
                 new_args.append(a)
-        return CallPlan(ctx_q, new_args, host_args=[(h, d) for h, d in pairs if h.flags.writeable], host_results=True)
+        return CallPlan(
+            ctx_q, new_args, host_args=[(h, d) for h, d in pairs if h.flags.writeable], host_results=True
+        )
     return CallPlan(None, list(args))

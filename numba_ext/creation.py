@@ -84,13 +84,25 @@ def full(shape, fill_value, dtype=None, *, device=None, usm_type="device", sycl_
 
 
 def zeros(shape, dtype=None, *, device=None, usm_type="device", sycl_queue=None) -> ndarray:
-    return full(shape, 0, dtype or _default_float(_queue_for(device, sycl_queue)), device=device,
-                usm_type=usm_type, sycl_queue=sycl_queue)
+    return full(
+        shape,
+        0,
+        dtype or _default_float(_queue_for(device, sycl_queue)),
+        device=device,
+        usm_type=usm_type,
+        sycl_queue=sycl_queue,
+    )
 
 
 def ones(shape, dtype=None, *, device=None, usm_type="device", sycl_queue=None) -> ndarray:
-    return full(shape, 1, dtype or _default_float(_queue_for(device, sycl_queue)), device=device,
-                usm_type=usm_type, sycl_queue=sycl_queue)
+    return full(
+        shape,
+        1,
+        dtype or _default_float(_queue_for(device, sycl_queue)),
+        device=device,
+        usm_type=usm_type,
+        sycl_queue=sycl_queue,
+    )
 
 
 def _like(x, dtype, device, usm_type, sycl_queue):
@@ -101,7 +113,12 @@ def _like(x, dtype, device, usm_type, sycl_queue):
         q = resolve_queue(device, sycl_queue) or x._queue
         return x.shape, dtype if dtype is not None else x.dtype, q, usm_type or x.usm_type
     h = np.asarray(x)
-    return h.shape, dtype if dtype is not None else h.dtype, _queue_for(device, sycl_queue), usm_type or "device"
+    return (
+        h.shape,
+        dtype if dtype is not None else h.dtype,
+        _queue_for(device, sycl_queue),
+        usm_type or "device",
+    )
 
 
 def empty_like(x, dtype=None, *, device=None, usm_type=None, sycl_queue=None) -> ndarray:
@@ -125,7 +142,9 @@ def ones_like(x, dtype=None, *, device=None, usm_type=None, sycl_queue=None) -> 
     return full_like(x, 1, dtype, device=device, usm_type=usm_type, sycl_queue=sycl_queue)
 
 
-def arange(start, stop=None, step=1, dtype=None, *, device=None, usm_type="device", sycl_queue=None) -> ndarray:
+def arange(
+    start, stop=None, step=1, dtype=None, *, device=None, usm_type="device", sycl_queue=None
+) -> ndarray:
     host = np.arange(start, stop, step, dtype=dtype)
     if dtype is None and host.dtype.kind == "f":
         host = host.astype(_default_float(_queue_for(device, sycl_queue)))

@@ -51,10 +51,14 @@ def main(n: int = 1 << 22) -> None:
     got = numba_ext.asnumpy(out)
     err = float(np.max(np.abs(got - ref) / (np.abs(ref) + 1e-12)))
     ok = bool(np.allclose(got, ref, rtol=1e-9, atol=1e-9))
-    print(f"result         : {out.shape} {out.dtype} usm_type={out.usm_type}, max rel. error vs NumPy {err:.2e}"
-          f" -> {'OK' if ok else 'MISMATCH'}")
-    print(f"time           : first call {first * 1e3:.1f} ms (includes compilation), "
-          f"then median {sorted(times)[len(times) // 2] * 1e3:.2f} ms; NumPy {t_np * 1e3:.1f} ms")
+    print(
+        f"result         : {out.shape} {out.dtype} usm_type={out.usm_type}, max rel. error vs NumPy {err:.2e}"
+        f" -> {'OK' if ok else 'MISMATCH'}"
+    )
+    print(
+        f"time           : first call {first * 1e3:.1f} ms (includes compilation), "
+        f"then median {sorted(times)[len(times) // 2] * 1e3:.2f} ms; NumPy {t_np * 1e3:.1f} ms"
+    )
     if not ok or not math.isfinite(err):
         raise SystemExit("demo result does not match NumPy")
 

@@ -52,8 +52,10 @@ def apply(ufunc, *operands, name=None) -> ndarray:
     operands = tuple(o[()] if isinstance(o, np.ndarray) and o.ndim == 0 else o for o in operands)
     arrays = [o for o in operands if isinstance(o, ndarray)]
     first = arrays[0]
-    if all(a._queue is first._queue and a._usm_type == first._usm_type and a._desc.shape == first._desc.shape
-           for a in arrays) and not any(isinstance(o, (np.ndarray, list, tuple)) for o in operands):
+    if all(
+        a._queue is first._queue and a._usm_type == first._usm_type and a._desc.shape == first._desc.shape
+        for a in arrays
+    ) and not any(isinstance(o, (np.ndarray, list, tuple)) for o in operands):
         queue, usm_type, shape = first._queue, first._usm_type, first._desc.shape  # the common case
     else:
         named = [(f"operand {i}", o) for i, o in enumerate(operands) if isinstance(o, ndarray)]
@@ -71,7 +73,8 @@ def apply(ufunc, *operands, name=None) -> ndarray:
     in_dts, out_dt = dts[: ufunc.nin], dts[-1]
 
     layout = tuple(
-        (o._desc.dtype, o._desc.ndim, o._desc.flags.c_contiguous and o._desc.shape == shape) if isinstance(o, ndarray)
+        (o._desc.dtype, o._desc.ndim, o._desc.flags.c_contiguous and o._desc.shape == shape)
+        if isinstance(o, ndarray)
         else ("scalar", dt)
         for o, dt in zip(operands, in_dts)
     )
@@ -92,7 +95,9 @@ def apply(ufunc, *operands, name=None) -> ndarray:
         slots.append(o._data_ptr)
         if not rest[1]:  # strided/broadcast: byte strides over the iteration space
             pad = len(shape) - o.ndim
-            strides = [0] * pad + [0 if n == 1 and m != 1 else s for n, s, m in zip(o.shape, o.strides, shape[pad:])]
+            strides = [0] * pad + [
+                0 if n == 1 and m != 1 else s for n, s, m in zip(o.shape, o.strides, shape[pad:])
+            ]
             slots.extend(s & 0xFFFFFFFFFFFFFFFF for s in strides)
     slots.append(out._data_ptr)
     slots.extend(shape)
@@ -167,8 +172,9 @@ def dot(a: ndarray, b: ndarray, what: str = "np.dot") -> ndarray:
             "(compute follows data); convert it with numba_ext.asarray(x, sycl_queue=<the array's queue>)"
         )
     R.check_dot_ndims(a.ndim, b.ndim, what)
-    return R.dot_function(a.ndim, b.ndim, R.dot_dtype(a.dtype, b.dtype).name,
-                          coerce_usm_types([a.usm_type, b.usm_type]))(a, b)
+    return R.dot_function(
+        a.ndim, b.ndim, R.dot_dtype(a.dtype, b.dtype).name, coerce_usm_types([a.usm_type, b.usm_type])
+    )(a, b)
 
 
 # -- NumPy functions on numba_ext arrays (``__array_function__``) ----------------------------------------
@@ -198,18 +204,22 @@ def _in_dtype(v, dt: np.dtype):
     return v
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _jitted_function(name: str):
     from .jit import jit
 
-    return jit({"where": lambda c, a, b: np.where(c, a, b), "clip": lambda a, lo, hi: np.clip(a, lo, hi)}[name])
+    return jit(
+        {"where": lambda c, a, b: np.where(c, a, b), "clip": lambda a, lo, hi: np.clip(a, lo, hi)}[name]
+    )
 
 
 def where(condition, x=None, y=None):
     """np.where(condition, x, y) on the queue of the numba_ext operands (NumPy's result dtype)."""
     if x is None or y is None:
-        raise UnsupportedError("np.where(condition) with one argument (np.nonzero) is not supported on "
-                               "numba_ext arrays; give x and y")
+        raise UnsupportedError(
+            "np.where(condition) with one argument (np.nonzero) is not supported on "
+            "numba_ext arrays; give x and y"
+        )
     dt = _numpy_result_dtype([x, y])
     return _jitted_function("where")(condition, _in_dtype(x, dt), _in_dtype(y, dt))
 
@@ -217,7 +227,9 @@ def where(condition, x=None, y=None):
 def clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *, min=np._NoValue, max=np._NoValue, **kwargs):
     """np.clip(a, a_min, a_max) (or min=/max=) on the queue of the numba_ext operands."""
     if out is not None or kwargs:
-        raise UnsupportedError(f"np.clip on numba_ext arrays takes no out= or ufunc keywords ({sorted(kwargs)})")
+        raise UnsupportedError(
+            f"np.clip on numba_ext arrays takes no out= or ufunc keywords ({sorted(kwargs)})"
+        )
     lo = min if a_min is np._NoValue else a_min
     hi = max if a_max is np._NoValue else a_max
     lo, hi = (None if v is np._NoValue else v for v in (lo, hi))
@@ -225,7 +237,11 @@ def clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *, min=np._NoValue, 
         raise ValueError("np.clip: at least one of a_min and a_max must be given")
     dt = _numpy_result_dtype([v for v in (a, lo, hi) if v is not None])
     if lo is None or hi is None:  # an open bound: the dtype's extreme
-        ext = (-np.inf, np.inf) if dt.kind == "f" else ((np.iinfo(dt).min, np.iinfo(dt).max) if dt.kind in "iu" else (False, True))
+        ext = (
+            (-np.inf, np.inf)
+            if dt.kind == "f"
+            else ((np.iinfo(dt).min, np.iinfo(dt).max) if dt.kind in "iu" else (False, True))
+        )
         lo = dt.type(ext[0]) if lo is None else lo
         hi = dt.type(ext[1]) if hi is None else hi
     return _jitted_function("clip")(_in_dtype(a, dt), _in_dtype(lo, dt), _in_dtype(hi, dt))
@@ -238,17 +254,22 @@ def _like_function(kind: str):
 
     def check(what, shape, device):  # order= and subok= need nothing: results are C-contiguous ndarrays
         if shape is not None or device is not None:
-            raise UnsupportedError(f"np.{kind}_like({what}) of a numba_ext array takes no shape= or device=; use "
-                                   f"numba_ext.{kind}(shape, dtype, sycl_queue=x.sycl_queue)")
+            raise UnsupportedError(
+                f"np.{kind}_like({what}) of a numba_ext array takes no shape= or device=; use "
+                f"numba_ext.{kind}(shape, dtype, sycl_queue=x.sycl_queue)"
+            )
 
     if kind == "full":
+
         def like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
             check("a, fill_value", shape, device)
             return make(a, fill_value, dtype)
     else:
+
         def like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
             check("a", shape, device)
             return make(a, dtype)
+
     like.__name__ = f"{kind}_like"
     return like
 
@@ -268,17 +289,24 @@ def _scan_function(op: str):
         from .numba import scans
 
         if axis is not None or dtype is not None or out is not None:
-            raise UnsupportedError(f"np.{op}(axis=, dtype=, out=) of numba_ext arrays is not supported; "
-                                   f"np.{op}(x) scans the flattened array")
+            raise UnsupportedError(
+                f"np.{op}(axis=, dtype=, out=) of numba_ext arrays is not supported; "
+                f"np.{op}(x) scans the flattened array"
+            )
         if a.ndim == 0:
             a = a.reshape(1)
         return scans.scan_function(op, scans.scan_dtype(op, a.dtype).name, a.usm_type)(a)
+
     scan.__name__ = op
     return scan
 
 
 ARRAY_FUNCTIONS = {
-    np.cumsum: _scan_function("cumsum"), np.cumprod: _scan_function("cumprod"),
-    np.where: where, np.clip: clip, np.dot: _dot, np.copy: _copy,
+    np.cumsum: _scan_function("cumsum"),
+    np.cumprod: _scan_function("cumprod"),
+    np.where: where,
+    np.clip: clip,
+    np.dot: _dot,
+    np.copy: _copy,
     **{getattr(np, f"{k}_like"): _like_function(k) for k in ("empty", "zeros", "ones", "full")},
 }

@@ -52,4 +52,3 @@ class MixedUSMTypeWarning(UserWarning):
 
 class QueueMismatchWarning(UserWarning):
     """An offload_to() context names a queue that is not the one the data lives on."""
-

@@ -42,8 +42,10 @@ class JitFunction(_core.JitCaller):
         functools.update_wrapper(self, py_func)
         # The overload cache of the fast path (rust/src/python/jit.rs) takes calls that pass every
         # parameter positionally, in functions without defaults or *args/**kwargs.
-        plain = all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty
-                    for p in params.values())
+        plain = all(
+            p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty
+            for p in params.values()
+        )
         self._set_fast_path(self._dispatcher, ndarray, np.ndarray, len(params) if plain else None)
         reset = self._dispatcher._reset_overloads
 
@@ -64,7 +66,9 @@ class JitFunction(_core.JitCaller):
 
     def _plan(self, args):
         # warnings point at the caller of the jitted function
-        return plan_call(f"{self.py_func.__name__}()", self._params, args, allow_host_and_usm=True, stacklevel=4)
+        return plan_call(
+            f"{self.py_func.__name__}()", self._params, args, allow_host_and_usm=True, stacklevel=4
+        )
 
     def _call_slow(self, *args):
         plan = self._plan(args)

@@ -10,11 +10,11 @@ from __future__ import annotations
 import hashlib
 import inspect
 import shutil
-import subprocess
 import struct
+import subprocess
 import tempfile
 import threading
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from numba.core import compiler, typed_passes, types
@@ -57,7 +57,9 @@ class NdRange:
     """A global range and a work-group (local) range of the same dimensions."""
 
     def __init__(self, global_range, local_range):
-        self.global_range = Range(*(global_range if isinstance(global_range, (tuple, list)) else (global_range,)))
+        self.global_range = Range(
+            *(global_range if isinstance(global_range, (tuple, list)) else (global_range,))
+        )
         self.local_range = Range(*(local_range if isinstance(local_range, (tuple, list)) else (local_range,)))
         if len(self.global_range) != len(self.local_range):
             raise LaunchError(
@@ -86,8 +88,12 @@ def _normalize_range(cfg):
         return tuple(cfg.global_range), tuple(cfg.local_range)
     if isinstance(cfg, Range):
         return tuple(cfg), None
-    if isinstance(cfg, tuple) and len(cfg) == 2 and all(isinstance(c, (tuple, list, int, np.integer, Range)) for c in cfg) \
-            and not all(isinstance(c, (int, np.integer)) for c in cfg):
+    if (
+        isinstance(cfg, tuple)
+        and len(cfg) == 2
+        and all(isinstance(c, (tuple, list, int, np.integer, Range)) for c in cfg)
+        and not all(isinstance(c, (int, np.integer)) for c in cfg)
+    ):
         nd = NdRange(cfg[0], cfg[1])
         return tuple(nd.global_range), tuple(nd.local_range)
     if isinstance(cfg, tuple) and len(cfg) == 2 and all(isinstance(c, (int, np.integer)) for c in cfg):
@@ -120,7 +126,8 @@ class _Compiled:
         self.spec = spec
         self.local_bytes = sum(
             int(np.prod(shape, dtype=np.int64)) * np.dtype(dt).itemsize
-            for _, dt, _, space, shape, *_ in spec["arrays"] if space == "local"
+            for _, dt, _, space, shape, *_ in spec["arrays"]
+            if space == "local"
         )
 
 
@@ -214,7 +221,9 @@ class Kernel(_core.KernelCaller):
         except Exception as e:
             raise UnsupportedError(f"kernel {self.__name__} could not be typed for {argtys}:\n{e}") from None
         if not isinstance(restype, types.NoneType):
-            raise UnsupportedError(f"kernel {self.__name__} returns a value ({restype}); kernels return nothing")
+            raise UnsupportedError(
+                f"kernel {self.__name__} returns a value ({restype}); kernels return nothing"
+            )
         digest = hashlib.sha1(repr((self.py_func.__qualname__, argtys)).encode()).hexdigest()[:12]
         fb = FunctionBuilder(f"{self.__name__}_{digest}")
         Translator(fb, func_ir, typemap, calltypes).translate()
@@ -224,8 +233,12 @@ class Kernel(_core.KernelCaller):
 
     def _prepare(self, args):
         if len(args) != len(self._params):
-            raise KernelArgumentError(f"kernel {self.__name__} takes {len(self._params)} arguments, got {len(args)}")
-        plan = plan_call(f"kernel {self.__name__}", self._params, args, allow_host_and_usm=False, stacklevel=5)
+            raise KernelArgumentError(
+                f"kernel {self.__name__} takes {len(self._params)} arguments, got {len(args)}"
+            )
+        plan = plan_call(
+            f"kernel {self.__name__}", self._params, args, allow_host_and_usm=False, stacklevel=5
+        )
         if plan.queue is None:
             raise ExecutionPlacementError(
                 f"kernel {self.__name__} has no array argument, so there is no data to follow: pass at least "
@@ -247,8 +260,15 @@ class Kernel(_core.KernelCaller):
             elif type(a) is int:
                 slots.append(a & 0xFFFFFFFFFFFFFFFF)
             else:
-                dt = np.dtype(np.bool_) if isinstance(a, (bool, np.bool_)) else (
-                    np.dtype(np.int64) if isinstance(a, int) else (np.dtype(np.float64) if isinstance(a, float) else np.asarray(a).dtype))
+                dt = (
+                    np.dtype(np.bool_)
+                    if isinstance(a, (bool, np.bool_))
+                    else (
+                        np.dtype(np.int64)
+                        if isinstance(a, int)
+                        else (np.dtype(np.float64) if isinstance(a, float) else np.asarray(a).dtype)
+                    )
+                )
                 slots.append(int(np.asarray(a, dt).reshape(1).view(np.dtype(f"u{dt.itemsize}"))[0]))
         return slots
 
@@ -271,13 +291,17 @@ class Kernel(_core.KernelCaller):
         self._check_limits(compiled, plan.queue.device, global_range, local_range)
         slots = self._slots(plan.args)
         if wait:
-            compiled.kernel.launch_nd(plan.queue, slots, list(global_range), None if local_range is None else list(local_range))
+            compiled.kernel.launch_nd(
+                plan.queue, slots, list(global_range), None if local_range is None else list(local_range)
+            )
             plan.finish(None)
             return None
 
         def run():
             try:
-                compiled.kernel.launch_nd(plan.queue, slots, list(global_range), None if local_range is None else list(local_range))
+                compiled.kernel.launch_nd(
+                    plan.queue, slots, list(global_range), None if local_range is None else list(local_range)
+                )
                 plan.finish(None)
             except Exception as e:  # surfaced by Event.wait()
                 ev._error = e

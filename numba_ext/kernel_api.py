@@ -10,7 +10,9 @@ GLOBAL_MEM_FENCE = 2
 
 def _device_only(name):
     def stub(*args, **kwargs):
-        raise RuntimeError(f"numba_ext.{name}() can only be called inside a @numba_ext.kernel or @numba_ext.func")
+        raise RuntimeError(
+            f"numba_ext.{name}() can only be called inside a @numba_ext.kernel or @numba_ext.func"
+        )
 
     stub.__name__ = name
     stub.__qualname__ = name
@@ -25,4 +27,11 @@ get_local_size = _device_only("get_local_size")
 get_num_groups = _device_only("get_num_groups")
 barrier = _device_only("barrier")
 
-WORK_ITEM_FUNCTIONS = (get_global_id, get_local_id, get_group_id, get_global_size, get_local_size, get_num_groups)
+WORK_ITEM_FUNCTIONS = (
+    get_global_id,
+    get_local_id,
+    get_group_id,
+    get_global_size,
+    get_local_size,
+    get_num_groups,
+)

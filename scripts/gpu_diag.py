@@ -18,7 +18,12 @@ def child(label, code, **kw):
 
 
 LIST = "import numba_ext as nx; print([d.filter_string for d in nx.get_devices()])"
-print("OCL_ICD_VENDORS", os.environ.get("OCL_ICD_VENDORS"), "OCL_ICD_FILENAMES", os.environ.get("OCL_ICD_FILENAMES"))
+print(
+    "OCL_ICD_VENDORS",
+    os.environ.get("OCL_ICD_VENDORS"),
+    "OCL_ICD_FILENAMES",
+    os.environ.get("OCL_ICD_FILENAMES"),
+)
 env = {k: v for k, v in os.environ.items() if not k.startswith(("OCL_", "OPENCL"))}
 # numba_ext registers NVIDIA's driver itself: a fresh process with no OpenCL variables sees the GPU
 child("no OCL_ variables, before the parent uses the GPU", LIST, env=env)
@@ -29,13 +34,19 @@ PROBE = (
     "print('clGetPlatformIDs', lib.clGetPlatformIDs(0, None, ctypes.byref(n)), n.value)"
 )
 child("no OCL_ variables: registration and raw platform count", PROBE, env=env)
-child("no OCL_ variables, OCL_ICD_VENDORS given", PROBE, env={**env, "OCL_ICD_VENDORS": os.environ.get("OCL_ICD_VENDORS", "")})
+child(
+    "no OCL_ variables, OCL_ICD_VENDORS given",
+    PROBE,
+    env={**env, "OCL_ICD_VENDORS": os.environ.get("OCL_ICD_VENDORS", "")},
+)
 print("env keys dropped:", sorted(k for k in os.environ if k.startswith(("OCL_", "OPENCL"))))
 child("before the parent uses the GPU", LIST)
 # is the GPU one process at a time for any API? a CUDA (CuPy) process starting an OpenCL child
-child("a CuPy process, then its OpenCL child",
-      "import cupy, subprocess, sys; cupy.arange(4).sum().item(); "
-      f"print(subprocess.run([sys.executable, '-c', {LIST!r}], capture_output=True, text=True).stdout.strip())")
+child(
+    "a CuPy process, then its OpenCL child",
+    "import cupy, subprocess, sys; cupy.arange(4).sum().item(); "
+    f"print(subprocess.run([sys.executable, '-c', {LIST!r}], capture_output=True, text=True).stdout.strip())",
+)
 x = nx.asarray(np.arange(10.0))
 print("parent:", nx.default_queue().device.filter_string, nx.asnumpy(x * 2.0)[:3])
 child("parent holds the GPU", LIST)

@@ -14,8 +14,10 @@ import numba_ext
 
 def pytest_report_header(config):
     q = numba_ext.default_queue()
-    return (f"numba_ext default device: {q.device.name} [{q.device.filter_string}] target={q.device.target} "
-            f"memory={q.device.memory_backend}")
+    return (
+        f"numba_ext default device: {q.device.name} [{q.device.filter_string}] target={q.device.target} "
+        f"memory={q.device.memory_backend}"
+    )
 
 
 def _default_device():
@@ -37,10 +39,15 @@ DEV = _default_device().filter_string
 def pytest_collection_modifyitems(config, items):
     dev = _default_device()
     reasons = {
-        "needs_host_access": None if dev.memory_backend == "usm" else
-        f"host-side access to array elements needs host-addressable memory; {dev.filter_string} uses cl_mem buffers",
-        "needs_spirv": None if dev.target == "spirv" else f"checks SPIR-V; {dev.filter_string} takes {dev.target}",
-        "needs_cpu": None if dev.device_type == "cpu" else f"checks the CPU device; the default is {dev.filter_string}",
+        "needs_host_access": None
+        if dev.memory_backend == "usm"
+        else f"host-side access to array elements needs host-addressable memory; {dev.filter_string} uses cl_mem buffers",
+        "needs_spirv": None
+        if dev.target == "spirv"
+        else f"checks SPIR-V; {dev.filter_string} takes {dev.target}",
+        "needs_cpu": None
+        if dev.device_type == "cpu"
+        else f"checks the CPU device; the default is {dev.filter_string}",
     }
     for item in items:
         for name, reason in reasons.items():
@@ -104,4 +111,6 @@ def require_device_in_child_process() -> None:
     code = "import numba_ext; print([d.filter_string for d in numba_ext.get_devices()])"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout
     if DEV not in out:
-        pytest.skip(f"a second process cannot open {DEV} while the test process uses it (child sees {out.strip()})")
+        pytest.skip(
+            f"a second process cannot open {DEV} while the test process uses it (child sees {out.strip()})"
+        )

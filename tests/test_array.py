@@ -10,7 +10,19 @@ from numba_ext import Context, Queue, _core
 
 from .conftest import DEV
 
-DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64"]
+DTYPES = [
+    "bool",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float32",
+    "float64",
+]
 
 
 def random_host(rng, shape, dtype):
@@ -79,7 +91,13 @@ def test_sycl_usm_array_interface(rng):
 def test_views_keep_queue_and_usm_type(rng):
     h = rng.standard_normal((5, 6, 7))
     x = numba_ext.asarray(h, usm_type="shared")
-    for key in [(slice(None, None, 2),), (1,), (slice(None), slice(None, None, -1)), (Ellipsis, 3), (None, 2)]:
+    for key in [
+        (slice(None, None, 2),),
+        (1,),
+        (slice(None), slice(None, None, -1)),
+        (Ellipsis, 3),
+        (None, 2),
+    ]:
         v = x[key]
         assert v.sycl_queue is x.sycl_queue and v.usm_type == "shared"
         np.testing.assert_array_equal(numba_ext.asnumpy(v), h[key])
@@ -188,8 +206,13 @@ def test_asarray_from_sycl_usm_array_interface(rng):
     np.testing.assert_array_equal(numba_ext.asnumpy(y), h[1:, ::2])
 
     class _Alien:
-        __sycl_usm_array_interface__ = {"data": (0, False), "shape": (1,), "typestr": "<f8", "version": 1,
-                                        "syclobj": "some-other-queue"}
+        __sycl_usm_array_interface__ = {
+            "data": (0, False),
+            "shape": (1,),
+            "typestr": "<f8",
+            "version": 1,
+            "syclobj": "some-other-queue",
+        }
 
     with pytest.raises(TypeError, match="not a numba_ext.Queue"):
         numba_ext.asarray(_Alien())

@@ -136,7 +136,9 @@ def test_host_side_element_access_is_a_compile_error():
             s += x[i]
         return s
 
-    with pytest.raises(nx.UnsupportedError, match=r"(?s)indexing an array element.*cannot address.*test_buffers.py, line \d+"):
+    with pytest.raises(
+        nx.UnsupportedError, match=r"(?s)indexing an array element.*cannot address.*test_buffers.py, line \d+"
+    ):
         total(nx.asarray(np.ones(4)))
 
     @numba.njit

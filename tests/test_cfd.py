@@ -18,9 +18,15 @@ from .conftest import DEV, require_device_in_child_process
 
 USM = ["device", "shared", "host"]
 TABLE = {  # spec: precedence device < shared < host
-    ("device", "device"): "device", ("device", "shared"): "device", ("device", "host"): "device",
-    ("shared", "device"): "device", ("shared", "shared"): "shared", ("shared", "host"): "shared",
-    ("host", "device"): "device", ("host", "shared"): "shared", ("host", "host"): "host",
+    ("device", "device"): "device",
+    ("device", "shared"): "device",
+    ("device", "host"): "device",
+    ("shared", "device"): "device",
+    ("shared", "shared"): "shared",
+    ("shared", "host"): "shared",
+    ("host", "device"): "device",
+    ("host", "shared"): "shared",
+    ("host", "host"): "host",
 }
 
 
@@ -238,8 +244,13 @@ def test_eager_operations_follow_the_rules(rng):
     a, b = numba_ext.asarray(ha, sycl_queue=q), numba_ext.asarray(hb, sycl_queue=q, usm_type="host")
     warnings.simplefilter("ignore", numba_ext.MixedUSMTypeWarning)  # mixing is tested elsewhere
     cases = [
-        (a + b, ha + hb), (a * 2, ha * 2), (-a, -ha), (a - 1.5, ha - 1.5), (2.0 / (a * a + 1), 2.0 / (ha * ha + 1)),
-        (np.sqrt(abs(a)), np.sqrt(abs(ha))), (np.maximum(a, b), np.maximum(ha, hb)),
+        (a + b, ha + hb),
+        (a * 2, ha * 2),
+        (-a, -ha),
+        (a - 1.5, ha - 1.5),
+        (2.0 / (a * a + 1), 2.0 / (ha * ha + 1)),
+        (np.sqrt(abs(a)), np.sqrt(abs(ha))),
+        (np.maximum(a, b), np.maximum(ha, hb)),
     ]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", numba_ext.MixedUSMTypeWarning)
@@ -251,7 +262,10 @@ def test_eager_operations_follow_the_rules(rng):
             assert got.dtype == np.bool_
             np.testing.assert_array_equal(numba_ext.asnumpy(got), want)
     ints = numba_ext.asarray(np.arange(12, dtype=np.int32).reshape(3, 4), sycl_queue=q)
-    np.testing.assert_array_equal(numba_ext.asnumpy(ints // 5 + ints % 5), np.arange(12).reshape(3, 4) // 5 + np.arange(12).reshape(3, 4) % 5)
+    np.testing.assert_array_equal(
+        numba_ext.asnumpy(ints // 5 + ints % 5),
+        np.arange(12).reshape(3, 4) // 5 + np.arange(12).reshape(3, 4) % 5,
+    )
     assert (ints * 2).dtype == np.int32  # NumPy 2: Python scalars are weak
     f32 = numba_ext.asarray(ha.astype(np.float32), sycl_queue=q)
     assert (f32 * 2.5).dtype == np.float32
@@ -274,7 +288,9 @@ def test_default_queue_from_environment():
     code = "import numba_ext; print(numba_ext.default_queue().device.filter_string); print(numba_ext.empty(2).device.filter_string)"
     env = {**__import__("os").environ, "NUMBA_EXT_DEVICE": DEV}
     require_device_in_child_process()
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    ).stdout
     assert out.split() == [DEV, DEV]
     env["NUMBA_EXT_DEVICE"] = "opencl:gpu:9"
     r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
@@ -283,15 +299,18 @@ def test_default_queue_from_environment():
 
 # -- plain numba.njit through the numba_extensions entry point ----------------------------------------
 def test_plain_njit_without_importing_numba_ext_in_the_defining_module(tmp_path):
-    (tmp_path / "user_module.py").write_text(textwrap.dedent("""
+    (tmp_path / "user_module.py").write_text(
+        textwrap.dedent("""
         import numba
         import numpy as np
 
         @numba.njit
         def f(a, b):
             return np.sqrt(a) * b + 1.0
-    """))
-    (tmp_path / "main.py").write_text(textwrap.dedent("""
+    """)
+    )
+    (tmp_path / "main.py").write_text(
+        textwrap.dedent("""
         import sys
         import numba, numpy as np
         import user_module
@@ -304,7 +323,8 @@ def test_plain_njit_without_importing_numba_ext_in_the_defining_module(tmp_path)
         assert isinstance(out, numba_ext.ndarray)
         np.testing.assert_allclose(numba_ext.asnumpy(out), np.sqrt(h) * g + 1.0, rtol=1e-13)
         print("ok")
-    """))
+    """)
+    )
     require_device_in_child_process()
     r = subprocess.run([sys.executable, "main.py"], cwd=tmp_path, capture_output=True, text=True)
     assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr

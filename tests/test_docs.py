@@ -28,4 +28,6 @@ def test_doc_examples_run(page, tmp_path, monkeypatch):
             code = compile(block, f"{page.name}[block {i}]", "exec")
             exec(code, ns)
     if skipped:
-        pytest.skip(f"ran {len(blocks) - len(skipped)} blocks; blocks {skipped} need the CPU device ({DEV} is the default)")
+        pytest.skip(
+            f"ran {len(blocks) - len(skipped)} blocks; blocks {skipped} need the CPU device ({DEV} is the default)"
+        )

@@ -50,21 +50,41 @@ def _approx(got, want, dtype, scale):
 def _expected(x, p, z):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        return {"sum": x.sum(), "prod": p.prod(), "min": x.min(), "max": x.max(), "mean": x.mean(),
-                "argmin": x.argmin(), "argmax": x.argmax(), "any": x.any(), "all": x.all(), "all(p)": p.all(),
-                "any(z)": z.any()}
+        return {
+            "sum": x.sum(),
+            "prod": p.prod(),
+            "min": x.min(),
+            "max": x.max(),
+            "mean": x.mean(),
+            "argmin": x.argmin(),
+            "argmax": x.argmax(),
+            "any": x.any(),
+            "all": x.all(),
+            "all(p)": p.all(),
+            "any(z)": z.any(),
+        }
 
 
 def _compare(got: dict, want: dict, x, dtype, how):
     scale = float(np.abs(x.astype(np.float64)).sum())
-    bad = {k: (got[k], want[k]) for k in got
-           if not _approx(got[k], want[k], dtype, scale if k != "mean" else scale / x.size)}
+    bad = {
+        k: (got[k], want[k])
+        for k in got
+        if not _approx(got[k], want[k], dtype, scale if k != "mean" else scale / x.size)
+    }
     assert not bad, f"{how} {dtype}: {bad}"
     for k, v in got.items():  # Python scalars of the kind NumPy's result has
         assert not isinstance(v, nx.ndarray), k
         kind = np.asarray(want[k]).dtype.kind
-        assert isinstance(v, {"b": (bool, np.bool_), "i": (int, np.integer), "u": (int, np.integer),
-                              "f": (float, np.floating)}[kind]), (how, dtype, k, type(v))
+        assert isinstance(
+            v,
+            {
+                "b": (bool, np.bool_),
+                "i": (int, np.integer),
+                "u": (int, np.integer),
+                "f": (float, np.floating),
+            }[kind],
+        ), (how, dtype, k, type(v))
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -84,14 +104,36 @@ def test_whole_array_reductions_eager(rng, dtype):
 
 @nx.jit
 def _reduce_all(x, p, z):
-    return (np.sum(x), np.prod(p), np.min(x), np.max(x), np.argmin(x), np.argmax(x), np.any(x), np.all(x),
-            np.all(p), np.any(z), x.sum(), x.argmax())
+    return (
+        np.sum(x),
+        np.prod(p),
+        np.min(x),
+        np.max(x),
+        np.argmin(x),
+        np.argmax(x),
+        np.any(x),
+        np.all(x),
+        np.all(p),
+        np.any(z),
+        x.sum(),
+        x.argmax(),
+    )
 
 
 @nx.jit
 def _reduce_bool(x, p, z):  # np.min / np.max of booleans: test_bool_min_max_in_jit_is_a_clear_error
-    return (np.sum(x), np.prod(p), np.argmin(x), np.argmax(x), np.any(x), np.all(x), np.all(p), np.any(z),
-            x.sum(), x.argmax())
+    return (
+        np.sum(x),
+        np.prod(p),
+        np.argmin(x),
+        np.argmax(x),
+        np.any(x),
+        np.all(x),
+        np.all(p),
+        np.any(z),
+        x.sum(),
+        x.argmax(),
+    )
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -185,7 +227,7 @@ def prange_product(a):
 @nx.jit
 def prange_min_max(a):
     lo = 10**12
-    hi = -10**12
+    hi = -(10**12)
     for i in prange(a.shape[0]):
         lo = min(lo, a[i])
         hi = max(hi, a[i])
@@ -220,7 +262,7 @@ def test_prange_product(rng):
 
 
 def test_prange_integer_min_max(rng):
-    h = rng.integers(-10**9, 10**9, 3001)
+    h = rng.integers(-(10**9), 10**9, 3001)
     assert prange_min_max(nx.asarray(h)) == (h.min(), h.max())
     h8 = rng.integers(-128, 128, 3001).astype(np.int8)
     h8[rng.integers(0, 3001)] = rng.integers(-128, -100)  # extremes are not always at the range's ends
@@ -236,7 +278,9 @@ def test_prange_float32_sums(rng):
     s, t = prange_sum_float32(nx.asarray(ha), nx.asarray(hb))
     # float32 accumulation in another order than NumPy's: within float32 rounding of the sum
     assert s == pytest.approx(ha.sum(dtype=np.float64), rel=1e-4)
-    assert t == pytest.approx(1.5 + (ha.astype(np.float64) * hb).sum(), rel=1e-4, abs=1e-4 * np.abs(ha * hb).sum())
+    assert t == pytest.approx(
+        1.5 + (ha.astype(np.float64) * hb).sum(), rel=1e-4, abs=1e-4 * np.abs(ha * hb).sum()
+    )
 
 
 # -- np.cumsum / np.cumprod (numba_ext/numba/scans.py): a blocked scan on the array's queue ---------------

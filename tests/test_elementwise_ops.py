@@ -61,7 +61,9 @@ def _check(got, want, what="", rtol=None, atol=None):
     assert host.shape == want.shape, (what, host.shape, want.shape)
     if want.dtype.kind == "f":
         r, a = _tol(want.dtype)
-        np.testing.assert_allclose(host, want, rtol=rtol or r, atol=atol if atol is not None else a, err_msg=what)
+        np.testing.assert_allclose(
+            host, want, rtol=rtol or r, atol=atol if atol is not None else a, err_msg=what
+        )
     else:
         np.testing.assert_array_equal(host, want, err_msg=what)
 
@@ -100,8 +102,19 @@ def test_bitwise(rng, dtype):
 
 # -- logical functions and comparisons ---------------------------------------------------------------
 def _logic(a, b):
-    return (np.logical_and(a, b), np.logical_or(a, b), np.logical_not(a), np.logical_xor(a, b),
-            a != b, a <= b, a < b, a >= b, a == b, a > b, np.logical_and(a > b, np.logical_not(b)))
+    return (
+        np.logical_and(a, b),
+        np.logical_or(a, b),
+        np.logical_not(a),
+        np.logical_xor(a, b),
+        a != b,
+        a <= b,
+        a < b,
+        a >= b,
+        a == b,
+        a > b,
+        np.logical_and(a > b, np.logical_not(b)),
+    )
 
 
 LOGIC = nx.jit(_logic)
@@ -110,8 +123,11 @@ LOGIC = nx.jit(_logic)
 @pytest.mark.parametrize("dtype", ["int8", "uint64", "float32", "bool"])
 def test_logical_and_comparisons(rng, dtype):
     # few distinct values: many ties (==, <=) and zeros (the logical functions)
-    ha, hb = (_rand(rng, dtype) for _ in range(2)) if dtype == "bool" else (
-        rng.integers(0, 4, N).astype(dtype) for _ in range(2))
+    ha, hb = (
+        (_rand(rng, dtype) for _ in range(2))
+        if dtype == "bool"
+        else (rng.integers(0, 4, N).astype(dtype) for _ in range(2))
+    )
     if dtype.startswith("float"):
         ha[::5] = -0.0  # -0.0 == 0.0 and is false
         ha[1::7] = np.nan  # NaN compares unequal to everything, and is true
@@ -140,9 +156,23 @@ def test_comparisons_with_python_int_literals(rng, dtype):
 
 # -- math functions ---------------------------------------------------------------------------------
 def _math(a, pos, unit, b):
-    return (np.expm1(a), np.log2(pos), np.log10(pos), np.tan(a), np.arcsin(unit), np.arccos(unit), np.arctan(a),
-            np.arctan2(a, b), np.sinh(a), np.cosh(a), np.tanh(a), np.hypot(a, b), np.floor(a), np.ceil(a),
-            np.trunc(a))
+    return (
+        np.expm1(a),
+        np.log2(pos),
+        np.log10(pos),
+        np.tan(a),
+        np.arcsin(unit),
+        np.arccos(unit),
+        np.arctan(a),
+        np.arctan2(a, b),
+        np.sinh(a),
+        np.cosh(a),
+        np.tanh(a),
+        np.hypot(a, b),
+        np.floor(a),
+        np.ceil(a),
+        np.trunc(a),
+    )
 
 
 MATH = nx.jit(_math)
@@ -150,10 +180,12 @@ MATH = nx.jit(_math)
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_math_functions(rng, dtype):
-    hs = [(rng.standard_normal(N) * 2).astype(dtype),  # any value (tan away from the poles: |a| < ~1.5 mostly)
-          rng.uniform(1e-3, 1e3, N).astype(dtype),  # log2 / log10: positive
-          rng.uniform(-1, 1, N).astype(dtype),  # arcsin / arccos: [-1, 1]
-          (rng.standard_normal(N) * 2).astype(dtype)]
+    hs = [
+        (rng.standard_normal(N) * 2).astype(dtype),  # any value (tan away from the poles: |a| < ~1.5 mostly)
+        rng.uniform(1e-3, 1e3, N).astype(dtype),  # log2 / log10: positive
+        rng.uniform(-1, 1, N).astype(dtype),  # arcsin / arccos: [-1, 1]
+        (rng.standard_normal(N) * 2).astype(dtype),
+    ]
     hs[0][:4] = [0.5, -0.5, 2.5, -2.5]  # floor / ceil / trunc of halves
     hs[0][4:6] = -0.0, 0.0
     xs = [nx.asarray(h) for h in hs]
@@ -193,26 +225,31 @@ def test_floordiv_and_mod(rng, dtype):
     want = _host(_divmod, ha, hb)
     if dt.kind != "f":
         assert (ha[mask] < 0).any() or dt.kind == "u"
-    for what, got in (("jit", DIVMOD(a, b)), ("eager", (a // b, a % b, np.floor_divide(a, b), np.remainder(a, b)))):
+    for what, got in (
+        ("jit", DIVMOD(a, b)),
+        ("eager", (a // b, a % b, np.floor_divide(a, b), np.remainder(a, b))),
+    ):
         for k, (g, w) in enumerate(zip(got, want)):
             assert isinstance(g, nx.ndarray) and g.dtype == w.dtype, (what, k, g.dtype, w.dtype)
             host = nx.asnumpy(g)
             if dt.kind == "f":
                 rtol, atol = _tol(dt)
-                np.testing.assert_allclose(host, w, rtol=rtol, atol=atol * 10, err_msg=f"{what} {dtype} [{k}]")
+                np.testing.assert_allclose(
+                    host, w, rtol=rtol, atol=atol * 10, err_msg=f"{what} {dtype} [{k}]"
+                )
             else:
                 np.testing.assert_array_equal(host[mask], w[mask], err_msg=f"{what} {dtype} [{k}]")
 
 
 # -- integer powers ---------------------------------------------------------------------------------
 def _power(a, b):
-    return a ** b, np.power(a, b)
+    return a**b, np.power(a, b)
 
 
 @nx.jit
 def power_jit(a, b):
     # int literals are int64 in jitted code (Numba's typing): int64 results, float64 with uint64
-    return a ** b, np.power(a, b), a ** 2, a ** 3, a ** 0, np.power(a, 5)
+    return a**b, np.power(a, b), a**2, a**3, a**0, np.power(a, 5)
 
 
 @pytest.mark.parametrize("dtype", INTS)
@@ -224,19 +261,28 @@ def test_integer_power(rng, dtype):
     want = _power(ha, hb)
     assert want[0].dtype == np.dtype(dtype)
     wide = ha.astype(np.result_type(dtype, np.int64))  # Numba: uint64 with int64 -> float64
-    want_jit = want + (wide ** 2, wide ** 3, wide ** 0, np.power(wide, 5))
+    want_jit = want + (wide**2, wide**3, wide**0, np.power(wide, 5))
     _poison(N, dtype, wide.dtype)
     _check_all(power_jit(a, b), want_jit, f"jit {dtype}")
     _check_all(_power(a, b), want, f"eager {dtype}")
     # eagerly with Python-int exponents: NumPy 2 keeps the dtype
-    _check_all((a ** 2, a ** 3, np.power(a, 0), np.power(a, 5)),
-               (ha ** 2, ha ** 3, np.power(ha, 0), np.power(ha, 5)), f"eager literal {dtype}")
+    _check_all(
+        (a**2, a**3, np.power(a, 0), np.power(a, 5)),
+        (ha**2, ha**3, np.power(ha, 0), np.power(ha, 5)),
+        f"eager literal {dtype}",
+    )
 
 
 # -- np.clip / np.where with Python-scalar bounds ----------------------------------------------------
 def _clip_where(a):
-    return (np.clip(a, 2, 5), np.clip(a, 1.5, 4.5), np.where(a > 3, a, 1), np.where(a > 3, 0, a),
-            np.where(a > 3, a, 0.5), np.clip(a, 0, 100))
+    return (
+        np.clip(a, 2, 5),
+        np.clip(a, 1.5, 4.5),
+        np.where(a > 3, a, 1),
+        np.where(a > 3, 0, a),
+        np.where(a > 3, a, 0.5),
+        np.clip(a, 0, 100),
+    )
 
 
 CLIP_WHERE = nx.jit(_clip_where)
@@ -264,10 +310,23 @@ def test_clip_with_python_bounds_outside_the_dtype_range(rng, dtype, lo, hi):
 
 # -- astype -----------------------------------------------------------------------------------------
 def _astype(f, i, b):
-    return (f.astype(np.int32), f.astype(np.int8), np.abs(f).astype(np.uint8), f.astype(np.int64),
-            f.astype(np.float32), i.astype(np.float32), i.astype(np.float64), i.astype(np.int8), i.astype(np.uint16),
-            f.astype(np.bool_), i.astype(np.bool_), b.astype(np.int64), b.astype(np.uint8), b.astype(np.float32),
-            b.astype(np.int16))
+    return (
+        f.astype(np.int32),
+        f.astype(np.int8),
+        np.abs(f).astype(np.uint8),
+        f.astype(np.int64),
+        f.astype(np.float32),
+        i.astype(np.float32),
+        i.astype(np.float64),
+        i.astype(np.int8),
+        i.astype(np.uint16),
+        f.astype(np.bool_),
+        i.astype(np.bool_),
+        b.astype(np.int64),
+        b.astype(np.uint8),
+        b.astype(np.float32),
+        b.astype(np.int16),
+    )
 
 
 ASTYPE = nx.jit(_astype)
@@ -282,8 +341,20 @@ def test_astype(rng):
     f, i, b = nx.asarray(hf), nx.asarray(hi), nx.asarray(hb)
     _check_all(ASTYPE(f, i, b), _astype(hf, hi, hb), "jit")
     # eagerly (a copy with a cast)
-    casts = [(f, np.int32), (f, np.int8), (f, np.int64), (f, np.float32), (i, np.float32), (i, np.int8),
-             (i, np.uint16), (f, np.bool_), (i, np.bool_), (b, np.int64), (b, np.float32), (b, np.uint8)]
+    casts = [
+        (f, np.int32),
+        (f, np.int8),
+        (f, np.int64),
+        (f, np.float32),
+        (i, np.float32),
+        (i, np.int8),
+        (i, np.uint16),
+        (f, np.bool_),
+        (i, np.bool_),
+        (b, np.int64),
+        (b, np.float32),
+        (b, np.uint8),
+    ]
     host = {id(f): hf, id(i): hi, id(b): hb}
     _check_all([x.astype(t) for x, t in casts], [host[id(x)].astype(t) for x, t in casts], "eager")
 
@@ -301,33 +372,76 @@ MIXED = nx.jit(_mixed_jit)
 
 
 def test_mixed_dtype_promotion(rng):
-    hs = [_rand(rng, "int8"), _rand(rng, "uint8"), _rand(rng, "uint64", hi=2**63), _rand(rng, "int64"),
-          _rand(rng, "int32", lo=-10**6, hi=10**6), _rand(rng, "float32")]
+    hs = [
+        _rand(rng, "int8"),
+        _rand(rng, "uint8"),
+        _rand(rng, "uint64", hi=2**63),
+        _rand(rng, "int64"),
+        _rand(rng, "int32", lo=-(10**6), hi=10**6),
+        _rand(rng, "float32"),
+    ]
     xs = [nx.asarray(h) for h in hs]
     # eagerly: NumPy 2's rules (int8+uint8 -> int16, uint64+int64 -> float64, int32+float32 -> float64,
     # float32 + Python float -> float32); NumPy refuses uint8 + 300, so the eager set leaves it out
     want = _mixed(*hs)
-    assert [w.dtype for w in want] == [np.int16, np.float64, np.float64, np.float32, np.int16, np.float64, np.float64]
+    assert [w.dtype for w in want] == [
+        np.int16,
+        np.float64,
+        np.float64,
+        np.float32,
+        np.int16,
+        np.float64,
+        np.float64,
+    ]
     _check_all(_mixed(*xs), want, "eager")
     # jitted: Numba's typing (int32+float32 -> float32, float32 + Python float -> float64, uint8 + int
     # literal -> int64), with NumPy's values in those dtypes (plain Numba itself converts uint64 values
     # >= 2**63 to float wrongly)
     i8, u8, u64, i64, i32, f32 = hs
     f64, wide = f32.astype(np.float64), u8.astype(np.int64)
-    want_jit = (i8 + u8, u64 + i64, i32.astype(np.float32) + f32, f64 + 2.5, i8 * u8, u64 - i64,
-                i32.astype(np.float32) * f32, wide + 300)
-    assert [w.dtype for w in want_jit] == [np.int16, np.float64, np.float32, np.float64, np.int16, np.float64,
-                                           np.float32, np.int64]  # plain Numba's types
+    want_jit = (
+        i8 + u8,
+        u64 + i64,
+        i32.astype(np.float32) + f32,
+        f64 + 2.5,
+        i8 * u8,
+        u64 - i64,
+        i32.astype(np.float32) * f32,
+        wide + 300,
+    )
+    assert [w.dtype for w in want_jit] == [
+        np.int16,
+        np.float64,
+        np.float32,
+        np.float64,
+        np.int16,
+        np.float64,
+        np.float32,
+        np.int64,
+    ]  # plain Numba's types
     _check_all(MIXED(*xs), want_jit, "jit")
 
 
-@pytest.mark.parametrize("dtypes", [("int8", "int8"), ("uint16", "uint16"), ("int16", "int8"), ("int32", "float32"),
-                                    ("int64", "float32"), ("uint8", "float32")])
+@pytest.mark.parametrize(
+    "dtypes",
+    [
+        ("int8", "int8"),
+        ("uint16", "uint16"),
+        ("int16", "int8"),
+        ("int32", "float32"),
+        ("int64", "float32"),
+        ("uint8", "float32"),
+    ],
+)
 def test_eager_int_float_loops(rng, dtypes):
     # NumPy computes int8 / int8 and int32 + float32 in float64; the values must be float64's, not
     # float32's converted to float64
-    ha = _rand(rng, dtypes[0], lo=-10**6, hi=10**6)
-    hb = _rand(rng, dtypes[1], lo=1, hi=10**6) if dtypes[1] != "float32" else rng.uniform(0.1, 9, N).astype("float32")
+    ha = _rand(rng, dtypes[0], lo=-(10**6), hi=10**6)
+    hb = (
+        _rand(rng, dtypes[1], lo=1, hi=10**6)
+        if dtypes[1] != "float32"
+        else rng.uniform(0.1, 9, N).astype("float32")
+    )
     a, b = nx.asarray(ha), nx.asarray(hb)
     _check_all((a / b, a + b, a * b), (ha / hb, ha + hb, ha * hb), f"eager {dtypes}")
 
@@ -336,17 +450,21 @@ def test_eager_numpy_and_bool_scalars(rng):
     # NumPy scalars are 'strong' in NumPy 2 (they take part in the promotion), Python bools are weak
     hf, hi, hb = _rand(rng, "float32"), _rand(rng, "int16"), rng.random(N) < 0.5
     f, i, b = nx.asarray(hf), nx.asarray(hi), nx.asarray(hb)
-    cases = [(lambda x, y, z: x * np.float64(2.5), "f64 scalar"), (lambda x, y, z: np.float32(1.5) + x, "f32 scalar"),
-             (lambda x, y, z: y < np.int64(3), "i64 scalar"),
-             (lambda x, y, z: np.int64(3) > y, "i64 scalar on the left"),
-             (lambda x, y, z: y + np.int8(3), "i8 scalar"),
-             (lambda x, y, z: z & True, "Python bool"), (lambda x, y, z: y + True, "bool with int"),
-             (lambda x, y, z: z | np.bool_(False), "np.bool_")]
+    cases = [
+        (lambda x, y, z: x * np.float64(2.5), "f64 scalar"),
+        (lambda x, y, z: np.float32(1.5) + x, "f32 scalar"),
+        (lambda x, y, z: y < np.int64(3), "i64 scalar"),
+        (lambda x, y, z: np.int64(3) > y, "i64 scalar on the left"),
+        (lambda x, y, z: y + np.int8(3), "i8 scalar"),
+        (lambda x, y, z: z & True, "Python bool"),
+        (lambda x, y, z: y + True, "bool with int"),
+        (lambda x, y, z: z | np.bool_(False), "np.bool_"),
+    ]
     failures = []
     for op, what in cases:  # every case, then one report
         try:
             _check(op(f, i, b), op(hf, hi, hb), what)
-        except Exception as e:  # noqa: BLE001
+        except Exception as e:
             failures.append(f"{what}: {type(e).__name__}: {str(e).strip().splitlines()[0][:160]}")
     assert not failures, "\n".join(failures)
 
@@ -416,9 +534,19 @@ def test_eager_zero_d(rng):
     hv = rng.standard_normal(5)
     f, i, v = nx.asarray(hf), nx.asarray(hi), nx.asarray(hv)
     assert f.shape == () and i.shape == ()
-    cases = [(f + i, hf + hi), (f * f - 1.0, hf * hf - 1.0), (np.sqrt(np.abs(f)), np.sqrt(np.abs(hf))), (-i, -hi),
-             (i // 3, hi // 3), (i % 7, hi % 7), (f > 0, hf > 0), (~i, ~hi), (i ** 2, hi ** 2),
-             (f + v, hf + hv), (v * i, hv * hi)]
+    cases = [
+        (f + i, hf + hi),
+        (f * f - 1.0, hf * hf - 1.0),
+        (np.sqrt(np.abs(f)), np.sqrt(np.abs(hf))),
+        (-i, -hi),
+        (i // 3, hi // 3),
+        (i % 7, hi % 7),
+        (f > 0, hf > 0),
+        (~i, ~hi),
+        (i**2, hi**2),
+        (f + v, hf + hv),
+        (v * i, hv * hi),
+    ]
     for k, (got, want) in enumerate(cases):
         _check(got, np.asarray(want), f"case {k}")
 
@@ -426,9 +554,17 @@ def test_eager_zero_d(rng):
 def test_eager_empty_and_broadcasting_with_empty(rng):
     e1, e2, col = nx.empty(0), nx.empty((3, 0)), nx.asarray(rng.standard_normal((3, 1)))
     ie = nx.empty((3, 0), dtype=np.int16)
-    cases = [(e1 + 1.0, (0,), np.float64), (e2 * e1, (3, 0), np.float64), (col + e1, (3, 0), np.float64),
-             (np.sin(e2), (3, 0), np.float64), (e2 < e1, (3, 0), np.bool_), (ie & 3, (3, 0), np.int16),
-             (ie + e1, (3, 0), np.float64), (e2.astype(np.int8), (3, 0), np.int8), (e2.T - 1, (0, 3), np.float64)]
+    cases = [
+        (e1 + 1.0, (0,), np.float64),
+        (e2 * e1, (3, 0), np.float64),
+        (col + e1, (3, 0), np.float64),
+        (np.sin(e2), (3, 0), np.float64),
+        (e2 < e1, (3, 0), np.bool_),
+        (ie & 3, (3, 0), np.int16),
+        (ie + e1, (3, 0), np.float64),
+        (e2.astype(np.int8), (3, 0), np.int8),
+        (e2.T - 1, (0, 3), np.float64),
+    ]
     for k, (got, shape, dtype) in enumerate(cases):
         _check(got, np.empty(shape, dtype), f"case {k}")
     with pytest.raises(ValueError, match="broadcast"):
@@ -447,7 +583,11 @@ def test_eager_negative_strides_and_transposes(rng, dtype):
         (lambda a, b, r: a[:, ::-1] - b.T[::-1], (x, y, v), (h, g, h[0])),
         (lambda a, b, r: np.maximum(a[::-3, ::-2], r[::-2]), (x, y, v), (h, g, h[0])),
         (lambda a, b, r: r[::-2] + r[::-2], (x, y, v), (h, g, h[0])),
-        (lambda a, b, r: a.T[2:7, ::-4] ^ 5 if a.dtype.kind == "i" else a.T[2:7, ::-4] ** 2, (x, y, v), (h, g, h[0])),
+        (
+            lambda a, b, r: a.T[2:7, ::-4] ^ 5 if a.dtype.kind == "i" else a.T[2:7, ::-4] ** 2,
+            (x, y, v),
+            (h, g, h[0]),
+        ),
     ]
     for k, (op, dev, host) in enumerate(views):
         _check(op(*dev), _host(op, *host), f"view {k}")
@@ -461,8 +601,14 @@ def float32_body(x, y, out):
     for i in prange(x.shape[0]):
         v = x[i]
         w = y[i]
-        out[i] = (math.log(v) + math.sin(v) * math.cos(w) - math.atan2(w, v) + math.floor(v * np.float32(3.0))
-                  + math.fabs(w) + math.pow(v, np.float32(1.5)))
+        out[i] = (
+            math.log(v)
+            + math.sin(v) * math.cos(w)
+            - math.atan2(w, v)
+            + math.floor(v * np.float32(3.0))
+            + math.fabs(w)
+            + math.pow(v, np.float32(1.5))
+        )
     return out
 
 
@@ -475,8 +621,14 @@ def test_prange_float32_math_body_writes_into_the_argument(rng):
     res = float32_body(x, y, out)
     assert res.sycl_queue == x.sycl_queue and out.sycl_queue == x.sycl_queue
     assert res._data_ptr == out._data_ptr and res.dtype == np.float32
-    want = (np.log(hx) + np.sin(hx) * np.cos(hy) - np.arctan2(hy, hx) + np.floor(hx * np.float32(3.0))
-            + np.abs(hy) + np.power(hx, np.float32(1.5)))
+    want = (
+        np.log(hx)
+        + np.sin(hx) * np.cos(hy)
+        - np.arctan2(hy, hx)
+        + np.floor(hx * np.float32(3.0))
+        + np.abs(hy)
+        + np.power(hx, np.float32(1.5))
+    )
     assert want.dtype == np.float32
     np.testing.assert_allclose(nx.asnumpy(out), want, rtol=1e-5, atol=1e-5)
 
@@ -484,9 +636,15 @@ def test_prange_float32_math_body_writes_into_the_argument(rng):
 # -- allocation inside jitted code ---------------------------------------------------------------------
 @nx.jit
 def allocate_on_device(n, v):
-    return (nx.zeros(n, np.int16, device=DEV), nx.ones((2, n), np.float32, device=DEV),
-            nx.full(n, v, np.uint8, device=DEV), nx.zeros((n, 2), device=DEV), nx.full(n, v, device=DEV),
-            nx.ones(n, np.bool_, device=DEV), nx.full((n, 1), -v, np.int64, device=DEV))
+    return (
+        nx.zeros(n, np.int16, device=DEV),
+        nx.ones((2, n), np.float32, device=DEV),
+        nx.full(n, v, np.uint8, device=DEV),
+        nx.zeros((n, 2), device=DEV),
+        nx.full(n, v, device=DEV),
+        nx.ones(n, np.bool_, device=DEV),
+        nx.full((n, 1), -v, np.int64, device=DEV),
+    )
 
 
 @nx.jit
@@ -502,8 +660,15 @@ def allocate_like_args(x, v):
 def test_allocation_inside_jit(rng):
     n, v = int(rng.integers(3, 9)), int(rng.integers(1, 100))
     got = allocate_on_device(n, v)
-    want = [np.zeros(n, np.int16), np.ones((2, n), np.float32), np.full(n, v, np.uint8), np.zeros((n, 2)),
-            np.full(n, v), np.ones(n, np.bool_), np.full((n, 1), -v, np.int64)]  # [4]: int64, as np.full
+    want = [
+        np.zeros(n, np.int16),
+        np.ones((2, n), np.float32),
+        np.full(n, v, np.uint8),
+        np.zeros((n, 2)),
+        np.full(n, v),
+        np.ones(n, np.bool_),
+        np.full((n, 1), -v, np.int64),
+    ]  # [4]: int64, as np.full
     for k, (g, w) in enumerate(zip(got, want)):
         assert g.device == nx.Device(DEV), k
         _check(g, w, f"device= [{k}]")
@@ -529,17 +694,30 @@ def test_like_allocations_eagerly(rng):
     h = rng.standard_normal((3, 5)).astype(np.float32)
     x = nx.asarray(h, sycl_queue=q, usm_type="shared")
     v = float(rng.integers(2, 50))
-    got = [nx.empty_like(x), nx.zeros_like(x), nx.ones_like(x, dtype=np.int32), nx.full_like(x, v),
-           nx.full_like(x, -v, dtype=np.int16, usm_type="host")]
+    got = [
+        nx.empty_like(x),
+        nx.zeros_like(x),
+        nx.ones_like(x, dtype=np.int32),
+        nx.full_like(x, v),
+        nx.full_like(x, -v, dtype=np.int16, usm_type="host"),
+    ]
     for k, g in enumerate(got):
         assert g.shape == h.shape and g.sycl_queue is q, k
         assert g.usm_type == ("host" if k == 4 else "shared"), k
     assert got[0].dtype == np.float32
-    _check_all(got[1:], (np.zeros_like(h), np.ones_like(h, np.int32), np.full_like(h, v), np.full_like(h, -v, np.int16)),
-               "eager *_like")
+    _check_all(
+        got[1:],
+        (np.zeros_like(h), np.ones_like(h, np.int32), np.full_like(h, v), np.full_like(h, -v, np.int16)),
+        "eager *_like",
+    )
     # NumPy input: its shape and dtype, on the default queue, device USM
     z = nx.zeros_like(h.astype(np.int8))
-    assert z.dtype == np.int8 and z.shape == h.shape and z.usm_type == "device" and z.sycl_queue == nx.default_queue()
+    assert (
+        z.dtype == np.int8
+        and z.shape == h.shape
+        and z.usm_type == "device"
+        and z.sycl_queue == nx.default_queue()
+    )
     assert not nx.asnumpy(z).any()
 
 
@@ -549,8 +727,15 @@ def like_in_jit(a, v):
     for i in prange(a.shape[0]):
         for j in range(a.shape[1]):
             out[i, j] = a[i, j] * 2.0 + j
-    return (out, np.zeros_like(a), np.ones_like(a, np.int32), np.full_like(a, v),
-            nx.zeros_like(a, usm_type="host"), nx.full_like(a, -v, dtype=np.int16), nx.empty_like(a, np.uint8))
+    return (
+        out,
+        np.zeros_like(a),
+        np.ones_like(a, np.int32),
+        np.full_like(a, v),
+        nx.zeros_like(a, usm_type="host"),
+        nx.full_like(a, -v, dtype=np.int16),
+        nx.empty_like(a, np.uint8),
+    )
 
 
 def test_like_allocations_in_jit_follow_the_array(rng):
@@ -564,8 +749,14 @@ def test_like_allocations_in_jit_follow_the_array(rng):
             assert g.sycl_queue is q and g.shape == h.shape, k
             assert g.usm_type == ("host" if k == 4 else usm), (k, usm)
         assert got[6].dtype == np.uint8
-        want = (h * np.float32(2.0) + np.arange(6, dtype=np.float32), np.zeros_like(h), np.ones_like(h, np.int32),
-                np.full_like(h, v), np.zeros_like(h), np.full_like(h, -v, np.int16))
+        want = (
+            h * np.float32(2.0) + np.arange(6, dtype=np.float32),
+            np.zeros_like(h),
+            np.ones_like(h, np.int32),
+            np.full_like(h, v),
+            np.zeros_like(h),
+            np.full_like(h, -v, np.int16),
+        )
         _check_all(got[:6], want, f"jit *_like ({usm})")
     # the same function on NumPy arrays in plain Numba: NumPy's *_like (NumPy arrays)
     import numba
@@ -599,7 +790,10 @@ def test_like_allocation_between_prange_loops_still_fuses(rng):
 def test_host_functions_returning_numpy_arrays_are_refused_at_compile_time(rng):
     # np.unique / np.concatenate are not offloaded; their NumPy result would leave the queue silently
     x = nx.asarray(rng.standard_normal(16), device=DEV)
-    for fn, name in [(lambda a: np.unique(a), "np.unique"), (lambda a: np.concatenate((a, a)) + 1.0, "np.concatenate")]:
+    for fn, name in [
+        (lambda a: np.unique(a), "np.unique"),
+        (lambda a: np.concatenate((a, a)) + 1.0, "np.concatenate"),
+    ]:
         with pytest.raises(nx.UnsupportedError, match=rf"{name}\(\) is not offloaded.*line"):
             nx.jit(fn)(x)
     with pytest.raises(nx.UnsupportedError, match="boolean/fancy indexing.*line"):
@@ -674,8 +868,11 @@ def test_eager_operations_compile_once(rng, monkeypatch):
     run(lambda: x + 3.5, h + 3.5, 0)  # another value of the scalar
     run(lambda: x + 3, h + 3, 0)  # a Python int: the same float64 operand (NumPy 2)
     run(lambda: x * y, h * g, 1)  # another operation
-    run(lambda: nx.asarray(h.astype(np.float32)) + nx.asarray(g.astype(np.float32)),
-        h.astype(np.float32) + g.astype(np.float32), 1)  # another dtype
+    run(
+        lambda: nx.asarray(h.astype(np.float32)) + nx.asarray(g.astype(np.float32)),
+        h.astype(np.float32) + g.astype(np.float32),
+        1,
+    )  # another dtype
     run(lambda: x[::2] + y[::2], h[::2] + g[::2], 1)  # a strided layout
     run(lambda: x[1::2] + y[::2], h[1::2] + g[::2], 0)
     assert compiled == ["add", "add", "multiply", "add", "add"]

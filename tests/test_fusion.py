@@ -78,7 +78,11 @@ def test_common_subexpressions_are_computed_once(rng):
     # sa + cb cancels near 0 for some inputs: an absolute bound there (values are O(1))
     np.testing.assert_allclose(numba_ext.asnumpy(out), (sa * sa + cb) * (sa + cb), rtol=1e-13, atol=1e-15)
     (k,) = f.inspect_kernels(*xs)
-    sin, cos = ("@_Z3sind(double %", "@_Z3cosd(double %") if k.format == "spirv" else ("@__nv_sin(double %", "@__nv_cos(double %")
+    sin, cos = (
+        ("@_Z3sind(double %", "@_Z3cosd(double %")
+        if k.format == "spirv"
+        else ("@__nv_sin(double %", "@__nv_cos(double %")
+    )
     assert k.llvm_ir.count(sin) == 1
     assert k.llvm_ir.count(cos) == 1
 
@@ -288,7 +292,9 @@ def test_chained_prange_loops_and_allocations_between_them_fuse(rng):
         return np.sin(out) + 1.0
 
     hs, xs = _args(rng, k=1)
-    np.testing.assert_allclose(numba_ext.asnumpy(f(*xs)), np.sin(hs[0] * 2.0 + 1.0) + 1.0, rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(
+        numba_ext.asnumpy(f(*xs)), np.sin(hs[0] * 2.0 + 1.0) + 1.0, rtol=1e-13, atol=1e-15
+    )
     assert len(f.inspect_kernels(*xs)) == 1
 
 
@@ -306,7 +312,9 @@ def test_prologue_broadcasts_as_numpy(rng):
         g = rng.random(bshape)
         a, b = numba_ext.asarray(h), numba_ext.asarray(g)
         out = f(a, b, _poisoned(a))
-        np.testing.assert_allclose(numba_ext.asnumpy(out), (h * g - 0.5) * 3.0, rtol=1e-13, atol=1e-15)  # FMA on PTX
+        np.testing.assert_allclose(
+            numba_ext.asnumpy(out), (h * g - 0.5) * 3.0, rtol=1e-13, atol=1e-15
+        )  # FMA on PTX
     with pytest.raises(ValueError, match="broadcast"):
         f(numba_ext.asarray(rng.random((5, 7))), numba_ext.asarray(rng.random(6)), _poisoned(a))
 
@@ -372,6 +380,9 @@ def test_loops_and_expressions_that_must_not_fuse_stay_apart(rng):
     ref[1:] = h[:-1] * 2.0
     np.testing.assert_allclose(numba_ext.asnumpy(writes_input(a)), ref, rtol=1e-14)
     b = numba_ext.asarray(rng.random(1))  # broadcasts: fusing would be wrong
-    np.testing.assert_allclose(numba_ext.asnumpy(unknown_shape(numba_ext.asarray(h), b)),
-                               (h + 1.0) * numba_ext.asnumpy(b), rtol=1e-14)
+    np.testing.assert_allclose(
+        numba_ext.asnumpy(unknown_shape(numba_ext.asarray(h), b)),
+        (h + 1.0) * numba_ext.asnumpy(b),
+        rtol=1e-14,
+    )
     assert len(unknown_shape.inspect_kernels(numba_ext.asarray(h), b)) == 2

@@ -131,8 +131,12 @@ def test_mixed_usm_types_follow_precedence(rng):
     h = rng.standard_normal(16)
     f = numba_ext.jit(lambda x, y: x + y)
     table = {
-        ("device", "device"): "device", ("device", "shared"): "device", ("device", "host"): "device",
-        ("shared", "shared"): "shared", ("shared", "host"): "shared", ("host", "host"): "host",
+        ("device", "device"): "device",
+        ("device", "shared"): "device",
+        ("device", "host"): "device",
+        ("shared", "shared"): "shared",
+        ("shared", "host"): "shared",
+        ("host", "host"): "host",
     }
     for (u1, u2), want in table.items():
         x, y = numba_ext.asarray(h, usm_type=u1), numba_ext.asarray(h, usm_type=u2)
@@ -196,7 +200,10 @@ def test_shape_mismatch_is_a_clear_error(rng):
         f(numba_ext.asarray(rng.standard_normal(5)), numba_ext.asarray(rng.standard_normal(6)))
 
 
-@pytest.mark.parametrize("shapes", [((4, 5), (5,), (4, 1)), ((3, 1, 6), (1, 4, 1), (6,)), ((7,), (1,), ()), ((2, 3), (2, 3), (2, 3))])
+@pytest.mark.parametrize(
+    "shapes",
+    [((4, 5), (5,), (4, 1)), ((3, 1, 6), (1, 4, 1), (6,)), ((7,), (1,), ()), ((2, 3), (2, 3), (2, 3))],
+)
 def test_broadcasting(rng, shapes):
     f = numba_ext.jit(lambda a, b, c: a * b + c - 1.0)
     hs = [rng.standard_normal(s) for s in shapes]
@@ -416,7 +423,7 @@ def test_cached_calls_from_threads(rng):
             x, y = arrays[i]
             for _ in range(200):
                 np.testing.assert_array_equal(numba_ext.asnumpy(f(x, y)), -hs[i])
-        except Exception as e:  # noqa: BLE001
+        except Exception as e:
             errors.append(e)
 
     threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
@@ -437,10 +444,33 @@ def test_tanh_accuracy_and_special_values(rng, dtype):
     # tanh on SPIR-V is an expm1 expansion (faster than the Intel CPU runtime's tanh): within a few
     # ulp everywhere, with NaN, +-0.0, +-inf and the saturation point right
     dt = np.dtype(dtype)
-    special = np.array([0.0, -0.0, 1e-30, -1e-30, 5e-324 if dt == np.float64 else 1e-45, 0.5, -0.5, 8.99, 9.01,
-                        19.0, 19.6, -19.6, 30.0, -30.0, 710.0, -710.0, np.inf, -np.inf, np.nan], dtype=dt)
-    x = np.concatenate([special, (rng.standard_normal(4096) * 4).astype(dt),
-                        (rng.standard_normal(1024) * 1e-4).astype(dt)])
+    special = np.array(
+        [
+            0.0,
+            -0.0,
+            1e-30,
+            -1e-30,
+            5e-324 if dt == np.float64 else 1e-45,
+            0.5,
+            -0.5,
+            8.99,
+            9.01,
+            19.0,
+            19.6,
+            -19.6,
+            30.0,
+            -30.0,
+            710.0,
+            -710.0,
+            np.inf,
+            -np.inf,
+            np.nan,
+        ],
+        dtype=dt,
+    )
+    x = np.concatenate(
+        [special, (rng.standard_normal(4096) * 4).astype(dt), (rng.standard_normal(1024) * 1e-4).astype(dt)]
+    )
     jf = numba_ext.jit(lambda a: np.tanh(a))
     got = numba_ext.asnumpy(jf(numba_ext.asarray(x, device=DEV)))
     ref = np.tanh(x)

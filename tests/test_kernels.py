@@ -98,7 +98,7 @@ def test_gpairs_private_histogram_and_float64_atomics(rng):
     w1, w2 = rng.uniform(0.5, 1.5, n), rng.uniform(0.5, 1.5, n)
     rbins = np.linspace(0.05, 1.0, NBINS)
     hist = nx.zeros(NBINS)
-    gpairs[n](nx.asarray(x1), nx.asarray(x2), nx.asarray(w1), nx.asarray(w2), nx.asarray(rbins ** 2), hist)
+    gpairs[n](nx.asarray(x1), nx.asarray(x2), nx.asarray(w1), nx.asarray(w2), nx.asarray(rbins**2), hist)
     dsq = ((x1[:, None, :] - x2[None, :, :]) ** 2).sum(-1)
     ww = w1[:, None] * w2[None, :]
     want = np.array([(ww * (dsq <= r * r)).sum() for r in rbins])
@@ -319,7 +319,9 @@ def test_cached_launches_take_the_fast_path_and_keep_every_check(rng):
     # errors stay the same after the cache is warm
     limit = Device(DEV).max_work_group_size
     with pytest.raises(nx.LaunchError, match="exceeds the limit"):
-        k[limit * 2, limit * 2](nx.zeros(limit * 2, device=DEV), nx.zeros(limit * 2, device=DEV), 1.0, 1, True)
+        k[limit * 2, limit * 2](
+            nx.zeros(limit * 2, device=DEV), nx.zeros(limit * 2, device=DEV), 1.0, 1, True
+        )
     other = Queue(DEV, context=Context(Device(DEV)))
     with pytest.raises(nx.ExecutionPlacementError, match="'x'.*'out'"):
         k[96](x, nx.empty(96, sycl_queue=other), 1.0, 1, True)
@@ -334,6 +336,7 @@ def test_cached_launches_take_the_fast_path_and_keep_every_check(rng):
     with nx.offload_to(DEV):
         k[96](h, hout, 3.0, 2, False)
     np.testing.assert_allclose(hout, h * 3.0 + 2, rtol=1e-13)
+
     # (4, 4) is a 1-D launch of 4 with work-groups of 4; Range(4, 4) a 2-D range
     @nx.kernel
     def ids(out):
@@ -353,14 +356,23 @@ def scale_2d(x, out):
     out[i, j] = x[i, j] * 3.0 + i - 2 * j
 
 
-@pytest.mark.parametrize("view", ["whole", "rows", "one_element", "one_row", "transposed", "strided", "negative"])
+@pytest.mark.parametrize(
+    "view", ["whole", "rows", "one_element", "one_row", "transposed", "strided", "negative"]
+)
 def test_contiguous_arrays_use_computed_strides_views_their_own(rng, view):
     # C-contiguous arrays (by their Numba type) index with strides computed from the shape; every
     # other layout reads its stride arguments; size-1 dimensions may carry any stride
     h = rng.standard_normal((7, 6))
     x = nx.asarray(h, device=DEV)
-    sel = {"whole": np.s_[:, :], "rows": np.s_[2:5], "one_element": np.s_[2:3, 1:2], "one_row": np.s_[4:5, :],
-           "transposed": None, "strided": np.s_[:, ::2], "negative": np.s_[::-1, ::-1]}[view]
+    sel = {
+        "whole": np.s_[:, :],
+        "rows": np.s_[2:5],
+        "one_element": np.s_[2:3, 1:2],
+        "one_row": np.s_[4:5, :],
+        "transposed": None,
+        "strided": np.s_[:, ::2],
+        "negative": np.s_[::-1, ::-1],
+    }[view]
     xv, hv = (x.T, h.T) if sel is None else (x[sel], h[sel])
     out = nx.full(hv.shape, np.nan, device=DEV)
     scale_2d[nx.Range(*hv.shape)](xv, out)
@@ -414,7 +426,9 @@ def atomics_all(vals, acc, old_out):
 @pytest.mark.parametrize("dtype", ["int32", "int64", "float32", "float64"])
 def test_atomics(rng, dtype):
     n = 300
-    h = (rng.integers(-50, 50, n) if dtype.startswith("int") else rng.integers(-50, 50, n) * 0.5).astype(dtype)
+    h = (rng.integers(-50, 50, n) if dtype.startswith("int") else rng.integers(-50, 50, n) * 0.5).astype(
+        dtype
+    )
     acc = nx.asarray(np.array([0, 0, 1000, -1000, 7], dtype=dtype))
     old = nx.empty(n, dtype=dtype)
     atomics_all[n](nx.asarray(h), acc, old)

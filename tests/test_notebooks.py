@@ -16,15 +16,21 @@ def _execute(name: str):
     nbformat = pytest.importorskip("nbformat", reason="nbformat is not installed (make setup installs it)")
 
     nb = nbformat.read(NOTEBOOKS / name, as_version=4)
-    client = nbclient.NotebookClient(nb, timeout=600, kernel_name="python3",
-                                     resources={"metadata": {"path": str(NOTEBOOKS)}})
+    client = nbclient.NotebookClient(
+        nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(NOTEBOOKS)}}
+    )
     client.execute()  # raises CellExecutionError (with the cell's traceback) when a cell fails
     return nb
 
 
 def _outputs(nb, output_type=None):
-    return [o for c in nb.cells if c.cell_type == "code" for o in c.outputs
-            if output_type is None or o.output_type == output_type]
+    return [
+        o
+        for c in nb.cells
+        if c.cell_type == "code"
+        for o in c.outputs
+        if output_type is None or o.output_type == output_type
+    ]
 
 
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")
@@ -49,8 +55,9 @@ def test_notebooks_run_headless_at_preset_s(tmp_path, monkeypatch):
     assert data["meta"]["preset"] == "S" and data["meta"]["reps"] == 1
     results = data["results"]
     statuses = {r["status"] for r in results}
-    assert statuses <= {"ok", "n/a"}, [(r["workload"], r["variant"], r["reason"]) for r in results
-                                       if r["status"] not in ("ok", "n/a")]
+    assert statuses <= {"ok", "n/a"}, [
+        (r["workload"], r["variant"], r["reason"]) for r in results if r["status"] not in ("ok", "n/a")
+    ]
     ran = {(r["workload"], r["variant"]) for r in results if r["status"] == "ok"}
     assert ("black_scholes", "numba_ext_jit") in ran and ("black_scholes", "numpy") in ran
     assert all(r["validation"]["passed"] for r in results if r["status"] == "ok")
@@ -66,4 +73,5 @@ def test_notebooks_run_headless_at_preset_s(tmp_path, monkeypatch):
     images = [o for o in _outputs(nb, "display_data") if "image/png" in o.get("data", {})]
     assert len(images) == 3
     assert sorted(p.name for p in (tmp_path / "results-plots").iterdir()) == sorted(
-        f"{jsons[0].stem}_{k}.png" for k in ("bandwidth", "speedup", "time"))
+        f"{jsons[0].stem}_{k}.png" for k in ("bandwidth", "speedup", "time")
+    )

@@ -59,7 +59,9 @@ def test_nd_iteration(rng):
     np.testing.assert_allclose(nx.asnumpy(out), (H * np.arange(23)).sum(1), rtol=1e-12)
     out2 = nx.empty((37, 23))
     nested_prange(X, out2)
-    np.testing.assert_allclose(nx.asnumpy(out2), H * 2 + np.arange(37)[:, None] - np.arange(23)[None, :], rtol=1e-12)
+    np.testing.assert_allclose(
+        nx.asnumpy(out2), H * 2 + np.arange(37)[:, None] - np.arange(23)[None, :], rtol=1e-12
+    )
 
 
 @nx.jit
@@ -215,7 +217,9 @@ def test_eager_reductions(rng):
     assert a.min() == h.min() and a[1].max() == h[1].max()
     assert a.mean() == pytest.approx(h.mean(), rel=1e-12)
     assert bool((a > 0.999).any()) == bool((h > 0.999).any()) and bool((a >= 0).all())
-    np.testing.assert_allclose(nx.asnumpy(a.sum(axis=0)), h.sum(0), rtol=1e-12)  # more: test_reductions_axis.py
+    np.testing.assert_allclose(
+        nx.asnumpy(a.sum(axis=0)), h.sum(0), rtol=1e-12
+    )  # more: test_reductions_axis.py
     with pytest.raises(nx.UnsupportedError, match="keepdims"):
         a.sum(axis=0, keepdims=True)
 

@@ -49,9 +49,24 @@ def _reference(src: str):
     exec(src.replace("np.where(", "np2_where("), ns)
     return numba.njit(ns["f"])
 
-BINARY = ["{} + {}", "{} - {}", "{} * {}", "np.maximum({}, {})", "np.minimum({}, {})", "np.where({0} > {1}, {0}, {1})"]
+
+BINARY = [
+    "{} + {}",
+    "{} - {}",
+    "{} * {}",
+    "np.maximum({}, {})",
+    "np.minimum({}, {})",
+    "np.where({0} > {1}, {0}, {1})",
+]
 UNARY_ANY = ["-{}", "np.abs({})"]
-UNARY_FLOAT = ["np.sin({})", "np.cos({})", "np.tanh({})", "np.sqrt(np.abs({}))", "np.exp(-np.abs({}))", "np.log1p(np.abs({}))"]
+UNARY_FLOAT = [
+    "np.sin({})",
+    "np.cos({})",
+    "np.tanh({})",
+    "np.sqrt(np.abs({}))",
+    "np.exp(-np.abs({}))",
+    "np.log1p(np.abs({}))",
+]
 
 
 @st.composite
@@ -91,8 +106,12 @@ def cases(draw):
 
 # In CI the examples are fixed (derandomize): a submission must not fail on a newly drawn example;
 # local runs keep exploring (and found the bugs fixed in this file's history).
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow],
-          derandomize=os.environ.get("CI") == "true")
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+    derandomize=os.environ.get("CI") == "true",
+)
 @given(cases())
 def test_random_expressions_match_numba_on_the_host(case):
     dtype, shapes, expr, seed = case
@@ -123,7 +142,19 @@ def test_random_expressions_match_numba_on_the_host(case):
 # every operator gets operands it is defined for. Left out, because a dedicated test covers it:
 # Python-int literals with uint64 arrays in jitted code (test_elementwise_ops.py::
 # test_comparisons_with_python_int_literals).
-TYPED_DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64"]
+TYPED_DTYPES = [
+    "bool",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float32",
+    "float64",
+]
 NAMES = ["a", "b", "c"]
 
 
@@ -177,14 +208,15 @@ class _Gen:
     def leaf(self, kind, need_array):
         """A leaf of `kind`: an array or a literal of the arrays' kind, or a conversion of an array."""
         if kind == self.base:
-            literals = {"int": self.int_literals, "float": [0.5, 1.5, -2.0, 3],
-                        "bool": [True, False]}[kind]
+            literals = {"int": self.int_literals, "float": [0.5, 1.5, -2.0, 3], "bool": [True, False]}[kind]
             if need_array or not literals or self.draw(st.booleans()):
                 return self.name()
             return repr(self.pick(literals))
         n = self.name()
         if kind == "bool":
-            return "M" + self.pick([f"({n} > {self.name()})", f"({n} != {self.name()})", f"({n}.astype(np.bool_))"])
+            return "M" + self.pick(
+                [f"({n} > {self.name()})", f"({n} != {self.name()})", f"({n}.astype(np.bool_))"]
+            )
         if kind == "float":
             options = [f"({n}.astype({self.pick(self.float_casts)}))"]
             if self.base == "int":
@@ -194,7 +226,11 @@ class _Gen:
 
     def kinds(self):
         """The kinds reachable from the arrays' kind."""
-        return {"bool": ["bool", "int", "float"], "int": ["int", "bool", "float"], "float": ["float", "bool"]}[self.base]
+        return {
+            "bool": ["bool", "int", "float"],
+            "int": ["int", "bool", "float"],
+            "float": ["float", "bool"],
+        }[self.base]
 
     def expr(self, kind, depth=0, need_array=True):
         """An expression of `kind`; with `need_array` it reads an array. Eager expressions read an
@@ -210,15 +246,36 @@ class _Gen:
                 return self.leaf(k, False)
             return self.expr(k, depth + 1, need or self.eager)
 
-        first = lambda k=kind: self.expr(k, depth + 1, need_array or self.eager)  # noqa: E731
-        arr = lambda k=kind: self.expr(k, depth + 1, True)  # noqa: E731  (methods need an array)
+        first = lambda k=kind: self.expr(k, depth + 1, need_array or self.eager)
+        arr = lambda k=kind: self.expr(k, depth + 1, True)
         if kind == "int":
-            op = self.pick(["+", "-", "*", "&", "|", "^", "max", "min", "where", "neg", "abs", "invert", "narrow"])
+            op = self.pick(
+                ["+", "-", "*", "&", "|", "^", "max", "min", "where", "neg", "abs", "invert", "narrow"]
+            )
         elif kind == "float":
-            op = self.pick(["+", "-", "*", "/", "/abs", "max", "min", "where", "neg", "abs", "sin", "tanh",
-                            "sqrt", "exp", "cast"])
+            op = self.pick(
+                [
+                    "+",
+                    "-",
+                    "*",
+                    "/",
+                    "/abs",
+                    "max",
+                    "min",
+                    "where",
+                    "neg",
+                    "abs",
+                    "sin",
+                    "tanh",
+                    "sqrt",
+                    "exp",
+                    "cast",
+                ]
+            )
         else:
-            op = self.pick(["and", "or", "xor", "&", "|", "^", "not", "invert", "cmp", "cmp", "where", "tobool"])
+            op = self.pick(
+                ["and", "or", "xor", "&", "|", "^", "not", "invert", "cmp", "cmp", "where", "tobool"]
+            )
         if op in ("+", "-", "*", "&", "|", "^", "/"):
             return f"({first()} {op} {x()})"
         if op == "/abs":
@@ -250,7 +307,9 @@ class _Gen:
         if op == "cast":  # float -> float
             return f"({arr()}).astype({self.pick(self.float_casts)})"
         if op == "tobool":
-            return f"({arr(self.pick([k for k in self.kinds() if k != 'bool'] or ['bool']))}).astype(np.bool_)"
+            return (
+                f"({arr(self.pick([k for k in self.kinds() if k != 'bool'] or ['bool']))}).astype(np.bool_)"
+            )
         # comparison of two operands of one kind
         k = self.pick([k for k in self.kinds() if k != "bool"] or ["bool"])
         return f"({first(k)} {self.pick(['<', '<=', '==', '!=', '>', '>='])} {x(k)})"
@@ -299,9 +358,13 @@ def _compare(got, want, dtype, expr):
 
 # no shrinking: each example compiles twice (about a second), shrinking a failure took minutes; the
 # expressions are small enough to read unshrunk
-@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow],
-          derandomize=os.environ.get("CI") == "true",
-          phases=[Phase.explicit, Phase.reuse, Phase.generate])
+@settings(
+    max_examples=6,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+    derandomize=os.environ.get("CI") == "true",
+    phases=[Phase.explicit, Phase.reuse, Phase.generate],
+)
 @given(typed_cases())
 def test_typed_expressions_on_every_dtype_match_numba(case):
     dtype, shapes, expr, seed = case
@@ -335,8 +398,12 @@ def test_typed_expressions_on_every_dtype_match_numba(case):
     _compare(got, want, dtype, expr)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow],
-          derandomize=os.environ.get("CI") == "true")
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+    derandomize=os.environ.get("CI") == "true",
+)
 @given(typed_cases(eager=True))
 def test_typed_expressions_eagerly_match_numpy(case):
     # outside jitted code: NumPy's own rules (NumPy 2, Python scalars are weak), NumPy as the reference

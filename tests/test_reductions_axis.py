@@ -57,8 +57,12 @@ def _ref(h, op, axis):
 # Jitted functions are defined once, so tests with inputs of the same type share their compilations
 # (each new type compiles the function and the helper kernels it calls: the cost of this file).
 ALL = {  # a method, a negative axis, a positional axis, a run-time axis, all elements
-    op: nx.jit(eval(f"lambda x, k: (x.{op}(axis=0), np.{op}(x, axis=-1), np.{op}(x, 1), np.{op}(x, axis=k), "
-                    f"np.{op}(x), x.{op}())"))
+    op: nx.jit(
+        eval(
+            f"lambda x, k: (x.{op}(axis=0), np.{op}(x, axis=-1), np.{op}(x, 1), np.{op}(x, axis=k), "
+            f"np.{op}(x), x.{op}())"
+        )
+    )
     for op in OPS
 }
 AXIS = {op: nx.jit(eval(f"lambda x, k: np.{op}(x, axis=k)")) for op in OPS}
@@ -77,8 +81,10 @@ def _check_all(got, h, op, dtype, k):
 DTYPES = ("int32", "int64", "float32", "float64")
 
 
-@pytest.mark.parametrize("op,dtype", [(op, dt) for op in OPS for dt in DTYPES]
-                         + [("any", "bool"), ("all", "bool"), ("argmax", "bool")])  # argmax of a mask
+@pytest.mark.parametrize(
+    "op,dtype",
+    [(op, dt) for op in OPS for dt in DTYPES] + [("any", "bool"), ("all", "bool"), ("argmax", "bool")],
+)  # argmax of a mask
 def test_every_op_dtype_and_axis(rng, op, dtype):
     h = _data(rng, (5, 6, 7), dtype, op)
     x = nx.asarray(h)
@@ -148,8 +154,16 @@ def test_non_contiguous_views(rng, op):
 
 
 # -- argmin / argmax: ties and NaN -------------------------------------------------------------------
-EXTREMES = nx.jit(lambda x, k: (np.argmin(x, axis=k), x.argmax(axis=k), np.min(x, axis=k), x.max(axis=k),
-                                np.argmin(x), x.argmax()))
+EXTREMES = nx.jit(
+    lambda x, k: (
+        np.argmin(x, axis=k),
+        x.argmax(axis=k),
+        np.min(x, axis=k),
+        x.max(axis=k),
+        np.argmin(x),
+        x.argmax(),
+    )
+)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
@@ -216,8 +230,12 @@ def test_empty(shape, axis):
 
 
 def test_empty_whole_array():
-    for op, match in [("argmin", "empty sequence"), ("argmax", "empty sequence"), ("min", "zero-size"),
-                      ("max", "zero-size")]:
+    for op, match in [
+        ("argmin", "empty sequence"),
+        ("argmax", "empty sequence"),
+        ("min", "zero-size"),
+        ("max", "zero-size"),
+    ]:
         with pytest.raises(ValueError, match=match):
             getattr(nx.empty((0, 3)), op)()
     # Numba's parallel np.min/np.max check len() only: (2, 0) gave +-inf
@@ -244,10 +262,11 @@ def test_bad_axis_and_unsupported_forms():
         x.argmax(axis=0, keepdims=True)
     with pytest.raises(nx.UnsupportedError, match="out="):
         np.sum(x, axis=0, out=nx.empty(3))
-    for src, what in [("np.sum(v, axis=0, dtype=np.float32)",
-                       r"np.sum\(\.\.\., axis=\.\.\., dtype=\.\.\.\).*line"),
-                      ("v.sum(dtype=np.float32)", r"x.sum\(dtype=\.\.\.\).*line"),
-                      ("np.min(v, (0, 1))", r"min\(axis=\.\.\.\) .*one integer axis")]:
+    for src, what in [
+        ("np.sum(v, axis=0, dtype=np.float32)", r"np.sum\(\.\.\., axis=\.\.\., dtype=\.\.\.\).*line"),
+        ("v.sum(dtype=np.float32)", r"x.sum\(dtype=\.\.\.\).*line"),
+        ("np.min(v, (0, 1))", r"min\(axis=\.\.\.\) .*one integer axis"),
+    ]:
         with pytest.raises(nx.UnsupportedError, match=what):
             nx.jit(eval(f"lambda v: {src}"))(x)
     with pytest.raises(nx.UnsupportedError, match=r"np.all\(x\)"):
@@ -302,8 +321,17 @@ def _dot_data(rng, shape, dtype):
 DOT = nx.jit(lambda x, y: (np.dot(x, y), x @ y, np.matmul(x, y), x.dot(y)))
 
 
-@pytest.mark.parametrize("dtypes", [("float64", "float64"), ("float32", "float32"), ("int32", "int32"),
-                                    ("int64", "int64"), ("int32", "float64"), ("bool", "bool")])
+@pytest.mark.parametrize(
+    "dtypes",
+    [
+        ("float64", "float64"),
+        ("float32", "float32"),
+        ("int32", "int32"),
+        ("int64", "int64"),
+        ("int32", "float64"),
+        ("bool", "bool"),
+    ],
+)
 @pytest.mark.parametrize("kind", sorted(DOT_SHAPES))
 def test_dot(rng, kind, dtypes):
     sa, sb = DOT_SHAPES[kind]

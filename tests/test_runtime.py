@@ -118,7 +118,9 @@ def test_bad_queue_arguments():
 
 def test_module_lists_devices():
     require_device_in_child_process()
-    out = subprocess.run([sys.executable, "-m", "numba_ext"], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "numba_ext"], capture_output=True, text=True, check=True
+    ).stdout
     for d in numba_ext.get_devices():
         assert d.filter_string in out
 
@@ -129,5 +131,7 @@ def test_icd_registration_needs_no_environment():
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OCL_", "OPENCL"))}
     code = "import numba_ext; print([d.filter_string for d in numba_ext.get_devices()])"
     require_device_in_child_process()
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    ).stdout
     assert DEV in out

@@ -3,15 +3,33 @@
 import importlib
 
 NAMES = (
-    "black_scholes", "black_scholes_goal", "stream_triad", "stream_copy", "l2_norm", "pairwise_distance", "rambo",
-    "gpairs", "kmeans", "knn", "call_overhead", "first_call",
+    "black_scholes",
+    "black_scholes_goal",
+    "stream_triad",
+    "stream_copy",
+    "l2_norm",
+    "pairwise_distance",
+    "rambo",
+    "gpairs",
+    "kmeans",
+    "knn",
+    "call_overhead",
+    "first_call",
 )
 
 # Named groups usable wherever workload names are (run.py --workloads): ``gpu`` is what the GPU
 # comparison needs (README: Black-Scholes, l2_norm, pairwise distance, gpairs, STREAM triad and copy).
 GROUPS = {
     "all": NAMES,
-    "gpu": ("black_scholes", "l2_norm", "pairwise_distance", "gpairs", "stream_triad", "stream_copy", "call_overhead"),
+    "gpu": (
+        "black_scholes",
+        "l2_norm",
+        "pairwise_distance",
+        "gpairs",
+        "stream_triad",
+        "stream_copy",
+        "call_overhead",
+    ),
 }
 
 

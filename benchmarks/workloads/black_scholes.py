@@ -22,7 +22,6 @@ import math
 
 import numba
 import numpy as np
-
 from harness import Variant, backend_module, namespace_variant, nx, with_globals
 
 SIZES = {"S": {"n": 1 << 16}, "M": {"n": 1 << 22}, "L": {"n": 1 << 23}}
@@ -177,7 +176,10 @@ def make_cupy_fused(*args):
     cp = backend_module("cupy")
     kern = cp.ElementwiseKernel(
         "float64 price, float64 strike, float64 t, float64 rate, float64 volatility",
-        "float64 call, float64 put", _CUPY_BODY, "numba_ext_bench_black_scholes")
+        "float64 call, float64 put",
+        _CUPY_BODY,
+        "numba_ext_bench_black_scholes",
+    )
 
     def run(price, strike, t, rate, volatility):
         return kern(price, strike, t, rate, volatility)  # (call, put), allocated by CuPy
@@ -198,10 +200,22 @@ VARIANTS = [
     Variant("numba_ext_kernel", black_scholes_kernel, backend="numba_ext"),
     namespace_variant("dpnp", black_scholes, "dpnp"),
     namespace_variant("cupy", black_scholes, "cupy"),
-    Variant("cupy_fused", backend="cupy", make=make_cupy_fused,
-            note="one cupy.ElementwiseKernel: the kernel body in CUDA C++, call and put in one pass"),
-    Variant("cupy_fuse", backend="cupy", make=make_cupy_fuse,
-            note="the NumPy source under cupy.fuse (np = cupy): one fused kernel"),
-    Variant("numba_cuda", backend="numba_cuda", make=make_cuda,
-            note="the kernel body under numba.cuda.jit, 256 threads per block"),
+    Variant(
+        "cupy_fused",
+        backend="cupy",
+        make=make_cupy_fused,
+        note="one cupy.ElementwiseKernel: the kernel body in CUDA C++, call and put in one pass",
+    ),
+    Variant(
+        "cupy_fuse",
+        backend="cupy",
+        make=make_cupy_fuse,
+        note="the NumPy source under cupy.fuse (np = cupy): one fused kernel",
+    ),
+    Variant(
+        "numba_cuda",
+        backend="numba_cuda",
+        make=make_cuda,
+        note="the kernel body under numba.cuda.jit, 256 threads per block",
+    ),
 ]

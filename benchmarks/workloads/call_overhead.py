@@ -19,7 +19,6 @@ per call.
 """
 
 import numba
-
 from harness import Variant, backend_module, nx
 
 SIZES = {preset: {"n": 16} for preset in ("S", "M", "L")}
@@ -88,14 +87,24 @@ VARIANTS = [
     Variant("numpy", add),
     Variant("numba_njit", numba.njit(add)),
     Variant("numba_ext_jit", add_jit, backend="numba_ext"),
-    Variant("bare_launch", backend="numba_ext", make=make_bare_launch,
-            note="bare launch (Python->Rust enqueue+wait): numba_ext_jit's kernel via kernel.launch, "
-                 "output allocated once"),
+    Variant(
+        "bare_launch",
+        backend="numba_ext",
+        make=make_bare_launch,
+        note="bare launch (Python->Rust enqueue+wait): numba_ext_jit's kernel via kernel.launch, "
+        "output allocated once",
+    ),
     Variant("numba_ext_prange", nx.jit(_add_prange), backend="numba_ext"),
     Variant("numba_ext_eager", add, backend="numba_ext", note="eager a + b on numba_ext arrays (no jit)"),
-    Variant("numba_njit_on_usm", numba.njit(add), backend="numba_ext", note="plain numba.njit on numba_ext arrays"),
+    Variant(
+        "numba_njit_on_usm", numba.njit(add), backend="numba_ext", note="plain numba.njit on numba_ext arrays"
+    ),
     Variant("dpnp", add, backend="dpnp", note="dpnp a + b"),
     Variant("cupy", add, backend="cupy", note="cupy a + b"),
-    Variant("numba_cuda", backend="numba_cuda", make=make_cuda,
-            note="numba.cuda.jit kernel into a fresh cuda.device_array per call"),
+    Variant(
+        "numba_cuda",
+        backend="numba_cuda",
+        make=make_cuda,
+        note="numba.cuda.jit kernel into a fresh cuda.device_array per call",
+    ),
 ]

@@ -31,6 +31,7 @@ import numpy as np
 HERE = Path(__file__).resolve()
 if __name__ != "__main__":
     from harness import OUT_DIR, Variant
+
     from workloads import black_scholes as bs
 
 SIZES = {preset: {"n": 1024} for preset in ("S", "M", "L")}
@@ -50,8 +51,13 @@ def reference(*args):
 def _child(kind: str, args: tuple, env: dict | None = None) -> tuple[float, tuple]:
     with tempfile.TemporaryDirectory(prefix="first_call_") as d:
         np.savez(os.path.join(d, "in.npz"), *args)
-        proc = subprocess.run([sys.executable, str(HERE), kind, d], capture_output=True, text=True,
-                              env={**os.environ, **(env or {})}, timeout=600)
+        proc = subprocess.run(
+            [sys.executable, str(HERE), kind, d],
+            capture_output=True,
+            text=True,
+            env={**os.environ, **(env or {})},
+            timeout=600,
+        )
         if proc.returncode != 0:
             tail = (proc.stderr.strip().splitlines() or [f"exit status {proc.returncode}"])[-1]
             raise RuntimeError(f"child process ({kind}) failed with status {proc.returncode}: {tail}")
@@ -87,19 +93,38 @@ def _cache_root() -> Path:
 
 if __name__ != "__main__":
     VARIANTS = [
-        Variant("numba_parallel", make=lambda *a: _runner("numba_parallel"), self_timed=True,
-                note="numba.njit(parallel=True), first call in a new process"),
-        Variant("numba_parallel_cache_hit", make=make_cache_hit, self_timed=True,
-                note="numba.njit(parallel=True, cache=True), first call in a new process with a warm disk cache"),
-        Variant("numba_ext_jit", make=lambda *a: _runner("numba_ext_jit"), self_timed=True, requires="numba_ext",
-                note="@numba_ext.jit array expressions, first call in a new process"),
-        Variant("numba_ext_prange", make=lambda *a: _runner("numba_ext_prange"), self_timed=True,
-                requires="numba_ext", note="@numba_ext.jit prange loop, first call in a new process"),
+        Variant(
+            "numba_parallel",
+            make=lambda *a: _runner("numba_parallel"),
+            self_timed=True,
+            note="numba.njit(parallel=True), first call in a new process",
+        ),
+        Variant(
+            "numba_parallel_cache_hit",
+            make=make_cache_hit,
+            self_timed=True,
+            note="numba.njit(parallel=True, cache=True), first call in a new process with a warm disk cache",
+        ),
+        Variant(
+            "numba_ext_jit",
+            make=lambda *a: _runner("numba_ext_jit"),
+            self_timed=True,
+            requires="numba_ext",
+            note="@numba_ext.jit array expressions, first call in a new process",
+        ),
+        Variant(
+            "numba_ext_prange",
+            make=lambda *a: _runner("numba_ext_prange"),
+            self_timed=True,
+            requires="numba_ext",
+            note="@numba_ext.jit prange loop, first call in a new process",
+        ),
         Variant.unavailable(
             "numba_ext_jit_cache_hit",
             "a disk cache in numba_ext: there is none yet (compiled host code refers to device kernels by "
             "process-local addresses; numba_ext.jit(f, cache=True) raises UnsupportedError and plain "
-            "numba.njit(cache=True) skips caching such functions)"),
+            "numba.njit(cache=True) skips caching such functions)",
+        ),
     ]
 
 

@@ -18,7 +18,6 @@ them the bins, are those of NumPy's arithmetic."""
 
 import numba
 import numpy as np
-
 from harness import Variant, backend_module, namespace_variant, nx, with_globals
 
 SIZES = {"S": {"n": 1024, "nbins": 20}, "M": {"n": 4096, "nbins": 20}, "L": {"n": 16384, "nbins": 20}}
@@ -221,8 +220,9 @@ def make_cupy_fused(*args):
         nbins = rbins_sq.shape[0]
         if nbins + 1 > MAXBINS or nbins > WG:
             raise ValueError(f"gpairs kernel: nbins {nbins} exceeds MAXBINS - 1 = {MAXBINS - 1} or WG = {WG}")
-        arrays = [cp.ascontiguousarray(a, dtype=cp.float64)
-                  for a in (x1, y1, z1, w1, x2, y2, z2, w2, rbins_sq)]
+        arrays = [
+            cp.ascontiguousarray(a, dtype=cp.float64) for a in (x1, y1, z1, w1, x2, y2, z2, w2, rbins_sq)
+        ]
         hist = cp.zeros(nbins, dtype=cp.float64)
         n1, n2 = x1.shape[0], x2.shape[0]
         kern(((n1 + WG - 1) // WG,), (WG,), (*arrays, hist, np.int64(n1), np.int64(n2), np.int32(nbins)))
@@ -235,13 +235,24 @@ VARIANTS = [
     Variant("numpy", gpairs),
     Variant("numba_parallel", gpairs_prange),
     Variant.unavailable("numba_ext_jit", "searchsorted and bincount in @numba_ext.jit", backend="numba_ext"),
-    Variant("numba_ext_prange", nx.jit(with_globals(_gpairs_prange, zeros=nx.zeros, empty=nx.empty)),
-            backend="numba_ext"),
+    Variant(
+        "numba_ext_prange",
+        nx.jit(with_globals(_gpairs_prange, zeros=nx.zeros, empty=nx.empty)),
+        backend="numba_ext",
+    ),
     Variant("numba_ext_kernel", gpairs_kernel, backend="numba_ext"),
     namespace_variant("dpnp", gpairs, "dpnp"),
     namespace_variant("cupy", gpairs, "cupy"),
-    Variant("cupy_fused", backend="cupy", make=make_cupy_fused,
-            note="the numba_ext_kernel algorithm as a cupy.RawKernel (--fmad=false), 64 threads per block"),
-    Variant("numba_cuda", backend="numba_cuda", make=make_cuda,
-            note="the numba_ext_kernel algorithm under numba.cuda.jit, 64 threads per block"),
+    Variant(
+        "cupy_fused",
+        backend="cupy",
+        make=make_cupy_fused,
+        note="the numba_ext_kernel algorithm as a cupy.RawKernel (--fmad=false), 64 threads per block",
+    ),
+    Variant(
+        "numba_cuda",
+        backend="numba_cuda",
+        make=make_cuda,
+        note="the numba_ext_kernel algorithm under numba.cuda.jit, 64 threads per block",
+    ),
 ]

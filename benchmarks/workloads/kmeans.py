@@ -20,12 +20,13 @@ do run on the device now).
 
 import numba
 import numpy as np
-
 from harness import Variant, backend_module, namespace_variant, nx, with_globals
 
-SIZES = {"S": {"n": 1 << 12, "dims": 2, "nclusters": 4, "niters": 20},
-         "M": {"n": 1 << 16, "dims": 2, "nclusters": 4, "niters": 30},
-         "L": {"n": 1 << 20, "dims": 2, "nclusters": 4, "niters": 30}}
+SIZES = {
+    "S": {"n": 1 << 12, "dims": 2, "nclusters": 4, "niters": 20},
+    "M": {"n": 1 << 16, "dims": 2, "nclusters": 4, "niters": 30},
+    "L": {"n": 1 << 20, "dims": 2, "nclusters": 4, "niters": 30},
+}
 WG = 256  # kernel work-group size (64 and 128 were slower on the 2-core OpenCL CPU device)
 # A module global, not `np.inf` in the kernel: a kernel variable initialised from a module attribute
 # (np.inf, math.pi) keeps that constant even where the variable is reassigned (wrong labels).
@@ -252,14 +253,30 @@ def make_cuda(*args):
 VARIANTS = [
     Variant("numpy", kmeans),
     Variant("numba_parallel", kmeans_prange),
-    Variant.unavailable("numba_ext_jit", "argmin along an axis (np.argmin(a, axis=1) has no USM implementation "
-                        "yet) and bincount in @numba_ext.jit", backend="numba_ext"),
-    Variant("numba_ext_prange", nx.jit(with_globals(_kmeans_prange, empty=nx.empty)), backend="numba_ext",
-            note="1 + 2 * niters kernels (init; per iteration: assignment, update over clusters)"),
-    Variant("numba_ext_kernel", kmeans_kernel, backend="numba_ext",
-            note="1 + 2 * niters launches (init; per iteration: assignment with per-group partial sums, update)"),
+    Variant.unavailable(
+        "numba_ext_jit",
+        "argmin along an axis (np.argmin(a, axis=1) has no USM implementation "
+        "yet) and bincount in @numba_ext.jit",
+        backend="numba_ext",
+    ),
+    Variant(
+        "numba_ext_prange",
+        nx.jit(with_globals(_kmeans_prange, empty=nx.empty)),
+        backend="numba_ext",
+        note="1 + 2 * niters kernels (init; per iteration: assignment, update over clusters)",
+    ),
+    Variant(
+        "numba_ext_kernel",
+        kmeans_kernel,
+        backend="numba_ext",
+        note="1 + 2 * niters launches (init; per iteration: assignment with per-group partial sums, update)",
+    ),
     namespace_variant("dpnp", kmeans, "dpnp"),
     namespace_variant("cupy", kmeans, "cupy"),
-    Variant("numba_cuda", backend="numba_cuda", make=make_cuda,
-            note="the numba_ext_kernel algorithm, 1 + 2 * niters launches"),
+    Variant(
+        "numba_cuda",
+        backend="numba_cuda",
+        make=make_cuda,
+        note="the numba_ext_kernel algorithm, 1 + 2 * niters launches",
+    ),
 ]

@@ -12,12 +12,13 @@ same algorithm in private arrays (compile-time size, so k <= MAXK and classes <=
 
 import numba
 import numpy as np
-
 from harness import Variant, backend_module, namespace_variant, nx, with_globals
 
-SIZES = {"S": {"n_train": 1024, "n_test": 256, "dims": 16, "k": 5, "classes": 3},
-         "M": {"n_train": 4096, "n_test": 2048, "dims": 16, "k": 5, "classes": 3},
-         "L": {"n_train": 16384, "n_test": 4096, "dims": 16, "k": 5, "classes": 3}}
+SIZES = {
+    "S": {"n_train": 1024, "n_test": 256, "dims": 16, "k": 5, "classes": 3},
+    "M": {"n_train": 4096, "n_test": 2048, "dims": 16, "k": 5, "classes": 3},
+    "L": {"n_train": 16384, "n_test": 4096, "dims": 16, "k": 5, "classes": 3},
+}
 CHUNK_ELEMS = 1 << 22  # elements of the (tests, train, dims) difference block in NumPy
 MAXK, MAXCLASSES = 16, 16  # capacity of the kernel's private arrays
 INF = np.inf  # a module global: see kmeans.py for why not `np.inf` inside the kernel
@@ -32,11 +33,11 @@ def knn(x_train, y_train, x_test, k, classes):
     out = np.empty(x_test.shape[0], np.int64)
     step = max(1, CHUNK_ELEMS // x_train.size)
     for s in range(0, x_test.shape[0], step):
-        diff = x_test[s:s + step, None, :] - x_train[None, :, :]
+        diff = x_test[s : s + step, None, :] - x_train[None, :, :]
         near = np.argpartition(np.sum(diff * diff, axis=2), k - 1, axis=1)[:, :k]
         votes = np.zeros((near.shape[0], classes), np.int64)
         np.add.at(votes, (np.arange(near.shape[0])[:, None], y_train[near]), 1)
-        out[s:s + step] = votes.argmax(axis=1)
+        out[s : s + step] = votes.argmax(axis=1)
     return out
 
 
@@ -183,6 +184,10 @@ VARIANTS = [
     Variant("numba_ext_kernel", knn_kernel, backend="numba_ext"),
     Variant.unavailable("dpnp", "argpartition and add.at, which dpnp 0.20 lacks", backend="dpnp"),
     namespace_variant("cupy", knn, "cupy"),
-    Variant("numba_cuda", backend="numba_cuda", make=make_cuda,
-            note="the numba_ext_kernel algorithm, 128 threads per block"),
+    Variant(
+        "numba_cuda",
+        backend="numba_cuda",
+        make=make_cuda,
+        note="the numba_ext_kernel algorithm, 128 threads per block",
+    ),
 ]

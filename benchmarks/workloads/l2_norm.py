@@ -19,8 +19,7 @@ import math
 
 import numba
 import numpy as np
-
-from harness import Variant, namespace_variant, nx, with_globals, backend_module
+from harness import Variant, backend_module, namespace_variant, nx, with_globals
 
 SIZES = {"S": {"n": 1 << 16, "dims": 3}, "M": {"n": 1 << 20, "dims": 3}, "L": {"n": 1 << 23, "dims": 3}}
 
@@ -116,12 +115,23 @@ VARIANTS = [
     Variant("numba_parallel", l2_norm_prange),
     Variant("numba_ext_jit", nx.jit(l2_norm), backend="numba_ext"),
     Variant("numba_ext_prange", nx.jit(with_globals(_l2_norm_prange, empty=nx.empty)), backend="numba_ext"),
-    Variant("numba_ext_jit_hybrid", l2_norm_hybrid, backend="numba_ext", host_result=True,
-            note="device a*a, then copy back and host row sums + sqrt (all timed)"),
+    Variant(
+        "numba_ext_jit_hybrid",
+        l2_norm_hybrid,
+        backend="numba_ext",
+        host_result=True,
+        note="device a*a, then copy back and host row sums + sqrt (all timed)",
+    ),
     Variant("numba_ext_kernel", l2_norm_kernel, backend="numba_ext"),
     namespace_variant("dpnp", l2_norm, "dpnp"),
     namespace_variant("cupy", l2_norm, "cupy"),
-    Variant("cupy_fused", backend="cupy", make=make_cupy_fused,
-            note="one cupy.ReductionKernel: x * x, summed along axis 1, sqrt"),
-    Variant("numba_cuda", backend="numba_cuda", make=make_cuda, note="one thread per row, 256 threads per block"),
+    Variant(
+        "cupy_fused",
+        backend="cupy",
+        make=make_cupy_fused,
+        note="one cupy.ReductionKernel: x * x, summed along axis 1, sqrt",
+    ),
+    Variant(
+        "numba_cuda", backend="numba_cuda", make=make_cuda, note="one thread per row, 256 threads per block"
+    ),
 ]

@@ -16,7 +16,6 @@ import math
 
 import numba
 import numpy as np
-
 from harness import Variant, backend_module, namespace_variant, nx, with_globals
 
 SIZES = {"S": {"n": 512, "dims": 3}, "M": {"n": 2048, "dims": 3}, "L": {"n": 4096, "dims": 3}}
@@ -132,8 +131,12 @@ d = sqrt(s);
 def make_cupy_fused(*args):
     cp = backend_module("cupy")
     # raw inputs (indexed by hand), one thread per element of the output
-    kern = cp.ElementwiseKernel("raw float64 x1, raw float64 x2, int64 n2, int64 dims", "float64 d",
-                                _CUPY_BODY, "numba_ext_bench_pairwise_distance")
+    kern = cp.ElementwiseKernel(
+        "raw float64 x1, raw float64 x2, int64 n2, int64 dims",
+        "float64 d",
+        _CUPY_BODY,
+        "numba_ext_bench_pairwise_distance",
+    )
 
     def run(x1, x2):
         n1, dims = x1.shape
@@ -148,14 +151,30 @@ def make_cupy_fused(*args):
 VARIANTS = [
     Variant("numpy", pairwise_distance),
     Variant("numba_parallel", pairwise_distance_prange),
-    Variant("numba_ext_jit", nx.jit(pairwise_distance_bcast), backend="numba_ext",
-            note="array form without matmul: sqrt(sum((x1[:, None, :] - x2[None, :, :])**2, axis=2))"),
-    Variant("numba_ext_prange", nx.jit(with_globals(_pairwise_distance_prange, empty=nx.empty)), backend="numba_ext"),
+    Variant(
+        "numba_ext_jit",
+        nx.jit(pairwise_distance_bcast),
+        backend="numba_ext",
+        note="array form without matmul: sqrt(sum((x1[:, None, :] - x2[None, :, :])**2, axis=2))",
+    ),
+    Variant(
+        "numba_ext_prange",
+        nx.jit(with_globals(_pairwise_distance_prange, empty=nx.empty)),
+        backend="numba_ext",
+    ),
     Variant("numba_ext_kernel", pairwise_distance_kernel, backend="numba_ext"),
-    namespace_variant("dpnp", pairwise_distance_no_out, "dpnp",
-                      note="the NumPy source with np = dpnp, np.maximum and np.sqrt without out="),
+    namespace_variant(
+        "dpnp",
+        pairwise_distance_no_out,
+        "dpnp",
+        note="the NumPy source with np = dpnp, np.maximum and np.sqrt without out=",
+    ),
     namespace_variant("cupy", pairwise_distance, "cupy"),
-    Variant("cupy_fused", backend="cupy", make=make_cupy_fused,
-            note="cupy.ElementwiseKernel, one thread per output element (the kernel body, no matmul)"),
+    Variant(
+        "cupy_fused",
+        backend="cupy",
+        make=make_cupy_fused,
+        note="cupy.ElementwiseKernel, one thread per output element (the kernel body, no matmul)",
+    ),
     Variant("numba_cuda", backend="numba_cuda", make=make_cuda, note="2-D grid, 16x16 threads per block"),
 ]

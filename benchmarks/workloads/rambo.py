@@ -15,11 +15,13 @@ import math
 
 import numba
 import numpy as np
-
 from harness import Variant, backend_module, namespace_variant, nx, with_globals
 
-SIZES = {"S": {"nevts": 1 << 14, "nout": 4}, "M": {"nevts": 1 << 18, "nout": 4},
-         "L": {"nevts": 1 << 21, "nout": 4}}
+SIZES = {
+    "S": {"nevts": 1 << 14, "nout": 4},
+    "M": {"nevts": 1 << 18, "nout": 4},
+    "L": {"nevts": 1 << 21, "nout": 4},
+}
 
 
 TWO_PI = 2.0 * math.pi  # the same rounding as NumPy's 2.0 * np.pi * f1
@@ -137,12 +139,20 @@ def make_cuda(*args):
 VARIANTS = [
     Variant("numpy", rambo),
     Variant("numba_parallel", rambo_prange),
-    Variant("numba_ext_jit", nx.jit(rambo_jit), backend="numba_ext",
-            note="the NumPy source with numba_ext.empty; the four strided stores written out"),
+    Variant(
+        "numba_ext_jit",
+        nx.jit(rambo_jit),
+        backend="numba_ext",
+        note="the NumPy source with numba_ext.empty; the four strided stores written out",
+    ),
     Variant("numba_ext_prange", nx.jit(with_globals(_rambo_prange, empty=nx.empty)), backend="numba_ext"),
-    Variant("numba_ext_jit_planar", nx.jit(_components), backend="numba_ext",
-            adapt=lambda comps: np.stack(comps, axis=-1),
-            note="four planar (nevts, nout) results; interleaving for validation is untimed"),
+    Variant(
+        "numba_ext_jit_planar",
+        nx.jit(_components),
+        backend="numba_ext",
+        adapt=lambda comps: np.stack(comps, axis=-1),
+        note="four planar (nevts, nout) results; interleaving for validation is untimed",
+    ),
     Variant("numba_ext_kernel", rambo_kernel, backend="numba_ext"),
     namespace_variant("dpnp", rambo, "dpnp", helpers=("_components",)),
     namespace_variant("cupy", rambo, "cupy", helpers=("_components",)),

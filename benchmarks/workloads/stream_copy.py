@@ -20,7 +20,6 @@ where CuPy or numba-cuda ran, the best of their copies is drawn as the "CUDA cop
 
 import numba
 import numpy as np
-
 from harness import Variant, backend_module, namespace_variant, nx, with_globals
 
 SIZES = {"S": {"n": 1 << 18}, "M": {"n": 1 << 22}, "L": {"n": 1 << 25}}
@@ -107,16 +106,32 @@ def make_cupy_memcpy(*args):
 VARIANTS = [
     Variant("numpy", copy),
     Variant("numba_parallel", copy_prange),
-    Variant("numba_ext_jit", nx.jit(plus_zero), backend="numba_ext",
-            note="b + 0.0 (a copy kernel: one load, one store)"),
+    Variant(
+        "numba_ext_jit",
+        nx.jit(plus_zero),
+        backend="numba_ext",
+        note="b + 0.0 (a copy kernel: one load, one store)",
+    ),
     Variant("numba_ext_prange", nx.jit(with_globals(_copy_prange, empty=nx.empty)), backend="numba_ext"),
     Variant("numba_ext_kernel", copy_kernel, backend="numba_ext"),
-    Variant("numba_ext_memcpy", copy_memcpy, backend="numba_ext",
-            note="the OpenCL runtime's USM copy (numba_ext._core.memcpy) into a fresh array"),
+    Variant(
+        "numba_ext_memcpy",
+        copy_memcpy,
+        backend="numba_ext",
+        note="the OpenCL runtime's USM copy (numba_ext._core.memcpy) into a fresh array",
+    ),
     namespace_variant("dpnp", copy, "dpnp"),
     namespace_variant("cupy", copy, "cupy"),
-    Variant("cupy_memcpy", backend="cupy", make=make_cupy_memcpy,
-            note="cudaMemcpyAsync device to device into a fresh cupy.empty_like array"),
-    Variant("numba_cuda", backend="numba_cuda", make=make_cuda,
-            note="numba.cuda.jit copy kernel, 256 threads per block"),
+    Variant(
+        "cupy_memcpy",
+        backend="cupy",
+        make=make_cupy_memcpy,
+        note="cudaMemcpyAsync device to device into a fresh cupy.empty_like array",
+    ),
+    Variant(
+        "numba_cuda",
+        backend="numba_cuda",
+        make=make_cuda,
+        note="numba.cuda.jit copy kernel, 256 threads per block",
+    ),
 ]

@@ -11,7 +11,6 @@ triad as one ``cupy.ElementwiseKernel`` (24 bytes per element), to compare with 
 
 import numba
 import numpy as np
-
 from harness import Variant, backend_module, namespace_variant, nx, with_globals
 
 SIZES = {"S": {"n": 1 << 18}, "M": {"n": 1 << 22}, "L": {"n": 1 << 25}}
@@ -76,8 +75,9 @@ def make_cuda(*args):
 
 def make_cupy_fused(*args):
     cp = backend_module("cupy")
-    kern = cp.ElementwiseKernel("float64 b, float64 c, float64 s", "float64 a", "a = b + s * c",
-                                "numba_ext_bench_triad")
+    kern = cp.ElementwiseKernel(
+        "float64 b, float64 c, float64 s", "float64 a", "a = b + s * c", "numba_ext_bench_triad"
+    )
     return kern  # kern(b, c, s) allocates a
 
 
@@ -89,7 +89,13 @@ VARIANTS = [
     Variant("numba_ext_kernel", triad_kernel, backend="numba_ext"),
     namespace_variant("dpnp", triad, "dpnp"),
     namespace_variant("cupy", triad, "cupy"),
-    Variant("cupy_fused", backend="cupy", make=make_cupy_fused,
-            note="one cupy.ElementwiseKernel: a = b + s * c"),
-    Variant("numba_cuda", backend="numba_cuda", make=make_cuda, note="numba.cuda.jit kernel, 256 threads per block"),
+    Variant(
+        "cupy_fused", backend="cupy", make=make_cupy_fused, note="one cupy.ElementwiseKernel: a = b + s * c"
+    ),
+    Variant(
+        "numba_cuda",
+        backend="numba_cuda",
+        make=make_cuda,
+        note="numba.cuda.jit kernel, 256 threads per block",
+    ),
 ]

@@ -13,10 +13,9 @@ def _init_extension() -> None:
     if _initialized:
         return
     import llvmlite.binding as llvm
+    from numba.core.runtime import _nrt_python
 
     from .. import _core
-
-    from numba.core.runtime import _nrt_python
 
     _core._set_nrt_api(_nrt_python.c_helpers["get_api"])
     for name, addr in _core.capi_addresses().items():

@@ -49,8 +49,11 @@ class RewriteAllocations(Rewrite):
         return bool(self.calls)
 
     def apply(self):
-        args = [s.target for s in self.func_ir.blocks[min(self.func_ir.blocks)].body
-                if isinstance(s, ir.Assign) and isinstance(s.value, ir.Arg)]
+        args = [
+            s.target
+            for s in self.func_ir.blocks[min(self.func_ir.blocks)].body
+            if isinstance(s, ir.Assign) and isinstance(s.value, ir.Arg)
+        ]
         new = self.block.copy()
         new.clear()
         todo = {id(i): f for i, f in self.calls}
@@ -69,21 +72,45 @@ class RewriteAllocations(Rewrite):
             names = ["shape", "fill_value", "dtype"] if fn is creation.full else ["shape", "dtype"]
             given = dict(zip(names, call.args))
             given.update(dict(call.kws))
-            if "shape" not in given or set(given) - {"shape", "dtype", "device", "usm_type", "fill_value", "sycl_queue"}:
-                raise UnsupportedError(f"numba_ext.{fn.__name__}() in jitted code takes shape, dtype, device=, usm_type= (line {loc.line})")
+            if "shape" not in given or set(given) - {
+                "shape",
+                "dtype",
+                "device",
+                "usm_type",
+                "fill_value",
+                "sycl_queue",
+            }:
+                raise UnsupportedError(
+                    f"numba_ext.{fn.__name__}() in jitted code takes shape, dtype, device=, usm_type= (line {loc.line})"
+                )
             if "sycl_queue" in given:
-                raise UnsupportedError(f"sycl_queue= cannot be used in jitted code; use device=\"<selector>\" (line {loc.line})")
+                raise UnsupportedError(
+                    f'sycl_queue= cannot be used in jitted code; use device="<selector>" (line {loc.line})'
+                )
 
             def var(value, hint):
                 return _new_var(new, scope, value, hint, loc)
 
-            none = lambda h: var(ir.Const(None, loc), h)  # noqa: E731
-            fill = given.get("fill_value") if fn is creation.full else (
-                none("fill") if _FILL[fn] is None else var(ir.Const(_FILL[fn], loc), "fill"))
+            none = lambda h: var(ir.Const(None, loc), h)
+            fill = (
+                given.get("fill_value")
+                if fn is creation.full
+                else (none("fill") if _FILL[fn] is None else var(ir.Const(_FILL[fn], loc), "fill"))
+            )
             srcs = var(ir.Expr.build_tuple(list(args), loc), "args")
-            new_call = ir.Expr.call(call.func, [given["shape"], given.get("dtype") or none("dtype"),
-                                        given.get("usm_type") or none("usm"), given.get("device") or none("device"),
-                                        fill, srcs], (), loc)
+            new_call = ir.Expr.call(
+                call.func,
+                [
+                    given["shape"],
+                    given.get("dtype") or none("dtype"),
+                    given.get("usm_type") or none("usm"),
+                    given.get("device") or none("device"),
+                    fill,
+                    srcs,
+                ],
+                (),
+                loc,
+            )
             new.append(ir.Assign(new_call, inst.target, loc))
         return new
 
@@ -114,7 +141,9 @@ def _usm_alloc(typingctx, shape, dtype, usm_type, device, fill, sources):
     else:
         return None
     if isinstance(dtype, (types.NoneType, types.Omitted)) and isinstance(fill, (types.Number, types.Boolean)):
-        dt = fill.literal_type if isinstance(fill, types.Literal) else fill  # NumPy's full(): the value's type
+        dt = (
+            fill.literal_type if isinstance(fill, types.Literal) else fill
+        )  # NumPy's full(): the value's type
     else:
         dt = _dtype(dtype)
     usm = _literal_str(usm_type, "usm_type") or "device"
@@ -140,15 +169,21 @@ def _usm_alloc(typingctx, shape, dtype, usm_type, device, fill, sources):
     def codegen(context, builder, sig, args):
         shape_v, _, _, _, fill_v, srcs = args
         shape_t = sig.args[0]
-        dims = [shape_v] if ndim == 1 and isinstance(shape_t, types.Integer) else cgutils.unpack_tuple(builder, shape_v, ndim)
-        dims = [context.cast(builder, d, t, types.intp) for d, t in
-                zip(dims, [shape_t] if isinstance(shape_t, types.Integer) else shape_t.types)]
+        dims = (
+            [shape_v]
+            if ndim == 1 and isinstance(shape_t, types.Integer)
+            else cgutils.unpack_tuple(builder, shape_v, ndim)
+        )
+        dims = [
+            context.cast(builder, d, t, types.intp)
+            for d, t in zip(dims, [shape_t] if isinstance(shape_t, types.Integer) else shape_t.types)
+        ]
         if src_index is not None:
             src_t = sig.args[5].types[src_index]
             src = context.make_array(src_t)(context, builder, value=builder.extract_value(srcs, src_index))
             queue = builder.bitcast(src.queue, _i8p)
         else:
-            from ..runtime import default_queue, device_queue, device_by_filter
+            from ..runtime import default_queue, device_by_filter, device_queue
 
             q = default_queue() if selector is None else device_queue(device_by_filter(dev))
             _KEEP_QUEUES.append(q)
@@ -163,7 +198,10 @@ def _usm_alloc(typingctx, shape, dtype, usm_type, device, fill, sources):
             size = context.get_abi_sizeof(context.get_data_type(dt))
             fill_fn = _declare(builder, "nx_usm_fill", _i32, [_i8p, _i8p, _i8p, _i64, _i64])
             nbytes = builder.mul(nitems, cgutils.intp_t(size))
-            st = builder.call(fill_fn, [queue, builder.bitcast(out.data, _i8p), builder.bitcast(slot, _i8p), _i64(size), nbytes])
+            st = builder.call(
+                fill_fn,
+                [queue, builder.bitcast(out.data, _i8p), builder.bitcast(slot, _i8p), _i64(size), nbytes],
+            )
             with cgutils.if_unlikely(builder, builder.icmp_signed("!=", st, _i32(0))):
                 context.nrt.decref(builder, ret, out._getvalue())
                 context.call_conv.return_exc(builder)
@@ -241,9 +279,13 @@ def _make_like(kind: str):
         dt = numpy_support.as_dtype(a.dtype if _none(dtype) else _dtype(dtype))
         # `a` is passed as the allocation's source: its queue when it is ours, else the default queue
         if not _none(usm_type):
-            return lambda a, fill, dtype, usm_type=None, device=None: _usm_alloc(a.shape, dt, usm_type, device, fill, (a,))
+            return lambda a, fill, dtype, usm_type=None, device=None: _usm_alloc(
+                a.shape, dt, usm_type, device, fill, (a,)
+            )
         usm = a.usm_type if ours else None
-        return lambda a, fill, dtype, usm_type=None, device=None: _usm_alloc(a.shape, dt, usm, device, fill, (a,))
+        return lambda a, fill, dtype, usm_type=None, device=None: _usm_alloc(
+            a.shape, dt, usm, device, fill, (a,)
+        )
 
     return stub
 
@@ -314,7 +356,9 @@ class RewriteAllocationsLike(Rewrite):
             fill = given["fill_value"] if kind == "full" else var(ir.Const(_LIKE_KINDS[kind], loc), "fill")
             args = [given["a"], fill, given.get("dtype") or var(ir.Const(None, loc), "dtype")]
             if ours:
-                args += [given.get("usm_type") or var(ir.Const(None, loc), "usm"),
-                         given.get("device") or var(ir.Const(None, loc), "device")]
+                args += [
+                    given.get("usm_type") or var(ir.Const(None, loc), "usm"),
+                    given.get("device") or var(ir.Const(None, loc), "device"),
+                ]
             emit_call(new, self.func_ir, NX_LIKE[kind], args, inst.target, loc)
         return new

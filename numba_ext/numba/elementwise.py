@@ -37,8 +37,14 @@ def nx_copy(a):
 
 from .. import ufuncs  # noqa: E402
 
-ELEMENTWISE = {nx_where: "where", nx_clip: "clip", nx_astype: "astype", nx_copy: "astype", ufuncs.erf: "erf",
-               ufuncs.erfc: "erfc"}
+ELEMENTWISE = {
+    nx_where: "where",
+    nx_clip: "clip",
+    nx_astype: "astype",
+    nx_copy: "astype",
+    ufuncs.erf: "erf",
+    ufuncs.erfc: "erfc",
+}
 
 
 def resolve_global(func_ir, var):
@@ -73,8 +79,13 @@ def _usm_result(name, args, dtype):
         raise ExecutionPlacementError(f"np.{name} combines arrays on different devices {sorted(devices)}")
     from ..cfd import coerce_usm_types
 
-    return USMArrayType(dtype, max(t.ndim for t in ours), "C", usm_type=coerce_usm_types(t.usm_type for t in ours),
-                        device=ours[0].device)
+    return USMArrayType(
+        dtype,
+        max(t.ndim for t in ours),
+        "C",
+        usm_type=coerce_usm_types(t.usm_type for t in ours),
+        device=ours[0].device,
+    )
 
 
 def _dt(t):
@@ -88,7 +99,8 @@ def _unreachable(name):
     def codegen(context, builder, sig, args):
         with cgutils.if_unlikely(builder, cgutils.true_bit):
             context.call_conv.return_user_exc(
-                builder, RuntimeError, (f"np.{name} on numba_ext arrays was not offloaded (a numba_ext bug)",))
+                builder, RuntimeError, (f"np.{name} on numba_ext arrays was not offloaded (a numba_ext bug)",)
+            )
         return cgutils.get_null_value(context.get_value_type(sig.return_type))
 
     return codegen
@@ -103,7 +115,11 @@ def ufunc_result_dtype(*args):
     ufuncs treat Python scalars (``np.clip(int8_array, 2, 5)`` stays int8)."""
     arrays = [numpy_support.as_dtype(t.dtype) for t in args if isinstance(t, types.Array)]
     scalars = [numpy_support.as_dtype(_dt(t)) for t in args if not isinstance(t, types.Array)]
-    if arrays and scalars and max(_KIND_ORDER[d.kind] for d in scalars) <= max(_KIND_ORDER[d.kind] for d in arrays):
+    if (
+        arrays
+        and scalars
+        and max(_KIND_ORDER[d.kind] for d in scalars) <= max(_KIND_ORDER[d.kind] for d in arrays)
+    ):
         scalars = []
     return numpy_support.from_dtype(np.result_type(*arrays, *scalars))
 
@@ -157,7 +173,7 @@ def _np_copy(a):
     return a.copy()
 
 
-_NOT_REWRITTEN = {_np_where, _np_clip, _np_astype, _np_copy}  # noqa: E305
+_NOT_REWRITTEN = {_np_where, _np_clip, _np_astype, _np_copy}
 
 
 @intrinsic
@@ -290,7 +306,9 @@ class RewriteElementwiseCalls(Rewrite):
         if func_ir.func_id.func in _NOT_REWRITTEN:
             return False
         for inst in block.body:
-            if not (isinstance(inst, ir.Assign) and isinstance(inst.value, ir.Expr) and inst.value.op == "call"):
+            if not (
+                isinstance(inst, ir.Assign) and isinstance(inst.value, ir.Expr) and inst.value.op == "call"
+            ):
                 continue
             call = inst.value
             if call.kws or call.vararg:

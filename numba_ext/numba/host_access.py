@@ -18,7 +18,6 @@ import functools
 import os
 
 import numba
-
 from numba.core import ir, types
 from numba.core.analysis import compute_cfg_from_blocks
 
@@ -29,8 +28,22 @@ _NUMBA_DIR = os.path.dirname(os.path.realpath(numba.__file__)) + os.sep
 
 # Array attributes that never touch the data.
 _META_ATTRS = {
-    "shape", "ndim", "size", "dtype", "strides", "itemsize", "nbytes", "flags", "T", "usm_type",
-    "device", "sycl_queue", "layout", "transpose", "reshape", "view",
+    "shape",
+    "ndim",
+    "size",
+    "dtype",
+    "strides",
+    "itemsize",
+    "nbytes",
+    "flags",
+    "T",
+    "usm_type",
+    "device",
+    "sycl_queue",
+    "layout",
+    "transpose",
+    "reshape",
+    "view",
 }
 # NumPy reductions that Numba's parfor pass turns into parallel loops (offloaded) in parallel functions.
 _PARALLEL_NP = {"sum", "prod", "min", "max", "mean", "amin", "amax", "dot", "argmin", "argmax"}
@@ -51,7 +64,7 @@ def _trusted(loc) -> bool:
     return False
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _host_inaccessible(device: str, usm_type: str) -> bool:
     """Whether the host cannot address memory of `usm_type` on `device`: every array of the buffer
     back end, and `device` USM of devices other than CPUs (USM `shared` and `host` memory, and all
@@ -108,8 +121,13 @@ def _prange_loop_blocks(func_ir) -> set:
     cfg = compute_cfg_from_blocks(func_ir.blocks)
     for loop in cfg.loops().values():
         header = func_ir.blocks[loop.header]
-        if any(isinstance(st, ir.Assign) and isinstance(st.value, ir.Expr) and st.value.op == "iternext"
-               and is_prange_call(st.value.value) for st in header.body):
+        if any(
+            isinstance(st, ir.Assign)
+            and isinstance(st.value, ir.Expr)
+            and st.value.op == "iternext"
+            and is_prange_call(st.value.value)
+            for st in header.body
+        ):
             out |= set(loop.body)
     return out
 
@@ -149,8 +167,11 @@ def _memory_of(st, typemap) -> str:
         if _inaccessible(t):
             from ..runtime import device_by_filter
 
-            kind = ("a cl_mem buffer" if device_by_filter(t.device).memory_backend == "buffer"
-                    else f"'{t.usm_type}' USM")
+            kind = (
+                "a cl_mem buffer"
+                if device_by_filter(t.device).memory_backend == "buffer"
+                else f"'{t.usm_type}' USM"
+            )
             return f"{kind} of device '{t.device}'"
     return "?"
 
@@ -176,7 +197,11 @@ def _host_access(st, typemap, calltypes, parallel) -> str | None:
             return "an in-place operator on arrays"
         return None
     if e.op == "arrayexpr":
-        return "an array expression with a scalar result" if not isinstance(result, types.Array) and any(bad(v) for v in e.list_vars()) else None
+        return (
+            "an array expression with a scalar result"
+            if not isinstance(result, types.Array) and any(bad(v) for v in e.list_vars())
+            else None
+        )
     if e.op == "call":
         if not any(bad(v) for v in e.args) and not any(bad(v) for _, v in e.kws):
             return None
@@ -194,7 +219,11 @@ def _device_safe_callee(ftype, parallel: bool) -> bool:
     if isinstance(ftype, types.Dispatcher):
         return True
     if isinstance(ftype, types.BoundFunction):
-        name = ftype.typing_key.rsplit(".", 1)[-1] if isinstance(ftype.typing_key, str) else getattr(ftype.typing_key, "__name__", "")
+        name = (
+            ftype.typing_key.rsplit(".", 1)[-1]
+            if isinstance(ftype.typing_key, str)
+            else getattr(ftype.typing_key, "__name__", "")
+        )
         return name in _META_ATTRS or (parallel and name in _PARALLEL_NP)
     if isinstance(ftype, types.Function):
         key = ftype.typing_key
@@ -259,4 +288,3 @@ def check_host_results(func_ir, typemap, calltypes) -> None:
                     f"not mix). Write it as array expressions or a prange loop, or copy the data with "
                     f"numba_ext.asnumpy() outside jitted code first {_at(st.loc)}"
                 )
-

@@ -20,20 +20,57 @@ from ..errors import UnsupportedError
 from .kernelspec import _UFUNC_OPS, dtype_name
 
 _BINOPS = {
-    operator.add: "add", operator.sub: "sub", operator.mul: "mul", operator.truediv: "div",
-    operator.floordiv: "floordiv", operator.mod: "rem", operator.pow: "pow", operator.and_: "and",
-    operator.or_: "or", operator.xor: "xor", operator.lt: "lt", operator.le: "le", operator.gt: "gt",
-    operator.ge: "ge", operator.eq: "eq", operator.ne: "ne", operator.iadd: "add", operator.isub: "sub",
-    operator.imul: "mul", operator.itruediv: "div", operator.ifloordiv: "floordiv", operator.imod: "rem",
-    operator.ipow: "pow", operator.iand: "and", operator.ior: "or", operator.ixor: "xor",
+    operator.add: "add",
+    operator.sub: "sub",
+    operator.mul: "mul",
+    operator.truediv: "div",
+    operator.floordiv: "floordiv",
+    operator.mod: "rem",
+    operator.pow: "pow",
+    operator.and_: "and",
+    operator.or_: "or",
+    operator.xor: "xor",
+    operator.lt: "lt",
+    operator.le: "le",
+    operator.gt: "gt",
+    operator.ge: "ge",
+    operator.eq: "eq",
+    operator.ne: "ne",
+    operator.iadd: "add",
+    operator.isub: "sub",
+    operator.imul: "mul",
+    operator.itruediv: "div",
+    operator.ifloordiv: "floordiv",
+    operator.imod: "rem",
+    operator.ipow: "pow",
+    operator.iand: "and",
+    operator.ior: "or",
+    operator.ixor: "xor",
 }
 _COMPARE = {"lt", "le", "gt", "ge", "eq", "ne"}
 _MATH1 = {
-    math.sqrt: "sqrt", math.exp: "exp", math.expm1: "expm1", math.log: "log", math.log1p: "log1p",
-    math.log2: "log2", math.log10: "log10", math.sin: "sin", math.cos: "cos", math.tan: "tan",
-    math.asin: "arcsin", math.acos: "arccos", math.atan: "arctan", math.sinh: "sinh", math.cosh: "cosh",
-    math.tanh: "tanh", math.floor: "floor", math.ceil: "ceil", math.trunc: "trunc", math.erf: "erf",
-    math.erfc: "erfc", math.fabs: "abs",
+    math.sqrt: "sqrt",
+    math.exp: "exp",
+    math.expm1: "expm1",
+    math.log: "log",
+    math.log1p: "log1p",
+    math.log2: "log2",
+    math.log10: "log10",
+    math.sin: "sin",
+    math.cos: "cos",
+    math.tan: "tan",
+    math.asin: "arcsin",
+    math.acos: "arccos",
+    math.atan: "arctan",
+    math.sinh: "sinh",
+    math.cosh: "cosh",
+    math.tanh: "tanh",
+    math.floor: "floor",
+    math.ceil: "ceil",
+    math.trunc: "trunc",
+    math.erf: "erf",
+    math.erfc: "erfc",
+    math.fabs: "abs",
 }
 _MATH2 = {math.pow: "pow", math.atan2: "arctan2", math.hypot: "hypot", math.fmod: "rem"}
 _WORK_ITEMS = {f: f.__name__ for f in kernel_api.WORK_ITEM_FUNCTIONS}
@@ -79,8 +116,11 @@ class FunctionBuilder:
             if b[1] is None:
                 raise UnsupportedError(f"internal: block {i} of {self.name} has no terminator")
         return {
-            "name": self.name, "locals": list(self.locals), "arrays": list(self.arrays),
-            "params": list(self.params), "blocks": [(list(i), t) for i, t in self.blocks],
+            "name": self.name,
+            "locals": list(self.locals),
+            "arrays": list(self.arrays),
+            "params": list(self.params),
+            "blocks": [(list(i), t) for i, t in self.blocks],
         }
 
 
@@ -209,9 +249,21 @@ class Translator:
         latches = []
         for nest in p.loop_nests:
             counter, cond = self.fb.new_local("int64"), self.fb.new_local("bool")
-            start = const("int64", nest.start) if isinstance(nest.start, int) else self.cast(self.scalar(nest.start), "int64")
-            stop = const("int64", nest.stop) if isinstance(nest.stop, int) else self.cast(self.scalar(nest.stop), "int64")
-            step = const("int64", nest.step) if isinstance(nest.step, int) else self.cast(self.scalar(nest.step), "int64")
+            start = (
+                const("int64", nest.start)
+                if isinstance(nest.start, int)
+                else self.cast(self.scalar(nest.start), "int64")
+            )
+            stop = (
+                const("int64", nest.stop)
+                if isinstance(nest.stop, int)
+                else self.cast(self.scalar(nest.stop), "int64")
+            )
+            step = (
+                const("int64", nest.step)
+                if isinstance(nest.step, int)
+                else self.cast(self.scalar(nest.step), "int64")
+            )
             self.emit(("copy", counter, start))
             head, body, latch, done = (self.fb.new_block() for _ in range(4))
             self.terminate(("jump", head))
@@ -229,7 +281,9 @@ class Translator:
         inner_latch = latches[-1][0]
         saved = (self.label_map, self.exit_block)
         body_entry = self.cur
-        sub = Translator(self.fb, self.func_ir, self.typemap, self.calltypes, arg_values=self.arg_values, ret=self.ret)
+        sub = Translator(
+            self.fb, self.func_ir, self.typemap, self.calltypes, arg_values=self.arg_values, ret=self.ret
+        )
         sub.vals = self.vals
         sub.translate(entry_block=body_entry, blocks=p.loop_body, exit_block=inner_latch)
         self.label_map, self.exit_block = saved
@@ -251,9 +305,15 @@ class Translator:
             self.assign(s.target, s.value)
         elif isinstance(s, (ir.SetItem, ir.StaticSetItem)):
             arr = self.array(s.target)
-            index = (self.index_ops(s.index, arr) if isinstance(s, ir.SetItem)
-                     else (self.index_ops(s.index_var, arr) if s.index_var is not None and s.index_var.name in self.vals
-                           else self.static_index(s.index, arr)))
+            index = (
+                self.index_ops(s.index, arr)
+                if isinstance(s, ir.SetItem)
+                else (
+                    self.index_ops(s.index_var, arr)
+                    if s.index_var is not None and s.index_var.name in self.vals
+                    else self.static_index(s.index, arr)
+                )
+            )
             val = self.cast(self.scalar(s.value), self.fb.arrays[arr][1])
             self.emit(("store", arr, index, val))
         elif isinstance(s, ir.Branch):
@@ -306,7 +366,9 @@ class Translator:
 
     def bind_value(self, target, v, t):
         """Bind a Python value (constant, global, module attribute) to `target`."""
-        if isinstance(v, (bool, int, float, np.number, np.bool_)) and isinstance(t, (types.Number, types.Boolean)):
+        if isinstance(v, (bool, int, float, np.number, np.bool_)) and isinstance(
+            t, (types.Number, types.Boolean)
+        ):
             c = const(dtype_name(t), v.item() if isinstance(v, np.generic) else v)
             if self.single_def(target):
                 self.vals[target.name] = c  # a true constant
@@ -379,7 +441,11 @@ class Translator:
             elif step[0] == "c":
                 self.emit(("binary", valid, "gt", ("l", it.cur), stop))
             else:
-                up, down, pos = self.fb.new_local("bool"), self.fb.new_local("bool"), self.fb.new_local("bool")
+                up, down, pos = (
+                    self.fb.new_local("bool"),
+                    self.fb.new_local("bool"),
+                    self.fb.new_local("bool"),
+                )
                 self.emit(("binary", up, "lt", ("l", it.cur), stop))
                 self.emit(("binary", down, "gt", ("l", it.cur), stop))
                 self.emit(("binary", pos, "gt", step, const("int64", 0)))
@@ -481,7 +547,11 @@ class Translator:
         arr = self.array(e.value)
         if e.op == "getitem":
             index = self.index_ops(e.index, arr)
-        elif e.index_var is not None and e.index_var.name in self.vals and not isinstance(e.index, (int, tuple)):
+        elif (
+            e.index_var is not None
+            and e.index_var.name in self.vals
+            and not isinstance(e.index, (int, tuple))
+        ):
             index = self.index_ops(e.index_var, arr)
         else:
             index = self.static_index(e.index, arr)
@@ -498,8 +568,11 @@ class Translator:
             self.fail("keyword or star arguments")
         if fn is range:
             ops = [self.scalar(a) for a in args]
-            start, stop, step = (const("int64", 0), ops[0], const("int64", 1)) if len(ops) == 1 else (
-                (ops[0], ops[1], const("int64", 1)) if len(ops) == 2 else tuple(ops))
+            start, stop, step = (
+                (const("int64", 0), ops[0], const("int64", 1))
+                if len(ops) == 1
+                else ((ops[0], ops[1], const("int64", 1)) if len(ops) == 2 else tuple(ops))
+            )
             self.vals[target.name] = _Range(start, stop, step)
             return
         if fn in _WORK_ITEMS:
@@ -538,7 +611,12 @@ class Translator:
             self.inline(target, fn, args, t)
             return
         res = dtype_name(t) if isinstance(t, (types.Number, types.Boolean)) else None
-        if fn in (int, float, bool) and len(args) == 1 and res and isinstance(self.vals.get(args[0].name), str):
+        if (
+            fn in (int, float, bool)
+            and len(args) == 1
+            and res
+            and isinstance(self.vals.get(args[0].name), str)
+        ):
             self.vals[target.name] = const(res, fn(self.vals[args[0].name]))
             return
         ops = [self.scalar(a) for a in args]
@@ -574,7 +652,11 @@ class Translator:
                 return
             self.assign_scalar(target, self.scalar(args[0]))
             return
-        if isinstance(fn, types.functions.NumberClass) or (isinstance(fn, type) and issubclass(fn, np.generic)) and res:
+        if (
+            isinstance(fn, types.functions.NumberClass)
+            or (isinstance(fn, type) and issubclass(fn, np.generic))
+            and res
+        ):
             self.assign_scalar(target, ops[0])
             return
         if isinstance(fn, np.ufunc) and fn.__name__ in _UFUNC_OPS and res:
@@ -582,7 +664,11 @@ class Translator:
             if kind in ("unary", "binary"):
                 comp = self.calltypes[e].args[0] if e in self.calltypes else None
                 comp = dtype_name(comp) if comp is not None else res
-                comp = comp if kind == "binary" or name in ("neg", "abs", "not") else (comp if comp.startswith("float") else "float64")
+                comp = (
+                    comp
+                    if kind == "binary" or name in ("neg", "abs", "not")
+                    else (comp if comp.startswith("float") else "float64")
+                )
                 tmp = self.fb.new_local("bool" if name in _COMPARE else comp)
                 self.emit((kind, tmp, name, *[self.cast(o, comp) for o in ops]))
                 self.assign_scalar(target, ("l", tmp))

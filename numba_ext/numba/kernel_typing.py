@@ -20,6 +20,7 @@ for _fn in kernel_api.WORK_ITEM_FUNCTIONS:
         def typer(dim):
             if _int_arg(dim):
                 return types.int64
+
         return typer
 
 
@@ -28,6 +29,7 @@ def _type_barrier(context):
     def typer(flags=None):
         if flags is None or _int_arg(flags):
             return types.none
+
     return typer
 
 
@@ -55,6 +57,7 @@ for _fn in (local.array, private.array):
             ndim, dt = _shape_ndim(shape), _dtype_of(dtype)
             if ndim is not None and dt is not None:
                 return types.Array(dt, ndim, "C")
+
         return typer
 
 
@@ -65,6 +68,7 @@ for _fn in (atomic.add, atomic.sub, atomic.min, atomic.max, atomic.exchange):
         def typer(array, index, value):
             if isinstance(array, types.Array):
                 return array.dtype
+
         return typer
 
 
@@ -73,4 +77,5 @@ def _type_cas(context):
     def typer(array, index, expected, value):
         if isinstance(array, types.Array):
             return array.dtype
+
     return typer

@@ -50,22 +50,59 @@ _UFUNC_OPS = {
     "invert": ("unary", "not"),
     "logical_not": ("logical_not", None),
     "square": ("square", None),
-    **{n: ("unary", n) for n in (
-        "sqrt", "exp", "expm1", "log", "log1p", "log2", "log10", "sin", "cos", "tan", "arcsin",
-        "arccos", "arctan", "sinh", "cosh", "tanh", "floor", "ceil", "trunc", "erf", "erfc",
-    )},
+    **{
+        n: ("unary", n)
+        for n in (
+            "sqrt",
+            "exp",
+            "expm1",
+            "log",
+            "log1p",
+            "log2",
+            "log10",
+            "sin",
+            "cos",
+            "tan",
+            "arcsin",
+            "arccos",
+            "arctan",
+            "sinh",
+            "cosh",
+            "tanh",
+            "floor",
+            "ceil",
+            "trunc",
+            "erf",
+            "erfc",
+        )
+    },
 }
 
 _COMPARISONS = frozenset(("lt", "le", "gt", "ge", "eq", "ne"))
 
 _OPERATOR_UFUNCS = {
-    operator.add: np.add, operator.sub: np.subtract, operator.mul: np.multiply,
-    operator.truediv: np.true_divide, operator.floordiv: np.floor_divide, operator.mod: np.remainder,
-    operator.pow: np.power, operator.lt: np.less, operator.le: np.less_equal, operator.gt: np.greater,
-    operator.ge: np.greater_equal, operator.eq: np.equal, operator.ne: np.not_equal,
-    operator.and_: np.bitwise_and, operator.or_: np.bitwise_or, operator.xor: np.bitwise_xor,
-    operator.neg: np.negative, operator.pos: np.positive, operator.invert: np.invert,
-    operator.iadd: np.add, operator.isub: np.subtract, operator.imul: np.multiply,
+    operator.add: np.add,
+    operator.sub: np.subtract,
+    operator.mul: np.multiply,
+    operator.truediv: np.true_divide,
+    operator.floordiv: np.floor_divide,
+    operator.mod: np.remainder,
+    operator.pow: np.power,
+    operator.lt: np.less,
+    operator.le: np.less_equal,
+    operator.gt: np.greater,
+    operator.ge: np.greater_equal,
+    operator.eq: np.equal,
+    operator.ne: np.not_equal,
+    operator.and_: np.bitwise_and,
+    operator.or_: np.bitwise_or,
+    operator.xor: np.bitwise_xor,
+    operator.neg: np.negative,
+    operator.pos: np.positive,
+    operator.invert: np.invert,
+    operator.iadd: np.add,
+    operator.isub: np.subtract,
+    operator.imul: np.multiply,
     operator.itruediv: np.true_divide,
 }
 
@@ -141,7 +178,9 @@ class SpecBuilder:
         if kind == "identity":
             return self.cast(args[0], in_dts[0], out_dt), out_dt
         if kind == "square":
-            return self.cast(self.node(("binary", in_dts[0], "mul", args[0], args[0])), in_dts[0], out_dt), out_dt
+            return self.cast(
+                self.node(("binary", in_dts[0], "mul", args[0], args[0])), in_dts[0], out_dt
+            ), out_dt
         if kind == "logical_not":
             return self.node(("unary", "bool", "not", self.cast(args[0], in_dts[0], "bool"))), "bool"
         if kind == "logical":
@@ -160,8 +199,14 @@ class SpecBuilder:
         both = self.node(("binary", "bool", name, as_u[0], as_u[1]))
         # with the signed side negative, it is the smaller one
         smaller_left = s == 0
-        when_neg = {"lt": smaller_left, "le": smaller_left, "gt": not smaller_left, "ge": not smaller_left,
-                    "eq": False, "ne": True}[name]
+        when_neg = {
+            "lt": smaller_left,
+            "le": smaller_left,
+            "gt": not smaller_left,
+            "ge": not smaller_left,
+            "eq": False,
+            "ne": True,
+        }[name]
         return self.node(("select", "bool", neg, self.node(("const", "bool", when_neg)), both))
 
     def spec(self) -> dict:
@@ -194,7 +239,9 @@ class RegionTranslator:
             else:  # np.where / np.clip / astype / erf (numba/elementwise.py)
                 from .elementwise import resolve_global
 
-                value, dt = self._elementwise(resolve_global(self.func_ir, inst.value.func), inst.value.args, want)
+                value, dt = self._elementwise(
+                    resolve_global(self.func_ir, inst.value.func), inst.value.args, want
+                )
             self._leaf[inst.target.name] = (self.b.cast(value, dt, want), want)
         for var in outputs:
             node, dt = self._leaf[var.name]
@@ -216,7 +263,9 @@ class RegionTranslator:
         if kind == "where":
             (c, cdt), a, b = vals
             cond = self.b.cast(c, cdt, "bool")
-            return self.b.node(("select", want, cond, self.b.cast(a[0], a[1], want), self.b.cast(b[0], b[1], want))), want
+            return self.b.node(
+                ("select", want, cond, self.b.cast(a[0], a[1], want), self.b.cast(b[0], b[1], want))
+            ), want
         if np.dtype(want).kind in "iu":
             # integer bounds beyond the result dtype's range clip as NumPy does (np.clip(int8, 0, 200)
             # is int8 with nothing above 127): clamp them into it before casting
@@ -240,7 +289,9 @@ class RegionTranslator:
             d = self.func_ir.get_definition(var)
         except Exception:
             return None
-        if isinstance(d, (ir.Const, ir.Global, ir.FreeVar)) and isinstance(d.value, (bool, int, float, np.number, np.bool_)):
+        if isinstance(d, (ir.Const, ir.Global, ir.FreeVar)) and isinstance(
+            d.value, (bool, int, float, np.number, np.bool_)
+        ):
             return d.value
         return None
 

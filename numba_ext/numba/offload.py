@@ -35,8 +35,11 @@ def _device_for(filter_string: str):
 def _is_offloadable(inst, typemap, func_ir=None) -> bool:
     """An array expression, or a call of np.where/np.clip/astype (numba/elementwise.py), producing a
     USM array."""
-    if not (isinstance(inst, ir.Assign) and isinstance(inst.value, ir.Expr)
-            and isinstance(typemap.get(inst.target.name), USMArrayType)):
+    if not (
+        isinstance(inst, ir.Assign)
+        and isinstance(inst.value, ir.Expr)
+        and isinstance(typemap.get(inst.target.name), USMArrayType)
+    ):
         return False
     if inst.value.op == "arrayexpr":
         return True
@@ -83,7 +86,9 @@ class OffloadArrayExprs(Rewrite):
             func_ir._nx_host_access_checked = True  # once per function, before anything is rewritten
             flags = getattr(self.state, "flags", None)
             host_access.check_host_results(func_ir, typemap, calltypes)
-            host_access.check(func_ir, typemap, calltypes, parallel=bool(flags and flags.auto_parallel.enabled))
+            host_access.check(
+                func_ir, typemap, calltypes, parallel=bool(flags and flags.auto_parallel.enabled)
+            )
         return any(_is_offloadable(inst, typemap, func_ir) for inst in block.body)
 
     def _reads(self) -> dict[int, set[str]]:
@@ -155,7 +160,8 @@ class OffloadArrayExprs(Rewrite):
         owner: dict[str, int] = {}
         for i, inst in enumerate(insts):
             names = {inst.target.name} | {
-                v.name for v in inst.value.list_vars() if isinstance(self.typemap[v.name], types.Array)}
+                v.name for v in inst.value.list_vars() if isinstance(self.typemap[v.name], types.Array)
+            }
             ndim = self.typemap[inst.target.name].ndim
             for n in names:
                 key = f"{n}/{ndim}"
@@ -224,7 +230,8 @@ def make_launch_intrinsic(kernel, spec: dict, out_types: list, arg_types: tuple)
     def codegen(context, builder, sig, llargs):
         arrays = [
             (ty, context.make_array(ty)(context, builder, value=v))
-            for ty, v in zip(sig.args, llargs) if isinstance(ty, types.Array)
+            for ty, v in zip(sig.args, llargs)
+            if isinstance(ty, types.Array)
         ]
         _, first = arrays[0]
         shape, broadcast = broadcast_shape(context, builder, arrays, ndim)
@@ -309,11 +316,15 @@ def broadcast_shape(context, builder, arrays, ndim):
         for ad, dim in enumerate(dims):
             want = shape[ad + ndim - k]
             same = builder.icmp_unsigned("==", dim, want)
-            bad = builder.or_(bad, builder.and_(builder.not_(same), builder.icmp_unsigned("!=", dim, dim.type(1))))
+            bad = builder.or_(
+                bad, builder.and_(builder.not_(same), builder.icmp_unsigned("!=", dim, dim.type(1)))
+            )
             broadcast = builder.or_(broadcast, builder.not_(same))
     with cgutils.if_unlikely(builder, bad):
         context.call_conv.return_user_exc(
-            builder, ValueError, ("operands of an offloaded array expression could not be broadcast together",)
+            builder,
+            ValueError,
+            ("operands of an offloaded array expression could not be broadcast together",),
         )
     return shape, broadcast
 

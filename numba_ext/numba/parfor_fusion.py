@@ -145,7 +145,12 @@ def _uses(func_ir, name):
                 if isinstance(st, Parfor):
                     walk([st.init_block], None)
                     walk(st.loop_body.values(), st)
-                    nest_vars = {x.name for n in st.loop_nests for x in (n.start, n.stop, n.step) if isinstance(x, ir.Var)}
+                    nest_vars = {
+                        x.name
+                        for n in st.loop_nests
+                        for x in (n.start, n.stop, n.step)
+                        if isinstance(x, ir.Var)
+                    }
                     if name in nest_vars:
                         out.append((st, None))
                 elif name in {v.name for v in st.list_vars()}:
@@ -198,9 +203,14 @@ def _reads_only_at_index(parfor, name) -> bool:
                 continue
             if name not in {v.name for v in st.list_vars()}:
                 continue
-            if not (isinstance(st, ir.Assign) and isinstance(st.value, ir.Expr) and st.value.op == "getitem"
-                    and st.value.value.name == name and st.value.index.name in idx
-                    and st.target.name != name):
+            if not (
+                isinstance(st, ir.Assign)
+                and isinstance(st.value, ir.Expr)
+                and st.value.op == "getitem"
+                and st.value.value.name == name
+                and st.value.index.name in idx
+                and st.target.name != name
+            ):
                 return False
     return True
 
@@ -262,16 +272,25 @@ def _fuse_prologues(func_ir, typemap, block, k, p) -> int:
             t = st.target.name
             arrays = [a for a in args if isinstance(typemap[a.name], types.Array)]
             uses = [(s, owner) for s, owner in _uses(func_ir, t) if s is not st]
-            ok = (bool(arrays) and isinstance(typemap[t], USMArrayType) and typemap[t].ndim == ndim
-                  and all(owner is p or isinstance(s, ir.Del) for s, owner in uses)
-                  and any(owner is p for _, owner in uses)
-                  and _reads_only_at_index(p, t)
-                  and not any(a.name in written for a in arrays)
-                  and not _assigned_between(block, j + 1, k - removed, {a.name for a in args})
-                  and all(isinstance(typemap[a.name], USMArrayType) and typemap[a.name].ndim <= ndim
-                          for a in arrays))
+            ok = (
+                bool(arrays)
+                and isinstance(typemap[t], USMArrayType)
+                and typemap[t].ndim == ndim
+                and all(owner is p or isinstance(s, ir.Del) for s, owner in uses)
+                and any(owner is p for _, owner in uses)
+                and _reads_only_at_index(p, t)
+                and not any(a.name in written for a in arrays)
+                and not _assigned_between(block, j + 1, k - removed, {a.name for a in args})
+                and all(
+                    isinstance(typemap[a.name], USMArrayType) and typemap[a.name].ndim <= ndim for a in arrays
+                )
+            )
             if ok:
-                _attach(p, "_nx_prologue", [(t, fn, [a.name for a in args])] + list(getattr(p, "_nx_prologue", [])))
+                _attach(
+                    p,
+                    "_nx_prologue",
+                    [(t, fn, [a.name for a in args])] + list(getattr(p, "_nx_prologue", [])),
+                )
                 _keep_alive(func_ir, typemap, p, [a.name for a in args])
                 _attach(p, "_nx_fused_fns", list(getattr(p, "_nx_fused_fns", [])) + [fn])
                 del block.body[j]
@@ -288,8 +307,10 @@ def _fuse_prologues(func_ir, typemap, block, k, p) -> int:
 
 def _fuse_epilogues(func_ir, typemap, block, k, p) -> int:
     ndim = len(p.loop_nests)
-    if not all(isinstance(n.start, int) and n.start == 0 or _scalar_symbol(func_ir, n.start) == ("const", 0)
-               for n in p.loop_nests):
+    if not all(
+        isinstance(n.start, int) and n.start == 0 or _scalar_symbol(func_ir, n.start) == ("const", 0)
+        for n in p.loop_nests
+    ):
         return 0
     loop_dims = tuple(_scalar_symbol(func_ir, n.stop) for n in p.loop_nests)
     written = _written(p)
@@ -303,14 +324,26 @@ def _fuse_epilogues(func_ir, typemap, block, k, p) -> int:
             fn, args = reg
             arrays = [a for a in args if isinstance(typemap[a.name], types.Array)]
             out_t = typemap[st.target.name]
-            ok = (bool(arrays) and isinstance(out_t, USMArrayType) and out_t.ndim == ndim
-                  and any(a.name in at_index for a in arrays)
-                  and all(a.name in at_index or a.name not in written for a in arrays)
-                  and all(isinstance(typemap[a.name], USMArrayType) and typemap[a.name].ndim == ndim
-                          and _array_dims(func_ir, a, ndim) == loop_dims for a in arrays)
-                  and not _assigned_between(block, k + 1, j, {a.name for a in args}))
+            ok = (
+                bool(arrays)
+                and isinstance(out_t, USMArrayType)
+                and out_t.ndim == ndim
+                and any(a.name in at_index for a in arrays)
+                and all(a.name in at_index or a.name not in written for a in arrays)
+                and all(
+                    isinstance(typemap[a.name], USMArrayType)
+                    and typemap[a.name].ndim == ndim
+                    and _array_dims(func_ir, a, ndim) == loop_dims
+                    for a in arrays
+                )
+                and not _assigned_between(block, k + 1, j, {a.name for a in args})
+            )
             if ok:
-                _attach(p, "_nx_epilogue", list(getattr(p, "_nx_epilogue", [])) + [(st.target.name, fn, [a.name for a in args])])
+                _attach(
+                    p,
+                    "_nx_epilogue",
+                    list(getattr(p, "_nx_epilogue", [])) + [(st.target.name, fn, [a.name for a in args])],
+                )
                 _keep_alive(func_ir, typemap, p, [a.name for a in args])
                 _attach(p, "_nx_fused_fns", list(getattr(p, "_nx_fused_fns", [])) + [fn])
                 at_index.add(st.target.name)

@@ -29,13 +29,29 @@ from .. import _core
 from ..errors import ExecutionPlacementError, UnsupportedError
 from .kernel_translate import FunctionBuilder, Translator, const
 from .kernelspec import dtype_name
-from .offload import (_USM_CODES, _allocate_result, _declare, _device_for, _i8p, _i32, _i64, _scalar_bits,
-                      broadcast_shape, broadcast_strides)
+from .offload import (
+    _USM_CODES,
+    _allocate_result,
+    _declare,
+    _device_for,
+    _i8p,
+    _i32,
+    _i64,
+    _scalar_bits,
+    broadcast_shape,
+    broadcast_strides,
+)
 from .types import USMArrayType
 
 _REDOPS = {
-    operator.iadd: "add", operator.add: "add", operator.isub: "add", operator.sub: "add",
-    operator.imul: "mul", operator.mul: "mul", min: "min", max: "max",
+    operator.iadd: "add",
+    operator.add: "add",
+    operator.isub: "add",
+    operator.sub: "add",
+    operator.imul: "mul",
+    operator.mul: "mul",
+    min: "min",
+    max: "max",
 }
 REDUCTION_WORK_ITEMS = 1 << 14
 
@@ -120,8 +136,12 @@ class OffloadParfors(FunctionPass):
     def run_pass(self, state):
         from .parfor_fusion import fuse_regions_into_parfors
 
-        fuse_regions_into_parfors(state.func_ir, state.typemap, lambda p: _offloaded(p, state.typemap),
-                                  getattr(state, "metadata", None))
+        fuse_regions_into_parfors(
+            state.func_ir,
+            state.typemap,
+            lambda p: _offloaded(p, state.typemap),
+            getattr(state, "metadata", None),
+        )
         for blk in state.func_ir.blocks.values():
             for inst in blk.body:
                 if isinstance(inst, Parfor) and _offloaded(inst, state.typemap):
@@ -176,8 +196,11 @@ class QuietParforPass(ParforPass):
 
     def run_pass(self, state):
         with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", message="(?s).*parallel=True.* was specified but no transformation",
-                                    category=NumbaPerformanceWarning)
+            warnings.filterwarnings(
+                "ignore",
+                message="(?s).*parallel=True.* was specified but no transformation",
+                category=NumbaPerformanceWarning,
+            )
             return super().run_pass(state)
 
 
@@ -221,22 +244,36 @@ class _ParforKernel:
         self.extra: list[tuple[str, str]] = []  # their parameters, in order: (kind, variable)
         fused = {t for t, _, _ in self.prologue}
         used = _parfor_vars(parfor, with_init=False)  # the init block is host code, lowered first
-        free = sorted(n for n in used if n not in defined and n not in index_names and n in typemap
-                      and n not in fused)
+        free = sorted(
+            n for n in used if n not in defined and n not in index_names and n in typemap and n not in fused
+        )
         # loop bounds are host values, passed separately
         for nest in parfor.loop_nests:
             if not (nest.step == 1 or (isinstance(nest.step, ir.Var) and False)):
                 raise UnsupportedError(f"a parallel loop with step {nest.step} (line {parfor.loc.line})")
-        bound_names = {x.name for nest in parfor.loop_nests for x in (nest.start, nest.stop) if isinstance(x, ir.Var)}
+        bound_names = {
+            x.name for nest in parfor.loop_nests for x in (nest.start, nest.stop) if isinstance(x, ir.Var)
+        }
         self.arrays = [n for n in free if isinstance(typemap[n], types.Array) and n not in self.redvars]
         self.scalars = [
-            n for n in free
-            if isinstance(typemap[n], (types.Number, types.Boolean)) and n not in self.redvars
+            n
+            for n in free
+            if isinstance(typemap[n], (types.Number, types.Boolean))
+            and n not in self.redvars
             and (n not in bound_names or self._used_in_body(parfor, n))
         ]
-        others = [n for n in free if n not in self.arrays and n not in self.scalars and n not in self.redvars
-                  and n not in bound_names and not isinstance(typemap[n], (types.Function, types.Module, types.NumberClass,
-                                                                          types.Dispatcher, types.DTypeSpec))]
+        others = [
+            n
+            for n in free
+            if n not in self.arrays
+            and n not in self.scalars
+            and n not in self.redvars
+            and n not in bound_names
+            and not isinstance(
+                typemap[n],
+                (types.Function, types.Module, types.NumberClass, types.Dispatcher, types.DTypeSpec),
+            )
+        ]
         if others:
             raise UnsupportedError(
                 f"values of types {sorted({str(typemap[n]) for n in others})} used in the parallel loop at line "
@@ -247,7 +284,9 @@ class _ParforKernel:
 
     @staticmethod
     def _used_in_body(parfor, name) -> bool:
-        return any(name in {v.name for v in st.list_vars()} for b in parfor.loop_body.values() for st in b.body)
+        return any(
+            name in {v.name for v in st.list_vars()} for b in parfor.loop_body.values() for st in b.body
+        )
 
     def _build(self, lowerer, typemap, index_names):
         parfor = self.parfor
@@ -255,8 +294,13 @@ class _ParforKernel:
         tr = Translator(fb, lowerer.func_ir, typemap, lowerer.fndesc.calltypes)
         for n in self.arrays:
             t = typemap[n]
-            a = fb.new_array(n.replace(".", "_").replace("$", "_"), dtype_name(t), t.ndim, "global",
-                             contiguous=t.layout == "C")
+            a = fb.new_array(
+                n.replace(".", "_").replace("$", "_"),
+                dtype_name(t),
+                t.ndim,
+                "global",
+                contiguous=t.layout == "C",
+            )
             fb.params.append(("array", a))
             tr.vals[n] = ("arr", a)
         for n in self.scalars:
@@ -291,8 +335,9 @@ class _ParforKernel:
                 fused_params.append((part, t, fn, ops))
         acc = {}
         for r in self.redvars:
-            a = fb.new_array(f"acc{len(acc)}", accumulator_dtype(dtype_name(typemap[r])), 1, "global",
-                             contiguous=True)
+            a = fb.new_array(
+                f"acc{len(acc)}", accumulator_dtype(dtype_name(typemap[r])), 1, "global", contiguous=True
+            )
             fb.params.append(("array", a))
             acc[r] = a
         bounds = []
@@ -304,9 +349,17 @@ class _ParforKernel:
         fb.params.append(("scalar", total))
 
         entry, head, pre, latch, exit_ = (fb.new_block() for _ in range(5))
-        gid, gsize, lin, cond = fb.new_local("int64"), fb.new_local("int64"), fb.new_local("int64"), fb.new_local("bool")
-        fb.blocks[entry][0] += [("workitem", gid, "get_global_id", 0), ("workitem", gsize, "get_global_size", 0),
-                                ("copy", lin, ("l", gid))]
+        gid, gsize, lin, cond = (
+            fb.new_local("int64"),
+            fb.new_local("int64"),
+            fb.new_local("int64"),
+            fb.new_local("bool"),
+        )
+        fb.blocks[entry][0] += [
+            ("workitem", gid, "get_global_id", 0),
+            ("workitem", gsize, "get_global_size", 0),
+            ("copy", lin, ("l", gid)),
+        ]
         partial = {}
         for r in self.redvars:
             dt = dtype_name(typemap[r])
@@ -324,7 +377,10 @@ class _ParforKernel:
             start, count = bounds[d]
             q, rem, i = fb.new_local("int64"), fb.new_local("int64"), fb.new_local("int64")
             if d > 0:
-                fb.blocks[pre][0] += [("binary", rem, "rem", rest, ("l", count)), ("binary", q, "floordiv", rest, ("l", count))]
+                fb.blocks[pre][0] += [
+                    ("binary", rem, "rem", rest, ("l", count)),
+                    ("binary", q, "floordiv", rest, ("l", count)),
+                ]
                 rest = ("l", q)
             else:
                 fb.blocks[pre][0].append(("copy", rem, rest))
@@ -358,7 +414,9 @@ class _ParforKernel:
                 w = fb.new_local(wide)
                 fb.blocks[exit_][0].append(("cast", w, value))
                 value = ("l", w)
-            fb.blocks[exit_][0].append(("atomic", None, self.redops[r], acc[r], [const("int64", 0)], value, None))
+            fb.blocks[exit_][0].append(
+                ("atomic", None, self.redops[r], acc[r], [const("int64", 0)], value, None)
+            )
         fb.blocks[exit_][1] = ("return",)
         body = repr((fb.locals, fb.arrays, fb.params, fb.blocks)).encode()
         fb.name = "nx_p" + hashlib.sha1(body).hexdigest()[:16]
@@ -413,8 +471,11 @@ def lower_parfor_offload(lowerer, parfor):
     typemap = lowerer.fndesc.typemap
     # the arguments of fused regions (parfor_fusion.py) are used only by the launch below, so
     # Numba places their `del`s in the set-up block: those wait until after the launch
-    fused_args = {n for _, _, args in getattr(parfor, "_nx_prologue", []) + getattr(parfor, "_nx_epilogue", [])
-                  for n in args}
+    fused_args = {
+        n
+        for _, _, args in getattr(parfor, "_nx_prologue", []) + getattr(parfor, "_nx_epilogue", [])
+        for n in args
+    }
     deferred = []
     for inst in parfor.init_block.body:  # host set-up (reduction initial values, ...)
         if isinstance(inst, ir.Del) and inst.value in fused_args:
@@ -430,8 +491,10 @@ def lower_parfor_offload(lowerer, parfor):
         lowerer.metadata.setdefault("numba_ext_kernels", []).append(kernel)
     _KEEP_ALIVE.append(kernel)
 
-    arrays = {n: context.make_array(typemap[n])(context, builder, value=lowerer.loadvar(n))
-              for n in pk.arrays + extra_arrays}
+    arrays = {
+        n: context.make_array(typemap[n])(context, builder, value=lowerer.loadvar(n))
+        for n in pk.arrays + extra_arrays
+    }
     queue = builder.bitcast(arrays[usm[0]].queue, _i8p)
     if len(usm) > 1:
         qs = cgutils.alloca_once(builder, _i8p, size=len(usm))
@@ -457,7 +520,9 @@ def lower_parfor_offload(lowerer, parfor):
     for nest in parfor.loop_nests:
         start = _as_i64(lowerer, builder, nest.start)
         stop = _as_i64(lowerer, builder, nest.stop)
-        counts.append((start, builder.select(builder.icmp_signed(">", stop, start), builder.sub(stop, start), _i64(0))))
+        counts.append(
+            (start, builder.select(builder.icmp_signed(">", stop, start), builder.sub(stop, start), _i64(0)))
+        )
     pro_strides = {}
     for t, fn, args in pk.prologue:
         arrs = [(typemap[n], arrays[n]) for n in args if n in arrays]
@@ -534,7 +599,12 @@ def lower_parfor_offload(lowerer, parfor):
         wg, g = _core.NVIDIA_WORK_GROUP, builder.load(gsize)
         builder.store(builder.mul(builder.udiv(builder.add(g, _i64(wg - 1)), _i64(wg)), _i64(wg)), gsize)
         local = cgutils.alloca_once_value(builder, _i64(wg))
-    launch = _declare(builder, "nx_launch_nd", _i32, [_i8p, _i8p, _i64.as_pointer(), _i32, _i32, _i64.as_pointer(), _i64.as_pointer()])
+    launch = _declare(
+        builder,
+        "nx_launch_nd",
+        _i32,
+        [_i8p, _i8p, _i64.as_pointer(), _i32, _i32, _i64.as_pointer(), _i64.as_pointer()],
+    )
     kaddr = context.add_dynamic_addr(builder, kernel.address, info="numba_ext kernel")  # not cacheable
     st = builder.call(launch, [kaddr, queue, slots, _i32(len(slot_vals)), _i32(1), gsize, local])
     with cgutils.if_unlikely(builder, builder.icmp_signed("!=", st, _i32(0))):

@@ -132,7 +132,7 @@ def _flatten(flat: bool) -> list[str]:
     return ["    a = a.reshape(a.size)"] if flat else []
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def whole_reducer(op: str, empty_message: str | None, flat: bool):
     lines = ["def reduce_all(a):"]
     if empty_message:
@@ -141,26 +141,30 @@ def whole_reducer(op: str, empty_message: str | None, flat: bool):
     return _compile("\n".join(lines), "reduce_all")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def mean_reducer(out_dtype: str, ndim: int, flat: bool):
     """np.mean(a) of an `ndim`-d array: a device sum over the size, in NumPy's result type. As NumPy,
     integers are summed in float64 (an int64 sum would wrap) and float32 in float32; an empty array
     gives NaN (where Numba's own mean divides by zero)."""
     acc = "float32" if out_dtype == "float32" else "float64"
     index = ", ".join(f"i{d}" for d in range(ndim))
-    src = "\n".join([
-        "def reduce_mean(a):",
-        "    if a.size == 0:",
-        f"        return np.{out_dtype}(np.nan)",
-        *_flatten(flat),
-        f"    s = np.{acc}(0)",
-        *_parallel_loops([(f"i{d}", f"a.shape[{d}]") for d in range(ndim)], [f"s += np.{acc}(a[{index}])"]),
-        f"    return np.{out_dtype}(s / a.size)",
-    ])
+    src = "\n".join(
+        [
+            "def reduce_mean(a):",
+            "    if a.size == 0:",
+            f"        return np.{out_dtype}(np.nan)",
+            *_flatten(flat),
+            f"    s = np.{acc}(0)",
+            *_parallel_loops(
+                [(f"i{d}", f"a.shape[{d}]") for d in range(ndim)], [f"s += np.{acc}(a[{index}])"]
+            ),
+            f"    return np.{out_dtype}(s / a.size)",
+        ]
+    )
     return _compile(src, "reduce_mean")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def anyall_reducer(op: str, ndim: int, flat: bool, empty_message: str | None = None):
     """np.any / np.all of an `ndim`-d array of any layout as one prange max / min reduction: Numba's
     parfor pass leaves np.any / np.all to host code, which must not read device memory. (Also
@@ -168,37 +172,43 @@ def anyall_reducer(op: str, ndim: int, flat: bool, empty_message: str | None = N
     index = ", ".join(f"i{d}" for d in range(ndim))
     fold = "max" if op == "any" else "min"
     check = ["    if a.size == 0:", f"        raise ValueError({empty_message!r})"] if empty_message else []
-    src = "\n".join([
-        "def reduce_anyall(a):",
-        *check,
-        *_flatten(flat),
-        f"    s = {0 if op == 'any' else 1}",
-        *_parallel_loops([(f"i{d}", f"a.shape[{d}]") for d in range(ndim)],
-                         [f"s = {fold}(s, 1 if a[{index}] != 0 else 0)"]),
-        "    return s > 0",
-    ])
+    src = "\n".join(
+        [
+            "def reduce_anyall(a):",
+            *check,
+            *_flatten(flat),
+            f"    s = {0 if op == 'any' else 1}",
+            *_parallel_loops(
+                [(f"i{d}", f"a.shape[{d}]") for d in range(ndim)],
+                [f"s = {fold}(s, 1 if a[{index}] != 0 else 0)"],
+            ),
+            "    return s > 0",
+        ]
+    )
     return _compile(src, "reduce_anyall")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def arg_reducer(kind: str, ndim: int, boolean: bool, flat: bool):
     """np.arg<kind>(a) of an `ndim`-d array of any layout (`flat`: a C-contiguous one, reshaped to
     1-D): the flat C-order index of the first extreme element (or of the first NaN, as NumPy)."""
     index = ", ".join(f"i{d}" for d in range(ndim))
     # `t` is the flat C-order index of a[i0, i1, ...]
     body = [f"v = a[{index}]", "hit = (v != v) if nan else (v == m)", "if hit:", "    best = min(best, t)"]
-    src = "\n".join([
-        "def arg_reduce(a):",
-        "    size = a.size",
-        "    if size == 0:",
-        f"        raise ValueError({EMPTY_MESSAGES['arg' + kind]!r})",
-        *_flatten(flat),
-        f"    m = np.{_BOOL_EXTREMES[kind] if boolean else kind}(a)",
-        "    nan = m != m  # NumPy returns the first NaN",
-        "    best = size",
-        *_parallel_loops([(f"i{d}", f"a.shape[{d}]") for d in range(ndim)], body),
-        "    return best",
-    ])
+    src = "\n".join(
+        [
+            "def arg_reduce(a):",
+            "    size = a.size",
+            "    if size == 0:",
+            f"        raise ValueError({EMPTY_MESSAGES['arg' + kind]!r})",
+            *_flatten(flat),
+            f"    m = np.{_BOOL_EXTREMES[kind] if boolean else kind}(a)",
+            "    nan = m != m  # NumPy returns the first NaN",
+            "    best = size",
+            *_parallel_loops([(f"i{d}", f"a.shape[{d}]") for d in range(ndim)], body),
+            "    return best",
+        ]
+    )
     return _compile(src, "arg_reduce")
 
 
@@ -217,7 +227,7 @@ _AXIS_BODIES = {
 }
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def axis_reducer(op: str, ndim: int, out_dtype: str, usm_type: str):
     """`np.<op>(a, axis=axis)` for an `ndim`-d array (ndim >= 2) of any layout, as a numba_ext.jit
     function of (a, axis) with 0 <= axis < ndim a run-time value: a view with `axis` moved last
@@ -229,9 +239,14 @@ def axis_reducer(op: str, ndim: int, out_dtype: str, usm_type: str):
     init, start, step, final = _AXIS_BODIES[op]
     # sums accumulate in the result type, as NumPy does
     init = f"v[{outer}, 0]" if init == "FIRST" else init.format(acc=out_dtype)
-    body = ["s = " + init, *(["b = 0"] if op.startswith("arg") else []),
-            f"for k in range({start}, n):", f"    x = v[{outer}, k]", *["    " + s for s in step],
-            f"out[{outer}] = {final}"]
+    body = [
+        "s = " + init,
+        *(["b = 0"] if op.startswith("arg") else []),
+        f"for k in range({start}, n):",
+        f"    x = v[{outer}, k]",
+        *["    " + s for s in step],
+        f"out[{outer}] = {final}",
+    ]
     lines = ["def reduce_axis(a, axis):", f"    v = a.transpose(({perm}))", f"    n = v.shape[{ndim - 1}]"]
     if op in EMPTY_MESSAGES:
         lines += ["    if n == 0:", f"        raise ValueError({EMPTY_MESSAGES[op]!r})"]
@@ -248,7 +263,7 @@ def _shape_expr(var: str, ndim: int) -> str:
     return f'"(" + {dims} + "{"," if ndim == 1 else ""})"'
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def dot_function(ndim_a: int, ndim_b: int, out_dtype: str, usm_type: str):
     """`np.dot(a, b)` of 1-D/2-D arrays as a numba_ext.jit function. Vector . vector is a
     whole-array sum of the product; otherwise one work-item per output element loops over the
@@ -356,9 +371,12 @@ def _dispatch_function(name: str, method: bool):
     call = f"a.{name}(" if method else f"np.{name}(a, "
     fname = f"nx_{'method_' if method else ''}{name}"
     ns = {"np": np, "__name__": __name__}  # functions of this module (host_access trusts numba_ext's)
-    exec(f"def {fname}(a, axis):\n    return {call}axis=axis)\n"
-         f"def host_axis(a, axis):\n    return {call}axis=axis)\n"
-         f"def host_all(a, axis):\n    return {call.rstrip(', ')})\n", ns)
+    exec(
+        f"def {fname}(a, axis):\n    return {call}axis=axis)\n"
+        f"def host_axis(a, axis):\n    return {call}axis=axis)\n"
+        f"def host_all(a, axis):\n    return {call.rstrip(', ')})\n",
+        ns,
+    )
     host_axis, host_all = ns["host_axis"], ns["host_all"]
 
     def ov(a, axis):
@@ -400,8 +418,7 @@ def _dot_overload(what, host_impl):
         from ..cfd import coerce_usm_types
 
         dtype = dot_dtype(_as_np(a.dtype), _as_np(b.dtype)).name
-        h = dot_function(a.ndim, b.ndim, dtype,
-                         coerce_usm_types([a.usm_type, b.usm_type]))._dispatcher
+        h = dot_function(a.ndim, b.ndim, dtype, coerce_usm_types([a.usm_type, b.usm_type]))._dispatcher
         return lambda a, b: h(a, b)
 
     return ov
@@ -637,6 +654,7 @@ def install_usm_mean() -> None:
         zero, nan = return_type(0), return_type(np.nan)
 
         if arg.ndim == 1:
+
             def mean_usm(in_arr):
                 parfor.init_prange()
                 val = zero
@@ -646,6 +664,7 @@ def install_usm_mean() -> None:
                     return nan
                 return val / len(in_arr)
         else:
+
             def mean_usm(in_arr):
                 parfor.init_prange()
                 val = zero

@@ -35,7 +35,7 @@ def scan_dtype(op: str, dtype) -> np.dtype:
     return dt
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def scan_function(op: str, out_dtype: str, usm_type: str):
     """The numba_ext.jit function computing `np.<op>(a)` into a new 1-D array of `out_dtype` and
     `usm_type` on `a`'s queue."""
@@ -100,7 +100,9 @@ def _overload_scan(stub, op, numpy_impl):
     @overload(stub)
     def _ov(a):
         if isinstance(a, USMArrayType):
-            dispatcher = scan_function(op, scan_dtype(op, numpy_support.as_dtype(a.dtype)).name, a.usm_type)._dispatcher
+            dispatcher = scan_function(
+                op, scan_dtype(op, numpy_support.as_dtype(a.dtype)).name, a.usm_type
+            )._dispatcher
             if a.ndim == 0:
                 return lambda a: dispatcher(a.reshape(1))
             return lambda a: dispatcher(a)

@@ -58,7 +58,11 @@ class USMArrayType(types.Array):
         return None
 
     def can_convert_to(self, typingctx, other):
-        if isinstance(other, USMArrayType) and other.device == self.device and other.usm_type == self.usm_type:
+        if (
+            isinstance(other, USMArrayType)
+            and other.device == self.device
+            and other.usm_type == self.usm_type
+        ):
             return super().can_convert_to(typingctx, other)
         return None
 
@@ -103,7 +107,9 @@ def _source_location(user_code: bool = False) -> str:
     import numba
     from numba.core import ir
 
-    skip = tuple(os.path.dirname(os.path.realpath(m.__file__)) + os.sep for m in (numba, sys.modules["numba_ext"]))
+    skip = tuple(
+        os.path.dirname(os.path.realpath(m.__file__)) + os.sep for m in (numba, sys.modules["numba_ext"])
+    )
     f = sys._getframe(1)
     while f is not None:
         for name in ("inst", "self", "loc"):
@@ -116,12 +122,14 @@ def _source_location(user_code: bool = False) -> str:
         if isinstance(loc, ir.Loc):
             import linecache
 
-            return f" (at {loc.filename}, line {loc.line}: {linecache.getline(loc.filename, loc.line).strip()})"
+            return (
+                f" (at {loc.filename}, line {loc.line}: {linecache.getline(loc.filename, loc.line).strip()})"
+            )
         f = f.f_back
     return ""
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def result_class(usm_type: str, device: str):
     """A class Numba's ufunc typing can call as ``cls(dtype=, ndim=, layout=)`` (it insists on a
     ``types.Array`` subclass); it builds a plain USMArrayType with our USM type and device."""
@@ -147,17 +155,24 @@ _types_cache: dict = {}
 def numba_type_of(val) -> USMArrayType:
     """The Numba type of a numba_ext.ndarray (kept by the array in its ``_numba_type_`` slot)."""
     desc = val._desc
-    key = (desc.dtype, desc.ndim, layout_of(desc), val._usm_type, val.device.filter_string,
-           not desc.flags.writeable)
+    key = (
+        desc.dtype,
+        desc.ndim,
+        layout_of(desc),
+        val._usm_type,
+        val.device.filter_string,
+        not desc.flags.writeable,
+    )
     t = _types_cache.get(key)
     if t is None:
         dtype, ndim, layout, usm_type, device, readonly = key
-        t = _types_cache[key] = USMArrayType(numpy_support.from_dtype(dtype), ndim, layout, usm_type=usm_type,
-                                             device=device, readonly=readonly)
+        t = _types_cache[key] = USMArrayType(
+            numpy_support.from_dtype(dtype), ndim, layout, usm_type=usm_type, device=device, readonly=readonly
+        )
     return t
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def array_info(typ: USMArrayType, exact: bool = True):
     """What the extension needs to box (and examine) arrays of Numba type `typ`
     (rust/src/python/native.rs); `exact`: `typ` is the type typeof() gives such arrays."""
@@ -192,8 +207,8 @@ class USMArrayModel(models.StructModel):
 # -- boxing / unboxing --------------------------------------------------------------------------------
 import llvmlite.ir as llir  # noqa: E402
 from numba.core import cgutils  # noqa: E402
-from numba.np import arrayobj  # noqa: E402
 from numba.extending import NativeValue, box, unbox  # noqa: E402
+from numba.np import arrayobj  # noqa: E402
 
 
 @unbox(USMArrayType)
@@ -239,6 +254,12 @@ def _box_usm_array(typ, val, c):
     info = array_info(typ, typ.layout == "C")
     infoptr = c.env_manager.read_const(c.env_manager.add_const(info))
     fn = _declare(c.builder, "nx_box", _i8p, [_i8p, llir.IntType(32), _i8p])
-    res = c.builder.call(fn, [c.builder.bitcast(nativeary._getpointer(), _i8p), llir.IntType(32)(typ.ndim),
-                              c.builder.bitcast(infoptr, _i8p)])
+    res = c.builder.call(
+        fn,
+        [
+            c.builder.bitcast(nativeary._getpointer(), _i8p),
+            llir.IntType(32)(typ.ndim),
+            c.builder.bitcast(infoptr, _i8p),
+        ],
+    )
     return c.builder.bitcast(res, c.pyapi.pyobj)

@@ -17,15 +17,15 @@ fn slice_spec(dt: DType) -> KernelSpec {
         ndim: 1,
         params: vec![arr("a", dt, true), arr("b", dt, true), arr("out", dt, true)],
         nodes: vec![
-            n(Op::Load { param: 0 }, dt),                               // 0
-            n(Op::Load { param: 1 }, dt),                               // 1
-            n(Op::Unary { op: UnaryOp::Sqrt, arg: 0 }, dt),             // 2
-            n(Op::Unary { op: UnaryOp::Sqrt, arg: 0 }, dt),             // 3 duplicate of 2
-            n(Op::Binary { op: BinaryOp::Mul, lhs: 3, rhs: 1 }, dt),   // 4
-            n(Op::Const { value: 1.0, bits: 0 }, dt),                   // 5
-            n(Op::Binary { op: BinaryOp::Add, lhs: 4, rhs: 5 }, dt),   // 6
-            n(Op::Unary { op: UnaryOp::Exp, arg: 1 }, dt),              // 7 dead
-            n(Op::Store { param: 2, value: 6 }, dt),                    // 8
+            n(Op::Load { param: 0 }, dt),                            // 0
+            n(Op::Load { param: 1 }, dt),                            // 1
+            n(Op::Unary { op: UnaryOp::Sqrt, arg: 0 }, dt),          // 2
+            n(Op::Unary { op: UnaryOp::Sqrt, arg: 0 }, dt),          // 3 duplicate of 2
+            n(Op::Binary { op: BinaryOp::Mul, lhs: 3, rhs: 1 }, dt), // 4
+            n(Op::Const { value: 1.0, bits: 0 }, dt),                // 5
+            n(Op::Binary { op: BinaryOp::Add, lhs: 4, rhs: 5 }, dt), // 6
+            n(Op::Unary { op: UnaryOp::Exp, arg: 1 }, dt),           // 7 dead
+            n(Op::Store { param: 2, value: 6 }, dt),                 // 8
         ],
     }
 }
@@ -130,7 +130,13 @@ fn nvptx_ir_uses_sregs_and_libdevice() {
     let ir = codegen::llvm_ir(&slice_spec(DType::F64), Flavor::Nvptx).unwrap();
     check_in_order(
         &ir,
-        &["target triple = \"nvptx64-nvidia-cuda\"", "define ptx_kernel void @k_slice", "@llvm.nvvm.read.ptx.sreg.tid.x()", "icmp ult i64 %gid, %n", "@__nv_sqrt(double"],
+        &[
+            "target triple = \"nvptx64-nvidia-cuda\"",
+            "define ptx_kernel void @k_slice",
+            "@llvm.nvvm.read.ptx.sreg.tid.x()",
+            "icmp ult i64 %gid, %n",
+            "@__nv_sqrt(double",
+        ],
     );
 }
 
@@ -151,12 +157,31 @@ fn spirv_modules_validate() {
 fn all_ops_spec() -> KernelSpec {
     let dt = DType::F64;
     let mut nodes = vec![Node { op: Op::Load { param: 0 }, dtype: dt }];
-    let unary = [UnaryOp::Sqrt, UnaryOp::Exp, UnaryOp::Log, UnaryOp::Sin, UnaryOp::Cos, UnaryOp::Tanh, UnaryOp::Erf, UnaryOp::Abs, UnaryOp::Neg, UnaryOp::Floor];
+    let unary = [
+        UnaryOp::Sqrt,
+        UnaryOp::Exp,
+        UnaryOp::Log,
+        UnaryOp::Sin,
+        UnaryOp::Cos,
+        UnaryOp::Tanh,
+        UnaryOp::Erf,
+        UnaryOp::Abs,
+        UnaryOp::Neg,
+        UnaryOp::Floor,
+    ];
     for op in unary {
         let last = nodes.len() - 1;
         nodes.push(Node { op: Op::Unary { op, arg: last }, dtype: dt });
     }
-    for op in [BinaryOp::Pow, BinaryOp::Rem, BinaryOp::FloorDiv, BinaryOp::Min, BinaryOp::Max, BinaryOp::Atan2, BinaryOp::Hypot] {
+    for op in [
+        BinaryOp::Pow,
+        BinaryOp::Rem,
+        BinaryOp::FloorDiv,
+        BinaryOp::Min,
+        BinaryOp::Max,
+        BinaryOp::Atan2,
+        BinaryOp::Hypot,
+    ] {
         let last = nodes.len() - 1;
         nodes.push(Node { op: Op::Binary { op, lhs: last, rhs: 0 }, dtype: dt });
     }
@@ -191,7 +216,12 @@ fn all_ops_spec() -> KernelSpec {
 /// usual CUDA toolkit places.
 fn test_libdevice() -> std::path::PathBuf {
     let venv = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/lib");
-    let from_wheel = std::fs::read_dir(&venv).into_iter().flatten().flatten().map(|e| e.path().join("site-packages/nvidia/cu13/nvvm/libdevice/libdevice.10.bc")).find(|p| p.is_file());
+    let from_wheel = std::fs::read_dir(&venv)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path().join("site-packages/nvidia/cu13/nvvm/libdevice/libdevice.10.bc"))
+        .find(|p| p.is_file());
     from_wheel.or_else(codegen::emit::find_libdevice).expect("libdevice.10.bc not found: run `make setup` (installs the nvidia-nvvm wheel into .venv) or set NUMBA_EXT_LIBDEVICE")
 }
 
@@ -206,7 +236,11 @@ fn ptx_links_libdevice_math() {
     // every libdevice function was linked in and inlined: no external math calls remain
     assert!(!ptx.contains(".extern .func"), "unresolved functions in PTX:\n{ptx}");
     // our multiplies and adds may fuse into FMAs, as CUDA compilers do by default
-    assert!(bin.llvm_ir.contains("fmul contract double") || bin.llvm_ir.contains("fadd contract double"), "{}", bin.llvm_ir);
+    assert!(
+        bin.llvm_ir.contains("fmul contract double") || bin.llvm_ir.contains("fadd contract double"),
+        "{}",
+        bin.llvm_ir
+    );
     assert!(bin.llvm_ir.contains("call double @__nv_"), "inspection IR is the IR before libdevice: {}", bin.llvm_ir);
     // without libdevice, math kernels fail with a clear error; kernels without math still build
     caps.libdevice = None;
@@ -259,7 +293,10 @@ fn cfg_function(dt: DType) -> Function {
             ],
             term: Term::Jump(1),
         },
-        Block { insts: vec![Inst::Binary { dst: 5, op: BinaryOp::Lt, a: l(1), b: l(2) }], term: Term::Branch { cond: l(5), then: 2, otherwise: 3 } },
+        Block {
+            insts: vec![Inst::Binary { dst: 5, op: BinaryOp::Lt, a: l(1), b: l(2) }],
+            term: Term::Branch { cond: l(5), then: 2, otherwise: 3 },
+        },
         Block {
             insts: vec![
                 Inst::Load { dst: 4, array: 0, index: vec![l(0), l(1)] },
@@ -298,7 +335,10 @@ fn cfg_functions_lower_and_validate() {
         spirv_val(&bin.bytes);
         // x: mem + shape(2) + strides(2); out: 1 + 2; acc: 1 + 2
         assert_eq!(bin.slots.len(), 5 + 3 + 3);
-        check_in_order(&bin.llvm_ir, &["define spir_kernel void @k_cfg", "_Z13get_global_idj", "_Z12get_local_idj", "_Z7barrierj(i32 1)"]);
+        check_in_order(
+            &bin.llvm_ir,
+            &["define spir_kernel void @k_cfg", "_Z13get_global_idj", "_Z12get_local_idj", "_Z7barrierj(i32 1)"],
+        );
         assert!(bin.llvm_ir.contains("addrspace(3)"), "the tile lives in local memory");
         if dt.is_float() {
             assert!(bin.llvm_ir.contains("cmpxchg"), "float atomics are CAS loops");
@@ -334,6 +374,7 @@ fn cfg_nvptx_uses_sregs_and_barrier0() {
     // float atomic add is one hardware instruction on NVIDIA (max stays a compare-and-swap loop)
     assert!(ptx.contains("atom.global.add.f32") || ptx.contains("red.global.add.f32"), "{ptx}");
     assert!(ptx.contains(".cas.b32"), "{ptx}");
-    let f64_ptx = String::from_utf8(codegen::compile_function(&cfg_function(DType::F64), &caps).unwrap().bytes).unwrap();
+    let f64_ptx =
+        String::from_utf8(codegen::compile_function(&cfg_function(DType::F64), &caps).unwrap().bytes).unwrap();
     assert!(f64_ptx.contains("atom.global.add.f64") || f64_ptx.contains("red.global.add.f64"), "{f64_ptx}");
 }

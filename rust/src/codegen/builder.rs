@@ -111,7 +111,13 @@ impl<'ctx> KernelBuilder<'ctx> {
                     let v = param(k);
                     v.set_name(&p.name);
                     let v = if dtype == DType::Bool {
-                        cg(self.b.build_int_compare(IntPredicate::NE, v.into_int_value(), self.ctx.i8_type().const_zero(), "b"))?.into()
+                        cg(self.b.build_int_compare(
+                            IntPredicate::NE,
+                            v.into_int_value(),
+                            self.ctx.i8_type().const_zero(),
+                            "b",
+                        ))?
+                        .into()
                     } else {
                         v
                     };
@@ -156,12 +162,19 @@ impl<'ctx> KernelBuilder<'ctx> {
             let v: Option<BasicValueEnum> = match node.op {
                 Op::Load { param } => {
                     let ptr = self.element_ptr(&arrays[&param], gid, &index, node.dtype)?;
-                    let ld = cg(self.b.build_load(self.mem_ty(node.dtype), ptr, &format!("{}_elem", g.params[param].name)))?;
+                    let ld =
+                        cg(self.b.build_load(self.mem_ty(node.dtype), ptr, &format!("{}_elem", g.params[param].name)))?;
                     if let Some(inst) = ld.as_instruction_value() {
                         let _ = inst.set_alignment(node.dtype.size() as u32);
                     }
                     Some(if node.dtype == DType::Bool {
-                        cg(self.b.build_int_compare(IntPredicate::NE, ld.into_int_value(), self.ctx.i8_type().const_zero(), "b"))?.into()
+                        cg(self.b.build_int_compare(
+                            IntPredicate::NE,
+                            ld.into_int_value(),
+                            self.ctx.i8_type().const_zero(),
+                            "b",
+                        ))?
+                        .into()
                     } else {
                         ld
                     })
@@ -171,7 +184,9 @@ impl<'ctx> KernelBuilder<'ctx> {
                 Op::Cast { arg } => Some(self.cast(vals[&arg], g.node(arg).dtype, node.dtype)?),
                 Op::Unary { op, arg } => Some(self.unary(op, vals[&arg], node.dtype)?),
                 Op::Binary { op, lhs, rhs } => Some(self.binary(op, vals[&lhs], vals[&rhs], g.node(lhs).dtype)?),
-                Op::Select { cond, a, b } => Some(cg(self.b.build_select(vals[&cond].into_int_value(), vals[&a], vals[&b], "sel"))?),
+                Op::Select { cond, a, b } => {
+                    Some(cg(self.b.build_select(vals[&cond].into_int_value(), vals[&a], vals[&b], "sel"))?)
+                }
                 Op::Store { param, value } => {
                     let ptr = self.element_ptr(&arrays[&param], gid, &index, node.dtype)?;
                     let mut v = vals[&value];
@@ -201,7 +216,12 @@ impl<'ctx> KernelBuilder<'ctx> {
         let i32t = self.ctx.i32_type();
         match self.flavor {
             Flavor::Spirv => {
-                let v = self.call_builtin(&intrinsics::spirv_id_builtin("get_global_id"), i64t.into(), &[i32t.const_zero().into()], &[i32t.into()])?;
+                let v = self.call_builtin(
+                    &intrinsics::spirv_id_builtin("get_global_id"),
+                    i64t.into(),
+                    &[i32t.const_zero().into()],
+                    &[i32t.into()],
+                )?;
                 let v = v.into_int_value();
                 v.set_name("gid");
                 Ok(v)
@@ -214,13 +234,22 @@ impl<'ctx> KernelBuilder<'ctx> {
                     Ok(c.try_as_basic_value().unwrap_basic().into_int_value())
                 };
                 let (tid, ctaid, ntid) = (sreg("tid.x")?, sreg("ctaid.x")?, sreg("ntid.x")?);
-                let block = cg(self.b.build_int_mul(cg(self.b.build_int_z_extend(ctaid, i64t, "c"))?, cg(self.b.build_int_z_extend(ntid, i64t, "nt"))?, "blk"))?;
+                let block = cg(self.b.build_int_mul(
+                    cg(self.b.build_int_z_extend(ctaid, i64t, "c"))?,
+                    cg(self.b.build_int_z_extend(ntid, i64t, "nt"))?,
+                    "blk",
+                ))?;
                 Ok(cg(self.b.build_int_add(block, cg(self.b.build_int_z_extend(tid, i64t, "t"))?, "gid"))?)
             }
         }
     }
 
-    pub(super) fn declare(&self, name: &str, ret: BasicTypeEnum<'ctx>, args: &[BasicMetadataTypeEnum<'ctx>]) -> FunctionValue<'ctx> {
+    pub(super) fn declare(
+        &self,
+        name: &str,
+        ret: BasicTypeEnum<'ctx>,
+        args: &[BasicMetadataTypeEnum<'ctx>],
+    ) -> FunctionValue<'ctx> {
         if let Some(f) = self.module.get_function(name) {
             return f;
         }
@@ -231,7 +260,13 @@ impl<'ctx> KernelBuilder<'ctx> {
         f
     }
 
-    pub(super) fn call_builtin(&self, name: &str, ret: BasicTypeEnum<'ctx>, args: &[BasicMetadataValueEnum<'ctx>], arg_tys: &[BasicMetadataTypeEnum<'ctx>]) -> Result<BasicValueEnum<'ctx>> {
+    pub(super) fn call_builtin(
+        &self,
+        name: &str,
+        ret: BasicTypeEnum<'ctx>,
+        args: &[BasicMetadataValueEnum<'ctx>],
+        arg_tys: &[BasicMetadataTypeEnum<'ctx>],
+    ) -> Result<BasicValueEnum<'ctx>> {
         let f = self.declare(name, ret, arg_tys);
         let c = cg(self.b.build_call(f, args, "call"))?;
         if self.flavor.builtin_cc() != 0 {
@@ -240,7 +275,13 @@ impl<'ctx> KernelBuilder<'ctx> {
         Ok(c.try_as_basic_value().unwrap_basic())
     }
 
-    fn element_ptr(&self, a: &ArrayArg<'ctx>, gid: IntValue<'ctx>, index: &[IntValue<'ctx>], dt: DType) -> Result<PointerValue<'ctx>> {
+    fn element_ptr(
+        &self,
+        a: &ArrayArg<'ctx>,
+        gid: IntValue<'ctx>,
+        index: &[IntValue<'ctx>],
+        dt: DType,
+    ) -> Result<PointerValue<'ctx>> {
         let i64t = self.ctx.i64_type();
         let byte_off = match &a.strides {
             None => cg(self.b.build_int_mul(gid, i64t.const_int(dt.size() as u64, false), "off"))?,
@@ -335,7 +376,8 @@ impl<'ctx> KernelBuilder<'ctx> {
             }
             UnaryOp::Tanh if intrinsics::tanh_by_expm1(self.flavor) => self.tanh_by_expm1(v.into_float_value(), d)?,
             _ => {
-                let name = intrinsics::unary_math(self.flavor, op, d).ok_or_else(|| Error::Codegen(format!("no builtin for {op:?}")))?;
+                let name = intrinsics::unary_math(self.flavor, op, d)
+                    .ok_or_else(|| Error::Codegen(format!("no builtin for {op:?}")))?;
                 self.math1(name, v.into_float_value())?
             }
         })
@@ -360,7 +402,13 @@ impl<'ctx> KernelBuilder<'ctx> {
         self.math2(intrinsics::copysign(self.flavor, d), r, x)
     }
 
-    pub(super) fn binary(&self, op: BinaryOp, l: BasicValueEnum<'ctx>, r: BasicValueEnum<'ctx>, d: DType) -> Result<BasicValueEnum<'ctx>> {
+    pub(super) fn binary(
+        &self,
+        op: BinaryOp,
+        l: BasicValueEnum<'ctx>,
+        r: BasicValueEnum<'ctx>,
+        d: DType,
+    ) -> Result<BasicValueEnum<'ctx>> {
         if d.is_float() {
             self.float_binary(op, l.into_float_value(), r.into_float_value(), d)
         } else {
@@ -368,9 +416,16 @@ impl<'ctx> KernelBuilder<'ctx> {
         }
     }
 
-    fn float_binary(&self, op: BinaryOp, l: FloatValue<'ctx>, r: FloatValue<'ctx>, d: DType) -> Result<BasicValueEnum<'ctx>> {
+    fn float_binary(
+        &self,
+        op: BinaryOp,
+        l: FloatValue<'ctx>,
+        r: FloatValue<'ctx>,
+        d: DType,
+    ) -> Result<BasicValueEnum<'ctx>> {
         let b = &self.b;
-        let cmp = |p: FloatPredicate, x: FloatValue<'ctx>, y: FloatValue<'ctx>| cg(b.build_float_compare(p, x, y, "cmp"));
+        let cmp =
+            |p: FloatPredicate, x: FloatValue<'ctx>, y: FloatValue<'ctx>| cg(b.build_float_compare(p, x, y, "cmp"));
         Ok(match op {
             BinaryOp::Add => cg(b.build_float_add(l, r, "add"))?.into(),
             BinaryOp::Sub => cg(b.build_float_sub(l, r, "sub"))?.into(),
@@ -382,7 +437,9 @@ impl<'ctx> KernelBuilder<'ctx> {
             }
             BinaryOp::Rem => {
                 // Python/NumPy remainder: the result takes the divisor's sign.
-                let m = self.math2(intrinsics::binary_math(self.flavor, BinaryOp::Rem, d).unwrap(), l, r)?.into_float_value();
+                let m = self
+                    .math2(intrinsics::binary_math(self.flavor, BinaryOp::Rem, d).unwrap(), l, r)?
+                    .into_float_value();
                 let zero = l.get_type().const_zero();
                 let nz = cmp(FloatPredicate::ONE, m, zero)?;
                 let m_neg = cmp(FloatPredicate::OLT, m, zero)?;
@@ -392,7 +449,9 @@ impl<'ctx> KernelBuilder<'ctx> {
                 let adj = cg(b.build_float_add(m, r, "adj"))?;
                 cg(b.build_select(fix, adj, m, "rem"))?
             }
-            BinaryOp::Pow | BinaryOp::Atan2 | BinaryOp::Hypot => self.math2(intrinsics::binary_math(self.flavor, op, d).unwrap(), l, r)?,
+            BinaryOp::Pow | BinaryOp::Atan2 | BinaryOp::Hypot => {
+                self.math2(intrinsics::binary_math(self.flavor, op, d).unwrap(), l, r)?
+            }
             BinaryOp::Min | BinaryOp::Max => {
                 // np.minimum / np.maximum propagate NaN from either side.
                 let p = if op == BinaryOp::Min { FloatPredicate::OLT } else { FloatPredicate::OGT };
@@ -409,7 +468,9 @@ impl<'ctx> KernelBuilder<'ctx> {
             BinaryOp::Ge => cmp(FloatPredicate::OGE, l, r)?.into(),
             BinaryOp::Eq => cmp(FloatPredicate::OEQ, l, r)?.into(),
             BinaryOp::Ne => cmp(FloatPredicate::UNE, l, r)?.into(),
-            BinaryOp::And | BinaryOp::Or | BinaryOp::Xor => return Err(Error::Codegen(format!("bitwise {op:?} of floats"))),
+            BinaryOp::And | BinaryOp::Or | BinaryOp::Xor => {
+                return Err(Error::Codegen(format!("bitwise {op:?} of floats")))
+            }
         })
     }
 
@@ -459,7 +520,10 @@ impl<'ctx> KernelBuilder<'ctx> {
                     let fix = cg(b.build_and(nz, differ, "fix"))?;
                     let q1 = cg(b.build_int_sub(q, one, "q1"))?;
                     let m1 = cg(b.build_int_add(m, safe_r, "m1"))?;
-                    (cg(b.build_select(fix, q1, q, "fq"))?.into_int_value(), cg(b.build_select(fix, m1, m, "fm"))?.into_int_value())
+                    (
+                        cg(b.build_select(fix, q1, q, "fq"))?.into_int_value(),
+                        cg(b.build_select(fix, m1, m, "fm"))?.into_int_value(),
+                    )
                 } else {
                     (q, m)
                 };

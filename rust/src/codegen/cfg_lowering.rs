@@ -21,7 +21,12 @@ use crate::ir::{BinaryOp, DType};
 
 /// How an array is addressed in the kernel.
 enum ArrayPlace<'ctx> {
-    Global { base: PointerValue<'ctx>, offset: IntValue<'ctx>, shape: Vec<IntValue<'ctx>>, strides: Vec<IntValue<'ctx>> },
+    Global {
+        base: PointerValue<'ctx>,
+        offset: IntValue<'ctx>,
+        shape: Vec<IntValue<'ctx>>,
+        strides: Vec<IntValue<'ctx>>,
+    },
     /// Local (addrspace 3) or private (stack) memory with a constant C-order shape.
     Fixed { base: PointerValue<'ctx>, shape: Vec<usize> },
 }
@@ -54,12 +59,17 @@ impl<'ctx> KernelBuilder<'ctx> {
         let func = self.module.add_function(&f.name, self.ctx.void_type().fn_type(&tys, false), None);
         func.set_call_conventions(self.flavor.kernel_cc());
         let entry = self.ctx.append_basic_block(func, "entry");
-        let bbs: Vec<BasicBlock> = (0..f.blocks.len()).map(|i| self.ctx.append_basic_block(func, &format!("b{i}"))).collect();
+        let bbs: Vec<BasicBlock> =
+            (0..f.blocks.len()).map(|i| self.ctx.append_basic_block(func, &format!("b{i}"))).collect();
         self.b.position_at_end(entry);
 
         // Locals live in stack slots; mem2reg turns them into SSA values.
-        let slots: Vec<PointerValue> =
-            f.locals.iter().enumerate().map(|(i, d)| cg(self.b.build_alloca(self.reg_ty(*d), &format!("l{i}")))).collect::<Result<_>>()?;
+        let slots: Vec<PointerValue> = f
+            .locals
+            .iter()
+            .enumerate()
+            .map(|(i, d)| cg(self.b.build_alloca(self.reg_ty(*d), &format!("l{i}"))))
+            .collect::<Result<_>>()?;
 
         let mut places: HashMap<usize, ArrayPlace> = HashMap::new();
         for (ai, a) in f.arrays.iter().enumerate() {
@@ -73,7 +83,8 @@ impl<'ctx> KernelBuilder<'ctx> {
                 }
                 Space::Local => {
                     let ty = self.mem_ty(a.dtype).array_type(len as u32);
-                    let g = self.module.add_global(ty, Some(AddressSpace::from(3u16)), &format!("{}_{}", f.name, a.name));
+                    let g =
+                        self.module.add_global(ty, Some(AddressSpace::from(3u16)), &format!("{}_{}", f.name, a.name));
                     g.set_linkage(Linkage::Internal);
                     g.set_initializer(&ty.get_poison());
                     g.set_alignment(16);
@@ -102,7 +113,13 @@ impl<'ctx> KernelBuilder<'ctx> {
                 KParam::Scalar { local } => {
                     let mut v = param(k);
                     if f.locals[*local] == DType::Bool {
-                        v = cg(self.b.build_int_compare(IntPredicate::NE, v.into_int_value(), self.ctx.i8_type().const_zero(), "b"))?.into();
+                        v = cg(self.b.build_int_compare(
+                            IntPredicate::NE,
+                            v.into_int_value(),
+                            self.ctx.i8_type().const_zero(),
+                            "b",
+                        ))?
+                        .into();
                     }
                     cg(self.b.build_store(slots[*local], v))?;
                     k += 1;
@@ -182,7 +199,11 @@ impl<'ctx> Lowering<'_, 'ctx> {
                 let mut lin = i64t.const_zero();
                 for (d, i) in idx.iter().enumerate() {
                     let stride: usize = shape[d + 1..].iter().product();
-                    lin = cg(b.build_int_add(lin, cg(b.build_int_mul(*i, i64t.const_int(stride as u64, false), "t"))?, "lin"))?;
+                    lin = cg(b.build_int_add(
+                        lin,
+                        cg(b.build_int_mul(*i, i64t.const_int(stride as u64, false), "t"))?,
+                        "lin",
+                    ))?;
                 }
                 let et = self.kb.mem_ty(self.f.arrays[array].dtype);
                 unsafe { cg(b.build_gep(et, *base, &[lin], "p")) }
@@ -198,7 +219,13 @@ impl<'ctx> Lowering<'_, 'ctx> {
             let _ = i.set_alignment(d.size() as u32);
         }
         if d == DType::Bool {
-            return Ok(cg(self.kb.b.build_int_compare(IntPredicate::NE, v.into_int_value(), self.kb.ctx.i8_type().const_zero(), "b"))?.into());
+            return Ok(cg(self.kb.b.build_int_compare(
+                IntPredicate::NE,
+                v.into_int_value(),
+                self.kb.ctx.i8_type().const_zero(),
+                "b",
+            ))?
+            .into());
         }
         Ok(v)
     }
@@ -207,11 +234,20 @@ impl<'ctx> Lowering<'_, 'ctx> {
         let kb = self.kb;
         match inst {
             Inst::Copy { dst, src } => self.set(*dst, self.operand(src)?),
-            Inst::Cast { dst, src } => self.set(*dst, kb.cast(self.operand(src)?, self.dtype(src), self.f.locals[*dst])?),
+            Inst::Cast { dst, src } => {
+                self.set(*dst, kb.cast(self.operand(src)?, self.dtype(src), self.f.locals[*dst])?)
+            }
             Inst::Unary { dst, op, src } => self.set(*dst, kb.unary(*op, self.operand(src)?, self.f.locals[*dst])?),
-            Inst::Binary { dst, op, a, b } => self.set(*dst, kb.binary(*op, self.operand(a)?, self.operand(b)?, self.dtype(a))?),
+            Inst::Binary { dst, op, a, b } => {
+                self.set(*dst, kb.binary(*op, self.operand(a)?, self.operand(b)?, self.dtype(a))?)
+            }
             Inst::Select { dst, cond, a, b } => {
-                let v = cg(kb.b.build_select(self.operand(cond)?.into_int_value(), self.operand(a)?, self.operand(b)?, "sel"))?;
+                let v = cg(kb.b.build_select(
+                    self.operand(cond)?.into_int_value(),
+                    self.operand(a)?,
+                    self.operand(b)?,
+                    "sel",
+                ))?;
                 self.set(*dst, v)
             }
             Inst::Load { dst, array, index } => self.set(*dst, self.load(*array, index)?),
@@ -252,7 +288,9 @@ impl<'ctx> Lowering<'_, 'ctx> {
         match kb.flavor {
             Flavor::Spirv => {
                 let name = intrinsics::spirv_id_builtin(q.opencl_name());
-                Ok(kb.call_builtin(&name, i64t.into(), &[i32t.const_int(dim as u64, false).into()], &[i32t.into()])?.into_int_value())
+                Ok(kb
+                    .call_builtin(&name, i64t.into(), &[i32t.const_int(dim as u64, false).into()], &[i32t.into()])?
+                    .into_int_value())
             }
             Flavor::Nvptx => {
                 let axis = ["x", "y", "z"][dim as usize];
@@ -267,7 +305,11 @@ impl<'ctx> Lowering<'_, 'ctx> {
                     WorkItem::GroupId => sreg("ctaid")?,
                     WorkItem::LocalSize => sreg("ntid")?,
                     WorkItem::NumGroups => sreg("nctaid")?,
-                    WorkItem::GlobalId => cg(b.build_int_add(cg(b.build_int_mul(sreg("ctaid")?, sreg("ntid")?, "m"))?, sreg("tid")?, "gid"))?,
+                    WorkItem::GlobalId => cg(b.build_int_add(
+                        cg(b.build_int_mul(sreg("ctaid")?, sreg("ntid")?, "m"))?,
+                        sreg("tid")?,
+                        "gid",
+                    ))?,
                     WorkItem::GlobalSize => cg(b.build_int_mul(sreg("nctaid")?, sreg("ntid")?, "gs"))?,
                 })
             }
@@ -280,7 +322,11 @@ impl<'ctx> Lowering<'_, 'ctx> {
         match kb.flavor {
             Flavor::Spirv => {
                 let void_fn = kb.module.get_function("_Z7barrierj").unwrap_or_else(|| {
-                    let f = kb.module.add_function("_Z7barrierj", kb.ctx.void_type().fn_type(&[i32t.into()], false), Some(Linkage::External));
+                    let f = kb.module.add_function(
+                        "_Z7barrierj",
+                        kb.ctx.void_type().fn_type(&[i32t.into()], false),
+                        Some(Linkage::External),
+                    );
                     f.set_call_conventions(kb.flavor.builtin_cc());
                     f
                 });
@@ -299,7 +345,14 @@ impl<'ctx> Lowering<'_, 'ctx> {
         Ok(())
     }
 
-    fn atomic(&self, op: AtomicOp, array: usize, index: &[Operand], value: &Operand, cmp: Option<&Operand>) -> Result<BasicValueEnum<'ctx>> {
+    fn atomic(
+        &self,
+        op: AtomicOp,
+        array: usize,
+        index: &[Operand],
+        value: &Operand,
+        cmp: Option<&Operand>,
+    ) -> Result<BasicValueEnum<'ctx>> {
         let kb = self.kb;
         let b = &kb.b;
         let d = self.f.arrays[array].dtype;
@@ -330,10 +383,13 @@ impl<'ctx> Lowering<'_, 'ctx> {
             // inkwell's build_atomicrmw takes integers only: build the float form through the C API.
             use inkwell::llvm_sys::core::LLVMBuildAtomicRMW;
             use inkwell::llvm_sys::LLVMAtomicRMWBinOp;
-            let rmw = if op == AtomicOp::Add { LLVMAtomicRMWBinOp::LLVMAtomicRMWBinOpFAdd } else { LLVMAtomicRMWBinOp::LLVMAtomicRMWBinOpFSub };
-            let old = unsafe {
-                LLVMBuildAtomicRMW(b.as_mut_ptr(), rmw, p.as_value_ref(), v.as_value_ref(), ord.into(), 0)
+            let rmw = if op == AtomicOp::Add {
+                LLVMAtomicRMWBinOp::LLVMAtomicRMWBinOpFAdd
+            } else {
+                LLVMAtomicRMWBinOp::LLVMAtomicRMWBinOpFSub
             };
+            let old =
+                unsafe { LLVMBuildAtomicRMW(b.as_mut_ptr(), rmw, p.as_value_ref(), v.as_value_ref(), ord.into(), 0) };
             return Ok(unsafe { inkwell::values::FloatValue::new(old) }.into());
         }
         // Floats (and integer multiply): a compare-and-swap loop on the bits (portable to devices
@@ -357,7 +413,8 @@ impl<'ctx> Lowering<'_, 'ctx> {
             };
             return cg(b.build_bit_cast(old, ft, "oldf"));
         }
-        let func = b.get_insert_block().and_then(|bb| bb.get_parent()).ok_or_else(|| Error::Codegen("no function".into()))?;
+        let func =
+            b.get_insert_block().and_then(|bb| bb.get_parent()).ok_or_else(|| Error::Codegen("no function".into()))?;
         let pre = b.get_insert_block().unwrap();
         let lp = kb.ctx.append_basic_block(func, "cas");
         let done = kb.ctx.append_basic_block(func, "cas_done");
@@ -389,6 +446,10 @@ impl<'ctx> Lowering<'_, 'ctx> {
         phi.add_incoming(&[(&seen, here)]);
         cg(b.build_conditional_branch(ok, done, lp))?;
         b.position_at_end(done);
-        if d.is_float() { cg(b.build_bit_cast(expected, ft, "oldf")) } else { Ok(expected.into()) }
+        if d.is_float() {
+            cg(b.build_bit_cast(expected, ft, "oldf"))
+        } else {
+            Ok(expected.into())
+        }
     }
 }

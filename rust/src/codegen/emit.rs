@@ -30,7 +30,8 @@ fn init_targets() {
 fn machine(flavor: Flavor, cpu: &str) -> Result<TargetMachine> {
     init_targets();
     let triple = TargetTriple::create(flavor.triple());
-    let target = Target::from_triple(&triple).map_err(|e| Error::Codegen(format!("target {}: {}", flavor.triple(), e)))?;
+    let target =
+        Target::from_triple(&triple).map_err(|e| Error::Codegen(format!("target {}: {}", flavor.triple(), e)))?;
     target
         .create_target_machine(&triple, cpu, "", OptimizationLevel::Default, RelocMode::Default, CodeModel::Default)
         .ok_or_else(|| Error::Codegen(format!("cannot create a target machine for {}", flavor.triple())))
@@ -49,7 +50,12 @@ pub static CODEGEN_LOCK: Mutex<()> = Mutex::new(());
 /// Intel driver's SPIR-V reader, or crashes in its machine passes; the same IR is fine in a fresh
 /// process. A child forked from a parent that never emits SPIR-V always starts clean, and if the back
 /// end crashes, the child dies instead of the user's process.
-pub fn emit(module: &Module, flavor: Flavor, cpu: &str, libdevice: Option<&std::path::Path>) -> Result<(Vec<u8>, String)> {
+pub fn emit(
+    module: &Module,
+    flavor: Flavor,
+    cpu: &str,
+    libdevice: Option<&std::path::Path>,
+) -> Result<(Vec<u8>, String)> {
     let tm = machine(flavor, cpu)?;
     // Light clean-up only for SPIR-V: the OpenCL driver's own compiler optimises and vectorises
     // across work-items; NVPTX gets the full pipeline. A bare `instcombine` in a pass string checks
@@ -72,7 +78,9 @@ pub fn emit(module: &Module, flavor: Flavor, cpu: &str, libdevice: Option<&std::
     let ir = early_ir.unwrap_or_else(|| module.print_to_string().to_string());
     let bytes = match flavor {
         Flavor::Spirv => in_child(|| {
-            tm.write_to_memory_buffer(module, FileType::Object).map(|b| b.as_slice().to_vec()).map_err(|e| e.to_string())
+            tm.write_to_memory_buffer(module, FileType::Object)
+                .map(|b| b.as_slice().to_vec())
+                .map_err(|e| e.to_string())
         })?,
         Flavor::Nvptx => tm
             .write_to_memory_buffer(module, FileType::Assembly)
@@ -97,11 +105,15 @@ fn libdevice_candidates() -> Vec<std::path::PathBuf> {
     if let Some(p) = std::env::var_os("NUMBA_EXT_LIBDEVICE") {
         out.push(PathBuf::from(p));
     }
-    let mut roots: Vec<PathBuf> = ["CUDA_HOME", "CUDA_PATH"].iter().filter_map(std::env::var_os).map(PathBuf::from).collect();
+    let mut roots: Vec<PathBuf> =
+        ["CUDA_HOME", "CUDA_PATH"].iter().filter_map(std::env::var_os).map(PathBuf::from).collect();
     roots.push("/usr/local/cuda".into());
     if let Ok(dir) = std::fs::read_dir("/usr/local") {
-        let mut versions: Vec<PathBuf> =
-            dir.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("cuda-"))).collect();
+        let mut versions: Vec<PathBuf> = dir
+            .filter_map(|e| e.ok())
+            .map(|e| e.path())
+            .filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("cuda-")))
+            .collect();
         versions.sort();
         roots.extend(versions.into_iter().rev());
     }
@@ -122,7 +134,10 @@ fn allow_contraction(module: &Module) {
         for bb in func.get_basic_blocks() {
             let mut i = bb.get_first_instruction();
             while let Some(inst) = i {
-                if matches!(inst.get_opcode(), InstructionOpcode::FAdd | InstructionOpcode::FSub | InstructionOpcode::FMul) {
+                if matches!(
+                    inst.get_opcode(),
+                    InstructionOpcode::FAdd | InstructionOpcode::FSub | InstructionOpcode::FMul
+                ) {
                     unsafe {
                         let v = inst.as_value_ref();
                         LLVMSetFastMathFlags(v, LLVMGetFastMathFlags(v) | LLVMFastMathAllowContract);

@@ -137,10 +137,21 @@ pub fn compile(spec: &KernelSpec, caps: &DeviceCaps) -> Result<Binary> {
     let module = builder::KernelBuilder::new(&ctx, flavor).build(&graph)?;
     let (bytes, llvm_ir) = emit::emit(&module, flavor, &cpu, caps.libdevice.as_deref())?;
     let int_minmax = graph.g.node_weights().any(|n| {
-        matches!(n.op, crate::ir::Op::Binary { op: crate::ir::BinaryOp::Min | crate::ir::BinaryOp::Max, .. } | crate::ir::Op::Select { .. })
-            && n.dtype.is_int()
+        matches!(
+            n.op,
+            crate::ir::Op::Binary { op: crate::ir::BinaryOp::Min | crate::ir::BinaryOp::Max, .. }
+                | crate::ir::Op::Select { .. }
+        ) && n.dtype.is_int()
     });
-    Ok(Binary { kernel_name: graph.name.clone(), flavor, bytes, llvm_ir, slots: arg_slots(&graph), graph_nodes: graph.node_count(), int_minmax })
+    Ok(Binary {
+        kernel_name: graph.name.clone(),
+        flavor,
+        bytes,
+        llvm_ir,
+        slots: arg_slots(&graph),
+        graph_nodes: graph.node_count(),
+        int_minmax,
+    })
 }
 
 /// Verify, lower and emit a control-flow kernel for a device.
@@ -153,13 +164,20 @@ pub fn compile_function(f: &Function, caps: &DeviceCaps) -> Result<Binary> {
     let (bytes, llvm_ir) = emit::emit(&module, flavor, &cpu, caps.libdevice.as_deref())?;
     use crate::ir::cfg::{AtomicOp, Inst};
     let int_minmax = f.blocks.iter().flat_map(|b| &b.insts).any(|i| match i {
-        Inst::Binary { dst, op: crate::ir::BinaryOp::Min | crate::ir::BinaryOp::Max, .. } | Inst::Select { dst, .. } => {
-            f.locals[*dst].is_int()
-        }
+        Inst::Binary { dst, op: crate::ir::BinaryOp::Min | crate::ir::BinaryOp::Max, .. }
+        | Inst::Select { dst, .. } => f.locals[*dst].is_int(),
         Inst::Atomic { op: AtomicOp::Min | AtomicOp::Max, array, .. } => !f.arrays[*array].dtype.is_float(),
         _ => false,
     });
-    Ok(Binary { kernel_name: f.name.clone(), flavor, bytes, llvm_ir, slots: function_slots(f), graph_nodes: f.blocks.len(), int_minmax })
+    Ok(Binary {
+        kernel_name: f.name.clone(),
+        flavor,
+        bytes,
+        llvm_ir,
+        slots: function_slots(f),
+        graph_nodes: f.blocks.len(),
+        int_minmax,
+    })
 }
 
 /// Lower to LLVM IR text without emitting device code (for tests and `inspect_llvm`).

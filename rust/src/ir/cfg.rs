@@ -114,20 +114,65 @@ pub enum Operand {
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Inst {
-    Copy { dst: usize, src: Operand },
-    Cast { dst: usize, src: Operand },
-    Unary { dst: usize, op: UnaryOp, src: Operand },
-    Binary { dst: usize, op: BinaryOp, a: Operand, b: Operand },
-    Select { dst: usize, cond: Operand, a: Operand, b: Operand },
-    Load { dst: usize, array: usize, index: Vec<Operand> },
-    Store { array: usize, index: Vec<Operand>, src: Operand },
+    Copy {
+        dst: usize,
+        src: Operand,
+    },
+    Cast {
+        dst: usize,
+        src: Operand,
+    },
+    Unary {
+        dst: usize,
+        op: UnaryOp,
+        src: Operand,
+    },
+    Binary {
+        dst: usize,
+        op: BinaryOp,
+        a: Operand,
+        b: Operand,
+    },
+    Select {
+        dst: usize,
+        cond: Operand,
+        a: Operand,
+        b: Operand,
+    },
+    Load {
+        dst: usize,
+        array: usize,
+        index: Vec<Operand>,
+    },
+    Store {
+        array: usize,
+        index: Vec<Operand>,
+        src: Operand,
+    },
     /// `dst = arrays[array].shape[dim]`
-    Dim { dst: usize, array: usize, dim: usize },
-    WorkItem { dst: usize, query: WorkItem, dim: u32 },
+    Dim {
+        dst: usize,
+        array: usize,
+        dim: usize,
+    },
+    WorkItem {
+        dst: usize,
+        query: WorkItem,
+        dim: u32,
+    },
     /// OpenCL fence flags: 1 = local, 2 = global.
-    Barrier { flags: u32 },
+    Barrier {
+        flags: u32,
+    },
     /// Returns the old value in `dst` (if any). `cmp` is the expected value for compare-exchange.
-    Atomic { dst: Option<usize>, op: AtomicOp, array: usize, index: Vec<Operand>, value: Operand, cmp: Option<Operand> },
+    Atomic {
+        dst: Option<usize>,
+        op: AtomicOp,
+        array: usize,
+        index: Vec<Operand>,
+        value: Operand,
+        cmp: Option<Operand>,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -203,7 +248,12 @@ impl Function {
                 let check_index = |array: usize, index: &[Operand]| -> std::result::Result<DType, String> {
                     let a = self.arrays.get(array).ok_or(format!("array {array} does not exist"))?;
                     if index.len() != a.ndim {
-                        return Err(format!("array '{}' has {} dimensions, indexed with {}", a.name, a.ndim, index.len()));
+                        return Err(format!(
+                            "array '{}' has {} dimensions, indexed with {}",
+                            a.name,
+                            a.ndim,
+                            index.len()
+                        ));
                     }
                     for i in index {
                         match dt(i) {
@@ -226,22 +276,42 @@ impl Function {
                     }
                     Inst::Binary { dst, op, a, b } if local_ok(*dst) && dt(a).is_some() && dt(a) == dt(b) => {
                         let want = if op.is_comparison() { Some(DType::Bool) } else { dt(a) };
-                        if want == self.locals.get(*dst).copied() { Ok(()) } else { Err(format!("{op:?} result type")) }
+                        if want == self.locals.get(*dst).copied() {
+                            Ok(())
+                        } else {
+                            Err(format!("{op:?} result type"))
+                        }
                     }
-                    Inst::Select { dst, cond, a, b } if local_ok(*dst) && dt(cond) == Some(DType::Bool) && same(*dst, a) && same(*dst, b) => Ok(()),
-                    Inst::Load { dst, array, index } if local_ok(*dst) => {
-                        check_index(*array, index).and_then(|d| if d == self.locals[*dst] { Ok(()) } else { Err("load type".into()) })
+                    Inst::Select { dst, cond, a, b }
+                        if local_ok(*dst) && dt(cond) == Some(DType::Bool) && same(*dst, a) && same(*dst, b) =>
+                    {
+                        Ok(())
                     }
-                    Inst::Store { array, index, src } => {
-                        check_index(*array, index).and_then(|d| if Some(d) == dt(src) { Ok(()) } else { Err("store type".into()) })
-                    }
+                    Inst::Load { dst, array, index } if local_ok(*dst) => check_index(*array, index).and_then(|d| {
+                        if d == self.locals[*dst] {
+                            Ok(())
+                        } else {
+                            Err("load type".into())
+                        }
+                    }),
+                    Inst::Store { array, index, src } => check_index(*array, index).and_then(|d| {
+                        if Some(d) == dt(src) {
+                            Ok(())
+                        } else {
+                            Err("store type".into())
+                        }
+                    }),
                     Inst::Dim { dst, array, dim } if local_ok(*dst) && self.locals[*dst] == DType::I64 => {
                         match self.arrays.get(*array) {
                             Some(a) if *dim < a.ndim => Ok(()),
                             _ => Err(format!("dimension {dim} of array {array}")),
                         }
                     }
-                    Inst::WorkItem { dst, dim, .. } if local_ok(*dst) && self.locals[*dst] == DType::I64 && *dim < 3 => Ok(()),
+                    Inst::WorkItem { dst, dim, .. }
+                        if local_ok(*dst) && self.locals[*dst] == DType::I64 && *dim < 3 =>
+                    {
+                        Ok(())
+                    }
                     Inst::Barrier { .. } => Ok(()),
                     Inst::Atomic { dst, array, index, value, cmp, op } => check_index(*array, index).and_then(|d| {
                         let a = &self.arrays[*array];

@@ -23,11 +23,15 @@ pub struct Graph {
 impl Graph {
     /// Build and verify the graph of a spec.
     pub fn from_spec(spec: &KernelSpec) -> Result<Graph> {
-        let mut graph = Graph { name: spec.name.clone(), ndim: spec.ndim, params: spec.params.clone(), g: StableDiGraph::new() };
+        let mut graph =
+            Graph { name: spec.name.clone(), ndim: spec.ndim, params: spec.params.clone(), g: StableDiGraph::new() };
         for (i, node) in spec.nodes.iter().enumerate() {
             for o in node.op.operands() {
                 if o >= i {
-                    return Err(Error::Graph(format!("node {i} ({:?}) uses node {o}, which does not precede it", node.op)));
+                    return Err(Error::Graph(format!(
+                        "node {i} ({:?}) uses node {o}, which does not precede it",
+                        node.op
+                    )));
                 }
             }
             graph.add(node.clone());
@@ -102,7 +106,10 @@ impl Graph {
                 }
                 Op::Binary { op, lhs, rhs } => {
                     if dt(lhs) != dt(rhs) {
-                        return err(i, format!("{op:?} of mismatched dtypes {} and {}", dt(lhs).name(), dt(rhs).name()));
+                        return err(
+                            i,
+                            format!("{op:?} of mismatched dtypes {} and {}", dt(lhs).name(), dt(rhs).name()),
+                        );
                     }
                     let want = if op.is_comparison() { DType::Bool } else { dt(lhs) };
                     if n.dtype != want {
@@ -139,7 +146,8 @@ impl Graph {
     /// Rebuild the graph through `f`, which maps each node (operands already renumbered) to the
     /// index of its replacement in the new graph (usually by adding it).
     pub(crate) fn rebuild(&self, mut f: impl FnMut(&mut Graph, Node) -> usize) -> Result<Graph> {
-        let mut out = Graph { name: self.name.clone(), ndim: self.ndim, params: self.params.clone(), g: StableDiGraph::new() };
+        let mut out =
+            Graph { name: self.name.clone(), ndim: self.ndim, params: self.params.clone(), g: StableDiGraph::new() };
         let mut map: HashMap<usize, usize> = HashMap::new();
         for i in self.topo_order()? {
             let mut node = self.node(i).clone();

@@ -44,7 +44,8 @@ pub fn cse(g: &Graph) -> Result<Graph> {
 /// Dead-code elimination: keep what a store depends on.
 pub fn dce(g: &Graph) -> Result<Graph> {
     let mut live: HashSet<usize> = HashSet::new();
-    let mut stack: Vec<usize> = g.g.node_indices().filter(|&n| matches!(g.g[n].op, Op::Store { .. })).map(|n| n.index()).collect();
+    let mut stack: Vec<usize> =
+        g.g.node_indices().filter(|&n| matches!(g.g[n].op, Op::Store { .. })).map(|n| n.index()).collect();
     while let Some(i) = stack.pop() {
         if live.insert(i) {
             stack.extend(g.g.neighbors_directed(NodeIndex::new(i), Direction::Incoming).map(|n| n.index()));

@@ -196,7 +196,16 @@ impl BinaryOp {
     pub fn is_commutative(self) -> bool {
         matches!(
             self,
-            BinaryOp::Add | BinaryOp::Mul | BinaryOp::Min | BinaryOp::Max | BinaryOp::Hypot | BinaryOp::And | BinaryOp::Or | BinaryOp::Xor | BinaryOp::Eq | BinaryOp::Ne
+            BinaryOp::Add
+                | BinaryOp::Mul
+                | BinaryOp::Min
+                | BinaryOp::Max
+                | BinaryOp::Hypot
+                | BinaryOp::And
+                | BinaryOp::Or
+                | BinaryOp::Xor
+                | BinaryOp::Eq
+                | BinaryOp::Ne
         )
     }
 }
@@ -205,20 +214,43 @@ impl BinaryOp {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Op {
     /// The current element of array parameter `param`.
-    Load { param: usize },
+    Load {
+        param: usize,
+    },
     /// The value of scalar parameter `param`.
-    Scalar { param: usize },
+    Scalar {
+        param: usize,
+    },
     /// A constant (integers and bools are carried exactly in `bits`; floats as f64).
-    Const { value: f64, bits: i64 },
+    Const {
+        value: f64,
+        bits: i64,
+    },
     /// Convert to the node's dtype with NumPy's casting (float->int truncates).
-    Cast { arg: usize },
-    Unary { op: UnaryOp, arg: usize },
+    Cast {
+        arg: usize,
+    },
+    Unary {
+        op: UnaryOp,
+        arg: usize,
+    },
     /// Operands already have the operation's computation dtype; comparisons yield bool.
-    Binary { op: BinaryOp, lhs: usize, rhs: usize },
+    Binary {
+        op: BinaryOp,
+        lhs: usize,
+        rhs: usize,
+    },
     /// `cond ? a : b` (np.where).
-    Select { cond: usize, a: usize, b: usize },
+    Select {
+        cond: usize,
+        a: usize,
+        b: usize,
+    },
     /// Write `value` to the current element of array parameter `param`.
-    Store { param: usize, value: usize },
+    Store {
+        param: usize,
+        value: usize,
+    },
 }
 
 impl Op {
@@ -244,8 +276,14 @@ pub struct Node {
 pub enum ParamKind {
     /// An array; `contiguous` means C-contiguous with exactly the iteration shape, so the element
     /// offset is the linear index (no strides are passed).
-    Array { dtype: DType, ndim: usize, contiguous: bool },
-    Scalar { dtype: DType },
+    Array {
+        dtype: DType,
+        ndim: usize,
+        contiguous: bool,
+    },
+    Scalar {
+        dtype: DType,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

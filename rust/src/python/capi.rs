@@ -5,7 +5,6 @@
 
 use std::ffi::{c_char, c_void, CStr};
 
-
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -32,7 +31,12 @@ fn status(r: crate::Result<()>) -> i32 {
 /// Allocate `nbytes` of USM of kind `usm` for `queue`. Returns the data pointer and stores a new
 /// meminfo owning the memory in `*meminfo`. Null with a Python error set on failure.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn nx_usm_alloc(queue: *const c_void, nbytes: u64, usm: u32, meminfo: *mut *mut c_void) -> *mut c_void {
+pub unsafe extern "C" fn nx_usm_alloc(
+    queue: *const c_void,
+    nbytes: u64,
+    usm: u32,
+    meminfo: *mut *mut c_void,
+) -> *mut c_void {
     if queue.is_null() {
         raise(Error::Placement("cannot allocate: the array has no queue".into()));
         return std::ptr::null_mut();
@@ -61,7 +65,13 @@ pub unsafe extern "C" fn nx_meminfo_queue(mi: *mut c_void) -> *const c_void {
 /// `CompiledKernel::launch_general`; `broadcast` non-zero when operands broadcast) and wait.
 /// 0 on success, -1 with a Python exception set on failure.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn nx_launch(kernel: *const c_void, queue: *const c_void, slots: *const u64, nslots: u32, broadcast: i32) -> i32 {
+pub unsafe extern "C" fn nx_launch(
+    kernel: *const c_void,
+    queue: *const c_void,
+    slots: *const u64,
+    nslots: u32,
+    broadcast: i32,
+) -> i32 {
     if queue.is_null() {
         raise(Error::Placement("cannot launch: an array argument has no queue".into()));
         return -1;
@@ -75,11 +85,19 @@ pub unsafe extern "C" fn nx_launch(kernel: *const c_void, queue: *const c_void, 
 /// Fill `nbytes` at USM address `dst` with copies of the `psize`-byte pattern at `pattern`.
 /// 0 on success, -1 with a Python exception set.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn nx_usm_fill(queue: *const c_void, dst: *mut c_void, pattern: *const u8, psize: u64, nbytes: u64) -> i32 {
+pub unsafe extern "C" fn nx_usm_fill(
+    queue: *const c_void,
+    dst: *mut c_void,
+    pattern: *const u8,
+    psize: u64,
+    nbytes: u64,
+) -> i32 {
     let q = unsafe { Queue::from_ptr(queue) };
     let pat = unsafe { std::slice::from_raw_parts(pattern, psize as usize) };
     let dst = dst as usize; // plain address across the GIL release
-    status(Python::attach(|py| py.detach(|| unsafe { crate::runtime::fill(&q, dst as *mut c_void, pat, nbytes as usize) })))
+    status(Python::attach(|py| {
+        py.detach(|| unsafe { crate::runtime::fill(&q, dst as *mut c_void, pat, nbytes as usize) })
+    }))
 }
 
 /// Blocking copy of `nbytes` between `dst` and `src`, each device memory of `queue` (USM or buffer
@@ -109,9 +127,10 @@ pub unsafe extern "C" fn nx_launch_nd(
     let k = unsafe { &*(kernel as *const CompiledKernel) };
     let q = unsafe { Queue::from_ptr(queue) };
     let slots = unsafe { std::slice::from_raw_parts(slots, nslots as usize) };
-    let g: Vec<usize> = unsafe { std::slice::from_raw_parts(global, ndim as usize) }.iter().map(|&x| x as usize).collect();
-    let l: Option<Vec<usize>> =
-        (!local.is_null()).then(|| unsafe { std::slice::from_raw_parts(local, ndim as usize) }.iter().map(|&x| x as usize).collect());
+    let g: Vec<usize> =
+        unsafe { std::slice::from_raw_parts(global, ndim as usize) }.iter().map(|&x| x as usize).collect();
+    let l: Option<Vec<usize>> = (!local.is_null())
+        .then(|| unsafe { std::slice::from_raw_parts(local, ndim as usize) }.iter().map(|&x| x as usize).collect());
     status(Python::attach(|py| py.detach(|| k.launch_nd(&q, slots, &g, l.as_deref()))))
 }
 
@@ -133,7 +152,8 @@ pub unsafe extern "C" fn nx_check_queues(queues: *const *const c_void, n: u32, n
         return 0;
     }
     let names = unsafe { CStr::from_ptr(names) }.to_string_lossy().into_owned();
-    let detail: Vec<String> = names.split(',').zip(&qs).map(|(n, q)| format!("'{n}' on {q:?} (context {:?})", q.context())).collect();
+    let detail: Vec<String> =
+        names.split(',').zip(&qs).map(|(n, q)| format!("'{n}' on {q:?} (context {:?})", q.context())).collect();
     raise(Error::Placement(format!(
         "arrays on non-equivalent queues cannot be used together (compute follows data): {}. Copy them to one queue first, e.g. numba_ext.asarray(x, sycl_queue=q)",
         detail.join(", ")
@@ -156,4 +176,3 @@ pub fn capi_addresses(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     d.set_item("nx_box", super::native::nx_box as *const () as usize)?;
     Ok(d)
 }
-

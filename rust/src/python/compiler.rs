@@ -40,7 +40,11 @@ pub fn spec_from_py(d: &Bound<'_, PyDict>) -> PyResult<KernelSpec> {
         let pname: String = t.get_item(0)?.extract()?;
         let kind: String = t.get_item(1)?.extract()?;
         let kind = match kind.as_str() {
-            "array" => ParamKind::Array { dtype: dtype(t, 2)?, ndim: t.get_item(3)?.extract()?, contiguous: t.get_item(4)?.extract()? },
+            "array" => ParamKind::Array {
+                dtype: dtype(t, 2)?,
+                ndim: t.get_item(3)?.extract()?,
+                contiguous: t.get_item(4)?.extract()?,
+            },
             "scalar" => ParamKind::Scalar { dtype: dtype(t, 2)? },
             other => return Err(bad(format!("unknown parameter kind '{other}'"))),
         };
@@ -58,12 +62,18 @@ pub fn spec_from_py(d: &Bound<'_, PyDict>) -> PyResult<KernelSpec> {
             "scalar" => Op::Scalar { param: u(2)? },
             "const" => {
                 let v = t.get_item(2)?;
-                let bits: i64 = if dt.is_float() { 0 } else { v.extract::<i128>().map(|x| x as i64).or_else(|_| v.extract::<bool>().map(|b| b as i64))? };
+                let bits: i64 = if dt.is_float() {
+                    0
+                } else {
+                    v.extract::<i128>().map(|x| x as i64).or_else(|_| v.extract::<bool>().map(|b| b as i64))?
+                };
                 Op::Const { value: v.extract::<f64>()?, bits }
             }
             "cast" => Op::Cast { arg: u(2)? },
             "unary" => Op::Unary { op: UnaryOp::parse(&t.get_item(2)?.extract::<String>()?)?, arg: u(3)? },
-            "binary" => Op::Binary { op: BinaryOp::parse(&t.get_item(2)?.extract::<String>()?)?, lhs: u(3)?, rhs: u(4)? },
+            "binary" => {
+                Op::Binary { op: BinaryOp::parse(&t.get_item(2)?.extract::<String>()?)?, lhs: u(3)?, rhs: u(4)? }
+            }
             "select" => Op::Select { cond: u(2)?, a: u(3)?, b: u(4)? },
             "store" => Op::Store { param: u(2)?, value: u(3)? },
             other => return Err(bad(format!("unknown node kind '{other}'"))),
@@ -81,7 +91,11 @@ fn operand(o: &Bound<'_, PyAny>) -> PyResult<Operand> {
         "c" => {
             let dt = dtype(t, 1)?;
             let v = t.get_item(2)?;
-            let bits: i64 = if dt.is_float() { 0 } else { v.extract::<i128>().map(|x| x as i64).or_else(|_| v.extract::<bool>().map(|b| b as i64))? };
+            let bits: i64 = if dt.is_float() {
+                0
+            } else {
+                v.extract::<i128>().map(|x| x as i64).or_else(|_| v.extract::<bool>().map(|b| b as i64))?
+            };
             Ok(Operand::Const { value: v.extract::<f64>()?, bits, dtype: dt })
         }
         other => Err(bad(format!("unknown operand kind '{other}'"))),
@@ -108,7 +122,10 @@ fn operands(o: &Bound<'_, PyAny>) -> PyResult<Vec<Operand>> {
 pub fn function_from_py(d: &Bound<'_, PyDict>) -> PyResult<Function> {
     let get = |k: &str| d.get_item(k)?.ok_or_else(|| bad(format!("missing key '{k}'")));
     let name: String = get("name")?.extract()?;
-    let locals = get("locals")?.try_iter()?.map(|x| Ok(DType::parse(&x?.extract::<String>()?)?)).collect::<PyResult<Vec<_>>>()?;
+    let locals = get("locals")?
+        .try_iter()?
+        .map(|x| Ok(DType::parse(&x?.extract::<String>()?)?))
+        .collect::<PyResult<Vec<_>>>()?;
     let mut arrays = Vec::new();
     for a in get("arrays")?.try_iter()? {
         let a = a?;
@@ -120,7 +137,14 @@ pub fn function_from_py(d: &Bound<'_, PyDict>) -> PyResult<Function> {
             other => return Err(bad(format!("unknown memory space '{other}'"))),
         };
         let contiguous = t.len() > 5 && t.get_item(5)?.extract::<bool>()?;
-        arrays.push(ArrayDecl { name: t.get_item(0)?.extract()?, dtype: dtype(t, 1)?, ndim: t.get_item(2)?.extract()?, space, shape: t.get_item(4)?.extract()?, contiguous });
+        arrays.push(ArrayDecl {
+            name: t.get_item(0)?.extract()?,
+            dtype: dtype(t, 1)?,
+            ndim: t.get_item(2)?.extract()?,
+            space,
+            shape: t.get_item(4)?.extract()?,
+            contiguous,
+        });
     }
     let mut params = Vec::new();
     for p in get("params")?.try_iter()? {
@@ -153,7 +177,9 @@ pub fn function_from_py(d: &Bound<'_, PyDict>) -> PyResult<Function> {
                 "load" => Inst::Load { dst: u(1)?, array: u(2)?, index: operands(&t.get_item(3)?)? },
                 "store" => Inst::Store { array: u(1)?, index: operands(&t.get_item(2)?)?, src: o(3)? },
                 "dim" => Inst::Dim { dst: u(1)?, array: u(2)?, dim: u(3)? },
-                "workitem" => Inst::WorkItem { dst: u(1)?, query: WorkItem::parse(&s(2)?)?, dim: t.get_item(3)?.extract()? },
+                "workitem" => {
+                    Inst::WorkItem { dst: u(1)?, query: WorkItem::parse(&s(2)?)?, dim: t.get_item(3)?.extract()? }
+                }
                 "barrier" => Inst::Barrier { flags: t.get_item(1)?.extract()? },
                 "atomic" => {
                     let dst: Option<usize> = t.get_item(1)?.extract()?;
@@ -174,7 +200,11 @@ pub fn function_from_py(d: &Bound<'_, PyDict>) -> PyResult<Function> {
         let tt = term.cast::<PyTuple>()?;
         let term = match tt.get_item(0)?.extract::<String>()?.as_str() {
             "jump" => Term::Jump(tt.get_item(1)?.extract()?),
-            "branch" => Term::Branch { cond: operand(&tt.get_item(1)?)?, then: tt.get_item(2)?.extract()?, otherwise: tt.get_item(3)?.extract()? },
+            "branch" => Term::Branch {
+                cond: operand(&tt.get_item(1)?)?,
+                then: tt.get_item(2)?.extract()?,
+                otherwise: tt.get_item(3)?.extract()?,
+            },
             "return" => Term::Return,
             other => return Err(bad(format!("unknown terminator '{other}'"))),
         };
@@ -238,7 +268,14 @@ impl PyKernel {
     }
     /// Launch over an ND-range and wait (`local` None lets the driver choose the work-group size).
     #[pyo3(signature = (queue, slots, global_size, local_size = None))]
-    fn launch_nd(&self, py: Python<'_>, queue: PyRef<'_, PyQueue>, slots: Vec<u64>, global_size: Vec<usize>, local_size: Option<Vec<usize>>) -> PyResult<()> {
+    fn launch_nd(
+        &self,
+        py: Python<'_>,
+        queue: PyRef<'_, PyQueue>,
+        slots: Vec<u64>,
+        global_size: Vec<usize>,
+        local_size: Option<Vec<usize>>,
+    ) -> PyResult<()> {
         let q = queue.inner.clone();
         Ok(py.detach(|| self.inner.launch_nd(&q, &slots, &global_size, local_size.as_deref()))?)
     }

@@ -70,7 +70,13 @@ impl JitCaller {
     /// Enable the fast path: calls go to `dispatcher` (or the entry points of its overloads) when the
     /// arguments allow it. `array_type` is `numba_ext.ndarray`, `numpy_type` `numpy.ndarray`;
     /// `nparams` the number of parameters, or None to never use the overload cache.
-    fn _set_fast_path(&self, dispatcher: Py<PyAny>, array_type: Py<PyType>, numpy_type: Py<PyType>, nparams: Option<usize>) {
+    fn _set_fast_path(
+        &self,
+        dispatcher: Py<PyAny>,
+        array_type: Py<PyType>,
+        numpy_type: Py<PyType>,
+        nparams: Option<usize>,
+    ) {
         let _ = self.fast.set(FastPath { dispatcher, array_type, numpy_type, nparams, cache: Mutex::new(Vec::new()) });
     }
 
@@ -83,7 +89,11 @@ impl JitCaller {
     }
 
     #[pyo3(signature = (*args, **kwargs))]
-    fn __call__<'py>(slf: &Bound<'py, Self>, args: &Bound<'py, PyTuple>, kwargs: Option<&Bound<'py, PyDict>>) -> PyResult<Bound<'py, PyAny>> {
+    fn __call__<'py>(
+        slf: &Bound<'py, Self>,
+        args: &Bound<'py, PyTuple>,
+        kwargs: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
         let py = slf.py();
         if let Some(fast) = slf.get().fast.get() {
             if kwargs.is_none_or(|k| k.is_empty()) && OFFLOAD_ACTIVE.load(Ordering::SeqCst) == 0 {
@@ -162,7 +172,10 @@ fn examine(py: Python<'_>, fast: &FastPath, args: &Bound<'_, PyTuple>, key: &mut
 /// Python scalars whose Numba type depends only on their Python type: float, bool, complex, and int
 /// within int64 (Numba types those int64; others uint64 or not at all).
 fn scalar_keyable(a: &Bound<'_, PyAny>) -> bool {
-    if a.is_exact_instance_of::<PyFloat>() || a.is_exact_instance_of::<PyBool>() || a.is_exact_instance_of::<PyComplex>() {
+    if a.is_exact_instance_of::<PyFloat>()
+        || a.is_exact_instance_of::<PyBool>()
+        || a.is_exact_instance_of::<PyComplex>()
+    {
         return true;
     }
     if a.is_exact_instance_of::<PyInt>() {

@@ -104,10 +104,15 @@ impl KernelLaunch {
                 let key = &key[..n];
                 let hit = {
                     let cache = fast.cache.lock().unwrap_or_else(|p| p.into_inner());
-                    cache.iter().find(|e| e.key == key).map(|e| (e.kernel.clone_ref(py), e.queue.clone_ref(py), e.max_work_group))
+                    cache
+                        .iter()
+                        .find(|e| e.key == key)
+                        .map(|e| (e.kernel.clone_ref(py), e.queue.clone_ref(py), e.max_work_group))
                 };
                 match hit {
-                    Some((k, q, max_wg)) if self.local.as_ref().is_none_or(|l| l.iter().product::<usize>() <= max_wg) => {
+                    Some((k, q, max_wg))
+                        if self.local.as_ref().is_none_or(|l| l.iter().product::<usize>() <= max_wg) =>
+                    {
                         let (k, q) = (k.get().inner.clone(), q.get().inner.clone());
                         let (global, local) = (&self.global, self.local.as_deref());
                         py.detach(|| k.launch_nd(&q, &slots, global, local))?;
@@ -133,7 +138,11 @@ impl KernelLaunch {
 }
 
 impl KernelLaunch {
-    fn launch_slow<'py>(&self, kernel: &Bound<'py, KernelCaller>, args: &Bound<'py, PyTuple>) -> PyResult<Bound<'py, PyAny>> {
+    fn launch_slow<'py>(
+        &self,
+        kernel: &Bound<'py, KernelCaller>,
+        args: &Bound<'py, PyTuple>,
+    ) -> PyResult<Bound<'py, PyAny>> {
         let py = kernel.py();
         kernel.call_method1(intern!(py, "launch"), (self.global.clone(), self.local.clone(), args))
     }
@@ -142,7 +151,13 @@ impl KernelLaunch {
 /// Check the arguments for the common case (see the module documentation), filling `key` with their
 /// types and the queue, and `slots` with the kernel's argument slots (an array's data address, shape
 /// and byte strides; a scalar's bits). Returns the key's length, or None for the Python path.
-fn examine(py: Python<'_>, fast: &FastPath, args: &Bound<'_, PyTuple>, key: &mut [usize; MAX_ARGS + 1], slots: &mut Vec<u64>) -> PyResult<Option<usize>> {
+fn examine(
+    py: Python<'_>,
+    fast: &FastPath,
+    args: &Bound<'_, PyTuple>,
+    key: &mut [usize; MAX_ARGS + 1],
+    slots: &mut Vec<u64>,
+) -> PyResult<Option<usize>> {
     let n = args.len();
     if n != fast.nparams || n > MAX_ARGS || OFFLOAD_ACTIVE.load(Ordering::SeqCst) != 0 {
         return Ok(None);
@@ -183,7 +198,12 @@ fn examine(py: Python<'_>, fast: &FastPath, args: &Bound<'_, PyTuple>, key: &mut
 }
 
 /// After a Python launch with `key`: cache the compiled kernel and queue it used.
-fn remember(kernel: &Bound<'_, KernelCaller>, fast: &FastPath, args: &Bound<'_, PyTuple>, key: &[usize]) -> PyResult<()> {
+fn remember(
+    kernel: &Bound<'_, KernelCaller>,
+    fast: &FastPath,
+    args: &Bound<'_, PyTuple>,
+    key: &[usize],
+) -> PyResult<()> {
     let py = kernel.py();
     let array_type = fast.array_type.bind(py);
     let mut keep = args

@@ -73,15 +73,28 @@ pub struct ArrayInfo {
 #[pymethods]
 impl ArrayInfo {
     #[new]
-    fn new(cls: Py<PyType>, usm_type: Bound<'_, PyString>, nbtype: Option<Py<PyAny>>, typestr: Py<PyAny>, readonly: bool) -> PyResult<Self> {
-        let usm_code = crate::runtime::UsmKind::parse(usm_type.to_str()?).map_err(|e| PyTypeError::new_err(e.to_string()))?.code();
+    fn new(
+        cls: Py<PyType>,
+        usm_type: Bound<'_, PyString>,
+        nbtype: Option<Py<PyAny>>,
+        typestr: Py<PyAny>,
+        readonly: bool,
+    ) -> PyResult<Self> {
+        let usm_code =
+            crate::runtime::UsmKind::parse(usm_type.to_str()?).map_err(|e| PyTypeError::new_err(e.to_string()))?.code();
         Ok(ArrayInfo { cls, usm_type: usm_type.unbind(), usm_code, nbtype, typestr, readonly })
     }
     /// Picklable (compiled code holding it may be cached by Numba).
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyType>, Bound<'py, PyTuple>)> {
         let py = slf.py();
         let i = slf.get();
-        let args = (i.cls.bind(py), i.usm_type.bind(py), i.nbtype.as_ref().map(|t| t.bind(py)), i.typestr.bind(py), i.readonly);
+        let args = (
+            i.cls.bind(py),
+            i.usm_type.bind(py),
+            i.nbtype.as_ref().map(|t| t.bind(py)),
+            i.typestr.bind(py),
+            i.readonly,
+        );
         Ok((slf.get_type(), args.into_pyobject(py)?))
     }
 }
@@ -155,7 +168,13 @@ impl NativeArray {
         let q = &queue.get().inner;
         let mi = nrt::new_meminfo(q, nrt::Keep::Py(owner.clone().into_ptr()));
         let mut words = Vec::with_capacity(nwords(shape.len()));
-        words.extend([mi as u64, owner.as_ptr() as u64, shape.iter().product::<i64>() as u64, itemsize as u64, data as u64]);
+        words.extend([
+            mi as u64,
+            owner.as_ptr() as u64,
+            shape.iter().product::<i64>() as u64,
+            itemsize as u64,
+            data as u64,
+        ]);
         words.extend(shape.iter().map(|&s| s as u64));
         words.extend(strides.iter().map(|&s| s as u64));
         words.push(q.as_ptr() as u64);
@@ -286,7 +305,10 @@ pub unsafe extern "C" fn nx_unbox(obj: *mut ffi::PyObject, out: *mut u64, ndim: 
             let nx = nx.cast_into::<NativeArray>().map_err(PyErr::from)?;
             let w = nx.get().words.get();
             if w.len() != nwords(ndim as usize) {
-                return Err(PyTypeError::new_err(format!("array of {} dimensions where {ndim} were expected", nx.get().rank())));
+                return Err(PyTypeError::new_err(format!(
+                    "array of {} dimensions where {ndim} were expected",
+                    nx.get().rank()
+                )));
             }
             unsafe {
                 std::ptr::copy_nonoverlapping(w.as_ptr(), out, w.len());
@@ -342,7 +364,9 @@ pub unsafe extern "C" fn nx_box(words: *const u64, ndim: u32, info: *mut ffi::Py
 fn box_image(py: Python<'_>, nx: NativeArray) -> PyResult<Bound<'_, PyAny>> {
     let cls = nx.info.get().cls.clone_ref(py);
     let nx = Bound::new(py, nx)?;
-    let obj = unsafe { Bound::from_owned_ptr_or_err(py, ffi::PyType_GenericAlloc(cls.as_ptr() as *mut ffi::PyTypeObject, 0))? };
+    let obj = unsafe {
+        Bound::from_owned_ptr_or_err(py, ffi::PyType_GenericAlloc(cls.as_ptr() as *mut ffi::PyTypeObject, 0))?
+    };
     obj.setattr(intern!(py, "_nx"), nx)?;
     Ok(obj)
 }
@@ -350,7 +374,12 @@ fn box_image(py: Python<'_>, nx: NativeArray) -> PyResult<Bound<'_, PyAny>> {
 /// `numba_ext.empty` for a C-contiguous array: new memory of `info`'s USM type on `queue`, returned as
 /// a `numba_ext.ndarray` holding only its native image (as results of compiled code are).
 #[pyfunction]
-pub fn empty<'py>(queue: &Bound<'py, PyQueue>, shape: Vec<i64>, itemsize: i64, info: Bound<'py, ArrayInfo>) -> PyResult<Bound<'py, PyAny>> {
+pub fn empty<'py>(
+    queue: &Bound<'py, PyQueue>,
+    shape: Vec<i64>,
+    itemsize: i64,
+    info: Bound<'py, ArrayInfo>,
+) -> PyResult<Bound<'py, PyAny>> {
     let py = queue.py();
     if shape.iter().any(|&s| s < 0) {
         return Err(pyo3::exceptions::PyValueError::new_err(format!("negative dimensions are not allowed: {shape:?}")));
@@ -362,7 +391,8 @@ pub fn empty<'py>(queue: &Bound<'py, PyQueue>, shape: Vec<i64>, itemsize: i64, i
     };
     register_queue(queue)?;
     let q = queue.get().inner.clone();
-    let kind = crate::runtime::UsmKind::from_code(info.get().usm_code).map_err(|e| PyTypeError::new_err(e.to_string()))?;
+    let kind =
+        crate::runtime::UsmKind::from_code(info.get().usm_code).map_err(|e| PyTypeError::new_err(e.to_string()))?;
     let alloc = py.detach(|| crate::runtime::Allocation::new(&q, kind, nbytes))?;
     let data = alloc.addr() as u64;
     let mi = nrt::new_meminfo(&q, nrt::Keep::Alloc(alloc));

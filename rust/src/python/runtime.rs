@@ -85,7 +85,11 @@ impl PyDevice {
     /// "usm" (Intel USM pointers) or "buffer" (`cl_mem` buffers, on devices without USM).
     #[getter]
     fn memory_backend(&self) -> &'static str {
-        if self.inner.has_usm() { "usm" } else { "buffer" }
+        if self.inner.has_usm() {
+            "usm"
+        } else {
+            "buffer"
+        }
     }
     #[getter]
     fn max_work_group_size(&self) -> usize {
@@ -173,7 +177,11 @@ pub struct PyQueue {
 impl PyQueue {
     #[new]
     #[pyo3(signature = (selector_or_device = None, *, context = None, in_order = true))]
-    fn new(selector_or_device: Option<&Bound<'_, PyAny>>, context: Option<PyRef<'_, PyContext>>, in_order: bool) -> PyResult<Self> {
+    fn new(
+        selector_or_device: Option<&Bound<'_, PyAny>>,
+        context: Option<PyRef<'_, PyContext>>,
+        in_order: bool,
+    ) -> PyResult<Self> {
         let device = match (selector_or_device, &context) {
             (None, Some(c)) => c.inner.devices()[0].clone(),
             (s, _) => device_from(s)?,
@@ -276,10 +284,14 @@ impl PyAllocation {
         Ok(d)
     }
     fn __repr__(&self) -> String {
-        format!("<USMAllocation {} bytes {} at {:#x}>", self.inner.size(), self.inner.kind().as_str(), self.inner.addr() as usize)
+        format!(
+            "<USMAllocation {} bytes {} at {:#x}>",
+            self.inner.size(),
+            self.inner.kind().as_str(),
+            self.inner.addr() as usize
+        )
     }
 }
-
 
 /// Blocking copy of `nbytes` between two addresses usable by `queue` (USM or host memory).
 #[pyfunction]
@@ -288,7 +300,9 @@ pub fn memcpy(py: Python<'_>, queue: PyRef<'_, PyQueue>, dst: usize, src: usize,
         return Ok(());
     }
     let q = queue.inner.clone();
-    Ok(py.detach(|| unsafe { runtime::copy(&q, dst as *mut std::ffi::c_void, src as *const std::ffi::c_void, nbytes) })?)
+    Ok(py.detach(|| unsafe {
+        runtime::copy(&q, dst as *mut std::ffi::c_void, src as *const std::ffi::c_void, nbytes)
+    })?)
 }
 
 /// Blocking fill of `nbytes` at `dst` (memory of `queue`) with repetitions of `pattern`.

@@ -71,17 +71,25 @@ pub(crate) fn allocate(queue: &Queue, kind: UsmKind, size: usize) -> Result<usiz
     let ctx = queue.context();
     let flags = CL_MEM_READ_WRITE | if kind == UsmKind::Device { 0 } else { CL_MEM_ALLOC_HOST_PTR };
     let bytes = size.max(1);
-    let mem = unsafe { opencl3::memory::create_buffer(ctx.raw(), flags, bytes, std::ptr::null_mut()) }.map_err(|e| {
-        Error::Memory(format!(
-            "allocating {size} bytes of {} memory (cl_mem buffer) on {} failed: {}",
-            kind.as_str(),
-            queue.device().filter_string(),
-            Error::cl(e, "clCreateBuffer")
-        ))
-    })?;
+    let mem =
+        unsafe { opencl3::memory::create_buffer(ctx.raw(), flags, bytes, std::ptr::null_mut()) }.map_err(|e| {
+            Error::Memory(format!(
+                "allocating {size} bytes of {} memory (cl_mem buffer) on {} failed: {}",
+                kind.as_str(),
+                queue.device().filter_string(),
+                Error::cl(e, "clCreateBuffer")
+            ))
+        })?;
     let reserved = (bytes + 1).div_ceil(page()) * page();
     let addr = unsafe {
-        libc::mmap(std::ptr::null_mut(), reserved, libc::PROT_NONE, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE, -1, 0)
+        libc::mmap(
+            std::ptr::null_mut(),
+            reserved,
+            libc::PROT_NONE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+            -1,
+            0,
+        )
     };
     if addr == libc::MAP_FAILED {
         unsafe { opencl3::memory::release_mem_object(mem).ok() };
@@ -146,11 +154,29 @@ pub(crate) unsafe fn copy(queue: &Queue, dst: usize, src: usize, len: usize) -> 
                 Ok(())
             }
             (Some(d), None) => done(
-                opencl3::command_queue::enqueue_write_buffer(q, d.mem, CL_BLOCKING, d.offset, len, src as *const c_void, 0, std::ptr::null()),
+                opencl3::command_queue::enqueue_write_buffer(
+                    q,
+                    d.mem,
+                    CL_BLOCKING,
+                    d.offset,
+                    len,
+                    src as *const c_void,
+                    0,
+                    std::ptr::null(),
+                ),
                 "clEnqueueWriteBuffer",
             ),
             (None, Some(s)) => done(
-                opencl3::command_queue::enqueue_read_buffer(q, s.mem, CL_BLOCKING, s.offset, len, dst as *mut c_void, 0, std::ptr::null()),
+                opencl3::command_queue::enqueue_read_buffer(
+                    q,
+                    s.mem,
+                    CL_BLOCKING,
+                    s.offset,
+                    len,
+                    dst as *mut c_void,
+                    0,
+                    std::ptr::null(),
+                ),
                 "clEnqueueReadBuffer",
             ),
             (Some(d), Some(s)) => {
@@ -162,7 +188,16 @@ pub(crate) unsafe fn copy(queue: &Queue, dst: usize, src: usize, len: usize) -> 
                     return copy(queue, dst, tmp.as_ptr() as usize, len);
                 }
                 done(
-                    opencl3::command_queue::enqueue_copy_buffer(q, s.mem, d.mem, s.offset, d.offset, len, 0, std::ptr::null()),
+                    opencl3::command_queue::enqueue_copy_buffer(
+                        q,
+                        s.mem,
+                        d.mem,
+                        s.offset,
+                        d.offset,
+                        len,
+                        0,
+                        std::ptr::null(),
+                    ),
                     "clEnqueueCopyBuffer",
                 )
             }
@@ -185,7 +220,16 @@ pub(crate) fn fill(queue: &Queue, dst: usize, pattern: &[u8], len: usize) -> Res
     }
     done(
         unsafe {
-            opencl3::command_queue::enqueue_fill_buffer(queue.raw(), d.mem, pattern.as_ptr() as *const c_void, pattern.len(), d.offset, len, 0, std::ptr::null())
+            opencl3::command_queue::enqueue_fill_buffer(
+                queue.raw(),
+                d.mem,
+                pattern.as_ptr() as *const c_void,
+                pattern.len(),
+                d.offset,
+                len,
+                0,
+                std::ptr::null(),
+            )
         },
         "clEnqueueFillBuffer",
     )

@@ -4,8 +4,7 @@ use std::fmt;
 use std::sync::{Arc, OnceLock};
 
 use opencl3::device::{
-    Device as ClDevice, CL_DEVICE_TYPE_ACCELERATOR, CL_DEVICE_TYPE_ALL, CL_DEVICE_TYPE_CPU,
-    CL_DEVICE_TYPE_GPU,
+    Device as ClDevice, CL_DEVICE_TYPE_ACCELERATOR, CL_DEVICE_TYPE_ALL, CL_DEVICE_TYPE_CPU, CL_DEVICE_TYPE_GPU,
 };
 use opencl3::platform::get_platforms;
 use opencl3::types::{cl_device_id, cl_platform_id};
@@ -308,8 +307,7 @@ pub fn select_device(selector: &str) -> Result<Device> {
             }
         }
         let _ = backend; // only the OpenCL backend exists
-        let mut cands: Vec<&Device> =
-            all.iter().filter(|d| kind.is_none_or(|k| d.kind() == k)).collect();
+        let mut cands: Vec<&Device> = all.iter().filter(|d| kind.is_none_or(|k| d.kind() == k)).collect();
         if index.is_none() {
             // prefer devices we can compile for
             cands.sort_by_key(|d| d.target() == &Target::None);

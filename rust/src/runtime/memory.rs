@@ -38,9 +38,7 @@ impl UsmKind {
             "device" => Ok(UsmKind::Device),
             "shared" => Ok(UsmKind::Shared),
             "host" => Ok(UsmKind::Host),
-            _ => Err(Error::Memory(format!(
-                "unknown USM type '{s}': expected 'device', 'shared' or 'host'"
-            ))),
+            _ => Err(Error::Memory(format!("unknown USM type '{s}': expected 'device', 'shared' or 'host'"))),
         }
     }
     /// Stable small integer used by compiled host code.
@@ -149,7 +147,6 @@ pub(crate) fn free_block(usm: Option<super::usm::UsmFns>, context: opencl3::type
     }
 }
 
-
 /// One allocation. Freed (blocking, so in-flight kernels finish first) when dropped.
 pub struct Allocation {
     queue: Queue,
@@ -173,7 +170,12 @@ impl Allocation {
         let ctx = queue.context();
         // Zero-size arrays still get a distinct, valid allocation.
         let bytes = size.max(1);
-        let key = pool::Key { context: ctx.raw() as usize, device: queue.device().id() as usize, kind: kind.code(), size: bytes };
+        let key = pool::Key {
+            context: ctx.raw() as usize,
+            device: queue.device().id() as usize,
+            kind: kind.code(),
+            size: bytes,
+        };
         let Some(usm) = ctx.0.usm else {
             let addr = match pool::take(key) {
                 Some(p) => p as usize,
@@ -191,8 +193,12 @@ impl Allocation {
         let ptr = unsafe {
             match kind {
                 UsmKind::Host => (usm.host_alloc)(ctx.raw(), std::ptr::null(), bytes, align, &mut err),
-                UsmKind::Device => (usm.device_alloc)(ctx.raw(), queue.device().id(), std::ptr::null(), bytes, align, &mut err),
-                UsmKind::Shared => (usm.shared_alloc)(ctx.raw(), queue.device().id(), std::ptr::null(), bytes, align, &mut err),
+                UsmKind::Device => {
+                    (usm.device_alloc)(ctx.raw(), queue.device().id(), std::ptr::null(), bytes, align, &mut err)
+                }
+                UsmKind::Shared => {
+                    (usm.shared_alloc)(ctx.raw(), queue.device().id(), std::ptr::null(), bytes, align, &mut err)
+                }
             }
         };
         if ptr.is_null() || err != 0 {
@@ -243,7 +249,14 @@ impl Allocation {
         if src.is_empty() {
             return Ok(());
         }
-        unsafe { copy(&self.queue, (self.addr() as *mut u8).add(offset) as *mut c_void, src.as_ptr() as *const c_void, src.len()) }
+        unsafe {
+            copy(
+                &self.queue,
+                (self.addr() as *mut u8).add(offset) as *mut c_void,
+                src.as_ptr() as *const c_void,
+                src.len(),
+            )
+        }
     }
 
     /// Copy `dst.len()` bytes starting at byte `offset` of the allocation into `dst` (host memory).
@@ -252,7 +265,14 @@ impl Allocation {
         if dst.is_empty() {
             return Ok(());
         }
-        unsafe { copy(&self.queue, dst.as_mut_ptr() as *mut c_void, (self.addr() as *const u8).add(offset) as *const c_void, dst.len()) }
+        unsafe {
+            copy(
+                &self.queue,
+                dst.as_mut_ptr() as *mut c_void,
+                (self.addr() as *const u8).add(offset) as *const c_void,
+                dst.len(),
+            )
+        }
     }
 
     /// Fill the whole allocation with copies of `pattern` (1, 2, 4, 8 ... 128 bytes).
@@ -261,7 +281,11 @@ impl Allocation {
             return Ok(());
         }
         if pattern.is_empty() || !self.size.is_multiple_of(pattern.len()) {
-            return Err(Error::Memory(format!("fill pattern of {} bytes does not tile {} bytes", pattern.len(), self.size)));
+            return Err(Error::Memory(format!(
+                "fill pattern of {} bytes does not tile {} bytes",
+                pattern.len(),
+                self.size
+            )));
         }
         unsafe { fill(&self.queue, self.addr(), pattern, self.size) }
     }
@@ -309,7 +333,18 @@ pub unsafe fn fill(queue: &Queue, dst: *mut c_void, pattern: &[u8], len: usize) 
     let Some(usm) = queue.context().0.usm else {
         return super::buffers::fill(queue, dst as usize, pattern, len);
     };
-    let rc = unsafe { (usm.memfill)(queue.raw(), dst, pattern.as_ptr() as *const c_void, pattern.len(), len, 0, std::ptr::null(), std::ptr::null_mut()) };
+    let rc = unsafe {
+        (usm.memfill)(
+            queue.raw(),
+            dst,
+            pattern.as_ptr() as *const c_void,
+            pattern.len(),
+            len,
+            0,
+            std::ptr::null(),
+            std::ptr::null_mut(),
+        )
+    };
     if rc != 0 {
         return Err(Error::cl(rc, "clEnqueueMemFillINTEL"));
     }
@@ -320,7 +355,12 @@ impl Drop for Allocation {
     fn drop(&mut self) {
         LIVE.fetch_sub(1, Ordering::Relaxed);
         let ctx = self.queue.context();
-        let key = pool::Key { context: ctx.raw() as usize, device: self.queue.device().id() as usize, kind: self.kind.code(), size: self.size.max(1) };
+        let key = pool::Key {
+            context: ctx.raw() as usize,
+            device: self.queue.device().id() as usize,
+            kind: self.kind.code(),
+            size: self.size.max(1),
+        };
         if pool::give(key, self.addr()) {
             return;
         }

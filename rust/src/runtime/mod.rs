@@ -3,17 +3,17 @@
 //! handles are `Arc`s over OpenCL objects, and the only process-wide state is the (immutable once
 //! built) list of root devices and each root device's lazily created default context.
 
-mod device;
+mod buffers;
 mod context;
+mod device;
+mod memory;
+mod program;
 mod queue;
 mod usm;
-mod memory;
-mod buffers;
-mod program;
 
+pub use buffers::live_buffers;
 pub use context::Context;
 pub use device::{devices, select_device, Device, DeviceKind, Target};
-pub use buffers::live_buffers;
 pub use memory::{copy, fill, live_allocations, Allocation, UsmKind};
 pub use program::{CompiledKernel, NVIDIA_WORK_GROUP};
 pub use queue::Queue;

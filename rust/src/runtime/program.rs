@@ -12,8 +12,8 @@ use opencl3::program::Program;
 use opencl3::types::cl_context;
 
 use super::device::Device;
-use super::FastMap;
 use super::queue::Queue;
+use super::FastMap;
 use crate::codegen::{self, ArgSlot, Binary, DeviceCaps, Flavor};
 use crate::error::{ClResultExt, Error, Result};
 use crate::ir::{Function, KernelSpec, ParamKind};
@@ -48,7 +48,11 @@ impl std::fmt::Debug for CompiledKernel {
 }
 
 fn caps(device: &Device) -> DeviceCaps {
-    DeviceCaps::new(device.target().clone(), device.has_fp64(), format!("{} [{}]", device.name(), device.filter_string()))
+    DeviceCaps::new(
+        device.target().clone(),
+        device.has_fp64(),
+        format!("{} [{}]", device.name(), device.filter_string()),
+    )
 }
 
 /// With `NUMBA_EXT_DUMP_DIR` set, every program is written there (LLVM IR and SPIR-V/PTX) before
@@ -80,14 +84,24 @@ fn build_options(b: &Binary) -> String {
     o
 }
 
-fn cached(key: String, source: Option<(KernelSpec, Device)>, compile: impl FnOnce() -> Result<Binary>) -> Result<Arc<CompiledKernel>> {
+fn cached(
+    key: String,
+    source: Option<(KernelSpec, Device)>,
+    compile: impl FnOnce() -> Result<Binary>,
+) -> Result<Arc<CompiledKernel>> {
     static CACHE: OnceLock<Mutex<HashMap<String, Arc<CompiledKernel>>>> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
     if let Some(k) = cache.lock().unwrap().get(&key) {
         return Ok(k.clone());
     }
     // Compile outside the lock; a racing duplicate compile is harmless.
-    let compiled = Arc::new(CompiledKernel { binary: compile()?, first: OnceLock::new(), loaded: Mutex::new(FastMap::default()), source, strided: OnceLock::new() });
+    let compiled = Arc::new(CompiledKernel {
+        binary: compile()?,
+        first: OnceLock::new(),
+        loaded: Mutex::new(FastMap::default()),
+        source,
+        strided: OnceLock::new(),
+    });
     Ok(cache.lock().unwrap().entry(key).or_insert(compiled).clone())
 }
 
@@ -138,7 +152,11 @@ impl CompiledKernel {
         let options = build_options(&self.binary);
         if let Err(e) = program.build(&ids, &options) {
             let log = program.get_build_log(dev.id()).unwrap_or_else(|_| "<no build log>".into());
-            return Err(Error::Build { device: format!("{} [{}]", dev.name(), dev.filter_string()), name: crate::error::cl_error_name(e.0), log });
+            return Err(Error::Build {
+                device: format!("{} [{}]", dev.name(), dev.filter_string()),
+                name: crate::error::cl_error_name(e.0),
+                log,
+            });
         }
         let kernel = Kernel::create(&program, &self.binary.kernel_name).cl("clCreateKernel")?;
         let l = Arc::new(Mutex::new(Loaded { _program: program, kernel, last: vec![None; self.binary.slots.len()] }));
@@ -220,14 +238,24 @@ impl CompiledKernel {
     pub fn launch_nd(&self, queue: &Queue, slots: &[u64], global: &[usize], local: Option<&[usize]>) -> Result<()> {
         let layout = &self.binary.slots;
         if slots.len() != layout.len() {
-            return Err(Error::Launch(format!("kernel '{}' takes {} argument slots, got {}", self.binary.kernel_name, layout.len(), slots.len())));
+            return Err(Error::Launch(format!(
+                "kernel '{}' takes {} argument slots, got {}",
+                self.binary.kernel_name,
+                layout.len(),
+                slots.len()
+            )));
         }
         if global.is_empty() || global.len() > 3 || local.is_some_and(|l| l.len() != global.len()) {
-            return Err(Error::Launch(format!("global range {global:?} and local range {local:?} must have the same 1 to 3 dimensions")));
+            return Err(Error::Launch(format!(
+                "global range {global:?} and local range {local:?} must have the same 1 to 3 dimensions"
+            )));
         }
         if let Some(l) = local {
             if let Some(d) = (0..l.len()).find(|&d| l[d] == 0 || !global[d].is_multiple_of(l[d])) {
-                return Err(Error::Launch(format!("local size {} does not divide global size {} in dimension {d}", l[d], global[d])));
+                return Err(Error::Launch(format!(
+                    "local size {} does not divide global size {} in dimension {d}",
+                    l[d], global[d]
+                )));
             }
         }
         if global.contains(&0) {
@@ -259,7 +287,8 @@ impl CompiledKernel {
                                         return Err(Error::cl(rc, "clSetKernelArgMemPointerINTEL"));
                                     }
                                     if !was_set {
-                                        k.set_arg(idx + 1, &0i64).cl("clSetKernelArg")?; // USM offsets are 0
+                                        k.set_arg(idx + 1, &0i64).cl("clSetKernelArg")?;
+                                        // USM offsets are 0
                                     }
                                 }
                                 None => {
@@ -293,8 +322,17 @@ impl CompiledKernel {
                 l => l,
             };
             let lptr = local.map_or(std::ptr::null(), |l| l.as_ptr());
-            unsafe { queue.0.cl.enqueue_nd_range_kernel(k.get(), global.len() as u32, std::ptr::null(), global.as_ptr(), lptr, &[]) }
-                .cl("clEnqueueNDRangeKernel")?
+            unsafe {
+                queue.0.cl.enqueue_nd_range_kernel(
+                    k.get(),
+                    global.len() as u32,
+                    std::ptr::null(),
+                    global.as_ptr(),
+                    lptr,
+                    &[],
+                )
+            }
+            .cl("clEnqueueNDRangeKernel")?
         };
         event.wait().cl("clWaitForEvents")
     }

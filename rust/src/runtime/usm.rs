@@ -4,14 +4,34 @@
 use std::ffi::{c_void, CString};
 use std::sync::OnceLock;
 
-use opencl3::types::{cl_bool, cl_command_queue, cl_context, cl_device_id, cl_event, cl_int, cl_kernel, cl_platform_id, cl_uint};
+use opencl3::types::{
+    cl_bool, cl_command_queue, cl_context, cl_device_id, cl_event, cl_int, cl_kernel, cl_platform_id, cl_uint,
+};
 
 type HostAlloc = unsafe extern "C" fn(cl_context, *const u64, usize, cl_uint, *mut cl_int) -> *mut c_void;
 type DevAlloc = unsafe extern "C" fn(cl_context, cl_device_id, *const u64, usize, cl_uint, *mut cl_int) -> *mut c_void;
 type Free = unsafe extern "C" fn(cl_context, *mut c_void) -> cl_int;
 type SetArgPtr = unsafe extern "C" fn(cl_kernel, cl_uint, *const c_void) -> cl_int;
-type Memcpy = unsafe extern "C" fn(cl_command_queue, cl_bool, *mut c_void, *const c_void, usize, cl_uint, *const cl_event, *mut cl_event) -> cl_int;
-type MemFill = unsafe extern "C" fn(cl_command_queue, *mut c_void, *const c_void, usize, usize, cl_uint, *const cl_event, *mut cl_event) -> cl_int;
+type Memcpy = unsafe extern "C" fn(
+    cl_command_queue,
+    cl_bool,
+    *mut c_void,
+    *const c_void,
+    usize,
+    cl_uint,
+    *const cl_event,
+    *mut cl_event,
+) -> cl_int;
+type MemFill = unsafe extern "C" fn(
+    cl_command_queue,
+    *mut c_void,
+    *const c_void,
+    usize,
+    usize,
+    cl_uint,
+    *const cl_event,
+    *mut cl_event,
+) -> cl_int;
 
 /// The USM entry points of one platform.
 #[derive(Clone, Copy)]
