@@ -1,23 +1,29 @@
 """numba_ext: compute-follows-data offload for Numba.
 
 Arrays live in USM memory bound to a queue; jitted functions and kernels run where their data is.
+
+The package is built in one-way layers (each may import only the ones below it; import-linter checks
+this in ``make test``): ``devices`` <- ``arrays`` <- ``placement`` <- ``compiler`` and ``kernels``
+<- ``library`` <- this module, which only gathers the public API.
 """
 
-from . import _icd
+# First: registers the OpenCL drivers with the ICD loader before the extension loads.
+from . import devices  # noqa: F401
 
-_icd.register()  # before the first OpenCL call anywhere in the process
-_icd.register_libdevice()
-
-from . import (  # noqa: E402
-    _core,  # noqa: F401  (the extension; loaded after ICD registration)
+# isort: split
+from . import (
+    arrays,  # noqa: F401
     atomic,
+    compiler,
+    errors,
+    kernels,  # noqa: F401
+    library,  # noqa: F401  (registers the arrays' eager operations)
     local,
+    placement,  # noqa: F401
     private,
     utils,
 )
-from .array import ndarray  # noqa: E402
-from .cfd import offload_to  # noqa: E402
-from .creation import (  # noqa: E402
+from .arrays import (
     arange,
     asarray,
     asnumpy,
@@ -25,12 +31,15 @@ from .creation import (  # noqa: E402
     empty_like,
     full,
     full_like,
+    ndarray,
     ones,
     ones_like,
     zeros,
     zeros_like,
 )
-from .errors import (  # noqa: E402
+from .compiler import erf, erfc, jit
+from .devices import Context, Device, Queue, default_queue, get_devices
+from .errors import (
     BuildError,
     ExecutionPlacementError,
     KernelArgumentError,
@@ -41,9 +50,7 @@ from .errors import (  # noqa: E402
     UnsupportedError,
     USMError,
 )
-from .jit import jit  # noqa: E402
-from .kernel import NdRange, Range, call_kernel, call_kernel_async, func, kernel  # noqa: E402
-from .kernel_api import (  # noqa: E402
+from .kernel_api import (
     GLOBAL_MEM_FENCE,
     LOCAL_MEM_FENCE,
     barrier,
@@ -54,62 +61,62 @@ from .kernel_api import (  # noqa: E402
     get_local_size,
     get_num_groups,
 )
-from .numba import _init_extension  # noqa: E402
-from .runtime import Context, Device, Queue, default_queue, get_devices  # noqa: E402
-from .ufuncs import erf, erfc  # noqa: E402
+from .kernels import NdRange, Range, call_kernel, call_kernel_async, func, kernel
+from .placement import offload_to
 
-_init_extension()
+compiler.install()
 
 __version__ = "0.1.0"
 
 __all__ = [
     "GLOBAL_MEM_FENCE",
-    "erf",
-    "erfc",
-    "KernelArgumentError",
     "LOCAL_MEM_FENCE",
+    "BuildError",
+    "Context",
+    "Device",
+    "ExecutionPlacementError",
+    "KernelArgumentError",
     "LaunchError",
+    "MixedUSMTypeWarning",
     "NdRange",
+    "NumbaExtError",
+    "Queue",
+    "QueueMismatchWarning",
     "Range",
+    "USMError",
+    "UnsupportedError",
+    "arange",
+    "asarray",
+    "asnumpy",
     "atomic",
     "barrier",
     "call_kernel",
     "call_kernel_async",
+    "default_queue",
+    "empty",
+    "empty_like",
+    "erf",
+    "erfc",
+    "errors",
+    "full",
+    "full_like",
     "func",
+    "get_devices",
     "get_global_id",
     "get_global_size",
     "get_group_id",
     "get_local_id",
     "get_local_size",
     "get_num_groups",
+    "jit",
     "kernel",
     "local",
-    "private",
-    "BuildError",
-    "Context",
-    "Device",
-    "ExecutionPlacementError",
-    "MixedUSMTypeWarning",
-    "NumbaExtError",
-    "Queue",
-    "USMError",
-    "UnsupportedError",
-    "arange",
-    "asarray",
-    "asnumpy",
-    "default_queue",
-    "empty",
-    "empty_like",
-    "full",
-    "full_like",
-    "get_devices",
-    "jit",
     "ndarray",
     "offload_to",
     "ones",
     "ones_like",
+    "private",
     "utils",
     "zeros",
     "zeros_like",
-    "QueueMismatchWarning",
 ]

@@ -2,20 +2,12 @@
 value)`` and friends return the old value. int32, int64, float32 and float64 (floats through a
 compare-and-swap loop, so every device supports them)."""
 
-from .kernel_api import _device_only
+from .compiler.intrinsics import ATOMIC_OPS as OPS
+from .compiler.intrinsics import atomic_add as add
+from .compiler.intrinsics import atomic_compare_exchange as compare_exchange
+from .compiler.intrinsics import atomic_exchange as exchange
+from .compiler.intrinsics import atomic_max as max
+from .compiler.intrinsics import atomic_min as min
+from .compiler.intrinsics import atomic_sub as sub
 
-add = _device_only("atomic.add")
-sub = _device_only("atomic.sub")
-min = _device_only("atomic.min")
-max = _device_only("atomic.max")
-exchange = _device_only("atomic.exchange")
-compare_exchange = _device_only("atomic.compare_exchange")
-
-OPS = {
-    add: "add",
-    sub: "sub",
-    min: "min",
-    max: "max",
-    exchange: "exchange",
-    compare_exchange: "compare_exchange",
-}
+__all__ = ["OPS", "add", "compare_exchange", "exchange", "max", "min", "sub"]

@@ -1,5 +1,5 @@
 """``numba_ext.local.array(shape, dtype)``: work-group shared memory inside kernels."""
 
-from .kernel_api import _device_only
+from .compiler.intrinsics import local_array as array
 
-array = _device_only("local.array")
+__all__ = ["array"]

@@ -1,5 +1,5 @@
 """``numba_ext.private.array(shape, dtype)``: per-work-item memory inside kernels."""
 
-from .kernel_api import _device_only
+from .compiler.intrinsics import private_array as array
 
-array = _device_only("private.array")
+__all__ = ["array"]

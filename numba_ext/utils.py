@@ -1,8 +1,9 @@
-"""Helpers for package authors (spec: "packages need to provide ... to make data compatible")."""
+"""Helpers for package authors who make their data compatible with numba_ext arrays: the execution
+queue of a set of queues and the USM type of a result."""
 
 from __future__ import annotations
 
-from .cfd import coerce_usm_types, common_queue
+from .placement import coerce_usm_types, common_queue
 
 
 def get_execution_queue(queues):
@@ -12,7 +13,7 @@ def get_execution_queue(queues):
 
 def get_coerced_usm_type(usm_types):
     """The USM type of a result computed from arrays of `usm_types` (precedence device < shared <
-    host, the spec's 3x3 table); None for an empty list; ValueError for an unknown name."""
+    host); None for an empty list; ValueError for an unknown name."""
     return coerce_usm_types(usm_types)
 
 

@@ -194,7 +194,7 @@ def test_usm_only_inside_offload_to_follows_the_data(rng):
 
 def test_offload_to_nests_and_is_per_thread(rng):
     q1, q2 = Queue(DEV), Queue(DEV)
-    from numba_ext.cfd import current_offload_queue
+    from numba_ext.placement import current_offload_queue
 
     assert current_offload_queue() is None
     seen = {}
@@ -316,7 +316,7 @@ def test_plain_njit_without_importing_numba_ext_in_the_defining_module(tmp_path)
         import user_module
         # compiling anything loads the numba_extensions entry point before numba_ext is imported
         numba.njit(lambda x: x + 1)(np.arange(3))
-        assert "numba_ext.numba.offload" in sys.modules, "entry point not loaded"
+        assert "numba_ext.compiler.offload" in sys.modules, "entry point not loaded"
         import numba_ext
         h = np.random.rand(100); g = np.random.rand(100)
         out = user_module.f(numba_ext.asarray(h), numba_ext.asarray(g))

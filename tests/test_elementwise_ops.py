@@ -16,7 +16,7 @@ import pytest
 from numba import prange
 
 import numba_ext as nx
-from numba_ext import eager
+from numba_ext.library import elementwise as eager
 
 from .conftest import DEV
 

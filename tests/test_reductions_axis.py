@@ -278,7 +278,7 @@ def test_bad_axis_and_unsupported_forms():
 
 # -- plain numba.njit ---------------------------------------------------------------------------------
 def test_plain_njit(rng):
-    from numba_ext.numba import reductions
+    from numba_ext.compiler import reduction_helpers as reductions
 
     @numba.njit
     def f(x, m, v):

@@ -1,0 +1,54 @@
+"""Arrays layer: ``numba_ext.ndarray`` and everything that makes, moves and describes arrays.
+
+Owns: the array class (``ndarray``), the dtypes and USM kinds arrays hold (``dtypes``), allocation,
+creation (``asarray``, ``empty``, ``zeros``, ``full``, ``arange``, the ``*_like`` forms), copies
+between host and device (``transfers``), ``__sycl_usm_array_interface__`` import (``interface``) and
+the extension points through which upper layers give arrays their Numba type and their eager
+operations (``hooks``).
+
+May import: ``numba_ext.devices``, ``numba_ext.errors`` and ``numba_ext._core``. Never the
+placement rules, the compiler, the kernels or the library (they register with ``hooks`` instead).
+"""
+
+from . import hooks
+from .allocation import allocate, normalize_shape
+from .creation import (
+    arange,
+    asarray,
+    asnumpy,
+    empty,
+    empty_like,
+    full,
+    full_like,
+    ones,
+    ones_like,
+    zeros,
+    zeros_like,
+)
+from .dtypes import SUPPORTED_DTYPES, USM_TYPES, check_dtype, check_usm_type, default_float
+from .ndarray import ndarray
+from .transfers import upload_into
+
+__all__ = [
+    "SUPPORTED_DTYPES",
+    "USM_TYPES",
+    "allocate",
+    "arange",
+    "asarray",
+    "asnumpy",
+    "check_dtype",
+    "check_usm_type",
+    "default_float",
+    "empty",
+    "empty_like",
+    "full",
+    "full_like",
+    "hooks",
+    "ndarray",
+    "normalize_shape",
+    "ones",
+    "ones_like",
+    "upload_into",
+    "zeros",
+    "zeros_like",
+]

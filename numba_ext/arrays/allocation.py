@@ -1,0 +1,47 @@
+"""Allocation of new C-contiguous arrays (the extension allocates and wraps them)."""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+
+from .. import _core
+from ..devices import Queue
+from . import hooks
+from .dtypes import SUPPORTED_DTYPE_SET, check_dtype, check_usm_type
+
+
+def normalize_shape(shape: Any) -> tuple[int, ...]:
+    """`shape` (an int or a sequence of ints) as a tuple of non-negative ints."""
+    if isinstance(shape, (numbers.Integral, np.integer)):
+        shape = (int(shape),)
+    try:
+        shape = tuple(int(s) for s in shape)
+    except TypeError:
+        raise TypeError(f"shape must be an int or a sequence of ints, got {shape!r}") from None
+    if any(s < 0 for s in shape):
+        raise ValueError(f"negative dimensions are not allowed: {shape}")
+    return shape
+
+
+# (dtype, ndim, usm_type, device filter string) -> ArrayInfo of new C-contiguous arrays
+_infos: dict = {}
+
+
+def allocate(shape: Any, dtype: Any, queue: Queue, usm_type: str) -> Any:
+    """A new C-contiguous ``numba_ext.ndarray``: allocated and wrapped by the extension
+    (``_core.empty``), which returns an array holding only its native image, as compiled code's
+    results do."""
+    dt = dtype if type(dtype) is np.dtype and dtype in SUPPORTED_DTYPE_SET else check_dtype(dtype)
+    if type(shape) is not tuple or (shape and min(shape) < 0):
+        shape = normalize_shape(shape)
+    key = (dt, len(shape), usm_type, queue.device.filter_string)
+    info = _infos.get(key)
+    if info is None:
+        check_usm_type(usm_type)
+        if dt.char == "d" and not queue.device.has_fp64:
+            raise TypeError(f"device {queue.device.filter_string} has no fp64 support; use float32")
+        info = _infos[key] = hooks.typing.new_array_info(dt, len(shape), usm_type, key[3])
+    return _core.empty(queue, shape, dt.itemsize, info)

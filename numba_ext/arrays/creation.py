@@ -1,0 +1,150 @@
+"""Array creation: asarray, empty, zeros, ones, full, their *_like forms, arange, and asnumpy."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import _core
+from ..devices import Queue, default_queue, resolve_queue
+from .allocation import allocate
+from .dtypes import check_usm_type, default_float
+from .interface import from_usm_interface
+from .ndarray import convert, ndarray
+from .transfers import copy_to_host, upload_into
+
+
+def _queue_for(device, sycl_queue) -> Queue:
+    return resolve_queue(device, sycl_queue) or default_queue()
+
+
+def empty(shape, dtype=None, *, device=None, usm_type="device", sycl_queue=None) -> ndarray:
+    q = _queue_for(device, sycl_queue)
+    return allocate(shape, dtype if dtype is not None else default_float(q), q, usm_type)
+
+
+def full(shape, fill_value, dtype=None, *, device=None, usm_type="device", sycl_queue=None) -> ndarray:
+    q = _queue_for(device, sycl_queue)
+    if dtype is None:
+        dtype = np.asarray(fill_value).dtype
+        if dtype.kind == "f":
+            dtype = default_float(q)
+    out = allocate(shape, dtype, q, usm_type)
+    if out.nbytes:
+        pattern = np.asarray(fill_value, dtype=out.dtype).tobytes()
+        _core.fill(out._queue, out._data_ptr, pattern, out.nbytes)
+    return out
+
+
+def zeros(shape, dtype=None, *, device=None, usm_type="device", sycl_queue=None) -> ndarray:
+    return full(
+        shape,
+        0,
+        dtype or default_float(_queue_for(device, sycl_queue)),
+        device=device,
+        usm_type=usm_type,
+        sycl_queue=sycl_queue,
+    )
+
+
+def ones(shape, dtype=None, *, device=None, usm_type="device", sycl_queue=None) -> ndarray:
+    return full(
+        shape,
+        1,
+        dtype or default_float(_queue_for(device, sycl_queue)),
+        device=device,
+        usm_type=usm_type,
+        sycl_queue=sycl_queue,
+    )
+
+
+def _like(x, dtype, device, usm_type, sycl_queue):
+    """Shape, dtype, queue and USM type of a new array like `x` (dpctl.tensor's *_like rules): by
+    default those of `x`; a NumPy array (or anything array-like) gives its shape and dtype, on the
+    default queue with `device` USM."""
+    if isinstance(x, ndarray):
+        q = resolve_queue(device, sycl_queue) or x._queue
+        return x.shape, dtype if dtype is not None else x.dtype, q, usm_type or x.usm_type
+    h = np.asarray(x)
+    return (
+        h.shape,
+        dtype if dtype is not None else h.dtype,
+        _queue_for(device, sycl_queue),
+        usm_type or "device",
+    )
+
+
+def empty_like(x, dtype=None, *, device=None, usm_type=None, sycl_queue=None) -> ndarray:
+    """A new uninitialised array with the shape (and by default the dtype, queue and USM type) of `x`."""
+    shape, dt, q, usm = _like(x, dtype, device, usm_type, sycl_queue)
+    return allocate(shape, dt, q, usm)
+
+
+def full_like(x, fill_value, dtype=None, *, device=None, usm_type=None, sycl_queue=None) -> ndarray:
+    """A new array with the shape (and by default the dtype, queue and USM type) of `x`, filled with
+    `fill_value`."""
+    shape, dt, q, usm = _like(x, dtype, device, usm_type, sycl_queue)
+    return full(shape, fill_value, dt, usm_type=usm, sycl_queue=q)
+
+
+def zeros_like(x, dtype=None, *, device=None, usm_type=None, sycl_queue=None) -> ndarray:
+    return full_like(x, 0, dtype, device=device, usm_type=usm_type, sycl_queue=sycl_queue)
+
+
+def ones_like(x, dtype=None, *, device=None, usm_type=None, sycl_queue=None) -> ndarray:
+    return full_like(x, 1, dtype, device=device, usm_type=usm_type, sycl_queue=sycl_queue)
+
+
+def arange(
+    start, stop=None, step=1, dtype=None, *, device=None, usm_type="device", sycl_queue=None
+) -> ndarray:
+    host = np.arange(start, stop, step, dtype=dtype)
+    if dtype is None and host.dtype.kind == "f":
+        host = host.astype(default_float(_queue_for(device, sycl_queue)))
+    return asarray(host, device=device, usm_type=usm_type, sycl_queue=sycl_queue)
+
+
+def asnumpy(x: Any) -> np.ndarray:
+    """Copy a numba_ext array (any strides) into a new C-contiguous NumPy array (NumPy arrays are
+    returned as they are)."""
+    if isinstance(x, np.ndarray):
+        return x
+    if not isinstance(x, ndarray):
+        raise TypeError(f"asnumpy expects a numba_ext.ndarray, got {type(x).__name__}")
+    return copy_to_host(x)
+
+
+def asarray(
+    obj: Any,
+    dtype: Any = None,
+    *,
+    device: Any = None,
+    sycl_queue: Queue | None = None,
+    usm_type: str | None = None,
+    copy: bool | None = None,
+) -> ndarray:
+    """`obj` as a numba_ext.ndarray on the requested queue.
+
+    No copy when `obj` already is such an array on the same queue with the same dtype and USM type
+    (or on a queue sharing its context: USM memory belongs to the context). `copy=True` always
+    copies; `copy=False` raises ValueError if a copy would be needed."""
+    if usm_type is not None:
+        check_usm_type(usm_type)
+    target = resolve_queue(device, sycl_queue)
+
+    if not isinstance(obj, ndarray) and hasattr(obj, "__sycl_usm_array_interface__"):
+        obj = from_usm_interface(obj, obj.__sycl_usm_array_interface__)
+
+    if isinstance(obj, ndarray):
+        return convert(obj, target, dtype, usm_type, copy)
+
+    if copy is False:
+        raise ValueError("asarray(copy=False): host data must be copied into USM memory")
+    q = target or default_queue()
+    host = np.asarray(obj, dtype=dtype)
+    if dtype is None and host.dtype.kind == "f" and host.dtype.itemsize == 8 and not q.device.has_fp64:
+        host = host.astype(np.float32)
+    out = allocate(host.shape, host.dtype, q, usm_type or "device")
+    upload_into(out, host)
+    return out

@@ -1,0 +1,77 @@
+"""Extension points through which the layers above give arrays what they own.
+
+The arrays layer sits below the compiler and the eager library, yet an array needs both: its Numba
+type (for the dispatcher and for the native image compiled code copies) and its operators
+(``a + b``, ``a.sum()``, ``np.where(a, ...)``). Rather than importing upward, ``ndarray`` asks the
+providers registered here; the compiler registers :class:`ArrayTyping` and the library registers
+:class:`ArrayOperations` when they are imported (``numba_ext/__init__.py`` imports both before it
+returns, so user code always finds them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol
+
+
+class ArrayTyping(Protocol):
+    """What the compiler tells arrays about their Numba types."""
+
+    def numba_type_of(self, array: Any) -> Any:
+        """The Numba type of a numba_ext array (computed once per array)."""
+        ...
+
+    def array_info(self, numba_type: Any) -> Any:
+        """The extension's ``ArrayInfo`` for arrays of `numba_type` (boxing, native images)."""
+        ...
+
+    def new_array_info(self, dtype: Any, ndim: int, usm_type: str, device: str) -> Any:
+        """The ``ArrayInfo`` of new C-contiguous arrays of this dtype, ndim, USM type and device."""
+        ...
+
+
+class ArrayOperations(Protocol):
+    """The eager operations of arrays, computed on the arrays' queue."""
+
+    def apply(self, ufunc: Any, *operands: Any, name: str | None = None) -> Any:
+        """``ufunc(*operands)`` elementwise (`name` overrides the ufunc's own name)."""
+        ...
+
+    def reduce(self, name: str, x: Any, axis: Any, **kwargs: Any) -> Any:
+        """``x.<name>(axis)`` for the reductions of ``ndarray``."""
+        ...
+
+    def dot(self, a: Any, b: Any, what: str) -> Any:
+        """``np.dot(a, b)`` / ``a @ b``."""
+        ...
+
+    array_functions: Mapping[Callable[..., Any], Callable[..., Any]]
+
+
+class _Missing:
+    """Stands in for a provider that was not registered: says which layer must be imported."""
+
+    def __init__(self, what: str, layer: str) -> None:
+        self._what, self._layer = what, layer
+
+    def __getattr__(self, name: str) -> Any:
+        raise RuntimeError(
+            f"numba_ext arrays need {self._what}, provided by numba_ext.{self._layer}; import numba_ext "
+            "(the package) rather than one of its layers alone"
+        )
+
+
+typing: ArrayTyping = _Missing("their Numba types", "compiler")  # type: ignore[assignment]
+operations: ArrayOperations = _Missing("their eager operations", "library")  # type: ignore[assignment]
+
+
+def register_typing(provider: ArrayTyping) -> None:
+    """Called once by the compiler layer."""
+    global typing
+    typing = provider
+
+
+def register_operations(provider: ArrayOperations) -> None:
+    """Called once by the library layer."""
+    global operations
+    operations = provider

@@ -1,0 +1,38 @@
+"""The compiler layer: numba_ext arrays in Numba, and Numba functions as device kernels.
+
+Owns: the Numba type and data model of ``numba_ext.ndarray`` (``types``), boxing (``boxing``), the
+rewrites of NumPy calls on USM arrays (``alloc``, ``elementwise``, ``reduction_rewrite``, ``scans``),
+array expressions and parfors as kernels (``offload``, ``parfor_offload``, ``parfor_fusion``), the
+kernel description handed to the Rust compiler (``kernelspec``, ``kernel_translate``), the kernel
+API's typing (``intrinsics``, ``kernel_typing``, ``device_functions``), the launch C ABI of compiled
+host code (``host_abi``), ``numba_ext.jit`` (``jit``) and the one module that hooks into Numba's
+internals and checks the Numba version (``numba_hooks``).
+
+May import: ``numba_ext.placement``, ``numba_ext.arrays``, ``numba_ext.devices``,
+``numba_ext.errors``, ``numba_ext._core`` and Numba. Never the kernels or the library.
+
+:func:`install` is the ``numba_extensions`` entry point: Numba calls it before its first compilation,
+so plain ``@numba.njit`` functions understand numba_ext arrays in any module.
+"""
+
+from __future__ import annotations
+
+# The overloads of these modules register with Numba when imported.
+from . import (
+    boxing,  # noqa: F401
+    device_functions,  # noqa: F401
+    numba_hooks,  # first: checks the Numba version before anything uses its internals
+    reductions,  # noqa: F401
+    scans,  # noqa: F401
+)
+from .device_functions import DeviceFunction, typed_ir
+from .jit import JitFunction, jit
+from .ufuncs import erf, erfc
+
+
+def install() -> None:
+    """Make Numba understand numba_ext arrays (idempotent)."""
+    numba_hooks.install()
+
+
+__all__ = ["DeviceFunction", "JitFunction", "erf", "erfc", "install", "jit", "typed_ir"]

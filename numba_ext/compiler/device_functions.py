@@ -1,0 +1,52 @@
+"""Device functions (``@numba_ext.func``) and Numba's typed IR of kernel code.
+
+A device function is callable from kernels and other device functions and is inlined where it is
+called; typing a call types the function's body for the call's argument types."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from numba.core import compiler, typed_passes, types
+from numba.core.registry import cpu_target
+from numba.core.typing.templates import AbstractTemplate, signature
+from numba.extending import typeof_impl
+
+from . import kernel_typing  # noqa: F401  (registers the typing of the kernel API's functions)
+
+
+def typed_ir(py_func: Any, argtys: tuple) -> tuple:
+    """Numba's typed IR of `py_func` for `argtys`: (func_ir, typemap, calltypes, return type)."""
+    func_ir = compiler.run_frontend(py_func, inline_closures=True)
+    typingctx, targetctx = cpu_target.typing_context, cpu_target.target_context
+    typingctx.refresh()
+    res = typed_passes.type_inference_stage(typingctx, targetctx, func_ir, argtys, None)
+    return func_ir, res.typemap, res.calltypes, res.return_type
+
+
+class DeviceFunction:
+    """A function callable from kernels (and other device functions); inlined where it is called."""
+
+    def __init__(self, py_func: Any) -> None:
+        self.py_func = py_func
+        self.__name__ = py_func.__name__
+
+    def __call__(self, *args: Any) -> Any:
+        raise RuntimeError(f"device function {self.__name__} can only be called from a kernel")
+
+    def __repr__(self) -> str:
+        return f"<numba_ext.func {self.py_func.__qualname__}>"
+
+
+@typeof_impl.register(DeviceFunction)
+def _typeof_device_function(val: DeviceFunction, c: Any) -> types.Function:
+    class DeviceFunctionTemplate(AbstractTemplate):
+        key = val
+
+        def generic(self, args, kws):
+            if kws:
+                return None
+            _, _, _, restype = typed_ir(val.py_func, tuple(args))
+            return signature(restype, *args)
+
+    return types.Function(DeviceFunctionTemplate)

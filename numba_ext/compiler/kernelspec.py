@@ -1,0 +1,328 @@
+"""Translation of a typed array expression (Numba's ``arrayexpr`` tree) into a KernelSpec: the plain
+typed description handed to the Rust compiler in one call (``_core.compile_kernel``).
+
+NumPy semantics come from Numba's own ufunc loop selection (``ufunc_find_matching_loop``): each
+operation casts its inputs to the chosen loop's types, and the result is cast to the expression's
+type when stored."""
+
+from __future__ import annotations
+
+import hashlib
+import operator
+
+import numpy as np
+from numba.core import ir, types
+from numba.np import numpy_support
+from numba.np.ufunc.array_exprs import _binops, _unaryops
+
+from ..errors import UnsupportedError
+from .redirects import ELEMENTWISE, resolve_global
+
+# ufunc name -> (kind, our op name)
+UFUNC_OPS = {
+    "add": ("binary", "add"),
+    "subtract": ("binary", "sub"),
+    "multiply": ("binary", "mul"),
+    "true_divide": ("binary", "div"),
+    "divide": ("binary", "div"),
+    "floor_divide": ("binary", "floordiv"),
+    "remainder": ("binary", "rem"),
+    "mod": ("binary", "rem"),
+    "power": ("binary", "pow"),
+    "minimum": ("binary", "min"),
+    "maximum": ("binary", "max"),
+    "arctan2": ("binary", "arctan2"),
+    "hypot": ("binary", "hypot"),
+    "bitwise_and": ("binary", "and"),
+    "bitwise_or": ("binary", "or"),
+    "bitwise_xor": ("binary", "xor"),
+    "less": ("binary", "lt"),
+    "less_equal": ("binary", "le"),
+    "greater": ("binary", "gt"),
+    "greater_equal": ("binary", "ge"),
+    "equal": ("binary", "eq"),
+    "not_equal": ("binary", "ne"),
+    "logical_and": ("logical", "and"),
+    "logical_or": ("logical", "or"),
+    "logical_xor": ("logical", "xor"),
+    "negative": ("unary", "neg"),
+    "positive": ("identity", None),
+    "absolute": ("unary", "abs"),
+    "invert": ("unary", "not"),
+    "logical_not": ("logical_not", None),
+    "square": ("square", None),
+    **{
+        n: ("unary", n)
+        for n in (
+            "sqrt",
+            "exp",
+            "expm1",
+            "log",
+            "log1p",
+            "log2",
+            "log10",
+            "sin",
+            "cos",
+            "tan",
+            "arcsin",
+            "arccos",
+            "arctan",
+            "sinh",
+            "cosh",
+            "tanh",
+            "floor",
+            "ceil",
+            "trunc",
+            "erf",
+            "erfc",
+        )
+    },
+}
+
+_COMPARISONS = frozenset(("lt", "le", "gt", "ge", "eq", "ne"))
+
+_OPERATOR_UFUNCS = {
+    operator.add: np.add,
+    operator.sub: np.subtract,
+    operator.mul: np.multiply,
+    operator.truediv: np.true_divide,
+    operator.floordiv: np.floor_divide,
+    operator.mod: np.remainder,
+    operator.pow: np.power,
+    operator.lt: np.less,
+    operator.le: np.less_equal,
+    operator.gt: np.greater,
+    operator.ge: np.greater_equal,
+    operator.eq: np.equal,
+    operator.ne: np.not_equal,
+    operator.and_: np.bitwise_and,
+    operator.or_: np.bitwise_or,
+    operator.xor: np.bitwise_xor,
+    operator.neg: np.negative,
+    operator.pos: np.positive,
+    operator.invert: np.invert,
+    operator.iadd: np.add,
+    operator.isub: np.subtract,
+    operator.imul: np.multiply,
+    operator.itruediv: np.true_divide,
+}
+
+
+def dtype_name(nbty) -> str:
+    if isinstance(nbty, types.Literal):
+        nbty = nbty.literal_type
+    if isinstance(nbty, types.Array):
+        nbty = nbty.dtype
+    try:
+        return numpy_support.as_dtype(nbty).name
+    except Exception:
+        raise UnsupportedError(f"values of type {nbty} cannot be used in offloaded code") from None
+
+
+def as_ufunc(op):
+    if isinstance(op, np.ufunc):
+        return op
+    if op in _OPERATOR_UFUNCS:
+        return _OPERATOR_UFUNCS[op]
+    if isinstance(op, str):  # Numba spells some operators by name in arrayexpr trees
+        table = {**_binops, **_unaryops}
+        for k, v in table.items():
+            if v == op and k in _OPERATOR_UFUNCS:
+                return _OPERATOR_UFUNCS[k]
+    raise UnsupportedError(f"operation {getattr(op, '__name__', op)!r} cannot be offloaded yet")
+
+
+class SpecBuilder:
+    """Accumulates params and nodes; nodes are hash-consed so repeated subtrees appear once."""
+
+    def __init__(self, ndim: int):
+        self.ndim = ndim
+        self.params: list[tuple] = []
+        self.nodes: list[tuple] = []
+        self._memo: dict[tuple, int] = {}
+
+    def param(self, entry: tuple) -> int:
+        self.params.append(entry)
+        return len(self.params) - 1
+
+    def node(self, entry: tuple) -> int:
+        if entry[0] == "store":
+            self.nodes.append(entry)
+            return len(self.nodes) - 1
+        key = entry
+        if key not in self._memo:
+            self.nodes.append(entry)
+            self._memo[key] = len(self.nodes) - 1
+        return self._memo[key]
+
+    def cast(self, idx: int, frm: str, to: str) -> int:
+        return idx if frm == to else self.node(("cast", to, idx))
+
+    def apply_ufunc(self, ufunc, vals: list[tuple[int, str]], name: str | None = None) -> tuple[int, str]:
+        """Nodes computing `ufunc` on operand nodes `vals` ((node, dtype) pairs) with NumPy's
+        semantics: the same loop selection Numba's typing uses picks the computation types."""
+        arg_tys = [numpy_support.from_dtype(np.dtype(dt)) for _, dt in vals]
+        loop = numpy_support.ufunc_find_matching_loop(ufunc, arg_tys)
+        if loop is None:
+            raise UnsupportedError(f"np.{ufunc.__name__} has no loop for {[str(t) for t in arg_tys]}")
+        in_dts = [dtype_name(t) for t in loop.inputs]
+        out_dt = dtype_name(loop.outputs[0])
+        args = [self.cast(v, dt, want) for (v, dt), want in zip(vals, in_dts)]
+        kind, name = UFUNC_OPS.get(name or ufunc.__name__, (None, None))
+        if kind == "binary" and name in _COMPARISONS and in_dts[0] != in_dts[1]:
+            return self.mixed_sign_compare(name, args, in_dts), "bool"
+        if kind == "binary":
+            res = self.node(("binary", "bool" if name in _COMPARISONS else in_dts[0], name, args[0], args[1]))
+            return self.cast(res, "bool" if name in _COMPARISONS else in_dts[0], out_dt), out_dt
+        if kind == "unary":
+            return self.cast(self.node(("unary", in_dts[0], name, args[0])), in_dts[0], out_dt), out_dt
+        if kind == "identity":
+            return self.cast(args[0], in_dts[0], out_dt), out_dt
+        if kind == "square":
+            return self.cast(
+                self.node(("binary", in_dts[0], "mul", args[0], args[0])), in_dts[0], out_dt
+            ), out_dt
+        if kind == "logical_not":
+            return self.node(("unary", "bool", "not", self.cast(args[0], in_dts[0], "bool"))), "bool"
+        if kind == "logical":
+            bs = [self.cast(a, d, "bool") for a, d in zip(args, in_dts)]
+            return self.node(("binary", "bool", name, bs[0], bs[1])), "bool"
+        raise UnsupportedError(f"np.{ufunc.__name__} cannot be offloaded yet")
+
+    def mixed_sign_compare(self, name: str, args: list[int], dts: list[str]) -> int:
+        """NumPy's exact comparison of uint64 with int64 (its loops 'Qq->?' and 'qQ->?'): a negative
+        signed operand decides the result; otherwise both compare as uint64."""
+        if sorted(dts) != ["int64", "uint64"]:
+            raise UnsupportedError(f"comparison of {dts[0]} with {dts[1]} cannot be offloaded")
+        s = 0 if dts[0] == "int64" else 1  # the signed operand
+        neg = self.node(("binary", "bool", "lt", args[s], self.node(("const", "int64", 0))))
+        as_u = [self.cast(a, d, "uint64") for a, d in zip(args, dts)]
+        both = self.node(("binary", "bool", name, as_u[0], as_u[1]))
+        # with the signed side negative, it is the smaller one
+        smaller_left = s == 0
+        when_neg = {
+            "lt": smaller_left,
+            "le": smaller_left,
+            "gt": not smaller_left,
+            "ge": not smaller_left,
+            "eq": False,
+            "ne": True,
+        }[name]
+        return self.node(("select", "bool", neg, self.node(("const", "bool", when_neg)), both))
+
+    def spec(self) -> dict:
+        body = repr((self.ndim, self.params, self.nodes)).encode()
+        name = "nx_k" + hashlib.sha1(body).hexdigest()[:16]
+        return {"name": name, "ndim": self.ndim, "params": list(self.params), "nodes": list(self.nodes)}
+
+
+class RegionTranslator:
+    """Translates a region: consecutive ``arrayexpr`` statements connected by elementwise dataflow.
+    Values defined in the region feed later statements directly (no temporaries); only the
+    variables in `outputs` are stored. Leaves from outside the region become kernel parameters
+    (``self.args`` lists the IR variables passed at launch, in parameter order) or constants."""
+
+    def __init__(self, func_ir, typemap, ndim, loc):
+        self.func_ir = func_ir
+        self.typemap = typemap
+        self.ndim = ndim
+        self.loc = loc
+        self.b = SpecBuilder(ndim)
+        self.args: list[ir.Var] = []
+        self._leaf: dict[str, tuple[int, str]] = {}
+
+    def translate(self, insts, outputs) -> dict:
+        for inst in insts:
+            self.loc = inst.loc
+            want = dtype_name(self.typemap[inst.target.name])  # NumPy: the statement's array dtype
+            if inst.value.op == "arrayexpr":
+                value, dt = self._expr(inst.value.expr)
+            else:  # np.where / np.clip / astype / erf (compiler/elementwise.py)
+                value, dt = self._elementwise(
+                    resolve_global(self.func_ir, inst.value.func), inst.value.args, want
+                )
+            self._leaf[inst.target.name] = (self.b.cast(value, dt, want), want)
+        for var in outputs:
+            node, dt = self._leaf[var.name]
+            p = self.b.param((var.name, "array", dt, self.ndim, True))
+            self.b.node(("store", dt, p, node))
+        return self.b.spec()
+
+    def _elementwise(self, fn, args, want: str):
+        kind = ELEMENTWISE[fn]
+        if kind == "astype":
+            return self._leaf_value(args[0])
+        if kind in ("erf", "erfc"):
+            v, d = self._leaf_value(args[0])
+            comp = d if d in ("float32", "float64") else "float64"
+            return self.b.node(("unary", comp, kind, self.b.cast(v, d, comp))), comp
+        vals = [self._leaf_value(a) for a in args]
+        if kind == "where":
+            (c, cdt), a, b = vals
+            cond = self.b.cast(c, cdt, "bool")
+            return self.b.node(
+                ("select", want, cond, self.b.cast(a[0], a[1], want), self.b.cast(b[0], b[1], want))
+            ), want
+        if np.dtype(want).kind in "iu":
+            # integer bounds beyond the result dtype's range clip as NumPy does (np.clip(int8, 0, 200)
+            # is int8 with nothing above 127): clamp them into it before casting
+            vals = [vals[0]] + [self._clamp_bound(v, d, want) for v, d in vals[1:]]
+        x, lo, hi = (self.b.cast(v, d, want) for v, d in vals)  # clip: minimum(maximum(x, lo), hi)
+        return self.b.node(("binary", want, "min", self.b.node(("binary", want, "max", x, lo)), hi)), want
+
+    def _clamp_bound(self, v: int, d: str, want: str) -> tuple[int, str]:
+        if np.dtype(d).kind not in "iu" or d == want:
+            return v, d
+        w, b = np.iinfo(want), np.iinfo(d)
+        lo, hi = max(int(w.min), int(b.min)), min(int(w.max), int(b.max))
+        if lo > int(b.min):
+            v = self.b.node(("binary", d, "max", v, self.b.node(("const", d, lo))))
+        if hi < int(b.max):
+            v = self.b.node(("binary", d, "min", v, self.b.node(("const", d, hi))))
+        return v, d
+
+    def _const_of(self, var: ir.Var):
+        try:
+            d = self.func_ir.get_definition(var)
+        except Exception:
+            return None
+        if isinstance(d, (ir.Const, ir.Global, ir.FreeVar)) and isinstance(
+            d.value, (bool, int, float, np.number, np.bool_)
+        ):
+            return d.value
+        return None
+
+    def _leaf_value(self, var: ir.Var):
+        if var.name in self._leaf:
+            return self._leaf[var.name]
+        ty = self.typemap[var.name]
+        dt = dtype_name(ty)
+        if isinstance(ty, types.Array):
+            contiguous = ty.layout == "C" and ty.ndim == self.ndim
+            p = self.b.param((var.name, "array", dt, ty.ndim, contiguous))
+            self.args.append(var)
+            res = (self.b.node(("load", dt, p)), dt)
+        else:
+            c = self._const_of(var)
+            if c is not None:
+                res = (self.b.node(("const", dt, c if dt != "bool" else bool(c))), dt)
+            else:
+                p = self.b.param((var.name, "scalar", dt))
+                self.args.append(var)
+                res = (self.b.node(("scalar", dt, p)), dt)
+        self._leaf[var.name] = res
+        return res
+
+    def _expr(self, tree):
+        if isinstance(tree, ir.Var):
+            return self._leaf_value(tree)
+        if isinstance(tree, ir.Const):
+            dt = np.asarray(tree.value).dtype.name
+            return self.b.node(("const", dt, tree.value)), dt
+        op, operands = tree
+        ufunc = as_ufunc(op)
+        vals = [self._expr(o) for o in operands]
+        try:
+            return self.b.apply_ufunc(ufunc, vals)
+        except UnsupportedError as e:
+            raise UnsupportedError(f"{e} (line {self.loc.line} of {self.loc.filename})") from None

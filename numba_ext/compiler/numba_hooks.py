@@ -1,0 +1,172 @@
+"""Every place numba_ext changes or registers with Numba's internals, and the supported Numba range.
+
+The compiler's other modules use only Numba's extension API (``numba.extending``: ``typeof_impl``,
+``register_model``, ``box``/``unbox``, ``overload``, ``intrinsic``, ``lower_builtin``) next to what
+they define. Everything else that reaches into Numba is here, each with why:
+
+==============================================================  ===========================================
+Numba symbol                                                    why
+==============================================================  ===========================================
+``numba.core.runtime._nrt_python.c_helpers["get_api"]``          the extension allocates NRT meminfos for
+                                                                arrays it returns to compiled code
+``llvmlite.binding.add_symbol``                                 compiled host code calls the extension's
+                                                                C ABI (``nx_box``, ``nx_launch``, ...)
+``numba.np.arrayobj.populate_array`` (wrapped)                  arrays of our type take their queue from
+                                                                their meminfo, so views keep the queue
+``numba.parfors.parfor_lowering._lower_parfor_parallel``        ``prange`` loops over USM arrays in plain
+(wrapped)                                                       ``@numba.njit(parallel=True)`` offload
+``numba.parfors.parfor.swap_functions_map[("mean", "numpy")]``  ``np.mean`` of an empty USM array is NaN,
+                                                                as in NumPy (Numba's loop divides by 0)
+``numba.core.ir_utils.remove_call_handlers``                    allocations are free of side effects, so
+                                                                parfor fusion can move them
+``numba.core.rewrites.register_rewrite``                        NumPy calls and array expressions on USM
+                                                                arrays become device kernels
+``numba.core.compiler_machinery.register_pass``                 the passes of :class:`OffloadCompiler`
+``types.Array._is_internal`` on ``USMArrayType``                Numba's array-expression fusion accepts
+                                                                our type (it follows NumPy's semantics)
+``Dispatcher._reset_overloads`` (per jitted function)           ``recompile()`` clears the launch fast
+                                                                path's cached entry points too
+==============================================================  ===========================================
+
+:func:`install` applies all of them once (idempotent); Numba calls it through the ``numba_extensions``
+entry point before its first compilation, and ``import numba_ext`` calls it too.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import llvmlite.binding as llvm
+import numba
+from numba.core import ir_utils
+from numba.core.compiler import CompilerBase, DefaultPassBuilder
+from numba.core.compiler_machinery import register_pass
+from numba.core.errors import NumbaPerformanceWarning
+from numba.core.rewrites import register_rewrite
+from numba.core.runtime import _nrt_python
+from numba.core.typed_passes import NopythonTypeInference, ParforPass, ParforPreLoweringPass
+from numba.np import arrayobj
+from numba.parfors import parfor, parfor_lowering
+
+from .. import _core
+
+#: The Numba versions numba_ext is tested with: ``>= SUPPORTED_NUMBA[0]`` and ``< SUPPORTED_NUMBA[1]``
+#: (``major.minor``); pyproject.toml declares the same range.
+SUPPORTED_NUMBA = ((0, 68), (0, 69))
+
+
+def supported_numba_range() -> str:
+    low, high = (".".join(map(str, v)) for v in SUPPORTED_NUMBA)
+    return f"numba>={low},<{high}"
+
+
+def check_numba_version(version: tuple[int, int] | None = None) -> None:
+    """Raise ImportError unless `version` (default: the installed Numba's ``major.minor``) is in
+    the supported range."""
+    version = numba.version_info.short if version is None else version
+    if not SUPPORTED_NUMBA[0] <= tuple(version) < SUPPORTED_NUMBA[1]:
+        raise ImportError(
+            f"numba_ext supports {supported_numba_range()}, but Numba {numba.__version__} is installed; "
+            f"install a supported Numba (pip install '{supported_numba_range()}')"
+        )
+
+
+check_numba_version()
+
+# Imported after the version check: they use Numba internals of the supported versions.
+from . import alloc, boxing, elementwise, offload, reduction_rewrite, reduction_rules  # noqa: E402
+from .parfor_offload import OffloadParfors, parfor_lowering_with_offload  # noqa: E402
+from .types import USMArrayType  # noqa: E402
+
+
+class QuietParforPass(ParforPass):
+    """Numba's ParforPass without its "parallel=True but nothing to parallelise" warning:
+    numba_ext.jit turns parfors on for every function, most of which offload array expressions
+    instead."""
+
+    _name = "numba_ext_parfor_pass"
+
+    def run_pass(self, state):
+        with warnings.catch_warnings():
+            warnings.filterwarnings(
+                "ignore",
+                message="(?s).*parallel=True.* was specified but no transformation",
+                category=NumbaPerformanceWarning,
+            )
+            return super().run_pass(state)
+
+
+class OffloadCompiler(CompilerBase):
+    """Numba's nopython pipeline (with parfors) plus the reduction checks and OffloadParfors."""
+
+    def define_pipelines(self):
+        pm = DefaultPassBuilder.define_nopython_pipeline(self.state)
+        if self.state.flags.auto_parallel.enabled:
+            pm.passes = [(QuietParforPass, d) if cls is ParforPass else (cls, d) for cls, d in pm.passes]
+            pm.add_pass_after(reduction_rules.CheckReductionsPass, NopythonTypeInference)
+            pm.add_pass_after(OffloadParfors, ParforPreLoweringPass)
+        pm.finalize()
+        return [pm]
+
+
+def on_reset_overloads(dispatcher: Any, callback: Callable[[], None]) -> None:
+    """Call `callback` whenever `dispatcher` drops its compiled overloads (``recompile()``)."""
+    reset = dispatcher._reset_overloads
+
+    def reset_overloads():
+        callback()
+        reset()
+
+    dispatcher._reset_overloads = reset_overloads
+
+
+_installed = False
+
+
+def install() -> None:
+    """Apply every hook in the table above, once."""
+    global _installed
+    if _installed:
+        return
+    _core._set_nrt_api(_nrt_python.c_helpers["get_api"])
+    for name, addr in _core.capi_addresses().items():
+        llvm.add_symbol(name, addr)
+
+    arrayobj.populate_array = boxing.populate_array_with_queue(arrayobj.populate_array)
+    parfor_lowering._lower_parfor_parallel = parfor_lowering_with_offload(
+        parfor_lowering._lower_parfor_parallel
+    )
+    key = ("mean", "numpy")
+    parfor.swap_functions_map[key] = reduction_rewrite.usm_mean_swap(parfor.swap_functions_map[key])
+    ir_utils.remove_call_handlers.append(alloc.allocation_has_no_side_effect)
+
+    # Rewrites run in registration order: elementwise calls first (their results are allocations
+    # the next two see), then allocations, then reductions; after typing, array expressions are
+    # offloaded before the reduction calls are checked.
+    for rewrite in (
+        elementwise.RewriteElementwiseCalls,
+        alloc.RewriteAllocations,
+        alloc.RewriteAllocationsLike,
+        reduction_rewrite.RewriteReductions,
+    ):
+        register_rewrite("before-inference")(rewrite)
+    for rewrite in (offload.OffloadArrayExprs, reduction_rules.CheckReductions):
+        register_rewrite("after-inference")(rewrite)
+    register_pass(mutates_CFG=False, analysis_only=False)(OffloadParfors)
+    register_pass(mutates_CFG=True, analysis_only=False)(QuietParforPass)
+    register_pass(mutates_CFG=False, analysis_only=True)(reduction_rules.CheckReductionsPass)
+
+    USMArrayType._is_internal = True
+    _installed = True
+
+
+__all__ = [
+    "OffloadCompiler",
+    "SUPPORTED_NUMBA",
+    "check_numba_version",
+    "install",
+    "on_reset_overloads",
+    "supported_numba_range",
+]

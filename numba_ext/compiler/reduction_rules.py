@@ -1,0 +1,167 @@
+"""The rules of reductions shared by the rewrites, the jitted helpers and the eager methods: which
+calls are reductions, their result dtypes and axis rules, and the compile-time check that refuses
+the forms numba_ext does not offload (``out=``, ``keepdims=``, ``dtype=``, a tuple of axes, ...)
+instead of letting host code read device memory."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba.core import ir, types
+from numba.core.compiler_machinery import FunctionPass
+from numba.core.rewrites import Rewrite
+
+from ..errors import UnsupportedError
+from .redirects import resolve_global
+from .types import USMArrayType
+
+WHOLE_OPS = ("sum", "prod", "min", "max", "mean", "any", "all")
+REDUCTIONS = WHOLE_OPS + ("argmin", "argmax")
+ALIASES = {"amin": "min", "amax": "max"}
+REDUCTION_FUNCS = {getattr(np, name): name for name in REDUCTIONS} | {np.amin: "min", np.amax: "max"}
+EMPTY_MESSAGES = {
+    "min": "zero-size array to reduction operation minimum which has no identity",
+    "max": "zero-size array to reduction operation maximum which has no identity",
+    "argmin": "attempt to get argmin of an empty sequence",
+    "argmax": "attempt to get argmax of an empty sequence",
+}
+
+
+# Numba's parallel min/max reductions fail on booleans (parfor.py: lower_get_type_min_value); for
+# booleans they are all/any.
+BOOL_EXTREMES = {"min": "all", "max": "any"}
+
+
+def result_dtype(op: str, dtype) -> np.dtype:
+    """NumPy's result dtype of `op` over elements of `dtype` (sums of integers widen to 64 bits)."""
+    dt = np.dtype(dtype)
+    if op in ("argmin", "argmax"):
+        return np.dtype(np.int64)
+    if op in ("any", "all"):
+        return np.dtype(np.bool_)
+    if op == "mean":
+        return dt if dt.kind == "f" else np.dtype(np.float64)
+    if op in ("sum", "prod") and dt.kind in "biu":
+        return np.dtype(np.uint64 if dt.kind == "u" else np.int64)
+    return dt
+
+
+def normalize_axis(axis: int, ndim: int) -> int:
+    """`axis` in range(ndim) (negative counts from the end); NumPy's AxisError otherwise."""
+    if isinstance(axis, (bool, np.bool_)) or not isinstance(axis, (int, np.integer)):
+        raise UnsupportedError(f"axis must be an integer or None on numba_ext arrays, got {axis!r}")
+    if not -ndim <= axis < ndim:
+        raise np.exceptions.AxisError(int(axis), ndim)
+    return int(axis) % ndim
+
+
+def dot_dtype(a, b) -> np.dtype:
+    return np.result_type(np.dtype(a), np.dtype(b))
+
+
+def check_dot_ndims(ndim_a: int, ndim_b: int, what: str = "np.dot") -> None:
+    if not (1 <= ndim_a <= 2 and 1 <= ndim_b <= 2):
+        raise UnsupportedError(
+            f"{what} on numba_ext arrays supports 1-D and 2-D operands, got {ndim_a}-D and {ndim_b}-D "
+            "(scalars: use *)"
+        )
+
+
+def method_of(func_ir, var):
+    """(attribute, object) when `var` is a method access like `x.sum`, else None."""
+    try:
+        d = func_ir.get_definition(var)
+    except Exception:  # no single definition (a phi, a parameter, ...)
+        return None
+    if isinstance(d, ir.Expr) and d.op == "getattr" and resolve_global(func_ir, var) is None:
+        return d.attr, d.value
+    return None
+
+
+def reduction_call(func_ir, call):
+    """(op, array var, axis var or None) for np.<op>(x[, axis]) and x.<op>([axis]), else None."""
+    kws = dict(call.kws)
+    if call.vararg or set(kws) - {"axis"}:
+        return None
+    fn = resolve_global(func_ir, call.func)
+    if fn in REDUCTION_FUNCS:
+        op, args = REDUCTION_FUNCS[fn], list(call.args)
+    else:
+        m = method_of(func_ir, call.func)
+        if m is None or m[0] not in REDUCTIONS:
+            return None
+        op, args = "x." + m[0], [m[1], *call.args]
+    if not args or len(args) > 2 or (len(args) == 2 and "axis" in kws):
+        return None
+    return op, args[0], kws.get("axis", args[1] if len(args) == 2 else None)
+
+
+def parallelizes(state) -> bool:
+    """Whether this compilation turns NumPy reductions into parfors (numba_ext.jit's pipeline); the
+    IR Numba builds to inline a closure comes with no flags: treat it as unchanged."""
+    flags = getattr(state, "flags", None)
+    return flags is None or flags.auto_parallel.enabled
+
+
+def check_reduction_calls(func_ir, block, typemap, parallel: bool) -> None:
+    """The forms of these reductions the rewrite above left alone (``out=``, ``keepdims=``,
+    ``dtype=``, ``initial=``, a tuple of axes, ...) would run as host code reading USM memory: on
+    numba_ext arrays they are a compile-time UnsupportedError naming the call and the line."""
+    for inst in block.body:
+        call = inst.value if isinstance(inst, ir.Assign) else None
+        if not (isinstance(call, ir.Expr) and call.op == "call"):
+            continue
+        fn = resolve_global(func_ir, call.func)
+        if fn in REDUCTION_FUNCS or fn in (np.dot, np.matmul, np.vdot, np.inner, np.tensordot):
+            op, name, operands = fn.__name__, f"np.{fn.__name__}", [*call.args, *(v for _, v in call.kws)]
+        else:
+            m = method_of(func_ir, call.func)
+            if m is None or m[0] not in REDUCTIONS + ("dot",):
+                continue
+            op, name, operands = m[0], f"x.{m[0]}", [m[1], *call.args, *(v for _, v in call.kws)]
+        if not any(isinstance(typemap.get(getattr(v, "name", None)), USMArrayType) for v in operands):
+            continue
+        op = ALIASES.get(op, op)
+        if not call.kws and not call.vararg and len(operands) == 1 and op in WHOLE_OPS:
+            if parallel and op in BOOL_EXTREMES and typemap[operands[0].name].dtype == types.boolean:
+                raise UnsupportedError(
+                    f"{name}() of a boolean numba_ext array in numba_ext.jit code (line {inst.loc.line}) is "
+                    f"not supported by Numba's parallel reductions: use np.{BOOL_EXTREMES[op]}(x) (the same)"
+                )
+            continue  # a whole-array reduction
+        given = ", ".join(["..."] * len(call.args) + [f"{k}=..." for k, _ in call.kws])
+        raise UnsupportedError(
+            f"{name}({given}) on numba_ext arrays is not supported (line {inst.loc.line}); supported: "
+            "np.<op>(x) / x.<op>() and np.<op>(x, axis=<int>) for sum prod min max mean any all "
+            "argmin argmax, np.dot / np.matmul / @ of two 1-D or 2-D arrays"
+        )
+
+
+class CheckReductions(Rewrite):
+    """check_reduction_calls in every nopython pipeline (plain numba.njit included)."""
+
+    def __init__(self, state):
+        super().__init__(state)
+        self.parallel = parallelizes(state)
+
+    def match(self, func_ir, block, typemap, calltypes):
+        if typemap is not None:
+            check_reduction_calls(func_ir, block, typemap, self.parallel)
+        return False
+
+    def apply(self):  # pragma: no cover - match() never asks for it
+        raise AssertionError
+
+
+class CheckReductionsPass(FunctionPass):
+    """check_reduction_calls right after type inference, before Numba's PreParforPass replaces
+    NumPy reductions by its parallel implementations (numba_ext.jit's pipeline)."""
+
+    _name = "numba_ext_check_reductions"
+
+    def __init__(self):
+        FunctionPass.__init__(self)
+
+    def run_pass(self, state):
+        for block in state.func_ir.blocks.values():
+            check_reduction_calls(state.func_ir, block, state.typemap, state.flags.auto_parallel.enabled)
+        return False

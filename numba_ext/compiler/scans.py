@@ -1,0 +1,94 @@
+"""``np.cumsum`` / ``np.cumprod`` of numba_ext arrays (flattened in C order, NumPy's result dtype), in
+jitted code and eagerly: a blocked scan of three device loops on the array's queue.
+
+1. one work-item per block computes its block's total (reading the input once, writing nothing);
+2. one work-item turns the block totals into exclusive prefixes (there are at most ``BLOCKS``);
+3. one work-item per block scans its block sequentially, starting from its prefix, into the result.
+
+Three passes over memory (read, read, write), against NumPy's two.
+
+The association order differs from NumPy's strictly sequential loop (floating-point results agree
+within rounding). ``axis=``, ``dtype=`` and ``out=`` are not offloaded."""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+from numba.extending import overload
+from numba.np import numpy_support
+
+from .redirects import host_cumprod, host_cumsum, nx_cumprod, nx_cumsum
+from .reduction_helpers import jit_from_source
+from .types import USMArrayType
+
+BLOCKS = 4096  # blocks of phase 1 and 3 (work-items); phase 2 is sequential over them
+
+_OPS = {"cumsum": ("+", 0), "cumprod": ("*", 1)}
+
+
+def scan_dtype(op: str, dtype) -> np.dtype:
+    """NumPy's result dtype of np.cumsum / np.cumprod: integers and booleans widen to 64 bits."""
+    dt = np.dtype(dtype)
+    if dt.kind in "bi":
+        return np.dtype(np.int64)
+    if dt.kind == "u":
+        return np.dtype(np.uint64)
+    return dt
+
+
+@functools.cache
+def scan_function(op: str, out_dtype: str, usm_type: str):
+    """The numba_ext.jit function computing `np.<op>(a)` into a new 1-D array of `out_dtype` and
+    `usm_type` on `a`'s queue."""
+    sym, identity = _OPS[op]
+    src = f"""
+def scan(a):
+    n = a.size
+    v = np.ascontiguousarray(a).reshape(n)
+    out = numba_ext.empty(n, np.{out_dtype}, usm_type={usm_type!r})
+    if n == 0:
+        return out
+    chunk = (n + {BLOCKS} - 1) // {BLOCKS}
+    nb = (n + chunk - 1) // chunk
+    part = numba_ext.empty(nb, np.{out_dtype}, usm_type={usm_type!r})
+    for b in prange(nb):
+        lo = b * chunk
+        hi = min(n, lo + chunk)
+        s = np.{out_dtype}({identity})
+        for i in range(lo, hi):
+            s = s {sym} v[i]
+        part[b] = s
+    for t in prange(1):
+        s = np.{out_dtype}({identity})
+        for b in range(nb):
+            x = part[b]
+            part[b] = s
+            s = s {sym} x
+    for b in prange(nb):
+        lo = b * chunk
+        hi = min(n, lo + chunk)
+        s = part[b]
+        for i in range(lo, hi):
+            s = s {sym} v[i]
+            out[i] = s
+    return out
+"""
+    return jit_from_source(src, "scan")
+
+
+def _overload_scan(stub, op, numpy_impl):
+    @overload(stub)
+    def _ov(a):
+        if isinstance(a, USMArrayType):
+            dispatcher = scan_function(
+                op, scan_dtype(op, numpy_support.as_dtype(a.dtype)).name, a.usm_type
+            )._dispatcher
+            if a.ndim == 0:
+                return lambda a: dispatcher(a.reshape(1))
+            return lambda a: dispatcher(a)
+        return numpy_impl
+
+
+_overload_scan(nx_cumsum, "cumsum", host_cumsum)
+_overload_scan(nx_cumprod, "cumprod", host_cumprod)

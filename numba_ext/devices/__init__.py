@@ -1,0 +1,38 @@
+"""Devices layer: OpenCL driver discovery, devices, contexts, queues and the default queue.
+
+Owns: registration of OpenCL drivers with the ICD loader (``drivers``), the Rust ``Device``,
+``Context`` and ``Queue`` classes, device selection (selector strings, ``NUMBA_EXT_DEVICE``) and
+the resolution of ``device=`` / ``sycl_queue=`` keywords (``queues``).
+
+May import: ``numba_ext.errors`` and the compiled core ``numba_ext._core``. Nothing above it.
+"""
+
+from . import drivers
+
+# Before the first OpenCL call anywhere in the process, i.e. before the extension loads.
+drivers.register()
+drivers.register_libdevice()
+
+from .queues import (  # noqa: E402  (after the driver registration above)
+    Context,
+    Device,
+    Queue,
+    default_queue,
+    device_by_filter,
+    device_queue,
+    get_devices,
+    remember_device,
+    resolve_queue,
+)
+
+__all__ = [
+    "Context",
+    "Device",
+    "Queue",
+    "default_queue",
+    "device_by_filter",
+    "device_queue",
+    "get_devices",
+    "remember_device",
+    "resolve_queue",
+]

@@ -1,0 +1,107 @@
+"""Devices, contexts and queues (implemented in Rust) plus the two helpers every entry point uses:
+the default queue and the normalisation of ``device=`` / ``sycl_queue=`` keywords."""
+
+from __future__ import annotations
+
+import os
+import threading
+
+from .. import _core
+from ..errors import DeviceSelectorError
+
+Device = _core.Device
+Context = _core.Context
+Queue = _core.Queue
+
+
+def get_devices() -> list[Device]:
+    """All OpenCL root devices, with filter strings ``opencl:<type>:<n>``."""
+    return _core.get_devices()
+
+
+_queues_lock = threading.Lock()
+_device_queues: dict = {}
+
+
+def device_queue(device: Device) -> Queue:
+    """The cached queue of a device (in the device's default context). Creating arrays with the
+    same ``device=`` twice gives arrays on one queue, as users expect."""
+    with _queues_lock:
+        q = _device_queues.get(device)
+        if q is None:
+            q = _device_queues[device] = Queue(device)
+        return q
+
+
+def default_queue() -> Queue:
+    """The queue of the default device: the selector in ``NUMBA_EXT_DEVICE`` if set, else the
+    default selector (a GPU numba_ext can compile for, else a CPU)."""
+    selector = os.environ.get("NUMBA_EXT_DEVICE", "")
+    try:
+        dev = Device(selector)
+    except ValueError as e:
+        raise DeviceSelectorError(f"NUMBA_EXT_DEVICE={selector!r}: {e}") from None
+    return device_queue(dev)
+
+
+def resolve_queue(device=None, sycl_queue=None) -> Queue | None:
+    """The queue named by ``device=`` (Device, Queue or selector string) and/or ``sycl_queue=``
+    (Queue). Both given and disagreeing is an error. None when neither is given."""
+    if sycl_queue is not None and not isinstance(sycl_queue, Queue):
+        raise TypeError(f"sycl_queue= must be a numba_ext.Queue, got {type(sycl_queue).__name__}")
+    if device is None:
+        return sycl_queue
+    if isinstance(device, Queue):
+        q = device
+    elif isinstance(device, Device):
+        q = device_queue(device)
+    elif isinstance(device, str):
+        try:
+            q = device_queue(Device(device))
+        except ValueError as e:
+            raise DeviceSelectorError(str(e)) from None
+    else:
+        raise TypeError(
+            f"device= must be a numba_ext.Device, a numba_ext.Queue or a selector string, "
+            f"got {type(device).__name__}"
+        )
+    if sycl_queue is not None:
+        if isinstance(device, Queue):
+            agree = device.equivalent(sycl_queue)
+        else:
+            agree = sycl_queue.device == q.device
+        if not agree:
+            raise ValueError(
+                f"device={device!r} and sycl_queue={sycl_queue!r} disagree; give only one of them"
+            )
+        return sycl_queue
+    return q
+
+
+_known_devices_lock = threading.Lock()
+_known_devices: dict[str, Device] = {}
+
+
+def remember_device(device: Device) -> Device:
+    """Record a device (e.g. a sub-device) so compiled code can find it by filter string."""
+    with _known_devices_lock:
+        _known_devices.setdefault(device.filter_string, device)
+    return device
+
+
+def device_by_filter(filter_string: str) -> Device:
+    """The device whose filter string is `filter_string` (root devices and remembered sub-devices).
+    A sub-device's filter string (``opencl:cpu:0.1``) that was not remembered resolves to its root
+    device, which has the same capabilities (this is used to choose how to compile)."""
+    if "." in filter_string:
+        with _known_devices_lock:
+            d = _known_devices.get(filter_string)
+        return d if d is not None else device_by_filter(filter_string.split(".")[0])
+    with _known_devices_lock:
+        d = _known_devices.get(filter_string)
+    if d is not None:
+        return d
+    for d in get_devices():
+        if d.filter_string == filter_string:
+            return remember_device(d)
+    raise DeviceSelectorError(f"no device with filter string {filter_string!r}")

@@ -1,0 +1,15 @@
+"""The kernels layer: explicit data-parallel kernels (``@numba_ext.kernel``, ``@numba_ext.func``).
+
+Owns: the kernel object (typing per launch signature, compilation per device, the launch with its
+global and local ranges), ``Range`` / ``NdRange``, ``call_kernel`` and launch events. Launches follow
+compute follows data through the placement layer; translation to the kernel IR is the compiler's.
+
+May import: ``numba_ext.compiler``, ``numba_ext.placement``, ``numba_ext.arrays``,
+``numba_ext.devices``, ``numba_ext.errors`` and ``numba_ext._core``. Never the library.
+"""
+
+from __future__ import annotations
+
+from .kernel import Event, Kernel, NdRange, Range, call_kernel, call_kernel_async, func, kernel
+
+__all__ = ["Event", "Kernel", "NdRange", "Range", "call_kernel", "call_kernel_async", "func", "kernel"]

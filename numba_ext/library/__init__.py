@@ -1,0 +1,32 @@
+"""The library layer: eager NumPy-surface operations on numba_ext arrays outside jitted code.
+
+Owns: elementwise operators and ufuncs (``elementwise``: ``a + b``, ``np.sqrt(a)``), reductions and
+products (``reductions``: ``x.sum(axis=1)``, ``a @ b``) and the NumPy functions arrays answer through
+``__array_function__`` (``functions``: np.where, np.clip, np.cumsum, the ``*_like`` functions, ...).
+Each runs on the queue compute follows data infers, compiled by the compiler layer. Importing this
+package registers these operations as the arrays' eager operations (``arrays.hooks``).
+
+May import: ``numba_ext.compiler``, ``numba_ext.placement``, ``numba_ext.arrays``,
+``numba_ext.devices``, ``numba_ext.errors`` and ``numba_ext._core``. Never the kernels.
+"""
+
+from __future__ import annotations
+
+from ..arrays import hooks
+from .elementwise import apply
+from .functions import ARRAY_FUNCTIONS, clip, where
+from .reductions import dot, reduce
+
+
+class _ArrayOperations:
+    """What arrays ask of the library (``arrays.hooks.ArrayOperations``)."""
+
+    apply = staticmethod(apply)
+    reduce = staticmethod(reduce)
+    dot = staticmethod(dot)
+    array_functions = ARRAY_FUNCTIONS
+
+
+hooks.register_operations(_ArrayOperations())
+
+__all__ = ["ARRAY_FUNCTIONS", "apply", "clip", "dot", "reduce", "where"]

@@ -1,0 +1,124 @@
+"""Eager elementwise operations on numba_ext arrays outside jitted code (``a + b``, ``-a``,
+``np.sqrt(a)``): the same KernelSpec builder and Rust compiler as jitted code, with NumPy's
+broadcasting and its type rules for Python scalars, launched on the queue chosen by compute follows
+data. Each distinct (operation, operand kinds, dtypes, layout, device) is compiled once."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from .. import _core
+from ..arrays import allocate, ndarray
+from ..compiler.kernelspec import UFUNC_OPS, SpecBuilder
+from ..errors import ExecutionPlacementError, UnsupportedError
+from ..placement import coerce_usm_types, execution_queue
+
+_cache_lock = threading.Lock()
+_cache: dict = {}
+
+
+def _scalar_bits(value, dtype: np.dtype) -> int:
+    return int(np.asarray(value, dtype=dtype).reshape(1).view(np.dtype(f"u{dtype.itemsize}"))[0])
+
+
+def _resolve(ufunc, operands):
+    """NumPy's loop dtypes for these operands (Python scalars are 'weak', as in NumPy 2)."""
+    probe = []
+    for o in operands:
+        if isinstance(o, ndarray):
+            probe.append(o.dtype)
+        elif type(o) in (int, float):  # Python numbers are weak; NumPy scalars and bools are not
+            probe.append(type(o))
+        else:
+            probe.append(np.asarray(o).dtype)
+    try:
+        return [np.dtype(d) for d in ufunc.resolve_dtypes(tuple(probe) + (None,) * ufunc.nout)]
+    except Exception as e:
+        raise UnsupportedError(f"np.{ufunc.__name__} is not supported for {probe}: {e}") from None
+
+
+def apply(ufunc, *operands, name=None) -> ndarray:
+    """`ufunc(*operands)` on the execution queue of the array operands (`name` overrides the ufunc's
+    name, for ufuncs made with numba.vectorize)."""
+    name = name or ufunc.__name__
+    if ufunc.nout != 1 or name not in UFUNC_OPS:
+        raise UnsupportedError(f"np.{name} cannot be offloaded yet")
+    # NumPy hands scalars on the left of an operator over as 0-d arrays (np.int64(3) > x): scalars
+    operands = tuple(o[()] if isinstance(o, np.ndarray) and o.ndim == 0 else o for o in operands)
+    arrays = [o for o in operands if isinstance(o, ndarray)]
+    first = arrays[0]
+    if all(
+        a._queue is first._queue and a._usm_type == first._usm_type and a._desc.shape == first._desc.shape
+        for a in arrays
+    ) and not any(isinstance(o, (np.ndarray, list, tuple)) for o in operands):
+        queue, usm_type, shape = first._queue, first._usm_type, first._desc.shape  # the common case
+    else:
+        named = [(f"operand {i}", o) for i, o in enumerate(operands) if isinstance(o, ndarray)]
+        foreign = [i for i, o in enumerate(operands) if isinstance(o, (np.ndarray, list, tuple))]
+        if foreign:
+            raise ExecutionPlacementError(
+                f"np.{name} mixes numba_ext arrays with host data (operand(s) {foreign}); the queue of host "
+                "data cannot be inferred (compute follows data). Convert it first with "
+                "numba_ext.asarray(x, sycl_queue=<the array's queue>)"
+            )
+        queue = execution_queue(named)
+        usm_type = coerce_usm_types([a.usm_type for _, a in named])
+        shape = np.broadcast_shapes(*[a.shape for a in arrays])
+    dts = _resolve(ufunc, operands)
+    in_dts, out_dt = dts[: ufunc.nin], dts[-1]
+
+    layout = tuple(
+        (o._desc.dtype, o._desc.ndim, o._desc.flags.c_contiguous and o._desc.shape == shape)
+        if isinstance(o, ndarray)
+        else ("scalar", dt)
+        for o, dt in zip(operands, in_dts)
+    )
+    key = (name, layout, len(shape), out_dt, queue.device)
+    with _cache_lock:
+        kernel = _cache.get(key)
+    if kernel is None:
+        kernel = _compile(ufunc, name, layout, in_dts, len(shape), out_dt, queue.device)
+        with _cache_lock:
+            _cache[key] = kernel
+
+    out = allocate(shape, out_dt, queue, usm_type)
+    slots = []
+    for o, (kind, *rest), dt in zip(operands, layout, in_dts):
+        if isinstance(kind, str):
+            slots.append(_scalar_bits(o, dt))
+            continue
+        slots.append(o._data_ptr)
+        if not rest[1]:  # strided/broadcast: byte strides over the iteration space
+            pad = len(shape) - o.ndim
+            strides = [0] * pad + [
+                0 if n == 1 and m != 1 else s for n, s, m in zip(o.shape, o.strides, shape[pad:])
+            ]
+            slots.extend(s & 0xFFFFFFFFFFFFFFFF for s in strides)
+    slots.append(out._data_ptr)
+    slots.extend(shape)
+    slots.append(out.size)
+    if out.size:
+        kernel.launch(queue, slots)
+    return out
+
+
+def _compile(ufunc, name, layout, in_dts, ndim, out_dt, device):
+    """The kernel of one eager operation. Operands are cast to NumPy's loop dtypes `in_dts` first
+    (NumPy's choice, e.g. float64 for int32 + float32, where Numba's own loop selection would
+    compute in float32)."""
+    b = SpecBuilder(ndim)
+    vals = []
+    for i, ((kind, *rest), want) in enumerate(zip(layout, in_dts)):
+        if isinstance(kind, str):  # ("scalar", dtype)
+            dt = rest[0].name
+            p = b.param((f"s{i}", "scalar", dt))
+            vals.append((b.node(("scalar", dt, p)), dt))
+        else:  # (dtype, ndim, contiguous)
+            p = b.param((f"x{i}", "array", kind.name, ndim, rest[1]))
+            vals.append((b.cast(b.node(("load", kind.name, p)), kind.name, want.name), want.name))
+    val, dt = b.apply_ufunc(ufunc, vals, name=name)
+    out = b.param(("out", "array", out_dt.name, ndim, True))
+    b.node(("store", out_dt.name, out, b.cast(val, dt, out_dt.name)))
+    return _core.compile_kernel(b.spec(), device)

@@ -1,0 +1,67 @@
+"""Eager reductions (``x.sum(axis=1)``, ``x.argmax()``) and products (``np.dot``, ``@``) of numba_ext
+arrays: the same ``numba_ext.jit`` helpers jitted code calls (``compiler.reduction_helpers``), on the
+arrays' queue."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ..arrays import ndarray
+from ..compiler import reduction_helpers, reduction_rules
+from ..errors import ExecutionPlacementError, UnsupportedError
+from ..placement import coerce_usm_types
+
+
+def check_unsupported(what: str, **given) -> None:
+    bad = [f"{k}={v!r}" for k, v in given.items() if v is not None and v is not False]
+    if bad:
+        raise UnsupportedError(f"{what}({', '.join(bad)}) on numba_ext arrays is not supported")
+
+
+def reduce(name: str, x: ndarray, axis=None, *, dtype=None, out=None, keepdims=False):
+    """`x.<name>(axis=axis)` (sum prod min max mean any all argmin argmax), computed by a kernel on
+    `x`'s queue: a NumPy scalar of NumPy's result dtype over all elements, else a numba_ext array on the same queue."""
+    check_unsupported(f"{name}", dtype=dtype, out=out, keepdims=keepdims)
+    if axis is not None:
+        if isinstance(axis, tuple):
+            raise UnsupportedError(
+                f"{name}(axis=<tuple>) on numba_ext arrays is not supported; reduce one axis at a time"
+            )
+        if x.ndim == 0:
+            raise np.exceptions.AxisError(axis, 0)
+        axis = reduction_rules.normalize_axis(axis, x.ndim)
+        if x.ndim == 1:
+            axis = None
+    if name == "mean" and (x.size if axis is None else x.shape[axis]) == 0:
+        warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=3)  # as NumPy; the result is NaN
+    if axis is None:
+        x = x if x.ndim else x.reshape(1)
+        value = reduction_helpers.whole_function(name, x.ndim, x.dtype, x.flags.c_contiguous)(x)
+        return reduction_rules.result_dtype(name, x.dtype).type(
+            value
+        )  # NumPy's scalar type (np.float32 for float32 data)
+    return reduction_helpers.axis_reducer(
+        name, x.ndim, reduction_rules.result_dtype(name, x.dtype).name, x.usm_type
+    )(x, axis)
+
+
+def dot(a: ndarray, b: ndarray, what: str = "np.dot") -> ndarray:
+    """`np.dot(a, b)` / `a @ b` of 1-D and 2-D numba_ext arrays, computed on their queue."""
+    if not (isinstance(a, ndarray) and isinstance(b, ndarray)):
+        other = b if isinstance(a, ndarray) else a
+        if np.ndim(other) == 0 and not isinstance(other, (np.ndarray, list, tuple)):
+            raise UnsupportedError(f"{what} of a numba_ext array and a scalar is not supported: use *")
+        other = type(other).__name__
+        raise ExecutionPlacementError(
+            f"{what} of a numba_ext array and a {other}: the queue of the other operand cannot be inferred "
+            "(compute follows data); convert it with numba_ext.asarray(x, sycl_queue=<the array's queue>)"
+        )
+    reduction_rules.check_dot_ndims(a.ndim, b.ndim, what)
+    return reduction_helpers.dot_function(
+        a.ndim,
+        b.ndim,
+        reduction_rules.dot_dtype(a.dtype, b.dtype).name,
+        coerce_usm_types([a.usm_type, b.usm_type]),
+    )(a, b)
