@@ -674,7 +674,8 @@ def goals(records: list[dict]) -> list[dict]:
         others = [r for r in (_find(records, wl, v, size) for v in nxv) if _ok(r)]
         if not (_ok(jit) and _ok(peer)):
             why = (
-                "Black-Scholes at n=2^22 was not run (workload black_scholes_goal, or black_scholes at preset M)"
+                "Black-Scholes at n=2^22 was not run (workload black_scholes_goal, or black_scholes at "
+                "preset M)"
                 if jit is None and peer is None
                 else f"{wl} at n=2^22: "
                 + "; ".join(

@@ -1,5 +1,5 @@
-"""np.cumsum of 2^22 float64 on the default device: NumPy, numba_ext jit and eager (medians of 7 after a warm-up;
-a 1-element copy back synchronises). Run: .venv/bin/python benchmarks/scan_probe.py"""
+"""np.cumsum of 2^22 float64 on the default device: NumPy, numba_ext jit and eager (medians of 7 after
+a warm-up; a 1-element copy back synchronises). Run: .venv/bin/python benchmarks/scan_probe.py"""
 
 import time
 
@@ -33,6 +33,7 @@ fn_np()
 fn_jit()
 fn_eager()
 print(
-    f"n={n} float64: numpy {med(fn_np):.2f} ms, numba_ext_jit {med(fn_jit):.2f} ms, numba_ext_eager {med(fn_eager):.2f} ms, first jit call {first * 1e3:.0f} ms"
+    f"n={n} float64: numpy {med(fn_np):.2f} ms, numba_ext_jit {med(fn_jit):.2f} ms, numba_ext_eager "
+    f"{med(fn_eager):.2f} ms, first jit call {first * 1e3:.0f} ms"
 )
 print("max rel err", float(np.max(np.abs(nx.asnumpy(f(x)) - np.cumsum(h)) / np.cumsum(h))))

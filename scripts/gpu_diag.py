@@ -28,8 +28,10 @@ env = {k: v for k, v in os.environ.items() if not k.startswith(("OCL_", "OPENCL"
 # numba_ext registers NVIDIA's driver itself: a fresh process with no OpenCL variables sees the GPU
 child("no OCL_ variables, before the parent uses the GPU", LIST, env=env)
 PROBE = (
-    "import os, ctypes, numba_ext.devices.drivers as i; f = os.environ.get('OCL_ICD_VENDORS'); print('registered', f, os.environ.get('OCL_ICD_FILENAMES'), "
-    "sorted(os.listdir(f)) if f else None, [open(os.path.join(f, n)).read().strip() for n in os.listdir(f)] if f else None); "
+    "import os, ctypes, numba_ext.devices.drivers as i; f = os.environ.get('OCL_ICD_VENDORS'); "
+    "print('registered', f, os.environ.get('OCL_ICD_FILENAMES'), "
+    "sorted(os.listdir(f)) if f else None, [open(os.path.join(f, n)).read().strip() for n in "
+    "os.listdir(f)] if f else None); "
     "lib = ctypes.CDLL('libOpenCL.so.1'); n = ctypes.c_uint(0); "
     "print('clGetPlatformIDs', lib.clGetPlatformIDs(0, None, ctypes.byref(n)), n.value)"
 )

@@ -41,7 +41,8 @@ def pytest_collection_modifyitems(config, items):
     reasons = {
         "needs_host_access": None
         if dev.memory_backend == "usm"
-        else f"host-side access to array elements needs host-addressable memory; {dev.filter_string} uses cl_mem buffers",
+        else "host-side access to array elements needs host-addressable memory; "
+        f"{dev.filter_string} uses cl_mem buffers",
         "needs_spirv": None
         if dev.target == "spirv"
         else f"checks SPIR-V; {dev.filter_string} takes {dev.target}",

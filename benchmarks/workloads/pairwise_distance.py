@@ -7,7 +7,8 @@ without it: ``np.sqrt(np.sum(diff * diff, axis=2))`` with ``diff = x1[:, None, :
 (broadcasting and an axis reduction on the device, 2 kernels per call). ``numba_ext_prange``
 is the prange loop of ``numba_parallel`` under ``@numba_ext.jit`` (result from ``numba_ext.empty``).
 ``numba_ext_kernel`` is an explicit ``@numba_ext.kernel`` over a 2-D range (one work-item per output
-element, the prange loop's body; range dimension 0, the fastest-varying, runs along rows of the result), writing into a result allocated per call. ``dpnp`` and ``cupy`` run
+element, the prange loop's body; range dimension 0, the fastest-varying, runs along rows of the
+result), writing into a result allocated per call. ``dpnp`` and ``cupy`` run
 the NumPy source (matmul form; dpnp without the ``out=`` arguments). ``cupy_fused`` is a
 ``cupy.ElementwiseKernel`` with one thread per output element (the kernel body: a loop over ``dims``,
 no matmul), writing into a result allocated per call."""

@@ -82,17 +82,18 @@ class RewriteAllocations(Rewrite):
                 "sycl_queue",
             }:
                 raise UnsupportedError(
-                    f"numba_ext.{fn.__name__}() in jitted code takes shape, dtype, device=, usm_type= (line {loc.line})"
+                    f"numba_ext.{fn.__name__}() in jitted code takes shape, dtype, device=, usm_type= "
+                    f"(line {loc.line})"
                 )
             if "sycl_queue" in given:
                 raise UnsupportedError(
                     f'sycl_queue= cannot be used in jitted code; use device="<selector>" (line {loc.line})'
                 )
 
-            def var(value, hint):
+            def var(value, hint, scope=scope, loc=loc):  # used in this iteration only
                 return _new_var(new, scope, value, hint, loc)
 
-            none = lambda h: var(ir.Const(None, loc), h)
+            none = lambda h, loc=loc: var(ir.Const(None, loc), h)
             fill = (
                 given.get("fill_value")
                 if fn is arrays.full
@@ -332,7 +333,7 @@ class RewriteAllocationsLike(Rewrite):
                     + (f", not {', '.join(extra)}" if extra else "")
                 )
 
-            def var(value, hint):
+            def var(value, hint, scope=scope, loc=loc):  # used in this iteration only
                 return _new_var(new, scope, value, hint, loc)
 
             fill = given["fill_value"] if kind == "full" else var(ir.Const(_LIKE_KINDS[kind], loc), "fill")

@@ -40,7 +40,8 @@ def _usm_result(name, args, dtype):
         return None
     if len(ours) != len(arrays):
         raise ExecutionPlacementError(
-            f"np.{name} mixes numba_ext arrays with NumPy arrays; the queue of the NumPy data cannot be inferred"
+            f"np.{name} mixes numba_ext arrays with NumPy arrays; the queue of the NumPy data cannot be "
+            "inferred"
         )
     devices = {t.device for t in ours}
     if len(devices) > 1:

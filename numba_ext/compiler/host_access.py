@@ -152,7 +152,8 @@ def check(func_ir, typemap, calltypes, parallel: bool) -> None:
             if what:
                 raise UnsupportedError(
                     f"{what} reads or writes array elements on the host, but the array lives in memory "
-                    f"the host cannot address ({_memory_of(st, typemap)}). Compute it on the device (an array expression, a "
+                    f"the host cannot address ({_memory_of(st, typemap)}). Compute it on the device (an "
+                    "array expression, a "
                     f"prange loop in @numba_ext.jit, a kernel) or copy the data with numba_ext.asnumpy() "
                     f"first {_at(st.loc)}"
                 )
@@ -187,7 +188,8 @@ def _host_access(st, typemap, calltypes, parallel) -> str | None:
         return "iterating over an array" if bad(e.value) else None
     if e.op in ("binop", "inplace_binop", "unary"):
         if any(bad(v) for v in e.list_vars()) and not isinstance(result, types.Array):
-            return f"the operator '{getattr(e.fn, '__name__', e.fn)}' with a scalar result on arrays (e.g. 0-d arrays)"
+            op = getattr(e.fn, "__name__", e.fn)
+            return f"the operator '{op}' with a scalar result on arrays (e.g. 0-d arrays)"
         if e.op == "inplace_binop" and any(bad(v) for v in e.list_vars()):
             return "an in-place operator on arrays"
         return None

@@ -289,7 +289,7 @@ class Translator:
         sub.translate(entry_block=body_entry, blocks=p.loop_body, exit_block=inner_latch)
         self.label_map, self.exit_block = saved
         # close the nests from the inside out: each nest's exit continues the enclosing latch
-        for (latch, done), outer in zip(reversed(latches), reversed([None] + latches[:-1])):
+        for (_latch, done), outer in zip(reversed(latches), reversed([None] + latches[:-1])):
             if outer is not None:
                 self.fb.blocks[done][1] = ("jump", outer[0])
         self.cur = latches[0][1]

@@ -224,7 +224,7 @@ def make_launch_intrinsic(kernel, spec: dict, out_types: list, arg_types: tuple)
         # byte strides over the iteration space, 0 where it broadcasts.
         slot_vals = []
         launch_args = list(zip(sig.args, llargs)) + [(ty, o._getvalue()) for ty, o in zip(out_types, outs)]
-        for (pname, kind, *rest), (ty, v) in zip(param_kinds, launch_args):
+        for (_pname, kind, *_rest), (ty, v) in zip(param_kinds, launch_args):
             if kind == "array":
                 ary = context.make_array(ty)(context, builder, value=v)
                 slot_vals.append(builder.ptrtoint(ary.data, I64))

@@ -5,7 +5,8 @@ kernel IR and emits the launch on the arrays' queue.
 
 Kernel shape: one work-item per iteration of the flattened iteration space when there is no reduction
 (a bounds check, no loop: the Intel CPU runtime vectorises such kernels across work-items, not a
-loop); with reductions, a grid-stride loop over a capped number of work-items; reduction variables are private partials, started at the operation's identity
+loop); with reductions, a grid-stride loop over a capped number of work-items; reduction variables
+are private partials, started at the operation's identity
 and combined once per work-item into a one-element accumulator with an atomic. The accumulator holds
 the variable's value from before the loop, so `s = 1; for i in prange(n): s += a[i]` keeps its 1."""
 
@@ -231,7 +232,8 @@ class _ParforKernel:
         ]
         if others:
             raise UnsupportedError(
-                f"values of types {sorted({str(typemap[n]) for n in others})} used in the parallel loop at line "
+                f"values of types {sorted({str(typemap[n]) for n in others})} used in the parallel loop "
+                "at line "
                 f"{parfor.loc.line} cannot be passed to a kernel"
             )
         self.ndim = len(parfor.loop_nests)
@@ -266,7 +268,7 @@ class _ParforKernel:
         for part, regions in (("pro", self.prologue), ("epi", self.epilogue)):
             for t, fn, args in regions:
                 ops = []
-                for (_, kind, dt, *rest), name in zip(fn._nx_spec["params"], args + [t]):
+                for (_, kind, dt, *_rest), name in zip(fn._nx_spec["params"], args + [t]):
                     safe = name.replace(".", "_").replace("$", "_")
                     if kind == "array":
                         out = name == t and part == "epi"
@@ -354,7 +356,7 @@ class _ParforKernel:
             if part == "pro":  # the region's element at this index, where the body reads t[index]
                 tr.vals[t] = ("elem", _emit_region(fb, fb.blocks[pre][0], fn._nx_spec, ops, index))
         tr.translate(entry_block=pre, blocks=parfor.loop_body, exit_block=latch)
-        for part, t, fn, ops in fused_params:
+        for part, _t, fn, ops in fused_params:
             if part == "epi":  # after the body: the region's element from the values just stored
                 _emit_region(fb, fb.blocks[latch][0], fn._nx_spec, ops, index)
         if self.redvars:  # a grid-stride loop
@@ -479,7 +481,7 @@ def lower_parfor_offload(lowerer, parfor):
             (start, builder.select(builder.icmp_signed(">", stop, start), builder.sub(stop, start), I64(0)))
         )
     pro_strides = {}
-    for t, fn, args in pk.prologue:
+    for t, _fn, args in pk.prologue:
         arrs = [(typemap[n], arrays[n]) for n in args if n in arrays]
         shape, _ = broadcast_shape(context, builder, arrs, pk.ndim)
         for n in args:

@@ -22,7 +22,8 @@ def check_unsupported(what: str, **given) -> None:
 
 def reduce(name: str, x: ndarray, axis=None, *, dtype=None, out=None, keepdims=False):
     """`x.<name>(axis=axis)` (sum prod min max mean any all argmin argmax), computed by a kernel on
-    `x`'s queue: a NumPy scalar of NumPy's result dtype over all elements, else a numba_ext array on the same queue."""
+    `x`'s queue: a NumPy scalar of NumPy's result dtype over all elements, else a numba_ext array on
+    the same queue."""
     check_unsupported(f"{name}", dtype=dtype, out=out, keepdims=keepdims)
     if axis is not None:
         if isinstance(axis, tuple):

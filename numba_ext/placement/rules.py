@@ -20,7 +20,8 @@ _USM_RANK = {"device": 0, "shared": 1, "host": 2}
 
 
 def coerce_usm_types(usm_types: Iterable[str]) -> str | None:
-    """The USM type of a result computed from arrays of `usm_types` (the precedence device < shared < host)."""
+    """The USM type of a result computed from arrays of `usm_types` (the precedence device < shared < "
+    "host)."""
     types_ = list(usm_types)
     for t in types_:
         if t not in _USM_RANK:
@@ -48,7 +49,8 @@ def execution_queue(named_arrays: Sequence[tuple[str, Any]], stacklevel: int = 4
     q = common_queue(queues)
     if q is None and queues:
         detail = ", ".join(
-            f"'{name}' on {a.sycl_queue!r} (device {a.device.filter_string}, context {a.sycl_queue.context!r})"
+            f"'{name}' on {a.sycl_queue!r} (device {a.device.filter_string}, context "
+            f"{a.sycl_queue.context!r})"
             for name, a in named_arrays
         )
         raise ExecutionPlacementError(

@@ -9,7 +9,7 @@ from numba import prange
 import numba_ext as nx
 from numba_ext import Context, Device, Queue
 
-from .conftest import DEV
+from ..conftest import DEV
 
 
 def _kernels(f, *args):

@@ -18,7 +18,7 @@ from numba import prange
 import numba_ext as nx
 from numba_ext.library import elementwise as eager
 
-from .conftest import DEV
+from ..conftest import DEV
 
 INTS = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
 SIGNED = ["int8", "int16", "int32", "int64"]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-NOTEBOOKS = Path(__file__).resolve().parent.parent / "benchmarks" / "notebooks"
+NOTEBOOKS = Path(__file__).resolve().parents[2] / "benchmarks" / "notebooks"
 
 
 def _execute(name: str):

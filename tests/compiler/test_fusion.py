@@ -6,7 +6,7 @@ import pytest
 import numba_ext
 from numba_ext import _core
 
-from .conftest import DEV
+from ..conftest import DEV
 
 
 def _args(rng, n=257, k=3):

@@ -6,9 +6,9 @@ import warnings
 
 import pytest
 
-from .conftest import DEV
+from ..conftest import DEV
 
-DOCS = pathlib.Path(__file__).resolve().parent.parent / "docs"
+DOCS = pathlib.Path(__file__).resolve().parents[2] / "docs"
 PAGES = sorted(p for p in [*DOCS.glob("*.md"), DOCS.parent / "README.md"] if "```python" in p.read_text())
 
 
@@ -29,5 +29,6 @@ def test_doc_examples_run(page, tmp_path, monkeypatch):
             exec(code, ns)
     if skipped:
         pytest.skip(
-            f"ran {len(blocks) - len(skipped)} blocks; blocks {skipped} need the CPU device ({DEV} is the default)"
+            f"ran {len(blocks) - len(skipped)} blocks; blocks {skipped} need the CPU device ({DEV} is "
+            "the default)"
         )

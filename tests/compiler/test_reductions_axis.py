@@ -10,7 +10,7 @@ import pytest
 
 import numba_ext as nx
 
-from .conftest import DEV
+from ..conftest import DEV
 
 OPS = ["sum", "prod", "min", "max", "mean", "any", "all", "argmin", "argmax"]
 EXACT = {"min", "max", "argmin", "argmax", "any", "all"}

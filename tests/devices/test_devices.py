@@ -9,7 +9,7 @@ import pytest
 import numba_ext
 from numba_ext import Context, Device, Queue
 
-from .conftest import DEV, require_device_in_child_process
+from ..conftest import DEV, require_device_in_child_process
 
 
 def test_devices_are_discovered_with_filter_strings():

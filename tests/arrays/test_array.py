@@ -8,7 +8,7 @@ import pytest
 import numba_ext
 from numba_ext import Context, Queue, _core
 
-from .conftest import DEV
+from ..conftest import DEV
 
 DTYPES = [
     "bool",

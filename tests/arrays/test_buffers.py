@@ -15,11 +15,12 @@ from numba import prange
 import numba_ext as nx
 from numba_ext import _core
 
-from .conftest import DEV
+from ..conftest import DEV
 
 pytestmark = pytest.mark.skipif(
     nx.Device(DEV).memory_backend != "buffer",
-    reason=f"{DEV} uses USM; the buffer back end is tested with NUMBA_EXT_FORCE_BUFFERS=1 (make test) or on a GPU",
+    reason=f"{DEV} uses USM; the buffer back end is tested with NUMBA_EXT_FORCE_BUFFERS=1 (make test) "
+    "or on a GPU",
 )
 
 

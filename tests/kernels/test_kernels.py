@@ -9,7 +9,7 @@ import pytest
 import numba_ext as nx
 from numba_ext import Context, Device, Queue
 
-from .conftest import DEV, check_device_binary
+from ..conftest import DEV, check_device_binary
 
 
 # -- workloads ----------------------------------------------------------------------------------------

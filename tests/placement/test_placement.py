@@ -1,4 +1,5 @@
-"""Compute follows data: every rule of the spec (000/001/002/003), adapted to numba_ext's API."""
+"""Compute follows data: queue inference and equivalence, USM-type precedence, NumPy arrays with
+offload_to, and the errors for data that cannot be placed, through numba_ext's API."""
 
 import subprocess
 import sys
@@ -14,7 +15,7 @@ import numba_ext
 from numba_ext import Context, Device, ExecutionPlacementError, Queue
 from numba_ext.utils import get_coerced_usm_type, get_execution_queue
 
-from .conftest import DEV, require_device_in_child_process
+from ..conftest import DEV, require_device_in_child_process
 
 USM = ["device", "shared", "host"]
 TABLE = {  # spec: precedence device < shared < host
@@ -285,7 +286,10 @@ def test_eager_non_equivalent_queues_and_host_data(rng):
 
 # -- creation keywords and the default queue ----------------------------------------------------------
 def test_default_queue_from_environment():
-    code = "import numba_ext; print(numba_ext.default_queue().device.filter_string); print(numba_ext.empty(2).device.filter_string)"
+    code = (
+        "import numba_ext; print(numba_ext.default_queue().device.filter_string); "
+        "print(numba_ext.empty(2).device.filter_string)"
+    )
     env = {**__import__("os").environ, "NUMBA_EXT_DEVICE": DEV}
     require_device_in_child_process()
     out = subprocess.run(
@@ -339,7 +343,7 @@ def test_plain_njit_rules(rng):
     assert out.sycl_queue is q and out.usm_type == "shared"
 
 
-# -- sub-devices and shared contexts (spec 003) -----------------------------------------------------
+# -- sub-devices and shared contexts -----------------------------------------------------------------
 @pytest.mark.needs_cpu  # sub-devices: the CPU runtime partitions, NVIDIA's OpenCL does not
 def test_sub_devices_share_a_context(rng):
     root = Device(DEV)

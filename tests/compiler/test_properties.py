@@ -21,7 +21,7 @@ from numba.np import numpy_support
 
 import numba_ext
 
-from .conftest import check_device_binary
+from ..conftest import check_device_binary
 
 
 def np2_where(c, a, b):
@@ -385,7 +385,8 @@ def test_typed_expressions_on_every_dtype_match_numba(case):
         got = jf(*args)
     except numba_ext.UnsupportedError as e:
         # an operation on 0-d operands only has a scalar result, computed by Numba on the host: the
-        # buffer back end (cl_mem memory) refuses it while compiling (tests/test_jit.py::test_zero_d_arrays)
+        # buffer back end (cl_mem memory) refuses it while compiling
+        # (tests/compiler/test_jit.py::test_zero_d_arrays)
         if args[0].device.memory_backend == "buffer" and () in shapes and "cannot address" in str(e):
             return
         raise
