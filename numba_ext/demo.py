@@ -45,7 +45,7 @@ def main(n: int = 1 << 22) -> None:
         out = black_scholes_call(*args, rate, vol)
         times.append(time.perf_counter() - t0)
     t0 = time.perf_counter()
-    ref = reference(*host, rate, vol)
+    ref = reference(host[0], host[1], host[2], rate, vol)
     t_np = time.perf_counter() - t0
 
     got = numba_ext.asnumpy(out)

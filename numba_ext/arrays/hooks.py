@@ -37,15 +37,27 @@ class ArrayOperations(Protocol):
         """``ufunc(*operands)`` elementwise (`name` overrides the ufunc's own name)."""
         ...
 
-    def reduce(self, name: str, x: Any, axis: Any, **kwargs: Any) -> Any:
+    def reduce(
+        self,
+        name: str,
+        x: Any,
+        axis: Any = None,
+        *,
+        dtype: Any = None,
+        out: Any = None,
+        keepdims: bool = False,
+    ) -> Any:
         """``x.<name>(axis)`` for the reductions of ``ndarray``."""
         ...
 
-    def dot(self, a: Any, b: Any, what: str) -> Any:
+    def dot(self, a: Any, b: Any, what: str = "np.dot") -> Any:
         """``np.dot(a, b)`` / ``a @ b``."""
         ...
 
-    array_functions: Mapping[Callable[..., Any], Callable[..., Any]]
+    @property
+    def array_functions(self) -> Mapping[Callable[..., Any], Callable[..., Any]]:
+        """NumPy functions (``__array_function__``) computed on the arrays' queue, by function."""
+        ...
 
 
 class _Missing:
@@ -61,8 +73,8 @@ class _Missing:
         )
 
 
-typing: ArrayTyping = _Missing("their Numba types", "compiler")  # type: ignore[assignment]
-operations: ArrayOperations = _Missing("their eager operations", "library")  # type: ignore[assignment]
+typing: ArrayTyping = _Missing("their Numba types", "compiler")
+operations: ArrayOperations = _Missing("their eager operations", "library")
 
 
 def register_typing(provider: ArrayTyping) -> None:

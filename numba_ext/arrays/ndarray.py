@@ -42,6 +42,13 @@ class ndarray:
     bring back to the host with :func:`numba_ext.asnumpy`."""
 
     __slots__ = ("_desc", "_queue", "_usm_type", "_base", "_numba_type_", "_ptr", "_nx", "__weakref__")
+    _desc: np.ndarray  # NumPy's view of the memory: shape, strides, dtype, flags
+    _queue: Queue
+    _usm_type: str
+    _base: int | None
+    _numba_type_: Any
+    _ptr: int
+    _nx: Any
     __array_priority__ = 1000.0
 
     def __init__(self, shape, dtype="float64", *, device=None, usm_type="device", sycl_queue=None):
@@ -277,7 +284,7 @@ class ndarray:
                 "numba_ext.asnumpy(x) first"
             ) from None
 
-    __hash__ = None  # comparisons are elementwise, as for NumPy arrays
+    __hash__ = None  # type: ignore[assignment]  # comparisons are elementwise, as for NumPy arrays
 
     # -- eager reductions (a kernel on the array's queue) -------------------------------------------
     def sum(self, axis=None, dtype=None, out=None, keepdims=False):
@@ -358,8 +365,8 @@ for _name, _uf in {
     "ne": np.not_equal,
 }.items():
     setattr(ndarray, f"__{_name}__", _binary(_uf))
-for _name, _uf in {"neg": np.negative, "pos": np.positive, "abs": np.absolute, "invert": np.invert}.items():
-    setattr(ndarray, f"__{_name}__", _unary(_uf))
+for _name, _uf1 in {"neg": np.negative, "pos": np.positive, "abs": np.absolute, "invert": np.invert}.items():
+    setattr(ndarray, f"__{_name}__", _unary(_uf1))
 
 
 def convert(x: ndarray, queue: Queue | None, dtype: Any, usm_type: str | None, copy: bool | None) -> ndarray:

@@ -26,7 +26,7 @@ from . import (
     scans,  # noqa: F401
 )
 from .device_functions import DeviceFunction, typed_ir
-from .jit import JitFunction, jit
+from .jit_function import JitFunction, jit
 from .ufuncs import erf, erfc
 
 

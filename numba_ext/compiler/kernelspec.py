@@ -162,11 +162,11 @@ class SpecBuilder:
         """Nodes computing `ufunc` on operand nodes `vals` ((node, dtype) pairs) with NumPy's
         semantics: the same loop selection Numba's typing uses picks the computation types."""
         arg_tys = [numpy_support.from_dtype(np.dtype(dt)) for _, dt in vals]
-        loop = numpy_support.ufunc_find_matching_loop(ufunc, arg_tys)
+        loop = numpy_support.ufunc_find_matching_loop(ufunc, tuple(arg_tys))
         if loop is None:
             raise UnsupportedError(f"np.{ufunc.__name__} has no loop for {[str(t) for t in arg_tys]}")
         in_dts = [dtype_name(t) for t in loop.inputs]
-        out_dt = dtype_name(loop.outputs[0])
+        out_dt = dtype_name(list(loop.outputs)[0])
         args = [self.cast(v, dt, want) for (v, dt), want in zip(vals, in_dts)]
         kind, name = UFUNC_OPS.get(name or ufunc.__name__, (None, None))
         if kind == "binary" and name in _COMPARISONS and in_dts[0] != in_dts[1]:

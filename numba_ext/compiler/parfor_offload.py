@@ -107,7 +107,7 @@ def _definitions(blocks) -> tuple[set[str], set[str]]:
 
 
 def _parfor_vars(parfor, with_init=True) -> set[str]:
-    names = set()
+    names: set[str] = set()
     for blk in ([parfor.init_block] if with_init else []) + list(parfor.loop_body.values()):
         for stmt in blk.body:
             names.update(v.name for v in stmt.list_vars())

@@ -13,7 +13,7 @@ import numpy as np
 from numba import prange
 
 from .. import arrays
-from .jit import jit
+from .jit_function import jit
 from .reduction_rules import BOOL_EXTREMES, EMPTY_MESSAGES, check_dot_ndims, result_dtype
 
 

@@ -55,12 +55,12 @@ def _usm_reduce(name: str, a, axis):
     if nd == 1:  # NumPy gives a scalar: the whole-array reduction
         h = whole_function(name, 1, _as_np(a.dtype), a.layout == "C")._dispatcher
 
-        def impl(a, axis):
+        def impl_1d(a, axis):
             if axis < -1 or axis >= 1:
                 raise axis_error(axis, 1)
             return h(a)
 
-        return impl
+        return impl_1d
     h = axis_reducer(name, nd, result_dtype(name, _as_np(a.dtype)).name, a.usm_type)._dispatcher
 
     def impl(a, axis):

@@ -11,6 +11,7 @@ import functools
 import linecache
 import os
 import sys
+from types import FrameType
 
 import numba
 from numba.core import ir, types
@@ -102,9 +103,9 @@ def source_location(user_code: bool = False) -> str:
     `user_code`, the innermost one outside Numba's and numba_ext's own sources (the user's statement
     whose typing compiles a library implementation)."""
     skip = tuple(
-        os.path.dirname(os.path.realpath(m.__file__)) + os.sep for m in (numba, sys.modules["numba_ext"])
+        os.path.dirname(os.path.realpath(str(m.__file__))) + os.sep for m in (numba, sys.modules["numba_ext"])
     )
-    f = sys._getframe(1)
+    f: FrameType | None = sys._getframe(1)
     while f is not None:
         for name in ("inst", "self", "loc"):
             obj = f.f_locals.get(name)

@@ -24,7 +24,10 @@ class _ArrayOperations:
     apply = staticmethod(apply)
     reduce = staticmethod(reduce)
     dot = staticmethod(dot)
-    array_functions = ARRAY_FUNCTIONS
+
+    @property
+    def array_functions(self):
+        return ARRAY_FUNCTIONS
 
 
 hooks.register_operations(_ArrayOperations())

@@ -64,7 +64,7 @@ def apply(ufunc, *operands, name=None) -> ndarray:
                 "numba_ext.asarray(x, sycl_queue=<the array's queue>)"
             )
         queue = execution_queue(named)
-        usm_type = coerce_usm_types([a.usm_type for _, a in named])
+        usm_type = coerce_usm_types([a.usm_type for _, a in named]) or first._usm_type
         shape = np.broadcast_shapes(*[a.shape for a in arrays])
     dts = _resolve(ufunc, operands)
     in_dts, out_dt = dts[: ufunc.nin], dts[-1]

@@ -88,17 +88,16 @@ def _like_function(kind: str):
                 f"numba_ext.{kind}(shape, dtype, sycl_queue=x.sycl_queue)"
             )
 
+    def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
+        check("a, fill_value", shape, device)
+        return make(a, fill_value, dtype)
+
+    def like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
+        check("a", shape, device)
+        return make(a, dtype)
+
     if kind == "full":
-
-        def like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
-            check("a, fill_value", shape, device)
-            return make(a, fill_value, dtype)
-    else:
-
-        def like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
-            check("a", shape, device)
-            return make(a, dtype)
-
+        return full_like
     like.__name__ = f"{kind}_like"
     return like
 

@@ -20,8 +20,8 @@ _USM_RANK = {"device": 0, "shared": 1, "host": 2}
 
 
 def coerce_usm_types(usm_types: Iterable[str]) -> str | None:
-    """The USM type of a result computed from arrays of `usm_types` (the precedence device < shared < "
-    "host)."""
+    """The USM type of a result computed from arrays of `usm_types` (the precedence device < shared
+    < host)."""
     types_ = list(usm_types)
     for t in types_:
         if t not in _USM_RANK:
@@ -42,12 +42,12 @@ def common_queue(queues: Sequence[Queue]) -> Queue | None:
     return first
 
 
-def execution_queue(named_arrays: Sequence[tuple[str, Any]], stacklevel: int = 4) -> Queue | None:
-    """Execution queue for arrays given as (name, array) pairs; raises ExecutionPlacementError
+def execution_queue(named_arrays: Sequence[tuple[str, Any]], stacklevel: int = 4) -> Queue:
+    """Execution queue for (name, array) pairs (at least one); raises ExecutionPlacementError
     naming every argument and its queue when the queues are not all equivalent."""
     queues = [a.sycl_queue for _, a in named_arrays]
     q = common_queue(queues)
-    if q is None and queues:
+    if q is None:
         detail = ", ".join(
             f"'{name}' on {a.sycl_queue!r} (device {a.device.filter_string}, context "
             f"{a.sycl_queue.context!r})"
