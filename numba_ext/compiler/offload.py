@@ -7,6 +7,8 @@ queues, allocates the result on the execution queue and launches through the ext
 
 from __future__ import annotations
 
+import inspect
+
 from numba.core import cgutils, ir, types
 from numba.core.rewrites import Rewrite
 from numba.core.typing import signature
@@ -248,15 +250,18 @@ def make_launch_intrinsic(kernel, spec: dict, out_types: list, arg_types: tuple)
             return outs[0]._getvalue()
         return context.make_tuple(builder, ret_type, [o._getvalue() for o in outs])
 
-    # Numba folds *args of intrinsics into a tuple, so the typer gets one named parameter per argument.
-    params = ", ".join(f"a{i}" for i in range(len(arg_types)))
-    ns = {"signature": signature, "ret_type": ret_type, "codegen": codegen}
-    exec(
-        f"def nx_launch_{spec['name']}(typingctx, {params}):\n"
-        f"    return signature(ret_type, {params}), codegen\n",
-        ns,
+    # Numba folds a typer's *args into one tuple argument, so the typer declares one named parameter
+    # per argument (its signature says so; it takes them positionally).
+    def typer(typingctx, *args):
+        return signature(ret_type, *args), codegen
+
+    P = inspect.Parameter
+    typer.__signature__ = inspect.Signature(
+        [P("typingctx", P.POSITIONAL_OR_KEYWORD)]
+        + [P(f"a{i}", P.POSITIONAL_OR_KEYWORD) for i in range(len(arg_types))]
     )
-    fn = intrinsic(ns[f"nx_launch_{spec['name']}"])
+    typer.__name__ = typer.__qualname__ = f"nx_launch_{spec['name']}"
+    fn = intrinsic(typer)
     fn._numba_ext_kernel = kernel  # keeps the compiled kernel (and its address) alive
     fn._nx_spec, fn._nx_out_types = spec, list(out_types)  # for fusion with prange loops (parfor_fusion.py)
     return fn

@@ -15,11 +15,13 @@ from __future__ import annotations
 import functools
 
 import numpy as np
+from numba import prange
 from numba.extending import overload
 from numba.np import numpy_support
 
+from .. import arrays
+from .jit_function import jit
 from .redirects import host_cumprod, host_cumsum, nx_cumprod, nx_cumsum
-from .reduction_helpers import jit_from_source
 from .types import USMArrayType
 
 BLOCKS = 4096  # blocks of phase 1 and 3 (work-items); phase 2 is sequential over them
@@ -41,40 +43,43 @@ def scan_dtype(op: str, dtype) -> np.dtype:
 def scan_function(op: str, out_dtype: str, usm_type: str):
     """The numba_ext.jit function computing `np.<op>(a)` into a new 1-D array of `out_dtype` and
     `usm_type` on `a`'s queue."""
-    sym, identity = _OPS[op]
-    src = f"""
-def scan(a):
-    n = a.size
-    v = np.ascontiguousarray(a).reshape(n)
-    out = numba_ext.empty(n, np.{out_dtype}, usm_type={usm_type!r})
-    if n == 0:
-        return out
-    chunk = (n + {BLOCKS} - 1) // {BLOCKS}
-    nb = (n + chunk - 1) // chunk
-    part = numba_ext.empty(nb, np.{out_dtype}, usm_type={usm_type!r})
-    for b in prange(nb):
-        lo = b * chunk
-        hi = min(n, lo + chunk)
-        s = np.{out_dtype}({identity})
-        for i in range(lo, hi):
-            s = s {sym} v[i]
-        part[b] = s
-    for t in prange(1):
-        s = np.{out_dtype}({identity})
-        for b in range(nb):
-            x = part[b]
+    out_t = np.dtype(out_dtype).type
+    identity = out_t(_OPS[op][1])
+    multiply = op == "cumprod"
+    blocks = BLOCKS
+
+    def scan(a):
+        n = a.size
+        v = np.ascontiguousarray(a).reshape(n)
+        out = arrays.empty(n, out_t, usm_type=usm_type)
+        if n == 0:
+            return out
+        chunk = (n + blocks - 1) // blocks
+        nb = (n + chunk - 1) // chunk
+        part = arrays.empty(nb, out_t, usm_type=usm_type)
+        for b in prange(nb):  # phase 1: block totals
+            lo = b * chunk
+            hi = min(n, lo + chunk)
+            s = identity
+            for i in range(lo, hi):
+                s = s * v[i] if multiply else s + v[i]
             part[b] = s
-            s = s {sym} x
-    for b in prange(nb):
-        lo = b * chunk
-        hi = min(n, lo + chunk)
-        s = part[b]
-        for i in range(lo, hi):
-            s = s {sym} v[i]
-            out[i] = s
-    return out
-"""
-    return jit_from_source(src, "scan")
+        for _ in prange(1):  # phase 2: exclusive prefixes of the blocks
+            s = identity
+            for b in range(nb):
+                x = part[b]
+                part[b] = s
+                s = s * x if multiply else s + x
+        for b in prange(nb):  # phase 3: each block from its prefix
+            lo = b * chunk
+            hi = min(n, lo + chunk)
+            s = part[b]
+            for i in range(lo, hi):
+                s = s * v[i] if multiply else s + v[i]
+                out[i] = s
+        return out
+
+    return jit(scan)
 
 
 def _overload_scan(stub, op, numpy_impl):
