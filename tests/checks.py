@@ -1,0 +1,62 @@
+"""Shared helpers of the tests: random inputs of every dtype, poisoned outputs, and value-by-value
+checks against NumPy with dtype-appropriate tolerances."""
+
+import numpy as np
+
+import numba_ext as nx
+
+N = 97  # not a multiple of any vector width
+
+
+def rand(rng, dtype, n=N, lo=None, hi=None):
+    """Random values of `dtype`: integers over the whole range (or [lo, hi]), floats ~ N(0, 3)."""
+    dt = np.dtype(dtype)
+    if dt == np.bool_:
+        return rng.random(n) < 0.5
+    if dt.kind == "f":
+        return (rng.standard_normal(n) * 3).astype(dt)
+    info = np.iinfo(dt)
+    lo = info.min if lo is None else max(lo, info.min)
+    hi = info.max if hi is None else min(hi, info.max)
+    return rng.integers(lo, hi, n, dtype=dt, endpoint=True)
+
+
+def poison(n, *dtypes, copies=6):
+    """Free blocks of the results' sizes filled with garbage: the next allocations of those sizes
+    reuse them, so an element a kernel forgets to write cannot look right by accident."""
+    for size in {n * np.dtype(d).itemsize for d in dtypes}:
+        if size:
+            blocks = [nx.full(size, 0xA5, dtype=np.uint8) for _ in range(copies)]
+            del blocks
+
+
+def tol(dtype):
+    return (1e-5, 1e-6) if np.dtype(dtype) == np.float32 else (1e-12, 1e-14)
+
+
+def check(got, want, what="", rtol=None, atol=None):
+    """`got` (a numba_ext array) equals `want` (NumPy): dtype, shape and values; floats within
+    dtype-appropriate tolerances, integers and booleans exactly."""
+    want = np.asarray(want)
+    assert isinstance(got, nx.ndarray), (what, type(got))
+    host = nx.asnumpy(got)
+    assert host.dtype == want.dtype, (what, host.dtype, want.dtype)
+    assert host.shape == want.shape, (what, host.shape, want.shape)
+    if want.dtype.kind == "f":
+        r, a = tol(want.dtype)
+        np.testing.assert_allclose(
+            host, want, rtol=rtol or r, atol=atol if atol is not None else a, err_msg=what
+        )
+    else:
+        np.testing.assert_array_equal(host, want, err_msg=what)
+
+
+def check_all(gots, wants, what=""):
+    assert len(gots) == len(wants)
+    for k, (g, w) in enumerate(zip(gots, wants)):
+        check(g, w, f"{what}[{k}]")
+
+
+def host_reference(f, *hs):
+    with np.errstate(all="ignore"):
+        return f(*hs)
