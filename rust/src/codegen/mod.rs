@@ -180,6 +180,15 @@ pub fn compile_function(f: &Function, caps: &DeviceCaps) -> Result<Binary> {
     })
 }
 
+/// Lower a control-flow kernel to LLVM IR text without emitting device code (for tests).
+pub fn function_llvm_ir(f: &Function, flavor: Flavor) -> Result<String> {
+    f.verify()?;
+    let _llvm = emit::CODEGEN_LOCK.lock().unwrap_or_else(|p| p.into_inner());
+    let ctx = inkwell::context::Context::create();
+    let module = builder::KernelBuilder::new(&ctx, flavor).build_function(f)?;
+    Ok(module.print_to_string().to_string())
+}
+
 /// Lower to LLVM IR text without emitting device code (for tests and `inspect_llvm`).
 pub fn llvm_ir(spec: &KernelSpec, flavor: Flavor) -> Result<String> {
     let graph = passes::optimize(&Graph::from_spec(spec)?)?;

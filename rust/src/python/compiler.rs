@@ -292,6 +292,14 @@ pub fn compile_kernel(py: Python<'_>, spec: &Bound<'_, PyDict>, device: PyRef<'_
     Ok(PyKernel { inner: py.detach(|| CompiledKernel::get_or_compile(&spec, &dev))? })
 }
 
+/// LLVM IR for a control-flow kernel without compiling device code (`target` is "spirv" or "ptx").
+#[pyfunction]
+pub fn function_llvm_ir(spec: &Bound<'_, PyDict>, target: &str) -> PyResult<String> {
+    let f = function_from_py(spec)?;
+    let flavor = if target == "ptx" { Flavor::Nvptx } else { Flavor::Spirv };
+    Ok(crate::codegen::function_llvm_ir(&f, flavor)?)
+}
+
 /// LLVM IR for a spec without compiling device code (`target` is "spirv" or "ptx").
 #[pyfunction]
 pub fn kernel_llvm_ir(spec: &Bound<'_, PyDict>, target: &str) -> PyResult<String> {
