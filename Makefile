@@ -11,7 +11,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 RUST_SOURCES := $(shell find rust -name '*.rs') Cargo.toml Cargo.lock pyproject.toml
 PY_SOURCES := $(shell find numba_ext -name '*.py')
 
-.PHONY: demo test test-python test-rust setup build clean
+.PHONY: demo test lint test-python test-rust setup build clean
 
 # The demo, then the benchmark suite at preset S on the default device (table, goals, JSON) and its
 # plots, all into benchmarks/out/ (git-ignored). Plots are drawn even when a variant failed; the
@@ -22,7 +22,21 @@ demo: build
 	  $(PY) benchmarks/run.py --preset S --json $$json; rc=$$?; \
 	  $(PY) benchmarks/plot.py $$json && exit $$rc
 
-test: test-rust test-python
+test: lint test-rust test-python
+
+# Style, layering and types: ruff (lint + format), rustfmt, clippy (with and without the Python
+# bindings), import-linter (the layer contracts in pyproject.toml), mypy on the package and stubtest
+# of the compiled module against numba_ext/_core.pyi.
+lint: build
+	$(VENV)/bin/ruff check numba_ext tests benchmarks scripts
+	$(VENV)/bin/ruff format --check numba_ext tests benchmarks scripts
+	@rustup component list --installed 2>/dev/null | grep -q clippy || rustup component add clippy rustfmt
+	cargo fmt --check
+	cargo clippy --release --all-targets -- -D warnings
+	cargo clippy --release --all-targets --features python -- -D warnings
+	$(VENV)/bin/lint-imports
+	$(VENV)/bin/mypy
+	$(PY) -m mypy.stubtest numba_ext._core --allowlist .stubtest-allowlist
 
 test-rust: $(STAMPS)/apt $(STAMPS)/venv
 	cargo test --release
@@ -30,8 +44,8 @@ test-rust: $(STAMPS)/apt $(STAMPS)/venv
 # The suite runs twice: on the default device as it is (USM on the CPU device), and with the cl_mem
 # buffer back end that devices without USM (NVIDIA GPUs) use, forced on the same CPU device.
 test-python: build
-	$(PY) -m pytest -q -rs tests
-	NUMBA_EXT_FORCE_BUFFERS=1 $(PY) -m pytest -q -rs tests --deselect tests/test_notebooks.py
+	$(PY) -m pytest -q -rs -n 2 tests
+	NUMBA_EXT_FORCE_BUFFERS=1 $(PY) -m pytest -q -rs -n 2 tests --deselect tests/docs/test_notebooks.py
 
 setup: $(STAMPS)/apt $(STAMPS)/venv
 build: $(STAMPS)/build

@@ -63,20 +63,9 @@ def plan_call(
       if `allow_host_and_usm` is false (kernels). Jitted functions may take both as long as no
       expression mixes them (checked when compiling).
     """
-    # Fast path (the common call): every array argument is a numba_ext array on one queue object,
-    # with one USM type, and no offload_to is active.
-    q0 = usm0 = None
-    for a in args:
-        if type(a) is ndarray:
-            if q0 is None:
-                q0, usm0 = a._queue, a._usm_type
-            elif a._queue is not q0 or a._usm_type != usm0:
-                break
-        elif isinstance(a, (np.ndarray, ndarray)):
-            break
-    else:
-        if not offload_active():
-            return CallPlan(q0, args)
+    q0 = _common_case_queue(args)
+    if q0 is not None and not offload_active():
+        return CallPlan(q0, args)
 
     names = list(names) + [f"arg{i}" for i in range(len(names), len(args))]
     usm = [(n, a) for n, a in zip(names, args) if isinstance(a, ndarray)]
@@ -101,22 +90,43 @@ def plan_call(
             )
         return CallPlan(q, list(args))
     if host:
-        if ctx_q is None:
-            raise ExecutionPlacementError(
-                f"{what}: all array arguments ({', '.join(repr(n) for n in host)}) are NumPy arrays, so "
-                "there is no queue to run on (compute follows data). Either pass numba_ext arrays "
-                "(numba_ext.asarray(x, device=...)) or choose a queue explicitly:\n"
-                "    with numba_ext.offload_to(q):\n        ..."
-            )
-        new_args, pairs = [], []
-        for a in args:
-            if isinstance(a, np.ndarray):
-                d = asarray(a, sycl_queue=ctx_q)
-                pairs.append((a, d))
-                new_args.append(d)
-            else:
-                new_args.append(a)
-        return CallPlan(
-            ctx_q, new_args, host_args=[(h, d) for h, d in pairs if h.flags.writeable], host_results=True
-        )
+        return _plan_host_arrays(what, args, host, ctx_q)
     return CallPlan(None, list(args))
+
+
+def _common_case_queue(args: Sequence[Any]) -> Queue | None:
+    """The queue of the common call: every array argument a numba_ext array on one queue object, with
+    one USM type (None otherwise, or without array arguments)."""
+    q0 = usm0 = None
+    for a in args:
+        if type(a) is ndarray:
+            if q0 is None:
+                q0, usm0 = a._queue, a._usm_type
+            elif a._queue is not q0 or a._usm_type != usm0:
+                return None
+        elif isinstance(a, (np.ndarray, ndarray)):
+            return None
+    return q0
+
+
+def _plan_host_arrays(what: str, args: Sequence[Any], host: list[str], ctx_q: Queue | None) -> CallPlan:
+    """NumPy arrays only: copied to the offload_to queue (and the writable ones back after the call);
+    an error without offload_to."""
+    if ctx_q is None:
+        raise ExecutionPlacementError(
+            f"{what}: all array arguments ({', '.join(repr(n) for n in host)}) are NumPy arrays, so "
+            "there is no queue to run on (compute follows data). Either pass numba_ext arrays "
+            "(numba_ext.asarray(x, device=...)) or choose a queue explicitly:\n"
+            "    with numba_ext.offload_to(q):\n        ..."
+        )
+    new_args, pairs = [], []
+    for a in args:
+        if isinstance(a, np.ndarray):
+            d = asarray(a, sycl_queue=ctx_q)
+            pairs.append((a, d))
+            new_args.append(d)
+        else:
+            new_args.append(a)
+    return CallPlan(
+        ctx_q, new_args, host_args=[(h, d) for h, d in pairs if h.flags.writeable], host_results=True
+    )
