@@ -69,52 +69,60 @@ class RewriteAllocations(Rewrite):
                     self.func_ir._definitions[inst.target.name] = [g]  # so match() does not see it again
                 new.append(inst)
                 continue
-            call, scope, loc = inst.value, inst.target.scope, inst.loc
-            names = ["shape", "fill_value", "dtype"] if fn is arrays.full else ["shape", "dtype"]
-            given = dict(zip(names, call.args))
-            given.update(dict(call.kws))
-            if "shape" not in given or set(given) - {
-                "shape",
-                "dtype",
-                "device",
-                "usm_type",
-                "fill_value",
-                "sycl_queue",
-            }:
-                raise UnsupportedError(
-                    f"numba_ext.{fn.__name__}() in jitted code takes shape, dtype, device=, usm_type= "
-                    f"(line {loc.line})"
-                )
-            if "sycl_queue" in given:
-                raise UnsupportedError(
-                    f'sycl_queue= cannot be used in jitted code; use device="<selector>" (line {loc.line})'
-                )
-
-            def var(value, hint, scope=scope, loc=loc):  # used in this iteration only
-                return _new_var(new, scope, value, hint, loc)
-
-            none = lambda h, loc=loc: var(ir.Const(None, loc), h)
-            fill = (
-                given.get("fill_value")
-                if fn is arrays.full
-                else (none("fill") if _FILL[fn] is None else var(ir.Const(_FILL[fn], loc), "fill"))
-            )
-            srcs = var(ir.Expr.build_tuple(list(args), loc), "args")
-            new_call = ir.Expr.call(
-                call.func,
-                [
-                    given["shape"],
-                    given.get("dtype") or none("dtype"),
-                    given.get("usm_type") or none("usm"),
-                    given.get("device") or none("device"),
-                    fill,
-                    srcs,
-                ],
-                (),
-                loc,
-            )
-            new.append(ir.Assign(new_call, inst.target, loc))
+            new.append(ir.Assign(self._allocation_call(new, inst, fn, args), inst.target, inst.loc))
         return new
+
+    @staticmethod
+    def _allocation_call(new: list, inst, fn, args) -> ir.Expr:
+        """The usm_alloc call replacing `inst`'s call of numba_ext.`fn` (its extra variables are
+        appended to `new`); `args` are the function's arguments (the call's sources)."""
+        call, scope, loc = inst.value, inst.target.scope, inst.loc
+        names = ["shape", "fill_value", "dtype"] if fn is arrays.full else ["shape", "dtype"]
+        given = dict(zip(names, call.args))
+        given.update(dict(call.kws))
+        if "shape" not in given or set(given) - {
+            "shape",
+            "dtype",
+            "device",
+            "usm_type",
+            "fill_value",
+            "sycl_queue",
+        }:
+            raise UnsupportedError(
+                f"numba_ext.{fn.__name__}() in jitted code takes shape, dtype, device=, usm_type= "
+                f"(line {loc.line})"
+            )
+        if "sycl_queue" in given:
+            raise UnsupportedError(
+                f'sycl_queue= cannot be used in jitted code; use device="<selector>" (line {loc.line})'
+            )
+
+        def var(value, hint):
+            return _new_var(new, scope, value, hint, loc)
+
+        def none(hint):
+            return var(ir.Const(None, loc), hint)
+
+        fill = (
+            given.get("fill_value")
+            if fn is arrays.full
+            else (none("fill") if _FILL[fn] is None else var(ir.Const(_FILL[fn], loc), "fill"))
+        )
+        srcs = var(ir.Expr.build_tuple(list(args), loc), "args")
+        new_call = ir.Expr.call(
+            call.func,
+            [
+                given["shape"],
+                given.get("dtype") or none("dtype"),
+                given.get("usm_type") or none("usm"),
+                given.get("device") or none("device"),
+                fill,
+                srcs,
+            ],
+            (),
+            loc,
+        )
+        return new_call
 
 
 def _dtype(t):
