@@ -144,6 +144,8 @@ def _literal_str(t, what):
 
 @intrinsic(prefer_literal=True)
 def usm_alloc(typingctx, shape, dtype, usm_type, device, fill, sources):
+    """The allocation of numba_ext.empty & co. in jitted code: typing, then the lowering (one Numba
+    intrinsic, so the typer and its codegen closure stay one function of about 70 lines)."""
     if isinstance(shape, types.Integer):
         ndim = 1
     elif isinstance(shape, types.BaseTuple) and all(isinstance(t, types.Integer) for t in shape.types):

@@ -189,7 +189,8 @@ class OffloadArrayExprs(Rewrite):
 
 def make_launch_intrinsic(kernel, spec: dict, out_types: list, arg_types: tuple):
     """An intrinsic whose lowering launches `kernel` over the arrays/scalars of one region and
-    returns its output array(s) (a tuple when there are several)."""
+    returns its output array(s) (a tuple when there are several). (One function of about 80 lines:
+    the lowering closure and the typer of one Numba intrinsic.)"""
     param_kinds = spec["params"]  # in kernel order; the outputs come last
     n_in = len(param_kinds) - len(out_types)
     ndim = out_types[0].ndim
