@@ -573,6 +573,6 @@ impl<'ctx> KernelBuilder<'ctx> {
         let is_minus_one = cg(b.build_int_compare(IntPredicate::EQ, l, minus_one, "is_m1"))?;
         let inv = cg(b.build_select(is_minus_one, sign, t.const_zero(), "inv"))?.into_int_value();
         let inv = cg(b.build_select(is_one, one, inv, "inv"))?.into_int_value();
-        Ok(cg(b.build_select(neg, inv, acc, "pow"))?)
+        cg(b.build_select(neg, inv, acc, "pow"))
     }
 }
