@@ -3,15 +3,18 @@ queue of a set of queues and the USM type of a result."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
+from .devices import Queue
 from .placement import coerce_usm_types, common_queue
 
 
-def get_execution_queue(queues):
+def get_execution_queue(queues: Iterable[Queue]) -> Queue | None:
     """The common queue when all `queues` are equivalent (the first of them), else None."""
     return common_queue(list(queues))
 
 
-def get_coerced_usm_type(usm_types):
+def get_coerced_usm_type(usm_types: Iterable[str]) -> str | None:
     """The USM type of a result computed from arrays of `usm_types` (precedence device < shared <
     host); None for an empty list; ValueError for an unknown name."""
     return coerce_usm_types(usm_types)

@@ -5,26 +5,47 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numpy.typing import DTypeLike
 
 from .. import _core
-from ..devices import Queue, default_queue, resolve_queue
+from ..devices import Device, Queue, default_queue, resolve_queue
 from .allocation import allocate
 from .dtypes import check_usm_type, default_float
 from .interface import from_usm_interface
 from .ndarray import convert, ndarray
 from .transfers import copy_to_host, upload_into
 
+#: ``device=``: a Device, a Queue (its device) or a filter/selector string
+DeviceArg = Device | Queue | str | None
+#: a shape: an int or a sequence of ints
+ShapeLike = int | tuple[int, ...] | list[int]
 
-def _queue_for(device, sycl_queue) -> Queue:
+
+def _queue_for(device: DeviceArg, sycl_queue: Queue | None) -> Queue:
     return resolve_queue(device, sycl_queue) or default_queue()
 
 
-def empty(shape, dtype=None, *, device=None, usm_type="device", sycl_queue=None) -> ndarray:
+def empty(
+    shape: ShapeLike,
+    dtype: DTypeLike | None = None,
+    *,
+    device: DeviceArg = None,
+    usm_type: str = "device",
+    sycl_queue: Queue | None = None,
+) -> ndarray:
     q = _queue_for(device, sycl_queue)
     return allocate(shape, dtype if dtype is not None else default_float(q), q, usm_type)
 
 
-def full(shape, fill_value, dtype=None, *, device=None, usm_type="device", sycl_queue=None) -> ndarray:
+def full(
+    shape: ShapeLike,
+    fill_value: Any,
+    dtype: DTypeLike | None = None,
+    *,
+    device: DeviceArg = None,
+    usm_type: str = "device",
+    sycl_queue: Queue | None = None,
+) -> ndarray:
     q = _queue_for(device, sycl_queue)
     if dtype is None:
         dtype = np.asarray(fill_value).dtype
@@ -37,7 +58,14 @@ def full(shape, fill_value, dtype=None, *, device=None, usm_type="device", sycl_
     return out
 
 
-def zeros(shape, dtype=None, *, device=None, usm_type="device", sycl_queue=None) -> ndarray:
+def zeros(
+    shape: ShapeLike,
+    dtype: DTypeLike | None = None,
+    *,
+    device: DeviceArg = None,
+    usm_type: str = "device",
+    sycl_queue: Queue | None = None,
+) -> ndarray:
     return full(
         shape,
         0,
@@ -48,7 +76,14 @@ def zeros(shape, dtype=None, *, device=None, usm_type="device", sycl_queue=None)
     )
 
 
-def ones(shape, dtype=None, *, device=None, usm_type="device", sycl_queue=None) -> ndarray:
+def ones(
+    shape: ShapeLike,
+    dtype: DTypeLike | None = None,
+    *,
+    device: DeviceArg = None,
+    usm_type: str = "device",
+    sycl_queue: Queue | None = None,
+) -> ndarray:
     return full(
         shape,
         1,
@@ -59,7 +94,9 @@ def ones(shape, dtype=None, *, device=None, usm_type="device", sycl_queue=None) 
     )
 
 
-def _like(x, dtype, device, usm_type, sycl_queue):
+def _like(
+    x: Any, dtype: DTypeLike | None, device: DeviceArg, usm_type: str | None, sycl_queue: Queue | None
+) -> tuple[tuple[int, ...], DTypeLike | None, Queue, str]:
     """Shape, dtype, queue and USM type of a new array like `x` (dpctl.tensor's *_like rules): by
     default those of `x`; a NumPy array (or anything array-like) gives its shape and dtype, on the
     default queue with `device` USM."""
@@ -75,29 +112,65 @@ def _like(x, dtype, device, usm_type, sycl_queue):
     )
 
 
-def empty_like(x, dtype=None, *, device=None, usm_type=None, sycl_queue=None) -> ndarray:
+def empty_like(
+    x: Any,
+    dtype: DTypeLike | None = None,
+    *,
+    device: DeviceArg = None,
+    usm_type: str | None = None,
+    sycl_queue: Queue | None = None,
+) -> ndarray:
     """A new uninitialised array with the shape (and by default the dtype, queue and USM type) of `x`."""
     shape, dt, q, usm = _like(x, dtype, device, usm_type, sycl_queue)
     return allocate(shape, dt, q, usm)
 
 
-def full_like(x, fill_value, dtype=None, *, device=None, usm_type=None, sycl_queue=None) -> ndarray:
+def full_like(
+    x: Any,
+    fill_value: Any,
+    dtype: DTypeLike | None = None,
+    *,
+    device: DeviceArg = None,
+    usm_type: str | None = None,
+    sycl_queue: Queue | None = None,
+) -> ndarray:
     """A new array with the shape (and by default the dtype, queue and USM type) of `x`, filled with
     `fill_value`."""
     shape, dt, q, usm = _like(x, dtype, device, usm_type, sycl_queue)
     return full(shape, fill_value, dt, usm_type=usm, sycl_queue=q)
 
 
-def zeros_like(x, dtype=None, *, device=None, usm_type=None, sycl_queue=None) -> ndarray:
+def zeros_like(
+    x: Any,
+    dtype: DTypeLike | None = None,
+    *,
+    device: DeviceArg = None,
+    usm_type: str | None = None,
+    sycl_queue: Queue | None = None,
+) -> ndarray:
     return full_like(x, 0, dtype, device=device, usm_type=usm_type, sycl_queue=sycl_queue)
 
 
-def ones_like(x, dtype=None, *, device=None, usm_type=None, sycl_queue=None) -> ndarray:
+def ones_like(
+    x: Any,
+    dtype: DTypeLike | None = None,
+    *,
+    device: DeviceArg = None,
+    usm_type: str | None = None,
+    sycl_queue: Queue | None = None,
+) -> ndarray:
     return full_like(x, 1, dtype, device=device, usm_type=usm_type, sycl_queue=sycl_queue)
 
 
 def arange(
-    start, stop=None, step=1, dtype=None, *, device=None, usm_type="device", sycl_queue=None
+    start: float,
+    stop: float | None = None,
+    step: float = 1,
+    dtype: DTypeLike | None = None,
+    *,
+    device: DeviceArg = None,
+    usm_type: str = "device",
+    sycl_queue: Queue | None = None,
 ) -> ndarray:
     host = np.arange(start, stop, step, dtype=dtype)
     if dtype is None and host.dtype.kind == "f":

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import functools
 import inspect
+from collections.abc import Callable
+from typing import Any, overload
 
 import numba
 import numpy as np
@@ -13,7 +15,7 @@ from numba.core import types, typing
 from .. import _core
 from ..arrays import ndarray
 from ..errors import UnsupportedError
-from ..placement import plan_call
+from ..placement import CallPlan, plan_call
 from .numba_hooks import OffloadCompiler, on_reset_overloads
 
 
@@ -23,7 +25,7 @@ class JitFunction(_core.JitCaller):
     active) in the extension, which then calls the compiled overload directly when it can
     (rust/src/python/jit.rs); everything else in ``_call_slow``."""
 
-    def __init__(self, py_func, **options):
+    def __init__(self, py_func: Callable[..., Any], **options: Any) -> None:
         if options.get("cache"):
             raise UnsupportedError(
                 "numba_ext.jit(cache=True) is not supported yet: compiled host code refers to device "
@@ -50,46 +52,52 @@ class JitFunction(_core.JitCaller):
 
     _SCALAR_TYPES = {float: types.float64, int: types.int64, bool: types.boolean, complex: types.complex128}
 
-    def _fast_entry(self, args):
+    def _fast_entry(self, args: tuple[Any, ...]) -> int | None:
         """The entry point of the overload compiled for exactly the types of `args` (numba_ext arrays
         and Python scalars, see rust/src/python/jit.rs), or None."""
         sig = tuple(a._numba_type_ if type(a) is ndarray else self._SCALAR_TYPES[type(a)] for a in args)
         cres = self._dispatcher.overloads.get(sig)
         return None if cres is None or cres.objectmode else cres.entry_point
 
-    def _plan(self, args):
+    def _plan(self, args: tuple[Any, ...]) -> CallPlan:
         # warnings point at the caller of the jitted function
         return plan_call(
             f"{self.py_func.__name__}()", self._params, args, allow_host_and_usm=True, stacklevel=4
         )
 
-    def _call_slow(self, *args):
+    def _call_slow(self, *args: Any) -> Any:
         plan = self._plan(args)
         return plan.finish(self._dispatcher(*plan.args))
 
-    def _compile_result(self, args):
-        args = self._plan(args).args
-        argtys = tuple(typing.typeof.typeof(a, typing.typeof.Purpose.argument) for a in args)
+    def _compile_result(self, args: tuple[Any, ...]) -> Any:
+        planned = self._plan(args).args
+        argtys = tuple(typing.typeof.typeof(a, typing.typeof.Purpose.argument) for a in planned)
         self._dispatcher.compile(argtys)
         return self._dispatcher.overloads[argtys]
 
-    def inspect_kernels(self, *args):
+    def inspect_kernels(self, *args: Any) -> list[_core.Kernel]:
         """The device kernels compiled for these arguments' types (one per offloaded region)."""
         return list(self._compile_result(args).metadata.get("numba_ext_kernels", []))
 
-    def inspect_llvm(self, *args) -> str:
+    def inspect_llvm(self, *args: Any) -> str:
         """Host LLVM IR of the function for these arguments' types."""
         return self._compile_result(args).library.get_llvm_str()
 
     @property
-    def signatures(self):
+    def signatures(self) -> list[Any]:
         return self._dispatcher.signatures
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<numba_ext.jit {self.py_func.__qualname__}>"
 
 
-def jit(func=None, **options):
+@overload
+def jit(func: Callable[..., Any], **options: Any) -> JitFunction: ...
+@overload
+def jit(func: None = None, **options: Any) -> Callable[[Callable[..., Any]], JitFunction]: ...
+def jit(
+    func: Callable[..., Any] | None = None, **options: Any
+) -> JitFunction | Callable[[Callable[..., Any]], JitFunction]:
     """Compile `func` with Numba; array expressions on numba_ext arrays run as fused device kernels
     on the queue inferred from the arguments."""
     if func is None:

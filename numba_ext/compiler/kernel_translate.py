@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import operator
+from typing import NoReturn
 
 import numpy as np
 from numba.core import ir, types
@@ -141,11 +142,11 @@ class Translator:
         self.arg_values = arg_values  # for inlined device functions: the caller's values per argument
         self.ret = ret  # (local or None, continuation block) for inlined device functions
         self.vals: dict[str, object] = {}  # var name -> ("l", idx) | ("arr", idx) | tuple list | python value
-        self.cur = None
+        self.cur: int = -1  # the block being filled (set by translate)
         self.loc = None
 
     # -- helpers ------------------------------------------------------------------------------------
-    def fail(self, what: str):
+    def fail(self, what: str) -> NoReturn:
         where = f" (line {self.loc.line} of {self.loc.filename})" if self.loc else ""
         raise UnsupportedError(f"{what} is not supported in kernels{where}")
 

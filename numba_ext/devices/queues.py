@@ -44,7 +44,9 @@ def default_queue() -> Queue:
     return device_queue(dev)
 
 
-def resolve_queue(device=None, sycl_queue=None) -> Queue | None:
+def resolve_queue(
+    device: Device | Queue | str | None = None, sycl_queue: Queue | None = None
+) -> Queue | None:
     """The queue named by ``device=`` (Device, Queue or selector string) and/or ``sycl_queue=``
     (Queue). Both given and disagreeing is an error. None when neither is given."""
     if sycl_queue is not None and not isinstance(sycl_queue, Queue):
