@@ -54,6 +54,8 @@ def _ir(kind: str, spec, target: str) -> str:
 def _compare(name: str, specs) -> None:
     assert len(specs) == 1, f"{name}: expected one kernel, the front end compiled {len(specs)}"
     kind, spec = specs[0]
+    # the front end names kernels by a hash of their type signature and device: name it here
+    spec = {**spec, "name": name}
     for target in TARGETS:
         text = _ir(kind, spec, target)
         path = SNAPSHOTS / f"{name}.{target}.ll"

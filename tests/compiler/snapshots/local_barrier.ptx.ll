@@ -2,9 +2,9 @@
 source_filename = "numba_ext"
 target triple = "nvptx64-nvidia-cuda"
 
-@reverse_tiles_240a18150306_local2 = internal addrspace(3) global [16 x float] poison, align 16
+@local_barrier_local2 = internal addrspace(3) global [16 x float] poison, align 16
 
-define ptx_kernel void @reverse_tiles_240a18150306(ptr addrspace(1) %a, i64 %0, i64 %1, i64 %2, ptr addrspace(1) %out, i64 %3, i64 %4, i64 %5) {
+define ptx_kernel void @local_barrier(ptr addrspace(1) %a, i64 %0, i64 %1, i64 %2, ptr addrspace(1) %out, i64 %3, i64 %4, i64 %5) {
 entry:
   %l0 = alloca i64, align 8
   %l1 = alloca i64, align 8
@@ -36,7 +36,7 @@ b0:                                               ; preds = %entry
   %v5 = load i64, ptr %l1, align 4
   %t6 = mul i64 %v5, 1
   %lin = add i64 0, %t6
-  %p7 = getelementptr float, ptr addrspace(3) @reverse_tiles_240a18150306_local2, i64 %lin
+  %p7 = getelementptr float, ptr addrspace(3) @local_barrier_local2, i64 %lin
   %v8 = load float, ptr %l2, align 4
   store float %v8, ptr addrspace(3) %p7, align 4
   call void @llvm.nvvm.barrier.cta.sync.aligned.all(i32 0)
@@ -48,7 +48,7 @@ b0:                                               ; preds = %entry
   %v11 = load i64, ptr %l4, align 4
   %t12 = mul i64 %v11, 1
   %lin13 = add i64 0, %t12
-  %p14 = getelementptr float, ptr addrspace(3) @reverse_tiles_240a18150306_local2, i64 %lin13
+  %p14 = getelementptr float, ptr addrspace(3) @local_barrier_local2, i64 %lin13
   %ld15 = load float, ptr addrspace(3) %p14, align 4
   store float %ld15, ptr %l5, align 4
   %v16 = load i64, ptr %l0, align 4

@@ -2,9 +2,9 @@
 source_filename = "numba_ext"
 target triple = "spirv64-unknown-unknown"
 
-@reverse_tiles_240a18150306_local2 = internal addrspace(3) global [16 x float] poison, align 16
+@local_barrier_local2 = internal addrspace(3) global [16 x float] poison, align 16
 
-define spir_kernel void @reverse_tiles_240a18150306(ptr addrspace(1) %a, i64 %0, i64 %1, i64 %2, ptr addrspace(1) %out, i64 %3, i64 %4, i64 %5) {
+define spir_kernel void @local_barrier(ptr addrspace(1) %a, i64 %0, i64 %1, i64 %2, ptr addrspace(1) %out, i64 %3, i64 %4, i64 %5) {
 entry:
   %l0 = alloca i64, align 8
   %l1 = alloca i64, align 8
@@ -28,7 +28,7 @@ b0:                                               ; preds = %entry
   %v2 = load i64, ptr %l1, align 4
   %t3 = mul i64 %v2, 1
   %lin = add i64 0, %t3
-  %p4 = getelementptr float, ptr addrspace(3) @reverse_tiles_240a18150306_local2, i64 %lin
+  %p4 = getelementptr float, ptr addrspace(3) @local_barrier_local2, i64 %lin
   %v5 = load float, ptr %l2, align 4
   store float %v5, ptr addrspace(3) %p4, align 4
   call spir_func void @_Z7barrierj(i32 1)
@@ -40,7 +40,7 @@ b0:                                               ; preds = %entry
   %v8 = load i64, ptr %l4, align 4
   %t9 = mul i64 %v8, 1
   %lin10 = add i64 0, %t9
-  %p11 = getelementptr float, ptr addrspace(3) @reverse_tiles_240a18150306_local2, i64 %lin10
+  %p11 = getelementptr float, ptr addrspace(3) @local_barrier_local2, i64 %lin10
   %ld12 = load float, ptr addrspace(3) %p11, align 4
   store float %ld12, ptr %l5, align 4
   %v13 = load i64, ptr %l0, align 4

@@ -2,7 +2,7 @@
 source_filename = "numba_ext"
 target triple = "nvptx64-nvidia-cuda"
 
-define ptx_kernel void @nx_p8f4ed7fa8e008cbf(ptr addrspace(1) %a, i64 %0, i64 %1, i64 %2, i64 %3, i64 %4, ptr addrspace(1) %out, i64 %5, i64 %6, i64 %7, i64 %8, i64 %9, ptr addrspace(1) %w, i64 %10, i64 %11, i64 %12, i64 %13, i64 %14, i64 %15) {
+define ptx_kernel void @prange_nest(ptr addrspace(1) %a, i64 %0, i64 %1, i64 %2, i64 %3, i64 %4, ptr addrspace(1) %out, i64 %5, i64 %6, i64 %7, i64 %8, i64 %9, ptr addrspace(1) %w, i64 %10, i64 %11, i64 %12, i64 %13, i64 %14, i64 %15) {
 entry:
   %l0 = alloca i64, align 8
   %l1 = alloca i64, align 8

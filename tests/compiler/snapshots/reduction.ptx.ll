@@ -2,7 +2,7 @@
 source_filename = "numba_ext"
 target triple = "nvptx64-nvidia-cuda"
 
-define ptx_kernel void @nx_p52045cd343641796(ptr addrspace(1) %a, i64 %0, i64 %1, i64 %2, ptr addrspace(1) %acc0, i64 %3, i64 %4, i64 %5, i64 %6, i64 %7, i64 %8) {
+define ptx_kernel void @reduction(ptr addrspace(1) %a, i64 %0, i64 %1, i64 %2, ptr addrspace(1) %acc0, i64 %3, i64 %4, i64 %5, i64 %6, i64 %7, i64 %8) {
 entry:
   %l0 = alloca i64, align 8
   %l1 = alloca i64, align 8
