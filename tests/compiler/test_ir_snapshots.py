@@ -54,8 +54,12 @@ def _ir(kind: str, spec, target: str) -> str:
 def _compare(name: str, specs) -> None:
     assert len(specs) == 1, f"{name}: expected one kernel, the front end compiled {len(specs)}"
     kind, spec = specs[0]
-    # the front end names kernels by a hash of their type signature and device: name it here
+    # the front end names kernels by a hash of their type signature and device, and results by
+    # Numba's temporaries (which depend on the Python version's bytecode): name both here
     spec = {**spec, "name": name}
+    for key in ("params", "arrays"):
+        if key in spec and all(isinstance(p, tuple) and isinstance(p[0], str) for p in spec[key]):
+            spec[key] = [(f"out{i}", *p[1:]) if p[0].startswith("$") else p for i, p in enumerate(spec[key])]
     for target in TARGETS:
         text = _ir(kind, spec, target)
         path = SNAPSHOTS / f"{name}.{target}.ll"

@@ -2,7 +2,7 @@
 source_filename = "numba_ext"
 target triple = "spirv64-unknown-unknown"
 
-define spir_kernel void @elementwise_chain(ptr addrspace(1) %a_base, i64 %0, ptr addrspace(1) %b_base, i64 %1, ptr addrspace(1) %c_base, i64 %2, ptr addrspace(1) %"$binop_sub56.10_base", i64 %3, i64 %4, i64 %n) {
+define spir_kernel void @elementwise_chain(ptr addrspace(1) %a_base, i64 %0, ptr addrspace(1) %b_base, i64 %1, ptr addrspace(1) %c_base, i64 %2, ptr addrspace(1) %out3_base, i64 %3, i64 %4, i64 %n) {
 entry:
   %gid = call spir_func i64 @_Z13get_global_idj(i32 0)
   br label %body
@@ -26,7 +26,7 @@ body:                                             ; preds = %entry
   %sub = fsub double %call, 1.000000e+00
   %off7 = mul i64 %gid, 8
   %boff8 = add i64 %3, %off7
-  %ptr9 = getelementptr i8, ptr addrspace(1) %"$binop_sub56.10_base", i64 %boff8
+  %ptr9 = getelementptr i8, ptr addrspace(1) %out3_base, i64 %boff8
   store double %sub, ptr addrspace(1) %ptr9, align 8
   br label %exit
 
