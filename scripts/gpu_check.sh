@@ -275,7 +275,7 @@ EOF
     fi
 }
 
-# numba_ext registers NVIDIA's OpenCL driver itself (numba_ext/_icd.py). If it finds no GPU anyway,
+# numba_ext registers NVIDIA's OpenCL driver itself (numba_ext/devices/drivers.py). If it finds no GPU anyway,
 # say so loudly and register the driver here, so the run still tells us about the GPU.
 ensure_gpu_icd() {
     local found
@@ -298,7 +298,7 @@ ensure_gpu_icd() {
     for f in /etc/OpenCL/vendors/*.icd; do [[ -f $f ]] && cp "$f" "$icd/"; done
     echo "$lib" >"$icd/nvidia.icd"
     export OCL_ICD_VENDORS=$icd
-    log "WARNING: registered $lib through OCL_ICD_VENDORS=$icd ourselves (a gap in numba_ext/_icd.py)"
+    log "WARNING: registered $lib through OCL_ICD_VENDORS=$icd ourselves (a gap in numba_ext/devices/drivers.py)"
 }
 
 environment_report() {

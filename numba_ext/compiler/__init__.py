@@ -5,7 +5,7 @@ rewrites of NumPy calls on USM arrays (``alloc``, ``elementwise``, ``reduction_r
 array expressions and parfors as kernels (``offload``, ``parfor_offload``, ``parfor_fusion``), the
 kernel description handed to the Rust compiler (``kernelspec``, ``kernel_translate``), the kernel
 API's typing (``intrinsics``, ``kernel_typing``, ``device_functions``), the launch C ABI of compiled
-host code (``host_abi``), ``numba_ext.jit`` (``jit``) and the one module that hooks into Numba's
+host code (``host_abi``), ``numba_ext.jit`` (``jit_function``) and the one module that hooks into Numba's
 internals and checks the Numba version (``numba_hooks``).
 
 May import: ``numba_ext.placement``, ``numba_ext.arrays``, ``numba_ext.devices``,

@@ -283,7 +283,7 @@ def test_prange_float32_sums(rng):
     )
 
 
-# -- np.cumsum / np.cumprod (numba_ext/numba/scans.py): a blocked scan on the array's queue ---------------
+# -- np.cumsum / np.cumprod (numba_ext/compiler/scans.py): a blocked scan on the array's queue ---------------
 SCAN_JIT = nx.jit(lambda x, p: (np.cumsum(x), np.cumprod(p)))
 
 

@@ -246,7 +246,7 @@ def test_not_of_integer_max(rng, dtype):
     np.testing.assert_array_equal(numba_ext.asnumpy(h(a, b)), -1 - np.where(ha > hb, ha, hb))
 
 
-# -- array expressions and prange loops (numba_ext/numba/parfor_fusion.py) ---------------------------
+# -- array expressions and prange loops (numba_ext/compiler/parfor_fusion.py) ---------------------------
 import math  # noqa: E402
 
 from numba import prange  # noqa: E402

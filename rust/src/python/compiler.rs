@@ -1,5 +1,5 @@
 //! The one boundary call from Python into the compiler: `compile_kernel(spec, device)`.
-//! The spec is a plain dict built by `numba_ext/numba/kernelspec.py`:
+//! The spec is a plain dict built by `numba_ext/compiler/kernelspec.py`:
 //!
 //! ```text
 //! {"name": str, "ndim": int,
@@ -106,7 +106,7 @@ fn operands(o: &Bound<'_, PyAny>) -> PyResult<Vec<Operand>> {
     o.try_iter()?.map(|x| operand(&x?)).collect()
 }
 
-/// The control-flow form (see `ir/cfg.rs`), as built by `numba_ext/numba/kernel_translate.py`:
+/// The control-flow form (see `ir/cfg.rs`), as built by `numba_ext/compiler/kernel_translate.py`:
 ///
 /// ```text
 /// {"name": str, "locals": [dtype], "arrays": [(name, dtype, ndim, "global"|"local"|"private", shape[, contiguous])],

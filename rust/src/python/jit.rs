@@ -1,9 +1,9 @@
-//! The call path of `@numba_ext.jit` functions: `numba_ext.jit.JitFunction` derives from
+//! The call path of `@numba_ext.jit` functions: `numba_ext.compiler.jit_function.JitFunction` derives from
 //! [`JitCaller`], whose `__call__` takes the common case (every array argument a `numba_ext.ndarray`
 //! on one queue with one USM type, no NumPy array, no `offload_to` active anywhere) to the
 //! compiled code with no Python frame in between. Everything else goes through the Python method
-//! `_call_slow` (`numba_ext/jit.py`), which applies compute follows data in full
-//! (`numba_ext/cfd.py`). Compiled code checks queue equivalence again on every launch.
+//! `_call_slow` (`numba_ext/compiler/jit_function.py`), which applies compute follows data in full
+//! (`numba_ext/placement/calls.py`). Compiled code checks queue equivalence again on every launch.
 //!
 //! Numba's dispatcher types arguments it does not know through Python attribute lookups on every
 //! call (about half a microsecond per array). So the common case also picks the compiled overload

@@ -1,4 +1,4 @@
-//! Queues and queue equivalence (spec: same context, same device, same properties).
+//! Queues and queue equivalence (equivalent: same context, same device, same properties).
 
 use std::fmt;
 use std::sync::atomic::{AtomicUsize, Ordering};
