@@ -11,7 +11,7 @@ placement rules, the compiler, the kernels or the library (they register with ``
 """
 
 from . import hooks
-from .allocation import allocate, normalize_shape
+from .allocation import ShapeLike, allocate, normalize_shape
 from .creation import (
     arange,
     asarray,
@@ -32,6 +32,7 @@ from .transfers import upload_into
 __all__ = [
     "SUPPORTED_DTYPES",
     "USM_TYPES",
+    "ShapeLike",
     "allocate",
     "arange",
     "asarray",

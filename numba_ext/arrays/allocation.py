@@ -3,14 +3,22 @@
 from __future__ import annotations
 
 import numbers
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, SupportsIndex
 
 import numpy as np
+from numpy.typing import DTypeLike
 
 from .. import _core
 from ..devices import Queue
 from . import hooks
 from .dtypes import SUPPORTED_DTYPE_SET, check_dtype, check_usm_type
+
+if TYPE_CHECKING:
+    from .ndarray import ndarray
+
+#: a shape: an int or a sequence of ints (Python or NumPy integers)
+ShapeLike = SupportsIndex | Sequence[SupportsIndex]
 
 
 def normalize_shape(shape: Any) -> tuple[int, ...]:
@@ -27,10 +35,10 @@ def normalize_shape(shape: Any) -> tuple[int, ...]:
 
 
 # (dtype, ndim, usm_type, device filter string) -> ArrayInfo of new C-contiguous arrays
-_infos: dict = {}
+_infos: dict[tuple[np.dtype, int, str, str], _core.ArrayInfo] = {}
 
 
-def allocate(shape: Any, dtype: Any, queue: Queue, usm_type: str) -> Any:
+def allocate(shape: ShapeLike, dtype: DTypeLike, queue: Queue, usm_type: str) -> ndarray:
     """A new C-contiguous ``numba_ext.ndarray``: allocated and wrapped by the extension
     (``_core.empty``), which returns an array holding only its native image, as compiled code's
     results do."""

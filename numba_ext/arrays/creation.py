@@ -5,20 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numpy.typing import DTypeLike
+from numpy.typing import ArrayLike, DTypeLike
 
 from .. import _core
-from ..devices import Device, Queue, default_queue, resolve_queue
-from .allocation import allocate
+from ..devices import DeviceArg, Queue, default_queue, resolve_queue
+from .allocation import ShapeLike, allocate
 from .dtypes import check_usm_type, default_float
 from .interface import from_usm_interface
 from .ndarray import convert, ndarray
 from .transfers import copy_to_host, upload_into
-
-#: ``device=``: a Device, a Queue (its device) or a filter/selector string
-DeviceArg = Device | Queue | str | None
-#: a shape: an int or a sequence of ints
-ShapeLike = int | tuple[int, ...] | list[int]
 
 
 def _queue_for(device: DeviceArg, sycl_queue: Queue | None) -> Queue:
@@ -39,7 +34,7 @@ def empty(
 
 def full(
     shape: ShapeLike,
-    fill_value: Any,
+    fill_value: ArrayLike,
     dtype: DTypeLike | None = None,
     *,
     device: DeviceArg = None,
@@ -95,8 +90,12 @@ def ones(
 
 
 def _like(
-    x: Any, dtype: DTypeLike | None, device: DeviceArg, usm_type: str | None, sycl_queue: Queue | None
-) -> tuple[tuple[int, ...], DTypeLike | None, Queue, str]:
+    x: ndarray | ArrayLike,
+    dtype: DTypeLike | None,
+    device: DeviceArg,
+    usm_type: str | None,
+    sycl_queue: Queue | None,
+) -> tuple[tuple[int, ...], DTypeLike, Queue, str]:
     """Shape, dtype, queue and USM type of a new array like `x` (dpctl.tensor's *_like rules): by
     default those of `x`; a NumPy array (or anything array-like) gives its shape and dtype, on the
     default queue with `device` USM."""
@@ -113,7 +112,7 @@ def _like(
 
 
 def empty_like(
-    x: Any,
+    x: ndarray | ArrayLike,
     dtype: DTypeLike | None = None,
     *,
     device: DeviceArg = None,
@@ -126,8 +125,8 @@ def empty_like(
 
 
 def full_like(
-    x: Any,
-    fill_value: Any,
+    x: ndarray | ArrayLike,
+    fill_value: ArrayLike,
     dtype: DTypeLike | None = None,
     *,
     device: DeviceArg = None,
@@ -141,7 +140,7 @@ def full_like(
 
 
 def zeros_like(
-    x: Any,
+    x: ndarray | ArrayLike,
     dtype: DTypeLike | None = None,
     *,
     device: DeviceArg = None,
@@ -152,7 +151,7 @@ def zeros_like(
 
 
 def ones_like(
-    x: Any,
+    x: ndarray | ArrayLike,
     dtype: DTypeLike | None = None,
     *,
     device: DeviceArg = None,
@@ -190,9 +189,9 @@ def asnumpy(x: Any) -> np.ndarray:
 
 def asarray(
     obj: Any,
-    dtype: Any = None,
+    dtype: DTypeLike | None = None,
     *,
-    device: Any = None,
+    device: DeviceArg = None,
     sycl_queue: Queue | None = None,
     usm_type: str | None = None,
     copy: bool | None = None,

@@ -16,21 +16,34 @@ unset are filled by ``__getattr__``.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Collection, Sequence
+from types import EllipsisType
+from typing import TYPE_CHECKING, Any, Literal, NoReturn, SupportsIndex, TypeAlias, overload
 
 import numpy as np
+from numpy.typing import ArrayLike, DTypeLike
 
 from .. import _core
-from ..devices import Queue, default_queue, resolve_queue
+from ..devices import Context, Device, DeviceArg, Queue, default_queue, resolve_queue
 from . import hooks
-from .allocation import allocate
+from .allocation import ShapeLike, allocate
 from .dtypes import check_dtype, check_usm_type, default_float
 from .transfers import copy_to_host, upload_into
 
+if TYPE_CHECKING:
+    from numpy._core.multiarray import flagsobj  # the type of ndarray.flags (NumPy names it only here)
+
 _register_queue = _core._register_queue
 
+_BasicIndexItem = SupportsIndex | slice | EllipsisType | None
+#: a basic index (the only kind ``numba_ext.ndarray`` supports): integers, slices, ``...`` and ``None``,
+#: alone or in a tuple
+BasicIndex = _BasicIndexItem | tuple[_BasicIndexItem, ...]
+#: what the reductions return: a NumPy scalar when they reduce every element, else an array
+ReductionResult: TypeAlias = "np.generic | ndarray"
 
-def _is_basic_index(key) -> bool:
+
+def _is_basic_index(key: object) -> bool:
     items = key if isinstance(key, tuple) else (key,)
     return all(
         isinstance(k, (int, np.integer, slice)) or k is Ellipsis or k is None for k in items
@@ -48,10 +61,18 @@ class ndarray:
     _base: int | None
     _numba_type_: Any
     _ptr: int
-    _nx: Any
+    _nx: _core.NativeArray
     __array_priority__ = 1000.0
 
-    def __init__(self, shape, dtype="float64", *, device=None, usm_type="device", sycl_queue=None):
+    def __init__(
+        self,
+        shape: ShapeLike,
+        dtype: DTypeLike | None = "float64",
+        *,
+        device: DeviceArg = None,
+        usm_type: str = "device",
+        sycl_queue: Queue | None = None,
+    ) -> None:
         q = resolve_queue(device, sycl_queue) or default_queue()
         other = allocate(shape, dtype if dtype is not None else default_float(q), q, check_usm_type(usm_type))
         for name in ("_desc", "_queue", "_usm_type", "_base"):
@@ -68,8 +89,9 @@ class ndarray:
         # _ptr, _nx and _numba_type_ are made on first use (__getattr__)
         return self
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> Any:
         """Only reached for a slot that is not set yet: make it (see the module documentation)."""
+        value: Any
         if name == "_desc":
             nx = self._nx_if_set()
             if nx is None:
@@ -105,13 +127,13 @@ class ndarray:
         object.__setattr__(self, name, value)
         return value
 
-    def _nx_if_set(self):
+    def _nx_if_set(self) -> _core.NativeArray | None:
         try:
             return object.__getattribute__(self, "_nx")
         except AttributeError:
             return None
 
-    def _image(self, attr: str):
+    def _image(self, attr: str) -> Any:
         nx = self._nx_if_set()
         if nx is None:
             raise AttributeError("numba_ext.ndarray without a queue or native image")
@@ -124,19 +146,59 @@ class ndarray:
         return self._base
 
     # -- attributes -------------------------------------------------------------------------------
-    shape = property(lambda self: self._desc.shape, doc="Tuple of dimensions.")
-    dtype = property(lambda self: self._desc.dtype, doc="Element type.")
-    strides = property(lambda self: self._desc.strides, doc="Byte strides (NumPy convention).")
-    ndim = property(lambda self: self._desc.ndim)
-    size = property(lambda self: self._desc.size)
-    itemsize = property(lambda self: self._desc.itemsize)
-    nbytes = property(lambda self: self._desc.nbytes)
-    sycl_queue = property(lambda self: self._queue, doc="The queue the array is bound to.")
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """Tuple of dimensions."""
+        return self._desc.shape
+
+    @property
+    def dtype(self) -> np.dtype:
+        """Element type."""
+        return self._desc.dtype
+
+    @property
+    def strides(self) -> tuple[int, ...]:
+        """Byte strides (NumPy convention)."""
+        return self._desc.strides
+
+    @property
+    def ndim(self) -> int:
+        return self._desc.ndim
+
+    @property
+    def size(self) -> int:
+        return self._desc.size
+
+    @property
+    def itemsize(self) -> int:
+        return self._desc.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self._desc.nbytes
+
+    @property
+    def sycl_queue(self) -> Queue:
+        """The queue the array is bound to."""
+        return self._queue
+
     queue = sycl_queue
-    device = property(lambda self: self._queue.device, doc="The device of the array's queue.")
+
+    @property
+    def device(self) -> Device:
+        """The device of the array's queue."""
+        return self._queue.device
+
     sycl_device = device
-    sycl_context = property(lambda self: self._queue.context)
-    usm_type = property(lambda self: self._usm_type, doc="'device', 'shared' or 'host'.")
+
+    @property
+    def sycl_context(self) -> Context:
+        return self._queue.context
+
+    @property
+    def usm_type(self) -> str:
+        """'device', 'shared' or 'host'."""
+        return self._usm_type
 
     @property
     def _queue_handle(self) -> int:
@@ -147,7 +209,7 @@ class ndarray:
         return self._ptr
 
     @property
-    def flags(self):
+    def flags(self) -> flagsobj:
         return self._desc.flags
 
     @property
@@ -155,7 +217,7 @@ class ndarray:
         return self._view(self._desc.T)
 
     @property
-    def __sycl_usm_array_interface__(self) -> dict:
+    def __sycl_usm_array_interface__(self) -> dict[str, Any]:
         d = self._desc
         offset_bytes = d.ctypes.data - self._base_ptr
         return {
@@ -172,7 +234,7 @@ class ndarray:
     def _view(self, desc: np.ndarray) -> ndarray:
         return ndarray._wrap(desc, self._queue, self._usm_type, self._base_ptr)
 
-    def __getitem__(self, key) -> ndarray:
+    def __getitem__(self, key: BasicIndex) -> ndarray:
         if isinstance(key, ndarray) or not _is_basic_index(key):
             raise IndexError(
                 "numba_ext.ndarray supports basic indexing (integers, slices, ..., None); "
@@ -180,14 +242,20 @@ class ndarray:
             )
         return self._view(self._desc[key])
 
-    def __setitem__(self, key, value) -> None:
+    def __setitem__(self, key: BasicIndex, value: ndarray | ArrayLike) -> None:
         view = self[key]
         host = copy_to_host(value) if isinstance(value, ndarray) else np.asarray(value)
         staged = np.empty(view.shape, view.dtype)
         staged[...] = host
         upload_into(view, staged)
 
-    def reshape(self, *shape, order="C") -> ndarray:
+    @overload
+    def reshape(
+        self, shape: Sequence[SupportsIndex], /, *, order: Literal["C", "F", "A"] = "C"
+    ) -> ndarray: ...
+    @overload
+    def reshape(self, *shape: SupportsIndex, order: Literal["C", "F", "A"] = "C") -> ndarray: ...
+    def reshape(self, *shape: Any, order: Literal["C", "F", "A"] = "C") -> ndarray:
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             shape = tuple(shape[0])
         try:
@@ -196,7 +264,11 @@ class ndarray:
             raise ValueError(f"cannot reshape this array without a copy ({e}); copy it first") from None
         return self._view(desc)
 
-    def transpose(self, *axes) -> ndarray:
+    @overload
+    def transpose(self, axes: Sequence[SupportsIndex] | None, /) -> ndarray: ...
+    @overload
+    def transpose(self, *axes: SupportsIndex) -> ndarray: ...
+    def transpose(self, *axes: Any) -> ndarray:
         return self._view(self._desc.transpose(*axes))
 
     def __len__(self) -> int:
@@ -205,7 +277,7 @@ class ndarray:
         return self.shape[0]
 
     # -- conversions ------------------------------------------------------------------------------
-    def to_device(self, device) -> ndarray:
+    def to_device(self, device: DeviceArg) -> ndarray:
         """This array on `device` (a Queue, Device or selector): no copy when the queue shares
         this array's context, a copy otherwise."""
         q = device if isinstance(device, Queue) else resolve_queue(device)
@@ -214,30 +286,30 @@ class ndarray:
     def copy(self) -> ndarray:
         return convert(self, None, None, None, True)
 
-    def astype(self, dtype) -> ndarray:
+    def astype(self, dtype: DTypeLike) -> ndarray:
         return convert(self, None, dtype, None, True)
 
-    def __array__(self, dtype=None, copy=None):
+    def __array__(self, dtype: DTypeLike | None = None, copy: bool | None = None) -> NoReturn:
         raise TypeError(
             "implicit conversion of a numba_ext.ndarray to a NumPy array is not allowed; "
             "use numba_ext.asnumpy(x) to copy it to the host"
         )
 
-    def _scalar(self):
+    def _scalar(self) -> bool | int | float:
         if self.size != 1:
             raise TypeError("only arrays of one element can be converted to Python scalars")
         return copy_to_host(self).reshape(()).item()
 
-    def __float__(self):
+    def __float__(self) -> float:
         return float(self._scalar())
 
-    def __int__(self):
+    def __int__(self) -> int:
         return int(self._scalar())
 
-    def __bool__(self):
+    def __bool__(self) -> bool:
         return bool(self._scalar())
 
-    def __index__(self):
+    def __index__(self) -> int:
         if self.dtype.kind not in "iu":
             raise TypeError("only integer arrays can be used as an index")
         return int(self._scalar())
@@ -252,14 +324,20 @@ class ndarray:
     __str__ = __repr__
 
     # -- eager elementwise operations (compute follows data) ------------------------------------
-    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
         if method != "__call__" or kwargs:
             return NotImplemented
         if ufunc is np.matmul:
-            return hooks.operations.dot(*inputs, what="matmul")
+            return hooks.operations.dot(inputs[0], inputs[1], what="matmul")  # np.matmul has two inputs
         return hooks.operations.apply(ufunc, *inputs)
 
-    def __array_function__(self, func, types, args, kwargs):
+    def __array_function__(
+        self,
+        func: Callable[..., Any],
+        types: Collection[type],
+        args: Sequence[Any],
+        kwargs: dict[str, Any],
+    ) -> Any:
         """NumPy functions of numba_ext arrays: np.where, np.clip, np.dot, np.copy and the *_like
         functions compute or allocate on the arrays' queue (hooks.operations.ARRAY_FUNCTIONS); the others run
         NumPy's implementation, which uses the array's methods (np.sum, np.reshape, ...) or refuses
@@ -287,45 +365,75 @@ class ndarray:
     __hash__ = None  # type: ignore[assignment]  # comparisons are elementwise, as for NumPy arrays
 
     # -- eager reductions (a kernel on the array's queue) -------------------------------------------
-    def sum(self, axis=None, dtype=None, out=None, keepdims=False):
+    def sum(
+        self,
+        axis: int | None = None,
+        dtype: DTypeLike | None = None,
+        out: ndarray | None = None,
+        keepdims: bool = False,
+    ) -> ReductionResult:
         return hooks.operations.reduce("sum", self, axis, dtype=dtype, out=out, keepdims=keepdims)
 
-    def prod(self, axis=None, dtype=None, out=None, keepdims=False):
+    def prod(
+        self,
+        axis: int | None = None,
+        dtype: DTypeLike | None = None,
+        out: ndarray | None = None,
+        keepdims: bool = False,
+    ) -> ReductionResult:
         return hooks.operations.reduce("prod", self, axis, dtype=dtype, out=out, keepdims=keepdims)
 
-    def min(self, axis=None, out=None, keepdims=False):
+    def min(
+        self, axis: int | None = None, out: ndarray | None = None, keepdims: bool = False
+    ) -> ReductionResult:
         return hooks.operations.reduce("min", self, axis, out=out, keepdims=keepdims)
 
-    def max(self, axis=None, out=None, keepdims=False):
+    def max(
+        self, axis: int | None = None, out: ndarray | None = None, keepdims: bool = False
+    ) -> ReductionResult:
         return hooks.operations.reduce("max", self, axis, out=out, keepdims=keepdims)
 
-    def mean(self, axis=None, dtype=None, out=None, keepdims=False):
+    def mean(
+        self,
+        axis: int | None = None,
+        dtype: DTypeLike | None = None,
+        out: ndarray | None = None,
+        keepdims: bool = False,
+    ) -> ReductionResult:
         return hooks.operations.reduce("mean", self, axis, dtype=dtype, out=out, keepdims=keepdims)
 
-    def any(self, axis=None, out=None, keepdims=False):
+    def any(
+        self, axis: int | None = None, out: ndarray | None = None, keepdims: bool = False
+    ) -> ReductionResult:
         return hooks.operations.reduce("any", self, axis, out=out, keepdims=keepdims)
 
-    def all(self, axis=None, out=None, keepdims=False):
+    def all(
+        self, axis: int | None = None, out: ndarray | None = None, keepdims: bool = False
+    ) -> ReductionResult:
         return hooks.operations.reduce("all", self, axis, out=out, keepdims=keepdims)
 
-    def argmin(self, axis=None, out=None, keepdims=False):
+    def argmin(
+        self, axis: int | None = None, out: ndarray | None = None, keepdims: bool = False
+    ) -> ReductionResult:
         return hooks.operations.reduce("argmin", self, axis, out=out, keepdims=keepdims)
 
-    def argmax(self, axis=None, out=None, keepdims=False):
+    def argmax(
+        self, axis: int | None = None, out: ndarray | None = None, keepdims: bool = False
+    ) -> ReductionResult:
         return hooks.operations.reduce("argmax", self, axis, out=out, keepdims=keepdims)
 
-    def dot(self, other) -> ndarray:
+    def dot(self, other: ndarray) -> ndarray:
         return hooks.operations.dot(self, other)
 
-    def __matmul__(self, other):
+    def __matmul__(self, other: ndarray) -> ndarray:
         return hooks.operations.dot(self, other, "matmul")
 
-    def __rmatmul__(self, other):
+    def __rmatmul__(self, other: ndarray) -> ndarray:
         return hooks.operations.dot(other, self, "matmul")
 
 
-def _binary(ufunc, reflected=False):
-    def op(self, other):
+def _binary(ufunc: np.ufunc, reflected: bool = False) -> Callable[[ndarray, Any], ndarray]:
+    def op(self: ndarray, other: Any) -> ndarray:
         return (
             hooks.operations.apply(ufunc, other, self)
             if reflected
@@ -335,8 +443,8 @@ def _binary(ufunc, reflected=False):
     return op
 
 
-def _unary(ufunc):
-    def op(self):
+def _unary(ufunc: np.ufunc) -> Callable[[ndarray], ndarray]:
+    def op(self: ndarray) -> ndarray:
         return hooks.operations.apply(ufunc, self)
 
     return op
@@ -369,7 +477,9 @@ for _name, _uf1 in {"neg": np.negative, "pos": np.positive, "abs": np.absolute, 
     setattr(ndarray, f"__{_name}__", _unary(_uf1))
 
 
-def convert(x: ndarray, queue: Queue | None, dtype: Any, usm_type: str | None, copy: bool | None) -> ndarray:
+def convert(
+    x: ndarray, queue: Queue | None, dtype: DTypeLike | None, usm_type: str | None, copy: bool | None
+) -> ndarray:
     """`x` on `queue` (default: its own) with `dtype` and `usm_type` (default: its own).
 
     No copy when nothing changes, or when only the queue does and it shares `x`'s context (USM

@@ -16,6 +16,7 @@ drivers.register_libdevice()
 from .queues import (  # noqa: E402  (after the driver registration above)
     Context,
     Device,
+    DeviceArg,
     Queue,
     default_queue,
     device_by_filter,
@@ -28,6 +29,7 @@ from .queues import (  # noqa: E402  (after the driver registration above)
 __all__ = [
     "Context",
     "Device",
+    "DeviceArg",
     "Queue",
     "default_queue",
     "device_by_filter",

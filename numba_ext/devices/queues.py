@@ -13,6 +13,9 @@ Device = _core.Device
 Context = _core.Context
 Queue = _core.Queue
 
+#: ``device=``: a Device, a Queue (its device) or a filter/selector string; None: not given
+DeviceArg = Device | Queue | str | None
+
 
 def get_devices() -> list[Device]:
     """All OpenCL root devices, with filter strings ``opencl:<type>:<n>``."""
@@ -20,7 +23,7 @@ def get_devices() -> list[Device]:
 
 
 _queues_lock = threading.Lock()
-_device_queues: dict = {}
+_device_queues: dict[Device, Queue] = {}
 
 
 def device_queue(device: Device) -> Queue:
@@ -44,9 +47,7 @@ def default_queue() -> Queue:
     return device_queue(dev)
 
 
-def resolve_queue(
-    device: Device | Queue | str | None = None, sycl_queue: Queue | None = None
-) -> Queue | None:
+def resolve_queue(device: DeviceArg = None, sycl_queue: Queue | None = None) -> Queue | None:
     """The queue named by ``device=`` (Device, Queue or selector string) and/or ``sycl_queue=``
     (Queue). Both given and disagreeing is an error. None when neither is given."""
     if sycl_queue is not None and not isinstance(sycl_queue, Queue):
