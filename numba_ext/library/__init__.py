@@ -12,6 +12,9 @@ May import: ``numba_ext.compiler``, ``numba_ext.placement``, ``numba_ext.arrays`
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+from typing import Any
+
 from ..arrays import hooks
 from .elementwise import apply
 from .functions import ARRAY_FUNCTIONS, clip, where
@@ -26,7 +29,7 @@ class _ArrayOperations:
     dot = staticmethod(dot)
 
     @property
-    def array_functions(self):
+    def array_functions(self) -> Mapping[Callable[..., Any], Callable[..., Any]]:
         return ARRAY_FUNCTIONS
 
 

@@ -6,12 +6,15 @@ data. Each distinct (operation, operand kinds, dtypes, layout, device) is compil
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from .. import _core
 from ..arrays import allocate, ndarray
 from ..compiler.kernelspec import UFUNC_OPS, SpecBuilder
+from ..devices import Device
 from ..errors import ExecutionPlacementError, UnsupportedError
 from ..placement import coerce_usm_types, execution_queue
 
@@ -19,13 +22,13 @@ _cache_lock = threading.Lock()
 _cache: dict = {}
 
 
-def _scalar_bits(value, dtype: np.dtype) -> int:
+def _scalar_bits(value: float | np.generic, dtype: np.dtype) -> int:
     return int(np.asarray(value, dtype=dtype).reshape(1).view(np.dtype(f"u{dtype.itemsize}"))[0])
 
 
-def _resolve(ufunc, operands):
+def _resolve(ufunc: np.ufunc, operands: Sequence[Any]) -> list[np.dtype]:
     """NumPy's loop dtypes for these operands (Python scalars are 'weak', as in NumPy 2)."""
-    probe = []
+    probe: list[np.dtype | type] = []
     for o in operands:
         if isinstance(o, ndarray):
             probe.append(o.dtype)
@@ -39,7 +42,7 @@ def _resolve(ufunc, operands):
         raise UnsupportedError(f"np.{ufunc.__name__} is not supported for {probe}: {e}") from None
 
 
-def apply(ufunc, *operands, name=None) -> ndarray:
+def apply(ufunc: np.ufunc, *operands: Any, name: str | None = None) -> ndarray:
     """`ufunc(*operands)` on the execution queue of the array operands (`name` overrides the ufunc's
     name, for ufuncs made with numba.vectorize)."""
     name = name or ufunc.__name__
@@ -104,7 +107,15 @@ def apply(ufunc, *operands, name=None) -> ndarray:
     return out
 
 
-def _compile(ufunc, name, layout, in_dts, ndim, out_dt, device):
+def _compile(
+    ufunc: np.ufunc,
+    name: str,
+    layout: Sequence[tuple[Any, ...]],
+    in_dts: Sequence[np.dtype],
+    ndim: int,
+    out_dt: np.dtype,
+    device: Device,
+) -> _core.Kernel:
     """The kernel of one eager operation. Operands are cast to NumPy's loop dtypes `in_dts` first
     (NumPy's choice, e.g. float64 for int32 + float32, where Numba's own loop selection would
     compute in float32)."""

@@ -10,24 +10,30 @@ there. Every other NumPy function runs NumPy's own implementation, which uses th
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 import numpy as np
+from numpy.typing import ArrayLike, DTypeLike
 
 from .. import arrays
-from ..arrays import ndarray
-from ..compiler import jit, scans
+from ..arrays import ShapeLike, ndarray
+from ..compiler import JitFunction, jit, scans
 from ..errors import UnsupportedError
 from .reductions import dot
 
+if TYPE_CHECKING:
+    from numpy._globals import _NoValueType  # the type of np._NoValue, NumPy's "not given" default
 
-def _numpy_result_dtype(values) -> np.dtype:
+
+def _numpy_result_dtype(values: Iterable[ndarray | ArrayLike]) -> np.dtype:
     """NumPy 2's result dtype of these operands: arrays and NumPy scalars by their dtype, Python
     scalars as weak."""
     probe = [v.dtype if isinstance(v, (ndarray, np.ndarray, np.generic)) else v for v in values]
     return np.result_type(*probe)
 
 
-def _in_dtype(v, dt: np.dtype):
+def _in_dtype(v: object, dt: np.dtype) -> object:
     """`v` made to compute in `dt` (numba_ext arrays cast on their queue, NumPy scalars converted;
     Python scalars stay weak; anything else is left for compute follows data to judge)."""
     if isinstance(v, ndarray):
@@ -38,13 +44,15 @@ def _in_dtype(v, dt: np.dtype):
 
 
 @functools.cache
-def _jitted_function(name: str):
+def _jitted_function(name: str) -> JitFunction:
     return jit(
         {"where": lambda c, a, b: np.where(c, a, b), "clip": lambda a, lo, hi: np.clip(a, lo, hi)}[name]
     )
 
 
-def where(condition, x=None, y=None):
+def where(
+    condition: ndarray | ArrayLike, x: ndarray | ArrayLike | None = None, y: ndarray | ArrayLike | None = None
+) -> ndarray:
     """np.where(condition, x, y) on the queue of the numba_ext operands (NumPy's result dtype)."""
     if x is None or y is None:
         raise UnsupportedError(
@@ -55,7 +63,16 @@ def where(condition, x=None, y=None):
     return _jitted_function("where")(condition, _in_dtype(x, dt), _in_dtype(y, dt))
 
 
-def clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *, min=np._NoValue, max=np._NoValue, **kwargs):
+def clip(
+    a: ndarray | ArrayLike,
+    a_min: ndarray | ArrayLike | None | _NoValueType = np._NoValue,
+    a_max: ndarray | ArrayLike | None | _NoValueType = np._NoValue,
+    out: ndarray | None = None,
+    *,
+    min: ndarray | ArrayLike | None | _NoValueType = np._NoValue,
+    max: ndarray | ArrayLike | None | _NoValueType = np._NoValue,
+    **kwargs: Any,
+) -> ndarray:
     """np.clip(a, a_min, a_max) (or min=/max=) on the queue of the numba_ext operands."""
     if out is not None or kwargs:
         raise UnsupportedError(
@@ -63,7 +80,8 @@ def clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *, min=np._NoValue, 
         )
     lo = min if a_min is np._NoValue else a_min
     hi = max if a_max is np._NoValue else a_max
-    lo, hi = (None if v is np._NoValue else v for v in (lo, hi))
+    # (the cast: mypy does not narrow `v is np._NoValue`)
+    lo, hi = (None if v is np._NoValue else cast("ndarray | ArrayLike", v) for v in (lo, hi))
     if lo is None and hi is None:
         raise ValueError("np.clip: at least one of a_min and a_max must be given")
     dt = _numpy_result_dtype([v for v in (a, lo, hi) if v is not None])
@@ -78,21 +96,39 @@ def clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *, min=np._NoValue, 
     return _jitted_function("clip")(_in_dtype(a, dt), _in_dtype(lo, dt), _in_dtype(hi, dt))
 
 
-def _like_function(kind: str):
+def _like_function(kind: str) -> Callable[..., ndarray]:
     make = getattr(arrays, f"{kind}_like")
 
-    def check(what, shape, device):  # order= and subok= need nothing: results are C-contiguous ndarrays
+    # order= and subok= need nothing: results are C-contiguous ndarrays
+    def check(what: str, shape: ShapeLike | None, device: str | None) -> None:
         if shape is not None or device is not None:
             raise UnsupportedError(
                 f"np.{kind}_like({what}) of a numba_ext array takes no shape= or device=; use "
                 f"numba_ext.{kind}(shape, dtype, sycl_queue=x.sycl_queue)"
             )
 
-    def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    def full_like(
+        a: ndarray | ArrayLike,
+        fill_value: ArrayLike,
+        dtype: DTypeLike | None = None,
+        order: Literal["K", "A", "C", "F"] | None = "K",
+        subok: bool = True,
+        shape: ShapeLike | None = None,
+        *,
+        device: str | None = None,
+    ) -> ndarray:
         check("a, fill_value", shape, device)
         return make(a, fill_value, dtype)
 
-    def like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    def like(
+        a: ndarray | ArrayLike,
+        dtype: DTypeLike | None = None,
+        order: Literal["K", "A", "C", "F"] | None = "K",
+        subok: bool = True,
+        shape: ShapeLike | None = None,
+        *,
+        device: str | None = None,
+    ) -> ndarray:
         check("a", shape, device)
         return make(a, dtype)
 
@@ -102,18 +138,23 @@ def _like_function(kind: str):
     return like
 
 
-def _dot(a, b, out=None):
+def _dot(a: ndarray, b: ndarray, out: ndarray | None = None) -> ndarray:
     if out is not None:
         raise UnsupportedError("np.dot(out=) is not supported on numba_ext arrays")
     return dot(a, b)
 
 
-def _copy(a, order="K", subok=False):
+def _copy(a: ndarray, order: Literal["K", "A", "C", "F"] | None = "K", subok: bool = False) -> ndarray:
     return a.copy() if isinstance(a, ndarray) else np.copy(a, order=order, subok=subok)
 
 
-def _scan_function(op: str):
-    def scan(a, axis=None, dtype=None, out=None):
+def _scan_function(op: str) -> Callable[..., ndarray]:
+    def scan(
+        a: ndarray,
+        axis: int | None = None,
+        dtype: DTypeLike | None = None,
+        out: ndarray | None = None,
+    ) -> ndarray:
         if axis is not None or dtype is not None or out is not None:
             raise UnsupportedError(
                 f"np.{op}(axis=, dtype=, out=) of numba_ext arrays is not supported; "
@@ -127,7 +168,7 @@ def _scan_function(op: str):
     return scan
 
 
-ARRAY_FUNCTIONS = {
+ARRAY_FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.cumsum: _scan_function("cumsum"),
     np.cumprod: _scan_function("cumprod"),
     np.where: where,

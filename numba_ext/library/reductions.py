@@ -7,6 +7,7 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+from numpy.typing import DTypeLike
 
 from ..arrays import ndarray
 from ..compiler import reduction_helpers, reduction_rules
@@ -14,13 +15,21 @@ from ..errors import ExecutionPlacementError, UnsupportedError
 from ..placement import coerce_usm_types
 
 
-def check_unsupported(what: str, **given) -> None:
+def check_unsupported(what: str, **given: object) -> None:
     bad = [f"{k}={v!r}" for k, v in given.items() if v is not None and v is not False]
     if bad:
         raise UnsupportedError(f"{what}({', '.join(bad)}) on numba_ext arrays is not supported")
 
 
-def reduce(name: str, x: ndarray, axis=None, *, dtype=None, out=None, keepdims=False):
+def reduce(
+    name: str,
+    x: ndarray,
+    axis: int | None = None,
+    *,
+    dtype: DTypeLike | None = None,
+    out: ndarray | None = None,
+    keepdims: bool = False,
+) -> np.generic | ndarray:
     """`x.<name>(axis=axis)` (sum prod min max mean any all argmin argmax), computed by a kernel on
     `x`'s queue: a NumPy scalar of NumPy's result dtype over all elements, else a numba_ext array on
     the same queue."""
