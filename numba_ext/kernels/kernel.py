@@ -15,6 +15,7 @@ import subprocess
 import tempfile
 import threading
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, cast, overload
 
 import numpy as np
 from numba.core import types
@@ -34,15 +35,37 @@ from ..errors import (
 )
 from ..placement import plan_call
 
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, Literal, NoReturn, SupportsIndex, TypeAlias
+
+    from ..devices import Device, Queue
+    from ..placement import CallPlan
+
+    #: a range: an int, or a tuple or list of ints (1 to 3 of them)
+    _RangeArg = SupportsIndex | tuple[SupportsIndex, ...] | list[SupportsIndex]
+    #: a launch configuration: a global range, (global range, local range) or an NdRange
+    _LaunchConfig: TypeAlias = "_RangeArg | tuple[_RangeArg, _RangeArg] | NdRange"
+
+    class _LaunchPlan(CallPlan):
+        """The call plan of a launch: it has a queue (``Kernel._prepare`` checks)."""
+
+        queue: Queue
+
+
 _F64, _F64_BITS = struct.Struct("<d"), struct.Struct("<Q")  # a float argument's bits
 
 _compile_lock = threading.RLock()
 
 
-class Range(tuple):
+class Range(tuple[int, ...]):
     """A global range of 1 to 3 dimensions."""
 
-    def __new__(cls, *dims):
+    @overload
+    def __new__(cls, dims: tuple[SupportsIndex, ...] | list[SupportsIndex], /) -> Range: ...
+    @overload
+    def __new__(cls, *dims: SupportsIndex) -> Range: ...
+    def __new__(cls, *dims: Any) -> Range:
         if 1 <= len(dims) <= 3 and all(type(d) is int and d >= 0 for d in dims):  # the common spelling
             return super().__new__(cls, dims)
         dims = _dims(dims[0] if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims, "global")
@@ -52,7 +75,7 @@ class Range(tuple):
 class NdRange:
     """A global range and a work-group (local) range of the same dimensions."""
 
-    def __init__(self, global_range, local_range):
+    def __init__(self, global_range: _RangeArg, local_range: _RangeArg) -> None:
         self.global_range = Range(
             *(global_range if isinstance(global_range, (tuple, list)) else (global_range,))
         )
@@ -66,11 +89,11 @@ class NdRange:
             if g % lo:
                 raise LaunchError(f"local size {lo} does not divide global size {g} in dimension {d}")
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"NdRange({tuple(self.global_range)}, {tuple(self.local_range)})"
 
 
-def _dims(dims, what) -> tuple:
+def _dims(dims: Any, what: str) -> tuple[int, ...]:
     if isinstance(dims, (int, np.integer)):
         dims = (dims,)
     dims = tuple(dims)
@@ -79,7 +102,7 @@ def _dims(dims, what) -> tuple:
     return tuple(int(d) for d in dims)
 
 
-def _normalize_range(cfg):
+def _normalize_range(cfg: _LaunchConfig) -> tuple[tuple[int, ...], tuple[int, ...] | None]:
     if isinstance(cfg, NdRange):
         return tuple(cfg.global_range), tuple(cfg.local_range)
     if isinstance(cfg, Range):
@@ -102,12 +125,12 @@ def _normalize_range(cfg):
 class Event:
     """Completion of an asynchronous launch; keeps the launch's arguments alive until waited on."""
 
-    def __init__(self, thread, keepalive):
+    def __init__(self, thread: threading.Thread, keepalive: object) -> None:
         self._thread = thread
         self._keepalive = keepalive
-        self._error = None
+        self._error: Exception | None = None
 
-    def wait(self):
+    def wait(self) -> None:
         self._thread.join()
         self._keepalive = None
         if self._error is not None:
@@ -117,7 +140,7 @@ class Event:
 class _Compiled:
     __slots__ = ("kernel", "spec", "local_bytes")
 
-    def __init__(self, kernel, spec):
+    def __init__(self, kernel: _core.Kernel, spec: dict[str, Any]) -> None:
         self.kernel = kernel
         self.spec = spec
         self.local_bytes = sum(
@@ -139,7 +162,7 @@ class Kernel(_core.KernelCaller):
     (numba_ext arrays on one queue, Python scalars) straight to the compiled kernel in Rust
     (rust/src/python/kernel_launch.rs); everything else comes to :meth:`launch`."""
 
-    def __init__(self, py_func):
+    def __init__(self, py_func: Callable[..., Any]) -> None:
         self.py_func = py_func
         self._params = list(inspect.signature(py_func).parameters)
         self._cache: dict = {}
@@ -149,7 +172,8 @@ class Kernel(_core.KernelCaller):
         self.__doc__ = py_func.__doc__
         self._set_fast_path(ndarray, len(self._params))
 
-    def __getitem__(self, cfg):
+    def __getitem__(self, cfg: _LaunchConfig) -> _core.KernelLaunch:
+        key: tuple[type, object] | None
         try:
             key = (type(cfg), cfg)  # (4, 4) is a 1-D launch with a local size, Range(4, 4) a 2-D range
             ranges = self._ranges.get(key)
@@ -164,14 +188,14 @@ class Kernel(_core.KernelCaller):
                 self._ranges[key] = ranges
         return _core.KernelLaunch(self, *ranges)
 
-    def __call__(self, *args):
+    def __call__(self, *args: Any) -> NoReturn:
         raise LaunchError(
             f"kernel {self.__name__} needs a launch range: call it as {self.__name__}[global_size](...) or "
             f"{self.__name__}[global_size, local_size](...), or use numba_ext.call_kernel"
         )
 
     # -- compilation ----------------------------------------------------------------------------------
-    def _argtypes(self, args) -> tuple:
+    def _argtypes(self, args: Sequence[Any]) -> tuple[Any, ...]:
         out = []
         for name, a in zip(self._params, args):
             if isinstance(a, ndarray):
@@ -190,7 +214,7 @@ class Kernel(_core.KernelCaller):
                 )
         return tuple(out)
 
-    def _compile(self, argtys, device_filter) -> _Compiled:
+    def _compile(self, argtys: tuple[Any, ...], device_filter: str) -> _Compiled:
         # Numba interns its types (one object per type), so identities make a cheap first-level key;
         # the entry keeps the types alive, so the identities stay theirs
         fast = (*map(id, argtys), device_filter)
@@ -208,7 +232,7 @@ class Kernel(_core.KernelCaller):
                 c = self._cache[key] = self._compile_uncached(argtys, device_filter)
         return c
 
-    def _compile_uncached(self, argtys, device_filter) -> _Compiled:
+    def _compile_uncached(self, argtys: tuple[Any, ...], device_filter: str) -> _Compiled:
         try:
             func_ir, typemap, calltypes, restype = typed_ir(self.py_func, argtys)
         except NumbaExtError:
@@ -226,7 +250,7 @@ class Kernel(_core.KernelCaller):
         kernel = _core.compile_function(spec, device_by_filter(device_filter))
         return _Compiled(kernel, spec)
 
-    def _prepare(self, args):
+    def _prepare(self, args: Sequence[Any]) -> tuple[_LaunchPlan, _Compiled]:
         if len(args) != len(self._params):
             raise KernelArgumentError(
                 f"kernel {self.__name__} takes {len(self._params)} arguments, got {len(args)}"
@@ -241,9 +265,9 @@ class Kernel(_core.KernelCaller):
             )
         argtys = self._argtypes(plan.args)
         compiled = self._compile(argtys, plan.queue.device.filter_string)
-        return plan, compiled
+        return cast("_LaunchPlan", plan), compiled  # its queue was checked above
 
-    def _slots(self, args) -> list[int]:
+    def _slots(self, args: Sequence[Any]) -> list[int]:
         slots = []
         for a in args:
             if isinstance(a, ndarray):
@@ -267,7 +291,13 @@ class Kernel(_core.KernelCaller):
                 slots.append(int(np.asarray(a, dt).reshape(1).view(np.dtype(f"u{dt.itemsize}"))[0]))
         return slots
 
-    def _check_limits(self, compiled, device, global_range, local_range):
+    def _check_limits(
+        self,
+        compiled: _Compiled,
+        device: Device,
+        global_range: Sequence[int],
+        local_range: Sequence[int] | None,
+    ) -> None:
         if local_range is not None:
             wg = int(np.prod(local_range))
             if wg > device.max_work_group_size:
@@ -282,7 +312,32 @@ class Kernel(_core.KernelCaller):
                 f"{device.filter_string} has {device.local_mem_size}"
             )
 
-    def launch(self, global_range, local_range, args, *, wait=True):
+    @overload
+    def launch(
+        self,
+        global_range: Sequence[int],
+        local_range: Sequence[int] | None,
+        args: Sequence[Any],
+        *,
+        wait: Literal[True] = True,
+    ) -> None: ...
+    @overload
+    def launch(
+        self,
+        global_range: Sequence[int],
+        local_range: Sequence[int] | None,
+        args: Sequence[Any],
+        *,
+        wait: Literal[False],
+    ) -> Event: ...
+    def launch(
+        self,
+        global_range: Sequence[int],
+        local_range: Sequence[int] | None,
+        args: Sequence[Any],
+        *,
+        wait: bool = True,
+    ) -> Event | None:
         plan, compiled = self._prepare(args)
         self._check_limits(compiled, plan.queue.device, global_range, local_range)
         slots = self._slots(plan.args)
@@ -293,7 +348,7 @@ class Kernel(_core.KernelCaller):
             plan.finish(None)
             return None
 
-        def run():
+        def run() -> None:
             try:
                 compiled.kernel.launch_nd(
                     plan.queue, slots, list(global_range), None if local_range is None else list(local_range)
@@ -307,7 +362,7 @@ class Kernel(_core.KernelCaller):
         th.start()
         return ev
 
-    def _fast_entry(self, args):
+    def _fast_entry(self, args: Sequence[Any]) -> tuple[_core.Kernel, Queue, int] | None:
         """For the Rust launch path, after a launch with `args` (all numba_ext arrays on one queue):
         (compiled kernel, queue, the device's largest work-group), or None to keep launching here."""
         plan, compiled = self._prepare(args)
@@ -317,14 +372,14 @@ class Kernel(_core.KernelCaller):
         return compiled.kernel, plan.queue, dev.max_work_group_size
 
     # -- introspection --------------------------------------------------------------------------------
-    def _compiled_for(self, args) -> _Compiled:
+    def _compiled_for(self, args: Sequence[Any]) -> _Compiled:
         return self._prepare(args)[1]
 
-    def inspect_llvm(self, *args) -> str:
+    def inspect_llvm(self, *args: Any) -> str:
         """LLVM IR of the kernel for these arguments' types."""
         return self._compiled_for(args).kernel.llvm_ir
 
-    def inspect_asm(self, *args) -> str:
+    def inspect_asm(self, *args: Any) -> str:
         """Device code: SPIR-V disassembly (needs `spirv-dis`) or PTX text."""
         k = self._compiled_for(args).kernel
         if k.format == "ptx":
@@ -337,30 +392,40 @@ class Kernel(_core.KernelCaller):
             f.flush()
             return subprocess.run([tool, f.name], capture_output=True, text=True, check=True).stdout
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<numba_ext.kernel {self.py_func.__qualname__}>"
 
 
-def kernel(func=None):
+@overload
+def kernel(func: None = None) -> Callable[[Callable[..., Any]], Kernel]: ...
+@overload
+def kernel(func: Callable[..., Any]) -> Kernel: ...
+def kernel(func: Callable[..., Any] | None = None) -> Kernel | Callable[[Callable[..., Any]], Kernel]:
     """Decorator for data-parallel kernels (no return value)."""
     if func is None:
         return kernel
     return Kernel(func)
 
 
-def func(f=None):
+@overload
+def func(f: None = None) -> Callable[[Callable[..., Any]], DeviceFunction]: ...
+@overload
+def func(f: Callable[..., Any]) -> DeviceFunction: ...
+def func(
+    f: Callable[..., Any] | None = None,
+) -> DeviceFunction | Callable[[Callable[..., Any]], DeviceFunction]:
     """Decorator for device functions callable from kernels."""
     if f is None:
         return func
     return DeviceFunction(f)
 
 
-def call_kernel(k: Kernel, range_, *args):
+def call_kernel(k: Kernel, range_: _LaunchConfig, *args: Any) -> None:
     """Launch `k` over `range_` (an int, a tuple, a Range or an NdRange) and wait."""
     return k[range_](*args)
 
 
-def call_kernel_async(k: Kernel, range_, *args) -> Event:
+def call_kernel_async(k: Kernel, range_: _LaunchConfig, *args: Any) -> Event:
     """Launch `k` and return an Event; call `.wait()` before using the results."""
     g, lo = _normalize_range(range_)
     return k.launch(g, lo, args, wait=False)
