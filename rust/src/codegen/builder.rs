@@ -13,6 +13,7 @@ use inkwell::{AddressSpace, FloatPredicate, IntPredicate};
 use super::intrinsics::{self, Flavor};
 use crate::error::{Error, Result};
 use crate::ir::{BinaryOp, DType, Graph, Op, ParamKind, UnaryOp};
+use crate::target::address_space;
 
 pub struct KernelBuilder<'ctx> {
     pub(super) ctx: &'ctx Context,
@@ -61,7 +62,7 @@ impl<'ctx> KernelBuilder<'ctx> {
 
     pub fn build(self, g: &Graph) -> Result<Module<'ctx>> {
         let i64t = self.ctx.i64_type();
-        let gptr = self.ctx.ptr_type(AddressSpace::from(1u16));
+        let gptr = self.ctx.ptr_type(AddressSpace::from(address_space::GLOBAL));
         // Signature per the kernel ABI (codegen/mod.rs).
         let mut tys: Vec<BasicMetadataTypeEnum> = Vec::new();
         for p in &g.params {

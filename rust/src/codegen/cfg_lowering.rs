@@ -18,6 +18,7 @@ use super::intrinsics::{self, Flavor};
 use crate::error::{Error, Result};
 use crate::ir::cfg::{AtomicOp, Function, Inst, KParam, Operand, Space, Term, WorkItem};
 use crate::ir::{BinaryOp, DType};
+use crate::target::address_space;
 
 /// How an array is addressed in the kernel.
 enum ArrayPlace<'ctx> {
@@ -45,7 +46,7 @@ impl<'ctx> KernelBuilder<'ctx> {
     pub fn build_function(self, f: &Function) -> Result<Module<'ctx>> {
         f.verify()?;
         let i64t = self.ctx.i64_type();
-        let gptr = self.ctx.ptr_type(AddressSpace::from(1u16));
+        let gptr = self.ctx.ptr_type(AddressSpace::from(address_space::GLOBAL));
         let mut tys: Vec<BasicMetadataTypeEnum> = Vec::new();
         for p in &f.params {
             match p {
@@ -83,8 +84,11 @@ impl<'ctx> KernelBuilder<'ctx> {
                 }
                 Space::Local => {
                     let ty = self.mem_ty(a.dtype).array_type(len as u32);
-                    let g =
-                        self.module.add_global(ty, Some(AddressSpace::from(3u16)), &format!("{}_{}", f.name, a.name));
+                    let g = self.module.add_global(
+                        ty,
+                        Some(AddressSpace::from(address_space::LOCAL)),
+                        &format!("{}_{}", f.name, a.name),
+                    );
                     g.set_linkage(Linkage::Internal);
                     g.set_initializer(&ty.get_poison());
                     g.set_alignment(16);
