@@ -6,6 +6,7 @@ mod errors;
 mod fast_path;
 mod jit;
 mod kernel_launch;
+mod kernel_spec;
 mod native;
 mod nrt;
 mod queues;

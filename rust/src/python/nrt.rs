@@ -47,7 +47,7 @@ const MAGIC: u64 = u64::from_le_bytes(*b"nx_usm01");
 
 pub enum Keep {
     /// Memory allocated by compiled code.
-    Alloc(#[allow(dead_code)] Allocation),
+    Alloc(Allocation),
     /// A Python object that owns the memory (an unboxed array's descriptor).
     Py(*mut pyo3::ffi::PyObject),
 }
