@@ -9,10 +9,12 @@
 //!
 //! One work-item per element; work-items with a global id `>= n` do nothing.
 
+mod atomics;
 mod builder;
 mod cfg_lowering;
 pub mod emit;
 pub mod intrinsics;
+mod ops;
 
 use crate::error::{Error, Result};
 use crate::ir::cfg::KParam;
