@@ -89,7 +89,8 @@ pub struct Binary {
     pub slots: Vec<ArgSlot>,
     /// Nodes in the optimised graph (for tests and debugging).
     pub graph_nodes: usize,
-    /// The kernel computes an integer min/max or select (see `runtime::program::build_options`).
+    /// The kernel computes an integer min/max or select (a pattern one OpenCL CPU driver
+    /// miscompiles when it optimises; the runtime builds such SPIR-V kernels without its optimiser).
     pub int_minmax: bool,
 }
 

@@ -57,7 +57,7 @@ impl Words {
     }
 }
 
-/// What boxing needs to know about a Numba array type, made once per type (numba/types.py): the
+/// What boxing needs to know about a Numba array type, made once per type (numba_ext/compiler/types.py): the
 /// class of boxed arrays, the USM type, the Numba type itself when it is the one `typeof` gives the
 /// boxed array (C layout; otherwise None: computed per array on first use), the NumPy type string of
 /// the elements and whether the array is read-only.

@@ -224,7 +224,7 @@ fn discover() -> Result<Vec<Device>> {
     let mut seen_platforms = Vec::new();
     for p in platforms {
         // a driver the ICD loader found twice (its vendors folder and OCL_ICD_FILENAMES, see
-        // numba_ext/_icd.py) reports the same platform twice
+        // numba_ext/devices/drivers.py) reports the same platform twice
         if seen_platforms.contains(&p.id()) {
             continue;
         }

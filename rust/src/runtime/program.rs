@@ -64,7 +64,7 @@ fn dump(b: &Binary) {
 }
 
 /// Driver build options: `NUMBA_EXT_BUILD_OPTIONS` (for experiments), plus workarounds for known
-/// driver bugs (see `needs_opt_disable`).
+/// driver bugs.
 fn build_options(b: &Binary) -> String {
     let mut o = std::env::var("NUMBA_EXT_BUILD_OPTIONS").unwrap_or_default();
     // The Intel OpenCL CPU runtime (2026.2) miscompiles the bitwise not of an integer max/min
