@@ -1,7 +1,7 @@
 //! Launching compiled kernels: one path for every launch (elementwise kernels, ND-range kernels,
 //! launches from compiled host code and from Python). The argument slots of a launch (one `u64`
 //! each, see [`codegen::ArgSlot`](crate::codegen::ArgSlot)) are marshalled into a [`Slots`], the
-//! range checked into an [`NdRange`]; the kernel's arguments are set (only those that changed since
+//! range checked into an `NdRange`; the kernel's arguments are set (only those that changed since
 //! its last launch) and the range is enqueued and waited for.
 
 use std::ffi::c_void;
@@ -78,7 +78,7 @@ impl Slots {
 /// A launch range of 1 to 3 dimensions: the global size and, optionally, the work-group size, which
 /// divides it in every dimension.
 #[derive(Clone, Copy, Debug)]
-pub struct NdRange {
+struct NdRange {
     dims: usize,
     global: [usize; 3],
     local: Option<[usize; 3]>,
@@ -86,7 +86,7 @@ pub struct NdRange {
 
 impl NdRange {
     /// Check a range (`local` None lets the driver choose the work-group size).
-    pub fn new(global: &[usize], local: Option<&[usize]>) -> Result<NdRange> {
+    fn new(global: &[usize], local: Option<&[usize]>) -> Result<NdRange> {
         if global.is_empty() || global.len() > 3 || local.is_some_and(|l| l.len() != global.len()) {
             return Err(Error::Launch(format!(
                 "global range {global:?} and local range {local:?} must have the same 1 to 3 dimensions"
@@ -108,10 +108,10 @@ impl NdRange {
         Ok(NdRange { dims: global.len(), global: fixed(global), local: local.map(fixed) })
     }
 
-    pub fn global(&self) -> &[usize] {
+    fn global(&self) -> &[usize] {
         &self.global[..self.dims]
     }
-    pub fn local(&self) -> Option<&[usize]> {
+    fn local(&self) -> Option<&[usize]> {
         self.local.as_ref().map(|l| &l[..self.dims])
     }
 }

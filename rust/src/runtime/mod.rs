@@ -34,7 +34,7 @@ mod usm;
 pub use buffers::live_buffers;
 pub use context::Context;
 pub use device::{devices, select_device, Device, DeviceKind};
-pub use launch::{NdRange, Slots, NVIDIA_WORK_GROUP};
+pub use launch::{Slots, NVIDIA_WORK_GROUP};
 pub use memory::{live_allocations, Allocation};
 pub use program::CompiledKernel;
 pub use queue::Queue;
