@@ -3,7 +3,7 @@
 
 use numba_ext_core::codegen::{self, DeviceCaps, Flavor};
 use numba_ext_core::ir::{passes, BinaryOp, DType, Graph, KernelSpec, Node, Op, Param, ParamKind, UnaryOp};
-use numba_ext_core::runtime::Target;
+use numba_ext_core::target::Target;
 
 fn arr(name: &str, dtype: DType, contiguous: bool) -> Param {
     Param { name: name.into(), kind: ParamKind::Array { dtype, ndim: 1, contiguous } }

@@ -9,15 +9,16 @@ use std::collections::HashMap;
 
 use inkwell::basic_block::BasicBlock;
 use inkwell::module::{Linkage, Module};
-use inkwell::types::{BasicMetadataTypeEnum, BasicType};
-use inkwell::values::{AsValueRef, BasicValue, BasicValueEnum, IntValue, PointerValue};
-use inkwell::{AddressSpace, AtomicOrdering, AtomicRMWBinOp, IntPredicate};
+use inkwell::types::{BasicMetadataTypeEnum, BasicType, FunctionType};
+use inkwell::values::{BasicValue, BasicValueEnum, FunctionValue, IntValue, PointerValue};
+use inkwell::AddressSpace;
 
 use super::builder::{cg, KernelBuilder};
 use super::intrinsics::{self, Flavor};
 use crate::error::{Error, Result};
-use crate::ir::cfg::{AtomicOp, Function, Inst, KParam, Operand, Space, Term, WorkItem};
-use crate::ir::{BinaryOp, DType};
+use crate::ir::cfg::{Function, Inst, KParam, Operand, Space, Term, WorkItem};
+use crate::ir::DType;
+use crate::target::address_space;
 
 /// How an array is addressed in the kernel.
 enum ArrayPlace<'ctx> {
@@ -44,19 +45,7 @@ impl<'ctx> KernelBuilder<'ctx> {
 
     pub fn build_function(self, f: &Function) -> Result<Module<'ctx>> {
         f.verify()?;
-        let i64t = self.ctx.i64_type();
-        let gptr = self.ctx.ptr_type(AddressSpace::from(1u16));
-        let mut tys: Vec<BasicMetadataTypeEnum> = Vec::new();
-        for p in &f.params {
-            match p {
-                KParam::Array(a) => {
-                    tys.push(gptr.into());
-                    tys.extend(std::iter::repeat_n(BasicMetadataTypeEnum::from(i64t), 1 + 2 * f.arrays[*a].ndim));
-                }
-                KParam::Scalar { local } => tys.push(self.mem_ty(f.locals[*local]).into()),
-            }
-        }
-        let func = self.module.add_function(&f.name, self.ctx.void_type().fn_type(&tys, false), None);
+        let func = self.module.add_function(&f.name, self.function_signature(f), None);
         func.set_call_conventions(self.flavor.kernel_cc());
         let entry = self.ctx.append_basic_block(func, "entry");
         let bbs: Vec<BasicBlock> =
@@ -70,62 +59,8 @@ impl<'ctx> KernelBuilder<'ctx> {
             .enumerate()
             .map(|(i, d)| cg(self.b.build_alloca(self.reg_ty(*d), &format!("l{i}"))))
             .collect::<Result<_>>()?;
-
-        let mut places: HashMap<usize, ArrayPlace> = HashMap::new();
-        for (ai, a) in f.arrays.iter().enumerate() {
-            let len: usize = a.shape.iter().product::<usize>().max(1);
-            match a.space {
-                Space::Global => {}
-                Space::Private => {
-                    let ty = self.mem_ty(a.dtype).array_type(len as u32);
-                    let base = cg(self.b.build_alloca(ty, &a.name))?;
-                    places.insert(ai, ArrayPlace::Fixed { base, shape: a.shape.clone() });
-                }
-                Space::Local => {
-                    let ty = self.mem_ty(a.dtype).array_type(len as u32);
-                    let g =
-                        self.module.add_global(ty, Some(AddressSpace::from(3u16)), &format!("{}_{}", f.name, a.name));
-                    g.set_linkage(Linkage::Internal);
-                    g.set_initializer(&ty.get_poison());
-                    g.set_alignment(16);
-                    places.insert(ai, ArrayPlace::Fixed { base: g.as_pointer_value(), shape: a.shape.clone() });
-                }
-            }
-        }
-        let mut k = 0u32;
-        let param = |k: u32| func.get_nth_param(k).expect("parameter count follows the signature");
-        for p in &f.params {
-            match p {
-                KParam::Array(ai) => {
-                    let a = &f.arrays[*ai];
-                    let base = param(k).into_pointer_value();
-                    base.set_name(&a.name);
-                    let offset = param(k + 1).into_int_value();
-                    let shape: Vec<IntValue> = (0..a.ndim).map(|d| param(k + 2 + d as u32).into_int_value()).collect();
-                    let strides = if a.contiguous {
-                        self.c_strides(&shape, a.dtype)?
-                    } else {
-                        (0..a.ndim).map(|d| param(k + 2 + (a.ndim + d) as u32).into_int_value()).collect()
-                    };
-                    places.insert(*ai, ArrayPlace::Global { base, offset, shape, strides });
-                    k += 2 + 2 * a.ndim as u32;
-                }
-                KParam::Scalar { local } => {
-                    let mut v = param(k);
-                    if f.locals[*local] == DType::Bool {
-                        v = cg(self.b.build_int_compare(
-                            IntPredicate::NE,
-                            v.into_int_value(),
-                            self.ctx.i8_type().const_zero(),
-                            "b",
-                        ))?
-                        .into();
-                    }
-                    cg(self.b.build_store(slots[*local], v))?;
-                    k += 1;
-                }
-            }
-        }
+        let mut places = self.fixed_arrays(f)?;
+        self.unpack_function_params(func, f, &slots, &mut places)?;
         cg(self.b.build_unconditional_branch(bbs[0]))?;
 
         let lw = Lowering { kb: &self, f, slots: &slots, places: &places };
@@ -148,11 +83,99 @@ impl<'ctx> KernelBuilder<'ctx> {
         }
         Ok(self.module)
     }
+
+    /// The kernel's signature (see the module documentation).
+    fn function_signature(&self, f: &Function) -> FunctionType<'ctx> {
+        let i64t = self.ctx.i64_type();
+        let gptr = self.ctx.ptr_type(AddressSpace::from(address_space::GLOBAL));
+        let mut tys: Vec<BasicMetadataTypeEnum> = Vec::new();
+        for p in &f.params {
+            match p {
+                KParam::Array(a) => {
+                    tys.push(gptr.into());
+                    tys.extend(std::iter::repeat_n(BasicMetadataTypeEnum::from(i64t), 1 + 2 * f.arrays[*a].ndim));
+                }
+                KParam::Scalar { local } => tys.push(self.mem_ty(f.locals[*local]).into()),
+            }
+        }
+        self.ctx.void_type().fn_type(&tys, false)
+    }
+
+    /// Places of the local and private arrays: private ones on the stack, local ones as module
+    /// globals in local memory.
+    fn fixed_arrays(&self, f: &Function) -> Result<HashMap<usize, ArrayPlace<'ctx>>> {
+        let mut places = HashMap::new();
+        for (ai, a) in f.arrays.iter().enumerate() {
+            let len: usize = a.shape.iter().product::<usize>().max(1);
+            match a.space {
+                Space::Global => {}
+                Space::Private => {
+                    let ty = self.mem_ty(a.dtype).array_type(len as u32);
+                    let base = cg(self.b.build_alloca(ty, &a.name))?;
+                    places.insert(ai, ArrayPlace::Fixed { base, shape: a.shape.clone() });
+                }
+                Space::Local => {
+                    let ty = self.mem_ty(a.dtype).array_type(len as u32);
+                    let g = self.module.add_global(
+                        ty,
+                        Some(AddressSpace::from(address_space::LOCAL)),
+                        &format!("{}_{}", f.name, a.name),
+                    );
+                    g.set_linkage(Linkage::Internal);
+                    g.set_initializer(&ty.get_poison());
+                    g.set_alignment(16);
+                    places.insert(ai, ArrayPlace::Fixed { base: g.as_pointer_value(), shape: a.shape.clone() });
+                }
+            }
+        }
+        Ok(places)
+    }
+
+    /// Unpack the parameters of kernel `func`: global arrays into `places`, scalars into their
+    /// locals' stack `slots` (bools become `i1`).
+    fn unpack_function_params(
+        &self,
+        func: FunctionValue<'ctx>,
+        f: &Function,
+        slots: &[PointerValue<'ctx>],
+        places: &mut HashMap<usize, ArrayPlace<'ctx>>,
+    ) -> Result<()> {
+        let mut k = 0u32;
+        let param = |k: u32| func.get_nth_param(k).expect("parameter count follows the signature");
+        for p in &f.params {
+            match p {
+                KParam::Array(ai) => {
+                    let a = &f.arrays[*ai];
+                    let base = param(k).into_pointer_value();
+                    base.set_name(&a.name);
+                    let offset = param(k + 1).into_int_value();
+                    let shape: Vec<IntValue> = (0..a.ndim).map(|d| param(k + 2 + d as u32).into_int_value()).collect();
+                    let strides = if a.contiguous {
+                        self.c_strides(&shape, a.dtype)?
+                    } else {
+                        (0..a.ndim).map(|d| param(k + 2 + (a.ndim + d) as u32).into_int_value()).collect()
+                    };
+                    places.insert(*ai, ArrayPlace::Global { base, offset, shape, strides });
+                    k += 2 + 2 * a.ndim as u32;
+                }
+                KParam::Scalar { local } => {
+                    let mut v = param(k);
+                    if f.locals[*local] == DType::Bool {
+                        v = self.i8_to_bool(v.into_int_value())?;
+                    }
+                    cg(self.b.build_store(slots[*local], v))?;
+                    k += 1;
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
-struct Lowering<'a, 'ctx> {
-    kb: &'a KernelBuilder<'ctx>,
-    f: &'a Function,
+/// Lowers the instructions of one function (the builder positioned in the current block).
+pub(super) struct Lowering<'a, 'ctx> {
+    pub(super) kb: &'a KernelBuilder<'ctx>,
+    pub(super) f: &'a Function,
     slots: &'a [PointerValue<'ctx>],
     places: &'a HashMap<usize, ArrayPlace<'ctx>>,
 }
@@ -165,7 +188,7 @@ impl<'ctx> Lowering<'_, 'ctx> {
         }
     }
 
-    fn operand(&self, o: &Operand) -> Result<BasicValueEnum<'ctx>> {
+    pub(super) fn operand(&self, o: &Operand) -> Result<BasicValueEnum<'ctx>> {
         match o {
             Operand::Local(l) => cg(self.kb.b.build_load(self.kb.reg_ty(self.f.locals[*l]), self.slots[*l], "v")),
             Operand::Const { value, bits, dtype } => Ok(self.kb.constant(*dtype, *value, *bits)),
@@ -183,7 +206,7 @@ impl<'ctx> Lowering<'_, 'ctx> {
     }
 
     /// Address of `array[index]`.
-    fn address(&self, array: usize, index: &[Operand]) -> Result<PointerValue<'ctx>> {
+    pub(super) fn address(&self, array: usize, index: &[Operand]) -> Result<PointerValue<'ctx>> {
         let b = &self.kb.b;
         let i64t = self.kb.ctx.i64_type();
         let idx: Vec<IntValue> = index.iter().map(|o| self.index_i64(o)).collect::<Result<_>>()?;
@@ -219,13 +242,7 @@ impl<'ctx> Lowering<'_, 'ctx> {
             let _ = i.set_alignment(d.size() as u32);
         }
         if d == DType::Bool {
-            return Ok(cg(self.kb.b.build_int_compare(
-                IntPredicate::NE,
-                v.into_int_value(),
-                self.kb.ctx.i8_type().const_zero(),
-                "b",
-            ))?
-            .into());
+            return self.kb.i8_to_bool(v.into_int_value());
         }
         Ok(v)
     }
@@ -343,113 +360,5 @@ impl<'ctx> Lowering<'_, 'ctx> {
             }
         }
         Ok(())
-    }
-
-    fn atomic(
-        &self,
-        op: AtomicOp,
-        array: usize,
-        index: &[Operand],
-        value: &Operand,
-        cmp: Option<&Operand>,
-    ) -> Result<BasicValueEnum<'ctx>> {
-        let kb = self.kb;
-        let b = &kb.b;
-        let d = self.f.arrays[array].dtype;
-        let p = self.address(array, index)?;
-        let ord = AtomicOrdering::Monotonic;
-        let v = self.operand(value)?;
-        if !d.is_float() && op != AtomicOp::Mul {
-            let iv = v.into_int_value();
-            if op == AtomicOp::CompareExchange {
-                let c = self.operand(cmp.expect("verified"))?.into_int_value();
-                let r = cg(b.build_cmpxchg(p, c, iv, ord, ord))?;
-                return cg(b.build_extract_value(r, 0, "old"));
-            }
-            let rmw = match (op, d.is_signed()) {
-                (AtomicOp::Add, _) => AtomicRMWBinOp::Add,
-                (AtomicOp::Sub, _) => AtomicRMWBinOp::Sub,
-                (AtomicOp::Min, true) => AtomicRMWBinOp::Min,
-                (AtomicOp::Max, true) => AtomicRMWBinOp::Max,
-                (AtomicOp::Min, false) => AtomicRMWBinOp::UMin,
-                (AtomicOp::Max, false) => AtomicRMWBinOp::UMax,
-                (AtomicOp::Exchange, _) => AtomicRMWBinOp::Xchg,
-                (AtomicOp::CompareExchange, _) | (AtomicOp::Mul, _) => unreachable!(),
-            };
-            return Ok(cg(b.build_atomicrmw(rmw, p, iv, ord))?.into());
-        }
-        // NVIDIA GPUs (sm_60 and later) add floats atomically in hardware.
-        if d.is_float() && kb.flavor == Flavor::Nvptx && matches!(op, AtomicOp::Add | AtomicOp::Sub) {
-            // inkwell's build_atomicrmw takes integers only: build the float form through the C API.
-            use inkwell::llvm_sys::core::LLVMBuildAtomicRMW;
-            use inkwell::llvm_sys::LLVMAtomicRMWBinOp;
-            let rmw = if op == AtomicOp::Add {
-                LLVMAtomicRMWBinOp::LLVMAtomicRMWBinOpFAdd
-            } else {
-                LLVMAtomicRMWBinOp::LLVMAtomicRMWBinOpFSub
-            };
-            let old =
-                unsafe { LLVMBuildAtomicRMW(b.as_mut_ptr(), rmw, p.as_value_ref(), v.as_value_ref(), ord.into(), 0) };
-            return Ok(unsafe { inkwell::values::FloatValue::new(old) }.into());
-        }
-        // Floats (and integer multiply): a compare-and-swap loop on the bits (portable to devices
-        // without float atomics).
-        let it = match d.size() {
-            1 => kb.ctx.i8_type(),
-            2 => kb.ctx.i16_type(),
-            4 => kb.ctx.i32_type(),
-            _ => kb.ctx.i64_type(),
-        };
-        let ft = kb.reg_ty(d);
-        let bits = |x: BasicValueEnum<'ctx>| cg(b.build_bit_cast(x, it, "bits")).map(|v| v.into_int_value());
-        if op == AtomicOp::CompareExchange || op == AtomicOp::Exchange {
-            let new = bits(v)?;
-            let old = if op == AtomicOp::Exchange {
-                cg(b.build_atomicrmw(AtomicRMWBinOp::Xchg, p, new, ord))?
-            } else {
-                let c = bits(self.operand(cmp.expect("verified"))?)?;
-                let r = cg(b.build_cmpxchg(p, c, new, ord, ord))?;
-                cg(b.build_extract_value(r, 0, "old"))?.into_int_value()
-            };
-            return cg(b.build_bit_cast(old, ft, "oldf"));
-        }
-        let func =
-            b.get_insert_block().and_then(|bb| bb.get_parent()).ok_or_else(|| Error::Codegen("no function".into()))?;
-        let pre = b.get_insert_block().unwrap();
-        let lp = kb.ctx.append_basic_block(func, "cas");
-        let done = kb.ctx.append_basic_block(func, "cas_done");
-        let ld = cg(b.build_load(it, p, "cur"))?;
-        if let Some(i) = ld.as_instruction_value() {
-            let _ = i.set_atomic_ordering(ord);
-            let _ = i.set_alignment(d.size() as u32);
-        }
-        cg(b.build_unconditional_branch(lp))?;
-        b.position_at_end(lp);
-        let phi = cg(b.build_phi(it, "expected"))?;
-        phi.add_incoming(&[(&ld.into_int_value(), pre)]);
-        let expected = phi.as_basic_value().into_int_value();
-        let cur_f = if d.is_float() { cg(b.build_bit_cast(expected, ft, "curf"))? } else { expected.into() };
-        let bop = match op {
-            AtomicOp::Add => BinaryOp::Add,
-            AtomicOp::Mul => BinaryOp::Mul,
-            AtomicOp::Sub => BinaryOp::Sub,
-            AtomicOp::Min => BinaryOp::Min,
-            AtomicOp::Max => BinaryOp::Max,
-            _ => unreachable!(),
-        };
-        let new_f = kb.binary(bop, cur_f, v, d)?;
-        let new = if d.is_float() { bits(new_f)? } else { new_f.into_int_value() };
-        let r = cg(b.build_cmpxchg(p, expected, new, ord, ord))?;
-        let seen = cg(b.build_extract_value(r, 0, "seen"))?.into_int_value();
-        let ok = cg(b.build_extract_value(r, 1, "ok"))?.into_int_value();
-        let here = b.get_insert_block().unwrap();
-        phi.add_incoming(&[(&seen, here)]);
-        cg(b.build_conditional_branch(ok, done, lp))?;
-        b.position_at_end(done);
-        if d.is_float() {
-            cg(b.build_bit_cast(expected, ft, "oldf"))
-        } else {
-            Ok(expected.into())
-        }
     }
 }

@@ -103,7 +103,7 @@ pub fn binary_math(flavor: Flavor, op: BinaryOp, dtype: DType) -> Option<String>
 
 /// Whether tanh is computed from expm1 (`KernelBuilder::tanh_by_expm1`) instead of the target's
 /// tanh. On SPIR-V: the Intel OpenCL CPU runtime's float64 tanh took 8.6 ms for 2^22 elements where
-/// expm1 took 3.3 ms and the expansion 3.8 ms (2-core EPYC, 2026-11-22); Black-Scholes has two.
+/// expm1 took 3.3 ms and the expansion 3.8 ms (on a 2-core EPYC); Black-Scholes has two.
 /// libdevice's tanh (NVPTX) is already fast.
 pub fn tanh_by_expm1(flavor: Flavor) -> bool {
     flavor == Flavor::Spirv

@@ -9,15 +9,17 @@
 //!
 //! One work-item per element; work-items with a global id `>= n` do nothing.
 
+mod atomics;
 mod builder;
 mod cfg_lowering;
 pub mod emit;
 pub mod intrinsics;
+mod ops;
 
 use crate::error::{Error, Result};
 use crate::ir::cfg::KParam;
 use crate::ir::{passes, DType, Function, Graph, KernelSpec, ParamKind};
-use crate::runtime::Target;
+use crate::target::{DeviceTarget, Target};
 pub use intrinsics::Flavor;
 
 /// How the launcher fills one host-side slot (one `u64` each) into kernel arguments.
@@ -87,42 +89,47 @@ pub struct Binary {
     pub slots: Vec<ArgSlot>,
     /// Nodes in the optimised graph (for tests and debugging).
     pub graph_nodes: usize,
-    /// The kernel computes an integer min/max or select (see `runtime::program::build_options`).
+    /// The kernel computes an integer min/max or select (a pattern one OpenCL CPU driver
+    /// miscompiles when it optimises; the runtime builds such SPIR-V kernels without its optimiser).
     pub int_minmax: bool,
 }
 
-/// Options that depend on the device.
+/// What compiling for one device needs: the device's [`DeviceTarget`], and for PTX targets the
+/// libdevice file (see [`emit::find_libdevice`]; needed only by kernels using math).
 #[derive(Clone, Debug)]
 pub struct DeviceCaps {
-    pub target: Target,
-    pub has_fp64: bool,
-    pub name: String,
-    /// libdevice for PTX targets (see [`emit::find_libdevice`]); needed only by kernels using math.
+    pub device: DeviceTarget,
     pub libdevice: Option<std::path::PathBuf>,
 }
 
 impl DeviceCaps {
     /// Capabilities of a device of `target`: libdevice is looked up for PTX targets.
     pub fn new(target: Target, has_fp64: bool, name: String) -> Self {
-        let libdevice = matches!(target, Target::Ptx(_)).then(emit::find_libdevice).flatten();
-        DeviceCaps { target, has_fp64, name, libdevice }
+        DeviceCaps::for_device(DeviceTarget::new(target, has_fp64, name))
+    }
+
+    /// Capabilities of `device`: libdevice is looked up for PTX targets.
+    pub fn for_device(device: DeviceTarget) -> Self {
+        let libdevice = matches!(device.target, Target::Ptx(_)).then(emit::find_libdevice).flatten();
+        DeviceCaps { device, libdevice }
     }
 }
 
 fn target_of(name: &str, uses_f64: bool, caps: &DeviceCaps) -> Result<(Flavor, String)> {
-    if uses_f64 && !caps.has_fp64 {
+    let device = &caps.device;
+    if uses_f64 && !device.has_fp64 {
         return Err(Error::Unsupported(format!(
             "kernel '{name}' uses float64, but device '{}' has no fp64 support; use float32 data",
-            caps.name
+            device.name
         )));
     }
-    Ok(match &caps.target {
+    Ok(match &device.target {
         Target::SpirV => (Flavor::Spirv, String::new()),
         Target::Ptx(sm) => (Flavor::Nvptx, sm.clone()),
         Target::None => {
             return Err(Error::Unsupported(format!(
                 "device '{}' takes neither SPIR-V nor PTX; numba_ext cannot build programs for it",
-                caps.name
+                device.name
             )))
         }
     })

@@ -228,120 +228,23 @@ impl Function {
         if self.blocks.is_empty() {
             return Err(Error::Graph(format!("{}: no blocks", self.name)));
         }
-        let nl = self.locals.len();
-        let dt = |o: &Operand| -> Option<DType> {
-            match o {
-                Operand::Local(l) => self.locals.get(*l).copied(),
-                Operand::Const { dtype, .. } => Some(*dtype),
-            }
-        };
         for (pi, p) in self.params.iter().enumerate() {
             match p {
                 KParam::Array(a) if self.arrays.get(*a).is_some_and(|d| d.space == Space::Global) => {}
-                KParam::Scalar { local } if *local < nl => {}
+                KParam::Scalar { local } if *local < self.locals.len() => {}
                 _ => return Err(Error::Graph(format!("{}: parameter {pi} is malformed", self.name))),
             }
         }
         for (bi, b) in self.blocks.iter().enumerate() {
             for inst in &b.insts {
-                let local_ok = |l: usize| l < nl;
-                let check_index = |array: usize, index: &[Operand]| -> std::result::Result<DType, String> {
-                    let a = self.arrays.get(array).ok_or(format!("array {array} does not exist"))?;
-                    if index.len() != a.ndim {
-                        return Err(format!(
-                            "array '{}' has {} dimensions, indexed with {}",
-                            a.name,
-                            a.ndim,
-                            index.len()
-                        ));
-                    }
-                    for i in index {
-                        match dt(i) {
-                            Some(d) if d.is_int() => {}
-                            other => return Err(format!("index of '{}' must be an integer, got {other:?}", a.name)),
-                        }
-                    }
-                    Ok(a.dtype)
-                };
-                let same = |dst: usize, o: &Operand| dt(o) == self.locals.get(dst).copied();
-                let res: std::result::Result<(), String> = match inst {
-                    Inst::Copy { dst, src } if local_ok(*dst) && same(*dst, src) => Ok(()),
-                    Inst::Cast { dst, src } if local_ok(*dst) && dt(src).is_some() => Ok(()),
-                    Inst::Unary { dst, op, src } if local_ok(*dst) && same(*dst, src) => {
-                        if op.is_math() && !self.locals[*dst].is_float() {
-                            Err(format!("{op:?} needs a float operand"))
-                        } else {
-                            Ok(())
-                        }
-                    }
-                    Inst::Binary { dst, op, a, b } if local_ok(*dst) && dt(a).is_some() && dt(a) == dt(b) => {
-                        let want = if op.is_comparison() { Some(DType::Bool) } else { dt(a) };
-                        if want == self.locals.get(*dst).copied() {
-                            Ok(())
-                        } else {
-                            Err(format!("{op:?} result type"))
-                        }
-                    }
-                    Inst::Select { dst, cond, a, b }
-                        if local_ok(*dst) && dt(cond) == Some(DType::Bool) && same(*dst, a) && same(*dst, b) =>
-                    {
-                        Ok(())
-                    }
-                    Inst::Load { dst, array, index } if local_ok(*dst) => check_index(*array, index).and_then(|d| {
-                        if d == self.locals[*dst] {
-                            Ok(())
-                        } else {
-                            Err("load type".into())
-                        }
-                    }),
-                    Inst::Store { array, index, src } => check_index(*array, index).and_then(|d| {
-                        if Some(d) == dt(src) {
-                            Ok(())
-                        } else {
-                            Err("store type".into())
-                        }
-                    }),
-                    Inst::Dim { dst, array, dim } if local_ok(*dst) && self.locals[*dst] == DType::I64 => {
-                        match self.arrays.get(*array) {
-                            Some(a) if *dim < a.ndim => Ok(()),
-                            _ => Err(format!("dimension {dim} of array {array}")),
-                        }
-                    }
-                    Inst::WorkItem { dst, dim, .. }
-                        if local_ok(*dst) && self.locals[*dst] == DType::I64 && *dim < 3 =>
-                    {
-                        Ok(())
-                    }
-                    Inst::Barrier { .. } => Ok(()),
-                    Inst::Atomic { dst, array, index, value, cmp, op } => check_index(*array, index).and_then(|d| {
-                        let a = &self.arrays[*array];
-                        if a.space == Space::Private {
-                            return Err("atomics on private arrays".into());
-                        }
-                        if dt(value) != Some(d) || cmp.as_ref().is_some_and(|c| dt(c) != Some(d)) {
-                            return Err("atomic operand type".into());
-                        }
-                        if (*op == AtomicOp::CompareExchange) != cmp.is_some() {
-                            return Err("compare_exchange needs exactly one expected value".into());
-                        }
-                        if !matches!(d, DType::I32 | DType::I64 | DType::U32 | DType::U64 | DType::F32 | DType::F64) {
-                            return Err(format!("atomics on {} are not supported", d.name()));
-                        }
-                        match dst {
-                            Some(l) if self.locals.get(*l) != Some(&d) => Err("atomic result type".into()),
-                            _ => Ok(()),
-                        }
-                    }),
-                    other => Err(format!("malformed instruction {other:?}")),
-                };
-                if let Err(m) = res {
+                if let Err(m) = self.check_inst(inst) {
                     return err(bi, m);
                 }
             }
             let targets = match &b.term {
                 Term::Jump(t) => vec![*t],
                 Term::Branch { cond, then, otherwise } => {
-                    if dt(cond) != Some(DType::Bool) {
+                    if self.operand_dtype(cond) != Some(DType::Bool) {
                         return err(bi, "branch condition must be bool".into());
                     }
                     vec![*then, *otherwise]
@@ -362,5 +265,116 @@ impl Function {
             return Err(Error::Graph(format!("{}: {} blocks are unreachable", self.name, self.blocks.len() - seen)));
         }
         Ok(())
+    }
+
+    /// The dtype of an operand (None for a missing local).
+    fn operand_dtype(&self, o: &Operand) -> Option<DType> {
+        match o {
+            Operand::Local(l) => self.locals.get(*l).copied(),
+            Operand::Const { dtype, .. } => Some(*dtype),
+        }
+    }
+
+    /// Check one instruction's operands and result.
+    fn check_inst(&self, inst: &Inst) -> std::result::Result<(), String> {
+        let dt = |o: &Operand| self.operand_dtype(o);
+        let local = |l: usize| self.locals.get(l).copied();
+        let local_ok = |l: usize| l < self.locals.len();
+        let same = |dst: usize, o: &Operand| dt(o) == local(dst);
+        let is_i64 = |l: usize| local(l) == Some(DType::I64);
+        match inst {
+            Inst::Copy { dst, src } if local_ok(*dst) && same(*dst, src) => Ok(()),
+            Inst::Cast { dst, src } if local_ok(*dst) && dt(src).is_some() => Ok(()),
+            Inst::Unary { dst, op, src } if local_ok(*dst) && same(*dst, src) => {
+                if op.is_math() && !self.locals[*dst].is_float() {
+                    Err(format!("{op:?} needs a float operand"))
+                } else {
+                    Ok(())
+                }
+            }
+            Inst::Binary { dst, op, a, b } if local_ok(*dst) && dt(a).is_some() && dt(a) == dt(b) => {
+                let want = if op.is_comparison() { Some(DType::Bool) } else { dt(a) };
+                if want == local(*dst) {
+                    Ok(())
+                } else {
+                    Err(format!("{op:?} result type"))
+                }
+            }
+            Inst::Select { dst, cond, a, b }
+                if local_ok(*dst) && dt(cond) == Some(DType::Bool) && same(*dst, a) && same(*dst, b) =>
+            {
+                Ok(())
+            }
+            Inst::Load { dst, array, index } if local_ok(*dst) => {
+                let d = self.check_index(*array, index)?;
+                if d == self.locals[*dst] {
+                    Ok(())
+                } else {
+                    Err("load type".into())
+                }
+            }
+            Inst::Store { array, index, src } => {
+                let d = self.check_index(*array, index)?;
+                if Some(d) == dt(src) {
+                    Ok(())
+                } else {
+                    Err("store type".into())
+                }
+            }
+            Inst::Dim { dst, array, dim } if is_i64(*dst) => match self.arrays.get(*array) {
+                Some(a) if *dim < a.ndim => Ok(()),
+                _ => Err(format!("dimension {dim} of array {array}")),
+            },
+            Inst::WorkItem { dst, dim, .. } if is_i64(*dst) && *dim < 3 => Ok(()),
+            Inst::Barrier { .. } => Ok(()),
+            Inst::Atomic { dst, array, index, value, cmp, op } => {
+                self.check_atomic(*op, *dst, *array, index, value, cmp.as_ref())
+            }
+            other => Err(format!("malformed instruction {other:?}")),
+        }
+    }
+
+    /// `array` exists and `index` has one integer per dimension; the array's dtype.
+    fn check_index(&self, array: usize, index: &[Operand]) -> std::result::Result<DType, String> {
+        let a = self.arrays.get(array).ok_or(format!("array {array} does not exist"))?;
+        if index.len() != a.ndim {
+            return Err(format!("array '{}' has {} dimensions, indexed with {}", a.name, a.ndim, index.len()));
+        }
+        for i in index {
+            match self.operand_dtype(i) {
+                Some(d) if d.is_int() => {}
+                other => return Err(format!("index of '{}' must be an integer, got {other:?}", a.name)),
+            }
+        }
+        Ok(a.dtype)
+    }
+
+    fn check_atomic(
+        &self,
+        op: AtomicOp,
+        dst: Option<usize>,
+        array: usize,
+        index: &[Operand],
+        value: &Operand,
+        cmp: Option<&Operand>,
+    ) -> std::result::Result<(), String> {
+        let d = self.check_index(array, index)?;
+        if self.arrays[array].space == Space::Private {
+            return Err("atomics on private arrays".into());
+        }
+        let dt = |o: &Operand| self.operand_dtype(o);
+        if dt(value) != Some(d) || cmp.is_some_and(|c| dt(c) != Some(d)) {
+            return Err("atomic operand type".into());
+        }
+        if (op == AtomicOp::CompareExchange) != cmp.is_some() {
+            return Err("compare_exchange needs exactly one expected value".into());
+        }
+        if !matches!(d, DType::I32 | DType::I64 | DType::U32 | DType::U64 | DType::F32 | DType::F64) {
+            return Err(format!("atomics on {} are not supported", d.name()));
+        }
+        match dst {
+            Some(l) if self.locals.get(l) != Some(&d) => Err("atomic result type".into()),
+            _ => Ok(()),
+        }
     }
 }

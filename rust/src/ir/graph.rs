@@ -71,74 +71,60 @@ impl Graph {
 
     /// Check types and parameter use. Run on every graph built from a spec and after every pass.
     pub fn verify(&self) -> Result<()> {
-        let order = self.topo_order()?;
-        let err = |i: usize, msg: String| Err(Error::Graph(format!("node {i}: {msg}")));
         let mut stores = 0;
-        for i in order {
+        for i in self.topo_order()? {
             let n = self.node(i);
-            let dt = |j: usize| self.node(j).dtype;
-            let array_param = |p: usize| match self.params.get(p) {
-                Some(Param { kind: ParamKind::Array { dtype, .. }, .. }) => Some(*dtype),
-                _ => None,
-            };
-            match n.op {
-                Op::Load { param } => match array_param(param) {
-                    Some(d) if d == n.dtype => {}
-                    Some(d) => return err(i, format!("load of a {} array typed {}", d.name(), n.dtype.name())),
-                    None => return err(i, format!("load from parameter {param}, which is not an array")),
-                },
-                Op::Scalar { param } => match self.params.get(param) {
-                    Some(Param { kind: ParamKind::Scalar { dtype }, .. }) if *dtype == n.dtype => {}
-                    _ => return err(i, format!("parameter {param} is not a scalar of dtype {}", n.dtype.name())),
-                },
-                Op::Const { .. } => {}
-                Op::Cast { .. } => {}
-                Op::Unary { op, arg } => {
-                    if dt(arg) != n.dtype {
-                        return err(i, format!("{op:?} of {} typed {}", dt(arg).name(), n.dtype.name()));
-                    }
-                    if op.is_math() && !n.dtype.is_float() {
-                        return err(i, format!("{op:?} needs a float operand, got {}", n.dtype.name()));
-                    }
-                    if op == UnaryOp::Not && n.dtype.is_float() {
-                        return err(i, "bitwise not of a float".into());
-                    }
-                }
-                Op::Binary { op, lhs, rhs } => {
-                    if dt(lhs) != dt(rhs) {
-                        return err(
-                            i,
-                            format!("{op:?} of mismatched dtypes {} and {}", dt(lhs).name(), dt(rhs).name()),
-                        );
-                    }
-                    let want = if op.is_comparison() { DType::Bool } else { dt(lhs) };
-                    if n.dtype != want {
-                        return err(i, format!("{op:?} yields {}, node typed {}", want.name(), n.dtype.name()));
-                    }
-                    if matches!(op, BinaryOp::And | BinaryOp::Or | BinaryOp::Xor) && n.dtype.is_float() {
-                        return err(i, format!("bitwise {op:?} of floats"));
-                    }
-                    if matches!(op, BinaryOp::Atan2 | BinaryOp::Hypot) && !n.dtype.is_float() {
-                        return err(i, format!("{op:?} needs float operands"));
-                    }
-                }
-                Op::Select { cond, a, b } => {
-                    if dt(cond) != DType::Bool || dt(a) != n.dtype || dt(b) != n.dtype {
-                        return err(i, "select needs a bool condition and two operands of the node's dtype".into());
-                    }
-                }
-                Op::Store { param, value } => {
-                    stores += 1;
-                    match array_param(param) {
-                        Some(d) if d == n.dtype && dt(value) == d => {}
-                        Some(d) => return err(i, format!("store of {} into a {} array", dt(value).name(), d.name())),
-                        None => return err(i, format!("store to parameter {param}, which is not an array")),
-                    }
-                }
+            if matches!(n.op, Op::Store { .. }) {
+                stores += 1;
             }
+            self.check_node(n).map_err(|msg| Error::Graph(format!("node {i}: {msg}")))?;
         }
         if stores == 0 {
             return Err(Error::Graph(format!("kernel '{}' stores nothing", self.name)));
+        }
+        Ok(())
+    }
+
+    /// Check one node's operand types and parameter use.
+    fn check_node(&self, n: &Node) -> std::result::Result<(), String> {
+        let dt = |j: usize| self.node(j).dtype;
+        let array_param = |p: usize| match self.params.get(p) {
+            Some(Param { kind: ParamKind::Array { dtype, .. }, .. }) => Some(*dtype),
+            _ => None,
+        };
+        match n.op {
+            Op::Load { param } => match array_param(param) {
+                Some(d) if d == n.dtype => {}
+                Some(d) => return Err(format!("load of a {} array typed {}", d.name(), n.dtype.name())),
+                None => return Err(format!("load from parameter {param}, which is not an array")),
+            },
+            Op::Scalar { param } => match self.params.get(param) {
+                Some(Param { kind: ParamKind::Scalar { dtype }, .. }) if *dtype == n.dtype => {}
+                _ => return Err(format!("parameter {param} is not a scalar of dtype {}", n.dtype.name())),
+            },
+            Op::Const { .. } | Op::Cast { .. } => {}
+            Op::Unary { op, arg } => {
+                if dt(arg) != n.dtype {
+                    return Err(format!("{op:?} of {} typed {}", dt(arg).name(), n.dtype.name()));
+                }
+                if op.is_math() && !n.dtype.is_float() {
+                    return Err(format!("{op:?} needs a float operand, got {}", n.dtype.name()));
+                }
+                if op == UnaryOp::Not && n.dtype.is_float() {
+                    return Err("bitwise not of a float".into());
+                }
+            }
+            Op::Binary { op, lhs, rhs } => return check_binary(op, dt(lhs), dt(rhs), n.dtype),
+            Op::Select { cond, a, b } => {
+                if dt(cond) != DType::Bool || dt(a) != n.dtype || dt(b) != n.dtype {
+                    return Err("select needs a bool condition and two operands of the node's dtype".into());
+                }
+            }
+            Op::Store { param, value } => match array_param(param) {
+                Some(d) if d == n.dtype && dt(value) == d => {}
+                Some(d) => return Err(format!("store of {} into a {} array", dt(value).name(), d.name())),
+                None => return Err(format!("store to parameter {param}, which is not an array")),
+            },
         }
         Ok(())
     }
@@ -175,4 +161,23 @@ fn remap(op: &mut Op, map: &HashMap<usize, usize>) {
         }
         Op::Store { value, .. } => m(value),
     }
+}
+
+/// Check a binary node: operands of one dtype, the result typed as the operator yields, and the
+/// operator defined for the dtype.
+fn check_binary(op: BinaryOp, lhs: DType, rhs: DType, node: DType) -> std::result::Result<(), String> {
+    if lhs != rhs {
+        return Err(format!("{op:?} of mismatched dtypes {} and {}", lhs.name(), rhs.name()));
+    }
+    let want = if op.is_comparison() { DType::Bool } else { lhs };
+    if node != want {
+        return Err(format!("{op:?} yields {}, node typed {}", want.name(), node.name()));
+    }
+    if matches!(op, BinaryOp::And | BinaryOp::Or | BinaryOp::Xor) && node.is_float() {
+        return Err(format!("bitwise {op:?} of floats"));
+    }
+    if matches!(op, BinaryOp::Atan2 | BinaryOp::Hypot) && !node.is_float() {
+        return Err(format!("{op:?} needs float operands"));
+    }
+    Ok(())
 }

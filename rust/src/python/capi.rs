@@ -9,6 +9,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use super::errors::to_pyerr;
+use super::fast_path::{self, Range};
 use super::nrt;
 use crate::error::Error;
 use crate::runtime::{Allocation, CompiledKernel, Queue, UsmKind};
@@ -72,6 +73,15 @@ pub unsafe extern "C" fn nx_launch(
     nslots: u32,
     broadcast: i32,
 ) -> i32 {
+    unsafe { launch(kernel, queue, slots, nslots, Range::Elementwise { broadcast: broadcast != 0 }) }
+}
+
+/// Launch `kernel` (a `CompiledKernel` address) on `queue` (a queue address, null when an array had
+/// none) with `nslots` slots at `slots`. 0 on success, -1 with a Python exception set on failure.
+///
+/// # Safety
+/// The addresses are live objects of their kinds; `slots` holds `nslots` values.
+unsafe fn launch(kernel: *const c_void, queue: *const c_void, slots: *const u64, nslots: u32, range: Range<'_>) -> i32 {
     if queue.is_null() {
         raise(Error::Placement("cannot launch: an array argument has no queue".into()));
         return -1;
@@ -79,7 +89,7 @@ pub unsafe extern "C" fn nx_launch(
     let k = unsafe { &*(kernel as *const CompiledKernel) };
     let q = unsafe { Queue::from_ptr(queue) };
     let slots = unsafe { std::slice::from_raw_parts(slots, nslots as usize) };
-    status(Python::attach(|py| py.detach(|| k.launch_general(&q, slots, broadcast != 0))))
+    status(Python::attach(|py| fast_path::launch(py, k, &q, slots, range)))
 }
 
 /// Fill `nbytes` at USM address `dst` with copies of the `psize`-byte pattern at `pattern`.
@@ -120,18 +130,12 @@ pub unsafe extern "C" fn nx_launch_nd(
     global: *const u64,
     local: *const u64,
 ) -> i32 {
-    if queue.is_null() {
-        raise(Error::Placement("cannot launch: an array argument has no queue".into()));
-        return -1;
-    }
-    let k = unsafe { &*(kernel as *const CompiledKernel) };
-    let q = unsafe { Queue::from_ptr(queue) };
-    let slots = unsafe { std::slice::from_raw_parts(slots, nslots as usize) };
-    let g: Vec<usize> =
-        unsafe { std::slice::from_raw_parts(global, ndim as usize) }.iter().map(|&x| x as usize).collect();
-    let l: Option<Vec<usize>> = (!local.is_null())
-        .then(|| unsafe { std::slice::from_raw_parts(local, ndim as usize) }.iter().map(|&x| x as usize).collect());
-    status(Python::attach(|py| py.detach(|| k.launch_nd(&q, slots, &g, l.as_deref()))))
+    let sizes = |p: *const u64| -> Vec<usize> {
+        unsafe { std::slice::from_raw_parts(p, ndim as usize) }.iter().map(|&x| x as usize).collect()
+    };
+    let g = sizes(global);
+    let l = (!local.is_null()).then(|| sizes(local));
+    unsafe { launch(kernel, queue, slots, nslots, Range::Nd { global: &g, local: l.as_deref() }) }
 }
 
 /// Check that the `n` queues are equivalent (compute follows data). `names` is a NUL-terminated,

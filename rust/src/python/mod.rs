@@ -3,10 +3,13 @@
 mod capi;
 mod compiler;
 mod errors;
+mod fast_path;
 mod jit;
 mod kernel_launch;
+mod kernel_spec;
 mod native;
 mod nrt;
+mod queues;
 mod runtime;
 
 use pyo3::prelude::*;
@@ -55,8 +58,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(compiler::kernel_llvm_ir, m)?)?;
     m.add_function(wrap_pyfunction!(compiler::function_llvm_ir, m)?)?;
     m.add_function(wrap_pyfunction!(capi::capi_addresses, m)?)?;
-    m.add_function(wrap_pyfunction!(native::_register_queue, m)?)?;
+    m.add_function(wrap_pyfunction!(queues::_register_queue, m)?)?;
     m.add_function(wrap_pyfunction!(native::empty, m)?)?;
-    m.add_function(wrap_pyfunction!(jit::_offload_active, m)?)?;
+    m.add_function(wrap_pyfunction!(fast_path::_offload_active, m)?)?;
     Ok(())
 }

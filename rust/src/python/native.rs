@@ -8,20 +8,21 @@
 //! only that image (its queue object, USM type, Numba type and NumPy descriptor are made from the
 //! image on first use), instead of a NumPy array plus a Python-level wrapper.
 //!
-//! The Python `Queue` object of a queue is found through a registry of weak references by queue
-//! address, so arrays returned from compiled code carry the very queue object their inputs had.
+//! The Python `Queue` object of a queue is found through the registry of `queues.rs`, so arrays
+//! returned from compiled code carry the very queue object their inputs had.
 
 use std::ffi::c_void;
-use std::sync::{Mutex, OnceLock};
+use std::sync::OnceLock;
 
 use pyo3::exceptions::{PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
-use pyo3::types::{PyString, PyTuple, PyType, PyWeakrefReference};
+use pyo3::types::{PyString, PyTuple, PyType};
 use pyo3::{ffi, intern};
 
 use super::nrt;
+use super::queues::{queue_object, register_queue};
 use super::runtime::PyQueue;
-use crate::runtime::FastMap;
+use crate::runtime::Slots;
 
 /// Words of the array struct before `shape`: meminfo, parent, nitems, itemsize, data.
 const HEAD: usize = 5;
@@ -56,7 +57,7 @@ impl Words {
     }
 }
 
-/// What boxing needs to know about a Numba array type, made once per type (numba/types.py): the
+/// What boxing needs to know about a Numba array type, made once per type (numba_ext/compiler/types.py): the
 /// class of boxed arrays, the USM type, the Numba type itself when it is the one `typeof` gives the
 /// boxed array (C layout; otherwise None: computed per array on first use), the NumPy type string of
 /// the elements and whether the array is read-only.
@@ -123,10 +124,9 @@ impl NativeArray {
         *self.words.get().last().unwrap() as usize
     }
     /// Append a kernel's argument slots for this array: data address, shape, byte strides.
-    pub fn push_slots(&self, slots: &mut Vec<u64>) {
+    pub fn push_slots(&self, slots: &mut Slots) {
         let (w, n) = (self.words.get(), self.rank());
-        slots.push(w[4]);
-        slots.extend_from_slice(&w[HEAD..HEAD + 2 * n]);
+        slots.push_array(w[4], &w[HEAD..HEAD + 2 * n]);
     }
     /// The USM type's code (`UsmKind::code`).
     pub fn usm_code(&self) -> u32 {
@@ -232,65 +232,6 @@ impl NativeArray {
         d.set_item("version", 3)?;
         Ok(d)
     }
-}
-
-// -- Python queue objects by queue address ----------------------------------------------------------
-
-static QUEUES: Mutex<Option<FastMap<usize, Py<PyWeakrefReference>>>> = Mutex::new(None);
-
-fn with_queues<R>(f: impl FnOnce(&mut FastMap<usize, Py<PyWeakrefReference>>) -> R) -> R {
-    let mut g = QUEUES.lock().unwrap_or_else(|p| p.into_inner());
-    f(g.get_or_insert_with(FastMap::default))
-}
-
-fn lookup(py: Python<'_>, handle: usize) -> Option<Bound<'_, PyQueue>> {
-    let r = with_queues(|m| m.get(&handle).map(|w| w.clone_ref(py)))?;
-    r.bind(py).upgrade()?.cast_into::<PyQueue>().ok()
-}
-
-/// Make `q` the Python object that arrays on its queue returned from compiled code carry (the object
-/// registered last wins; arrays made in Python register theirs). Returns the queue's handle.
-pub fn register_queue(q: &Bound<'_, PyQueue>) -> PyResult<usize> {
-    let py = q.py();
-    let handle = q.get().inner.as_ptr() as usize;
-    if lookup(py, handle).is_some_and(|o| o.is(q)) {
-        return Ok(handle);
-    }
-    let w = PyWeakrefReference::new(q)?.unbind(); // outside the lock: this may run Python code
-    let old = with_queues(|m| {
-        let old = m.insert(handle, w);
-        // Entries of queues that are gone: prune now and then.
-        let n = m.len();
-        let stale = if n >= 64 && n.is_power_of_two() {
-            let dead: Vec<usize> = m.iter().filter(|(_, w)| w.bind(py).upgrade().is_none()).map(|(k, _)| *k).collect();
-            dead.into_iter().filter_map(|k| m.remove(&k)).collect()
-        } else {
-            vec![]
-        };
-        (old, stale)
-    });
-    drop(old); // decrefs outside the lock
-    Ok(handle)
-}
-
-/// The Python object of the queue at `handle` (the registered one, or a new one, then registered).
-///
-/// # Safety
-/// `handle` is the address of a live queue.
-pub unsafe fn queue_object(py: Python<'_>, handle: usize) -> PyResult<Bound<'_, PyQueue>> {
-    if let Some(q) = lookup(py, handle) {
-        return Ok(q);
-    }
-    let inner = unsafe { crate::runtime::Queue::from_ptr(handle as *const c_void) };
-    let q = Bound::new(py, PyQueue { inner })?;
-    register_queue(&q)?;
-    Ok(q)
-}
-
-/// Register `queue` (see [`register_queue`]); returns its handle.
-#[pyfunction]
-pub fn _register_queue(queue: &Bound<'_, PyQueue>) -> PyResult<usize> {
-    register_queue(queue)
 }
 
 // -- C ABI for compiled code -----------------------------------------------------------------------

@@ -6,7 +6,7 @@
 //! meminfo, so `nx_meminfo_queue` recovers the queue of any array struct from its meminfo.
 
 use std::ffi::c_void;
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
 use pyo3::prelude::*;
 
@@ -47,7 +47,7 @@ const MAGIC: u64 = u64::from_le_bytes(*b"nx_usm01");
 
 pub enum Keep {
     /// Memory allocated by compiled code.
-    Alloc(#[allow(dead_code)] Allocation),
+    Alloc(Allocation),
     /// A Python object that owns the memory (an unboxed array's descriptor).
     Py(*mut pyo3::ffi::PyObject),
 }
@@ -71,7 +71,7 @@ unsafe extern "C" fn owner_dtor(data: *mut c_void) {
 
 /// A new meminfo (one reference) owning `keep` and recording `queue`.
 pub fn new_meminfo(queue: &Queue, keep: Keep) -> *mut c_void {
-    let q = Arc::into_raw(queue.0.clone()) as *const c_void;
+    let q = queue.retain_ptr();
     let owner = Box::new(Owner { magic: MAGIC, queue: q, keep });
     unsafe { (api().manage_memory)(Box::into_raw(owner) as *mut c_void, owner_dtor) }
 }

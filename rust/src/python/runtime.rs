@@ -6,7 +6,7 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
-use crate::runtime::{self, Allocation, Context, Device, Queue, Target, UsmKind};
+use crate::runtime::{self, Allocation, Context, Device, Queue, UsmKind};
 
 #[pyclass(name = "Device", module = "numba_ext", frozen, eq, hash)]
 #[derive(Clone)]
@@ -106,11 +106,7 @@ impl PyDevice {
     /// "spirv", "ptx:sm_90" or None when the device takes neither.
     #[getter]
     fn target(&self) -> Option<String> {
-        match self.inner.target() {
-            Target::SpirV => Some("spirv".into()),
-            Target::Ptx(sm) => Some(format!("ptx:{sm}")),
-            Target::None => None,
-        }
+        self.inner.target().label()
     }
     #[getter]
     fn parent_device(&self) -> Option<PyDevice> {

@@ -1,20 +1,24 @@
-//! Contexts: the scope in which memory is shared. Equality is identity of the OpenCL context.
+//! Contexts: the scope in which memory is shared. Equality is identity of the OpenCL context. Each
+//! context owns the pool of its memory blocks (`pool.rs`).
 
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use opencl3::context::Context as ClContext;
 use opencl3::types::cl_context;
 
 use super::device::Device;
+use super::pool::Pool;
 use super::usm::UsmFns;
+use super::FastMap;
 use crate::error::{ClResultExt, Error, Result};
 
 pub(crate) struct ContextInner {
-    pub(crate) cl: ClContext,
-    pub(crate) devices: Vec<Device>,
+    cl: ClContext,
+    devices: Vec<Device>,
     /// Intel USM entry points when every device of the context has `cl_intel_unified_shared_memory`.
-    pub(crate) usm: Option<UsmFns>,
+    usm: Option<UsmFns>,
+    pool: Pool,
 }
 
 unsafe impl Send for ContextInner {}
@@ -22,15 +26,13 @@ unsafe impl Sync for ContextInner {}
 
 impl Drop for ContextInner {
     fn drop(&mut self) {
-        // Free the blocks (USM, or buffers) the allocation pool kept for this context.
-        for (_, p) in super::memory::drain_pool(self.cl.get() as usize) {
-            super::memory::free_block(self.usm, self.cl.get(), p);
-        }
+        // The blocks the pool kept are freed while the OpenCL context still exists.
+        self.pool.free_all();
     }
 }
 
 #[derive(Clone)]
-pub struct Context(pub(crate) Arc<ContextInner>);
+pub struct Context(Arc<ContextInner>);
 
 impl PartialEq for Context {
     fn eq(&self, other: &Self) -> bool {
@@ -56,7 +58,20 @@ impl Context {
         let ids: Vec<_> = devices.iter().map(|d| d.id()).collect();
         let cl = ClContext::from_devices(&ids, &[], None, std::ptr::null_mut()).cl("clCreateContext")?;
         let usm = if devices.iter().all(|d| d.has_usm()) { UsmFns::load(first.platform()) } else { None };
-        Ok(Context(Arc::new(ContextInner { cl, devices: devices.to_vec(), usm })))
+        let pool = Pool::new(cl.get(), usm);
+        Ok(Context(Arc::new(ContextInner { cl, devices: devices.to_vec(), usm, pool })))
+    }
+
+    /// The default context of `device`: one per device, created on first use, shared by every queue
+    /// built for the device without an explicit context. It lives as long as the process.
+    pub fn default_for(device: &Device) -> Result<Context> {
+        let key = device.id() as usize;
+        if let Some(c) = default_contexts(|m| m.get(&key).cloned()) {
+            return Ok(c);
+        }
+        let ctx = Context::new(std::slice::from_ref(device))?;
+        // A racing thread may have made one first; both contexts are valid, keep the winner.
+        Ok(default_contexts(|m| m.entry(key).or_insert(ctx).clone()))
     }
 
     pub fn raw(&self) -> cl_context {
@@ -71,4 +86,20 @@ impl Context {
     pub fn has_usm(&self) -> bool {
         self.0.usm.is_some()
     }
+
+    pub(crate) fn cl(&self) -> &ClContext {
+        &self.0.cl
+    }
+    pub(crate) fn usm(&self) -> Option<UsmFns> {
+        self.0.usm
+    }
+    pub(crate) fn pool(&self) -> &Pool {
+        &self.0.pool
+    }
+}
+
+/// Run `f` on the default contexts, by device.
+fn default_contexts<R>(f: impl FnOnce(&mut FastMap<usize, Context>) -> R) -> R {
+    static DEFAULTS: Mutex<Option<FastMap<usize, Context>>> = Mutex::new(None);
+    f(DEFAULTS.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert_with(FastMap::default))
 }

@@ -9,8 +9,8 @@ use opencl3::device::{
 use opencl3::platform::get_platforms;
 use opencl3::types::{cl_device_id, cl_platform_id};
 
-use super::context::Context;
 use crate::error::{ClResultExt, Error, Result};
+use crate::target::{DeviceTarget, Target};
 
 /// The kind of a device, as in selector strings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -38,17 +38,6 @@ impl DeviceKind {
     }
 }
 
-/// What device code a device takes.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Target {
-    /// SPIR-V through `clCreateProgramWithIL`.
-    SpirV,
-    /// PTX for NVIDIA's OpenCL through `clCreateProgramWithBinary`; the string is the SM (`sm_90`).
-    Ptx(String),
-    /// The device takes neither: programs cannot be built for it.
-    None,
-}
-
 pub(crate) struct DeviceInner {
     pub(crate) id: cl_device_id,
     pub(crate) platform: cl_platform_id,
@@ -66,7 +55,6 @@ pub(crate) struct DeviceInner {
     pub(crate) extensions: String,
     /// For sub-devices, the device they were partitioned from.
     pub(crate) parent: Option<Device>,
-    default_context: OnceLock<Context>,
 }
 
 // cl_device_id / cl_platform_id are opaque handles that OpenCL allows to be used from any thread.
@@ -137,15 +125,9 @@ impl Device {
         self.0.platform
     }
 
-    /// The device's default context: one per root device, created on first use, shared by every queue
-    /// built for this device without an explicit context.
-    pub fn default_context(&self) -> Result<Context> {
-        if let Some(c) = self.0.default_context.get() {
-            return Ok(c.clone());
-        }
-        let ctx = Context::new(std::slice::from_ref(self))?;
-        // A racing thread may have set it first; both contexts are valid, keep the winner.
-        Ok(self.0.default_context.get_or_init(|| ctx).clone())
+    /// What code generation needs of this device.
+    pub fn device_target(&self) -> DeviceTarget {
+        DeviceTarget::new(self.target().clone(), self.has_fp64(), format!("{} [{}]", self.name(), self.filter_string()))
     }
 
     /// Partition the device into sub-devices of `units` compute units each.
@@ -211,7 +193,6 @@ fn describe(
         max_compute_units: d.max_compute_units().unwrap_or(1),
         extensions,
         parent,
-        default_context: OnceLock::new(),
     })
 }
 
@@ -278,7 +259,7 @@ fn discover() -> Result<Vec<Device>> {
 pub fn select_device(selector: &str) -> Result<Device> {
     let all = devices()?;
     let sel = selector.trim().to_ascii_lowercase();
-    let usable = |d: &&Device| d.target() != &Target::None;
+    let usable = |d: &&Device| d.target().is_buildable();
     let picked = if sel.is_empty() {
         all.iter()
             .find(|d| d.kind() == DeviceKind::Gpu && usable(d))
@@ -310,7 +291,7 @@ pub fn select_device(selector: &str) -> Result<Device> {
         let mut cands: Vec<&Device> = all.iter().filter(|d| kind.is_none_or(|k| d.kind() == k)).collect();
         if index.is_none() {
             // prefer devices we can compile for
-            cands.sort_by_key(|d| d.target() == &Target::None);
+            cands.sort_by_key(|d| !d.target().is_buildable());
         }
         match index {
             Some(n) => cands.get(n).copied(),

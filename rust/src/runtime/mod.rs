@@ -1,22 +1,45 @@
 //! The OpenCL runtime: device discovery and selection, contexts, queues and their equivalence,
 //! USM / buffer memory, the program cache and kernel launch. Everything here is thread-safe:
 //! handles are `Arc`s over OpenCL objects, and the only process-wide state is the (immutable once
-//! built) list of root devices and each root device's lazily created default context.
+//! built) list of root devices, each device's lazily created default context, the buffer address
+//! registry and the binary cache.
+//!
+//! The modules form one-way layers; each uses only modules listed before it:
+//!
+//! 1. `usm`: USM types and Intel's USM entry points;
+//! 2. `device`: discovery, selector strings, and the [`DeviceTarget`](crate::target::DeviceTarget)
+//!    a device gives code generation;
+//! 3. `buffers`: `cl_mem` buffers named by reserved address ranges (devices without USM);
+//! 4. `pool`: the memory blocks of one context and the freed ones kept for reuse (`usm`, `buffers`,
+//!    `device`);
+//! 5. `context`: contexts, each owning its pool, and every device's default context;
+//! 6. `queue`: queues, their equivalence and the submissions in flight;
+//! 7. `transfer`: blocking copies and fills on a queue, for both memory back ends;
+//! 8. `memory`: [`Allocation`], a block bound to a queue;
+//! 9. `program`: the binary cache (compiling through `codegen` on a miss) and programs built per
+//!    context;
+//! 10. `launch`: argument slots, ND-ranges, setting kernel arguments and enqueueing.
 
 mod buffers;
 mod context;
 mod device;
+mod launch;
 mod memory;
+mod pool;
 mod program;
 mod queue;
+mod transfer;
 mod usm;
 
 pub use buffers::live_buffers;
 pub use context::Context;
-pub use device::{devices, select_device, Device, DeviceKind, Target};
-pub use memory::{copy, fill, live_allocations, Allocation, UsmKind};
-pub use program::{CompiledKernel, NVIDIA_WORK_GROUP};
+pub use device::{devices, select_device, Device, DeviceKind};
+pub use launch::{Slots, NVIDIA_WORK_GROUP};
+pub use memory::{live_allocations, Allocation};
+pub use program::CompiledKernel;
 pub use queue::Queue;
+pub use transfer::{copy, fill};
+pub use usm::UsmKind;
 
 /// A `HashMap` with a fast multiplicative hasher, for the small keys (addresses, sizes) of the maps
 /// on the launch path; SipHash's resistance to hash flooding is not needed there.

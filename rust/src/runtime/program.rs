@@ -1,5 +1,5 @@
-//! Compiled kernels: the device binary for one (kernel description, target) pair, the programs
-//! built from it per context, and launch.
+//! Compiled kernels: the device binary for one (kernel description, target) pair, and the programs
+//! built from it per context (launching them: `launch.rs`).
 //!
 //! Code is keyed by kernel description and device capabilities, never by queue: a new queue (or a
 //! new context) on a device that already has the binary only loads it, it never recompiles.
@@ -11,20 +11,21 @@ use opencl3::kernel::Kernel;
 use opencl3::program::Program;
 use opencl3::types::cl_context;
 
+use super::context::Context;
 use super::device::Device;
-use super::queue::Queue;
 use super::FastMap;
 use crate::codegen::{self, ArgSlot, Binary, DeviceCaps, Flavor};
 use crate::error::{ClResultExt, Error, Result};
 use crate::ir::{Function, KernelSpec, ParamKind};
 
-struct Loaded {
+/// A kernel built for one context.
+pub(super) struct Loaded {
     _program: Program,
-    kernel: Kernel,
+    pub(super) kernel: Kernel,
     /// The value each argument slot was last set to (None: not set, or the setting failed). A
     /// kernel keeps its arguments between launches, so unchanged ones are not set again (nor the
     /// byte offset of an array argument, always 0 with USM, once set).
-    last: Vec<Option<u64>>,
+    pub(super) last: Vec<Option<u64>>,
 }
 unsafe impl Send for Loaded {}
 
@@ -47,14 +48,6 @@ impl std::fmt::Debug for CompiledKernel {
     }
 }
 
-fn caps(device: &Device) -> DeviceCaps {
-    DeviceCaps::new(
-        device.target().clone(),
-        device.has_fp64(),
-        format!("{} [{}]", device.name(), device.filter_string()),
-    )
-}
-
 /// With `NUMBA_EXT_DUMP_DIR` set, every program is written there (LLVM IR and SPIR-V/PTX) before
 /// the driver builds it: the switch for debugging driver problems.
 fn dump(b: &Binary) {
@@ -71,7 +64,7 @@ fn dump(b: &Binary) {
 }
 
 /// Driver build options: `NUMBA_EXT_BUILD_OPTIONS` (for experiments), plus workarounds for known
-/// driver bugs (see `needs_opt_disable`).
+/// driver bugs.
 fn build_options(b: &Binary) -> String {
     let mut o = std::env::var("NUMBA_EXT_BUILD_OPTIONS").unwrap_or_default();
     // The Intel OpenCL CPU runtime (2026.2) miscompiles the bitwise not of an integer max/min
@@ -109,15 +102,41 @@ impl CompiledKernel {
     /// Compile `spec` for `device`, or return the cached result for an identical description and
     /// target. The cache is process-wide and only grows (like Numba's own compiled functions).
     pub fn get_or_compile(spec: &KernelSpec, device: &Device) -> Result<Arc<CompiledKernel>> {
-        let caps = caps(device);
+        let target = device.device_target();
         let source = Some((spec.clone(), device.clone()));
-        cached(format!("E{:?}|{:?}|{}", spec, caps.target, caps.has_fp64), source, || codegen::compile(spec, &caps))
+        cached(format!("E{:?}|{}", spec, target.cache_key()), source, || {
+            codegen::compile(spec, &DeviceCaps::for_device(target))
+        })
     }
 
     /// Same as [`CompiledKernel::get_or_compile`] for a control-flow kernel.
     pub fn get_or_compile_function(f: &Function, device: &Device) -> Result<Arc<CompiledKernel>> {
-        let caps = caps(device);
-        cached(format!("F{:?}|{:?}|{}", f, caps.target, caps.has_fp64), None, || codegen::compile_function(f, &caps))
+        let target = device.device_target();
+        cached(format!("F{:?}|{}", f, target.cache_key()), None, || {
+            codegen::compile_function(f, &DeviceCaps::for_device(target))
+        })
+    }
+
+    /// For an elementwise kernel: its description.
+    pub(super) fn elementwise_spec(&self) -> Option<&KernelSpec> {
+        self.source.as_ref().map(|(spec, _)| spec)
+    }
+
+    /// For an elementwise kernel: its all-strided twin, used when operands broadcast (compiled on
+    /// first need).
+    pub(super) fn strided_twin(&self) -> Result<Arc<CompiledKernel>> {
+        let (spec, device) = self.source.as_ref().ok_or_else(|| Error::Launch("not an elementwise kernel".into()))?;
+        let twin = self.strided.get_or_init(|| {
+            let mut general = spec.clone();
+            general.name = format!("{}_strided", spec.name);
+            for p in &mut general.params {
+                if let ParamKind::Array { contiguous, .. } = &mut p.kind {
+                    *contiguous = false;
+                }
+            }
+            CompiledKernel::get_or_compile(&general, device).map_err(|e| e.to_string())
+        });
+        twin.clone().map_err(Error::Codegen)
     }
 
     pub fn binary(&self) -> &Binary {
@@ -127,8 +146,10 @@ impl CompiledKernel {
         &self.binary.slots
     }
 
-    fn load(&self, queue: &Queue) -> Result<Arc<Mutex<Loaded>>> {
-        let ctx: cl_context = queue.context().raw();
+    /// The kernel built for `context` (built on first use; `device` names the device whose build
+    /// log an error carries).
+    pub(super) fn load(&self, context: &Context, device: &Device) -> Result<Arc<Mutex<Loaded>>> {
+        let ctx: cl_context = context.raw();
         if let Some((c, l)) = self.first.get() {
             if *c == ctx as usize {
                 return Ok(l.clone());
@@ -137,18 +158,16 @@ impl CompiledKernel {
         if let Some(l) = self.loaded.lock().unwrap().get(&(ctx as usize)) {
             return Ok(l.clone());
         }
-        let context = &queue.context().0.cl;
-        let dev = queue.device();
+        let (cl, dev) = (context.cl(), device);
         dump(&self.binary);
+        let ids: Vec<_> = context.devices().iter().map(|d| d.id()).collect();
         let mut program = match self.binary.flavor {
-            Flavor::Spirv => Program::create_from_il(context, &self.binary.bytes).cl("clCreateProgramWithIL")?,
+            Flavor::Spirv => Program::create_from_il(cl, &self.binary.bytes).cl("clCreateProgramWithIL")?,
             Flavor::Nvptx => unsafe {
-                let ids: Vec<_> = queue.context().devices().iter().map(|d| d.id()).collect();
                 let bins: Vec<&[u8]> = ids.iter().map(|_| self.binary.bytes.as_slice()).collect();
-                Program::create_from_binary(context, &ids, &bins).cl("clCreateProgramWithBinary")?
+                Program::create_from_binary(cl, &ids, &bins).cl("clCreateProgramWithBinary")?
             },
         };
-        let ids: Vec<_> = queue.context().devices().iter().map(|d| d.id()).collect();
         let options = build_options(&self.binary);
         if let Err(e) = program.build(&ids, &options) {
             let log = program.get_build_log(dev.id()).unwrap_or_else(|_| "<no build log>".into());
@@ -163,211 +182,5 @@ impl CompiledKernel {
         let l = self.loaded.lock().unwrap().entry(ctx as usize).or_insert(l).clone();
         let _ = self.first.set((ctx as usize, l.clone())); // the first context to get here keeps the fast slot
         Ok(l)
-    }
-
-    /// Launch an elementwise kernel with *general* slots: every array parameter followed by its byte
-    /// strides over the iteration space (0 where it broadcasts). Without broadcasting the kernel
-    /// itself runs (stride slots of its contiguous arrays are dropped); with broadcasting, its
-    /// all-strided twin.
-    pub fn launch_general(&self, queue: &Queue, slots: &[u64], broadcast: bool) -> Result<()> {
-        let (spec, device) = self.source.as_ref().ok_or_else(|| Error::Launch("not an elementwise kernel".into()))?;
-        if broadcast {
-            let twin = self.strided.get_or_init(|| {
-                let mut general = spec.clone();
-                general.name = format!("{}_strided", spec.name);
-                for p in &mut general.params {
-                    if let ParamKind::Array { contiguous, .. } = &mut p.kind {
-                        *contiguous = false;
-                    }
-                }
-                CompiledKernel::get_or_compile(&general, device).map_err(|e| e.to_string())
-            });
-            return match twin {
-                Ok(k) => k.launch(queue, slots),
-                Err(e) => Err(Error::Codegen(e.clone())),
-            };
-        }
-        // the kernel's own slots, on the stack for the usual sizes
-        let mut buf = [0u64; 48];
-        let mut heap = Vec::new();
-        let fast: &mut [u64] = if slots.len() <= buf.len() {
-            &mut buf[..slots.len()]
-        } else {
-            heap.resize(slots.len(), 0);
-            &mut heap
-        };
-        let (mut i, mut n) = (0, 0);
-        let mut push = |vals: &[u64]| {
-            fast[n..n + vals.len()].copy_from_slice(vals);
-            n += vals.len();
-        };
-        for p in &spec.params {
-            match p.kind {
-                ParamKind::Array { contiguous, .. } => {
-                    push(&slots[i..i + 1]);
-                    if !contiguous {
-                        push(&slots[i + 1..i + 1 + spec.ndim]);
-                    }
-                    i += 1 + spec.ndim;
-                }
-                ParamKind::Scalar { .. } => {
-                    push(&slots[i..i + 1]);
-                    i += 1;
-                }
-            }
-        }
-        push(&slots[i..]);
-        self.launch(queue, &fast[..n])
-    }
-
-    /// Launch an elementwise kernel on `queue` with one `u64` per slot (see
-    /// [`codegen::ArgSlot`]) and wait for it. The last slot is the element count, the global size.
-    pub fn launch(&self, queue: &Queue, slots: &[u64]) -> Result<()> {
-        let n = *slots.last().unwrap_or(&0) as usize;
-        if self.binary.flavor == Flavor::Nvptx && n > 0 {
-            // PTX elementwise kernels guard `gid < n`: launch whole work-groups of 256, since NVIDIA's
-            // driver, left to choose, picks a divisor of n (as small as 1 for a prime n).
-            const WG: usize = NVIDIA_WORK_GROUP;
-            return self.launch_nd(queue, slots, &[n.div_ceil(WG) * WG], Some(&[WG]));
-        }
-        self.launch_nd(queue, slots, &[n], None)
-    }
-
-    /// Launch over an ND-range (`local` = work-group size, or None to let the driver choose) and
-    /// wait for completion.
-    pub fn launch_nd(&self, queue: &Queue, slots: &[u64], global: &[usize], local: Option<&[usize]>) -> Result<()> {
-        let layout = &self.binary.slots;
-        if slots.len() != layout.len() {
-            return Err(Error::Launch(format!(
-                "kernel '{}' takes {} argument slots, got {}",
-                self.binary.kernel_name,
-                layout.len(),
-                slots.len()
-            )));
-        }
-        if global.is_empty() || global.len() > 3 || local.is_some_and(|l| l.len() != global.len()) {
-            return Err(Error::Launch(format!(
-                "global range {global:?} and local range {local:?} must have the same 1 to 3 dimensions"
-            )));
-        }
-        if let Some(l) = local {
-            if let Some(d) = (0..l.len()).find(|&d| l[d] == 0 || !global[d].is_multiple_of(l[d])) {
-                return Err(Error::Launch(format!(
-                    "local size {} does not divide global size {} in dimension {d}",
-                    l[d], global[d]
-                )));
-            }
-        }
-        if global.contains(&0) {
-            return Ok(());
-        }
-        let loaded = self.load(queue)?;
-        let _in_flight = queue.submit();
-        let event = {
-            let mut guard = loaded.lock().unwrap();
-            let Loaded { kernel: k, last, .. } = &mut *guard;
-            let usm = queue.context().0.usm;
-            let mut idx = 0u32;
-            for ((slot, &v), last) in layout.iter().zip(slots).zip(last.iter_mut()) {
-                let width = if matches!(slot, ArgSlot::Mem) { 2 } else { 1 };
-                // (A buffer address may name a new buffer once the old one is freed and its address
-                // range reused: buffer arguments are always set again.)
-                if *last == Some(v) && !(usm.is_none() && matches!(slot, ArgSlot::Mem)) {
-                    idx += width;
-                    continue;
-                }
-                let was_set = last.take().is_some();
-                unsafe {
-                    match slot {
-                        ArgSlot::Mem => {
-                            match usm {
-                                Some(usm) => {
-                                    let rc = (usm.set_arg_ptr)(k.get(), idx, v as *const std::ffi::c_void);
-                                    if rc != 0 {
-                                        return Err(Error::cl(rc, "clSetKernelArgMemPointerINTEL"));
-                                    }
-                                    if !was_set {
-                                        k.set_arg(idx + 1, &0i64).cl("clSetKernelArg")?;
-                                        // USM offsets are 0
-                                    }
-                                }
-                                None => {
-                                    let (mem, offset) = super::buffers::kernel_arg(queue, v as usize, idx)?;
-                                    k.set_arg(idx, &mem).cl("clSetKernelArg")?;
-                                    k.set_arg(idx + 1, &(offset as i64)).cl("clSetKernelArg")?;
-                                }
-                            }
-                        }
-                        ArgSlot::I64 => k.set_arg(idx, &(v as i64)).cl("clSetKernelArg")?,
-                        ArgSlot::Scalar(d) => match d.size() {
-                            1 => k.set_arg(idx, &(v as u8)).cl("clSetKernelArg")?,
-                            2 => k.set_arg(idx, &(v as u16)).cl("clSetKernelArg")?,
-                            4 => k.set_arg(idx, &(v as u32)).cl("clSetKernelArg")?,
-                            _ => k.set_arg(idx, &v).cl("clSetKernelArg")?,
-                        },
-                    }
-                }
-                *last = Some(v);
-                idx += width;
-            }
-            // NVIDIA's driver, left to choose, picks small work-groups (kernel variants ran 2x slower
-            // than the same work launched in groups of 256): choose for it, power-of-two sizes that
-            // divide the global size, up to 256 work-items, filling dimension 0 first.
-            let chosen;
-            let local = match local {
-                None if self.binary.flavor == Flavor::Nvptx => {
-                    chosen = nvidia_local_size(global);
-                    Some(&chosen[..global.len()])
-                }
-                l => l,
-            };
-            let lptr = local.map_or(std::ptr::null(), |l| l.as_ptr());
-            unsafe {
-                queue.0.cl.enqueue_nd_range_kernel(
-                    k.get(),
-                    global.len() as u32,
-                    std::ptr::null(),
-                    global.as_ptr(),
-                    lptr,
-                    &[],
-                )
-            }
-            .cl("clEnqueueNDRangeKernel")?
-        };
-        event.wait().cl("clWaitForEvents")
-    }
-}
-
-/// Work-items per group that numba_ext uses on NVIDIA devices where the launch does not say: grid-
-/// stride and bounds-guarded kernels round their range up to it, others get `nvidia_local_size`.
-pub const NVIDIA_WORK_GROUP: usize = 256;
-
-/// Work-group size for a launch that named none on an NVIDIA device: per dimension, in order, the
-/// largest power of two that divides the global size and keeps the group within 256 work-items.
-fn nvidia_local_size(global: &[usize]) -> [usize; 3] {
-    let mut local = [1usize; 3];
-    let mut budget = NVIDIA_WORK_GROUP;
-    for (d, &g) in global.iter().enumerate().take(3) {
-        let mut l = 1;
-        while l * 2 <= budget && g.is_multiple_of(l * 2) {
-            l *= 2;
-        }
-        local[d] = l;
-        budget /= l;
-    }
-    local
-}
-
-#[cfg(test)]
-mod tests {
-    use super::nvidia_local_size;
-
-    #[test]
-    fn nvidia_work_groups_divide_the_range() {
-        assert_eq!(nvidia_local_size(&[1 << 22]), [256, 1, 1]);
-        assert_eq!(nvidia_local_size(&[2048, 2048]), [256, 1, 1]);
-        assert_eq!(nvidia_local_size(&[24, 100, 7]), [8, 4, 1]);
-        assert_eq!(nvidia_local_size(&[1001]), [1, 1, 1]);
-        assert_eq!(nvidia_local_size(&[3, 512]), [1, 256, 1]);
     }
 }

@@ -1,4 +1,5 @@
-//! Queues and queue equivalence (equivalent: same context, same device, same properties).
+//! Queues and their equivalence: two queues are equivalent when they share context, device and
+//! properties (compute follows data accepts arrays of equivalent queues together).
 
 use std::fmt;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -12,10 +13,10 @@ use super::device::Device;
 use crate::error::{ClResultExt, Error, Result};
 
 pub(crate) struct QueueInner {
-    pub(crate) cl: CommandQueue,
-    pub(crate) context: Context,
-    pub(crate) device: Device,
-    pub(crate) in_order: bool,
+    cl: CommandQueue,
+    context: Context,
+    device: Device,
+    in_order: bool,
     /// Commands numba_ext has submitted and not yet seen complete ([`Queue::submit`]).
     pending: AtomicUsize,
 }
@@ -26,7 +27,7 @@ unsafe impl Sync for QueueInner {}
 /// A queue handle. Clones share the OpenCL queue; `==` is identity, [`Queue::equivalent`] is the
 /// CFD relation.
 #[derive(Clone)]
-pub struct Queue(pub(crate) Arc<QueueInner>);
+pub struct Queue(Arc<QueueInner>);
 
 impl PartialEq for Queue {
     fn eq(&self, other: &Self) -> bool {
@@ -54,10 +55,10 @@ impl Queue {
                 }
                 c.clone()
             }
-            None => device.default_context()?,
+            None => Context::default_for(device)?,
         };
         let props = if in_order { 0 } else { CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE };
-        let cl = unsafe { CommandQueue::create_with_properties(&context.0.cl, device.id(), props, 0) }
+        let cl = unsafe { CommandQueue::create_with_properties(context.cl(), device.id(), props, 0) }
             .cl("clCreateCommandQueueWithProperties")?;
         Ok(Queue(Arc::new(QueueInner { cl, context, device: device.clone(), in_order, pending: AtomicUsize::new(0) })))
     }
@@ -73,6 +74,9 @@ impl Queue {
     }
     pub fn raw(&self) -> cl_command_queue {
         self.0.cl.get()
+    }
+    pub(crate) fn cl(&self) -> &CommandQueue {
+        &self.0.cl
     }
 
     /// Same context, same device, same properties.
@@ -108,10 +112,16 @@ impl Queue {
         Arc::as_ptr(&self.0) as *const std::ffi::c_void
     }
 
-    /// Drop one strong reference taken with `Arc::into_raw` (see `python/nrt.rs`).
+    /// A new strong reference to the queue, as the address [`Queue::as_ptr`] gives; it keeps the
+    /// queue alive until released with [`Queue::release_ptr`].
+    pub fn retain_ptr(&self) -> *const std::ffi::c_void {
+        Arc::into_raw(self.0.clone()) as *const std::ffi::c_void
+    }
+
+    /// Drop one strong reference taken with [`Queue::retain_ptr`].
     ///
     /// # Safety
-    /// `ptr` must come from `Arc::into_raw` of a queue's inner value, released once.
+    /// `ptr` must come from `retain_ptr`, released once.
     pub unsafe fn release_ptr(ptr: *const std::ffi::c_void) {
         unsafe { Arc::decrement_strong_count(ptr as *const QueueInner) };
     }

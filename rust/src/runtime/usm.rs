@@ -1,5 +1,6 @@
-//! Intel's `cl_intel_unified_shared_memory` entry points. Vendor extensions are not exported by the
-//! ICD loader; they are resolved per platform with `clGetExtensionFunctionAddressForPlatform`.
+//! USM types of allocations, and Intel's `cl_intel_unified_shared_memory` entry points. Vendor
+//! extensions are not exported by the ICD loader; they are resolved per platform with
+//! `clGetExtensionFunctionAddressForPlatform`.
 
 use std::ffi::{c_void, CString};
 use std::sync::OnceLock;
@@ -7,6 +8,51 @@ use std::sync::OnceLock;
 use opencl3::types::{
     cl_bool, cl_command_queue, cl_context, cl_device_id, cl_event, cl_int, cl_kernel, cl_platform_id, cl_uint,
 };
+
+use crate::error::{Error, Result};
+
+/// The USM type of an allocation. Precedence for results: `Device < Shared < Host`. Allocations of
+/// the `cl_mem` buffer back end keep their USM type too (for the compute-follows-data rules).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UsmKind {
+    Device,
+    Shared,
+    Host,
+}
+
+impl UsmKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            UsmKind::Device => "device",
+            UsmKind::Shared => "shared",
+            UsmKind::Host => "host",
+        }
+    }
+    pub fn parse(s: &str) -> Result<Self> {
+        match s {
+            "device" => Ok(UsmKind::Device),
+            "shared" => Ok(UsmKind::Shared),
+            "host" => Ok(UsmKind::Host),
+            _ => Err(Error::Memory(format!("unknown USM type '{s}': expected 'device', 'shared' or 'host'"))),
+        }
+    }
+    /// Stable small integer used by compiled host code.
+    pub fn code(self) -> u32 {
+        match self {
+            UsmKind::Device => 0,
+            UsmKind::Shared => 1,
+            UsmKind::Host => 2,
+        }
+    }
+    pub fn from_code(c: u32) -> Result<Self> {
+        match c {
+            0 => Ok(UsmKind::Device),
+            1 => Ok(UsmKind::Shared),
+            2 => Ok(UsmKind::Host),
+            _ => Err(Error::Memory(format!("invalid USM type code {c}"))),
+        }
+    }
+}
 
 type HostAlloc = unsafe extern "C" fn(cl_context, *const u64, usize, cl_uint, *mut cl_int) -> *mut c_void;
 type DevAlloc = unsafe extern "C" fn(cl_context, cl_device_id, *const u64, usize, cl_uint, *mut cl_int) -> *mut c_void;

@@ -1,0 +1,301 @@
+//! Lowering of the value operations shared by both kernel forms: constants, casts, and the unary
+//! and binary operators with NumPy's semantics (integer division by zero gives 0, floor division and
+//! remainder round toward negative infinity, integer powers wrap around).
+
+use inkwell::values::{BasicValueEnum, FloatValue, IntValue};
+use inkwell::{FloatPredicate, IntPredicate};
+
+use super::builder::{cg, KernelBuilder};
+use super::intrinsics;
+use crate::error::{Error, Result};
+use crate::ir::{BinaryOp, DType, UnaryOp};
+
+impl<'ctx> KernelBuilder<'ctx> {
+    pub(super) fn constant(&self, d: DType, value: f64, bits: i64) -> BasicValueEnum<'ctx> {
+        match d {
+            DType::F32 => self.ctx.f32_type().const_float(value).into(),
+            DType::F64 => self.ctx.f64_type().const_float(value).into(),
+            DType::Bool => self.ctx.bool_type().const_int((bits != 0) as u64, false).into(),
+            _ => self.reg_ty(d).into_int_type().const_int(bits as u64, d.is_signed()).into(),
+        }
+    }
+
+    pub(super) fn cast(&self, v: BasicValueEnum<'ctx>, from: DType, to: DType) -> Result<BasicValueEnum<'ctx>> {
+        if from == to {
+            return Ok(v);
+        }
+        let b = &self.b;
+        let ty = self.reg_ty(to);
+        Ok(match (from.is_float(), to.is_float()) {
+            (true, true) => cg(b.build_float_cast(v.into_float_value(), ty.into_float_type(), "fcast"))?.into(),
+            (false, true) => {
+                let iv = v.into_int_value();
+                if from.is_signed() {
+                    cg(b.build_signed_int_to_float(iv, ty.into_float_type(), "sitofp"))?.into()
+                } else {
+                    cg(b.build_unsigned_int_to_float(iv, ty.into_float_type(), "uitofp"))?.into()
+                }
+            }
+            (true, false) => {
+                let fv = v.into_float_value();
+                if to == DType::Bool {
+                    cg(b.build_float_compare(FloatPredicate::UNE, fv, fv.get_type().const_zero(), "tobool"))?.into()
+                } else if to.is_signed() {
+                    cg(b.build_float_to_signed_int(fv, ty.into_int_type(), "fptosi"))?.into()
+                } else {
+                    cg(b.build_float_to_unsigned_int(fv, ty.into_int_type(), "fptoui"))?.into()
+                }
+            }
+            (false, false) => {
+                let iv = v.into_int_value();
+                if to == DType::Bool {
+                    cg(b.build_int_compare(IntPredicate::NE, iv, iv.get_type().const_zero(), "tobool"))?.into()
+                } else if from.size() >= to.size() && from != DType::Bool {
+                    cg(b.build_int_truncate_or_bit_cast(iv, ty.into_int_type(), "trunc"))?.into()
+                } else if from.is_signed() {
+                    cg(b.build_int_s_extend(iv, ty.into_int_type(), "sext"))?.into()
+                } else {
+                    cg(b.build_int_z_extend(iv, ty.into_int_type(), "zext"))?.into()
+                }
+            }
+        })
+    }
+
+    pub(super) fn math1(&self, name: String, v: FloatValue<'ctx>) -> Result<BasicValueEnum<'ctx>> {
+        let t = v.get_type();
+        self.call_builtin(&name, t.into(), &[v.into()], &[t.into()])
+    }
+
+    pub(super) fn math2(&self, name: String, a: FloatValue<'ctx>, c: FloatValue<'ctx>) -> Result<BasicValueEnum<'ctx>> {
+        let t = a.get_type();
+        self.call_builtin(&name, t.into(), &[a.into(), c.into()], &[t.into(), t.into()])
+    }
+
+    pub(super) fn unary(&self, op: UnaryOp, v: BasicValueEnum<'ctx>, d: DType) -> Result<BasicValueEnum<'ctx>> {
+        let b = &self.b;
+        Ok(match op {
+            UnaryOp::Neg if d.is_float() => cg(b.build_float_neg(v.into_float_value(), "neg"))?.into(),
+            UnaryOp::Neg => cg(b.build_int_neg(v.into_int_value(), "neg"))?.into(),
+            UnaryOp::Not => cg(b.build_not(v.into_int_value(), "not"))?.into(),
+            UnaryOp::Abs if !d.is_float() => {
+                if !d.is_signed() {
+                    v
+                } else {
+                    let iv = v.into_int_value();
+                    let neg = cg(b.build_int_neg(iv, "neg"))?;
+                    let lt = cg(b.build_int_compare(IntPredicate::SLT, iv, iv.get_type().const_zero(), "lt0"))?;
+                    cg(b.build_select(lt, neg, iv, "abs"))?
+                }
+            }
+            UnaryOp::Tanh if intrinsics::tanh_by_expm1(self.flavor) => self.tanh_by_expm1(v.into_float_value(), d)?,
+            _ => {
+                let name = intrinsics::unary_math(self.flavor, op, d)
+                    .ok_or_else(|| Error::Codegen(format!("no builtin for {op:?}")))?;
+                self.math1(name, v.into_float_value())?
+            }
+        })
+    }
+
+    /// `tanh(x) = copysign(e / (e + 2), x)` with `e = expm1(2|x|)`, and `copysign(1, x)` where
+    /// `|x|` is so large that tanh rounds to 1 (and `e` would overflow). Within 3 ulp of the correctly
+    /// rounded value over the whole range (the OpenCL bound for tanh is 5 ulp); keeps NaN, -0.0 and
+    /// the sign of infinities. See `intrinsics::tanh_by_expm1` for why.
+    fn tanh_by_expm1(&self, x: FloatValue<'ctx>, d: DType) -> Result<BasicValueEnum<'ctx>> {
+        let b = &self.b;
+        let t = x.get_type();
+        let ax = self.unary(UnaryOp::Abs, x.into(), d)?.into_float_value();
+        let two_ax = cg(b.build_float_add(ax, ax, "two_ax"))?;
+        let e = self.math1(intrinsics::unary_math(self.flavor, UnaryOp::Expm1, d).unwrap(), two_ax)?.into_float_value();
+        let den = cg(b.build_float_add(e, t.const_float(2.0), "den"))?;
+        let r = cg(b.build_float_div(e, den, "r"))?;
+        // 1 - tanh(x) < half an ulp of 1 beyond these (2 e^-2x < 2^-54 for f64, 2^-25 for f32)
+        let one_from = if d == DType::F32 { 9.0 } else { 19.5 };
+        let big = cg(b.build_float_compare(FloatPredicate::OGT, ax, t.const_float(one_from), "big"))?;
+        let r = cg(b.build_select(big, t.const_float(1.0), r, "r1"))?.into_float_value();
+        self.math2(intrinsics::copysign(self.flavor, d), r, x)
+    }
+
+    pub(super) fn binary(
+        &self,
+        op: BinaryOp,
+        l: BasicValueEnum<'ctx>,
+        r: BasicValueEnum<'ctx>,
+        d: DType,
+    ) -> Result<BasicValueEnum<'ctx>> {
+        if d.is_float() {
+            self.float_binary(op, l.into_float_value(), r.into_float_value(), d)
+        } else {
+            self.int_binary(op, l.into_int_value(), r.into_int_value(), d)
+        }
+    }
+
+    fn float_binary(
+        &self,
+        op: BinaryOp,
+        l: FloatValue<'ctx>,
+        r: FloatValue<'ctx>,
+        d: DType,
+    ) -> Result<BasicValueEnum<'ctx>> {
+        let b = &self.b;
+        let cmp =
+            |p: FloatPredicate, x: FloatValue<'ctx>, y: FloatValue<'ctx>| cg(b.build_float_compare(p, x, y, "cmp"));
+        Ok(match op {
+            BinaryOp::Add => cg(b.build_float_add(l, r, "add"))?.into(),
+            BinaryOp::Sub => cg(b.build_float_sub(l, r, "sub"))?.into(),
+            BinaryOp::Mul => cg(b.build_float_mul(l, r, "mul"))?.into(),
+            BinaryOp::Div => cg(b.build_float_div(l, r, "div"))?.into(),
+            BinaryOp::FloorDiv => {
+                let q = cg(b.build_float_div(l, r, "q"))?;
+                self.math1(intrinsics::unary_math(self.flavor, UnaryOp::Floor, d).unwrap(), q)?
+            }
+            BinaryOp::Rem => {
+                // Python/NumPy remainder: the result takes the divisor's sign.
+                let m = self
+                    .math2(intrinsics::binary_math(self.flavor, BinaryOp::Rem, d).unwrap(), l, r)?
+                    .into_float_value();
+                let zero = l.get_type().const_zero();
+                let nz = cmp(FloatPredicate::ONE, m, zero)?;
+                let m_neg = cmp(FloatPredicate::OLT, m, zero)?;
+                let r_neg = cmp(FloatPredicate::OLT, r, zero)?;
+                let differ = cg(b.build_xor(m_neg, r_neg, "differ"))?;
+                let fix = cg(b.build_and(nz, differ, "fix"))?;
+                let adj = cg(b.build_float_add(m, r, "adj"))?;
+                cg(b.build_select(fix, adj, m, "rem"))?
+            }
+            BinaryOp::Pow | BinaryOp::Atan2 | BinaryOp::Hypot => {
+                self.math2(intrinsics::binary_math(self.flavor, op, d).unwrap(), l, r)?
+            }
+            BinaryOp::Min | BinaryOp::Max => {
+                // np.minimum / np.maximum propagate NaN from either side.
+                let p = if op == BinaryOp::Min { FloatPredicate::OLT } else { FloatPredicate::OGT };
+                let pick = cmp(p, l, r)?;
+                let m = cg(b.build_select(pick, l, r, "m"))?.into_float_value();
+                let l_nan = cmp(FloatPredicate::UNO, l, l)?;
+                let m = cg(b.build_select(l_nan, l, m, "m"))?.into_float_value();
+                let r_nan = cmp(FloatPredicate::UNO, r, r)?;
+                cg(b.build_select(r_nan, r, m, "minmax"))?
+            }
+            BinaryOp::Lt => cmp(FloatPredicate::OLT, l, r)?.into(),
+            BinaryOp::Le => cmp(FloatPredicate::OLE, l, r)?.into(),
+            BinaryOp::Gt => cmp(FloatPredicate::OGT, l, r)?.into(),
+            BinaryOp::Ge => cmp(FloatPredicate::OGE, l, r)?.into(),
+            BinaryOp::Eq => cmp(FloatPredicate::OEQ, l, r)?.into(),
+            BinaryOp::Ne => cmp(FloatPredicate::UNE, l, r)?.into(),
+            BinaryOp::And | BinaryOp::Or | BinaryOp::Xor => {
+                return Err(Error::Codegen(format!("bitwise {op:?} of floats")))
+            }
+        })
+    }
+
+    fn int_binary(&self, op: BinaryOp, l: IntValue<'ctx>, r: IntValue<'ctx>, d: DType) -> Result<BasicValueEnum<'ctx>> {
+        let b = &self.b;
+        let s = d.is_signed();
+        let icmp = |p: IntPredicate| cg(b.build_int_compare(p, l, r, "cmp"));
+        let (lt, le, gt, ge) = if s {
+            (IntPredicate::SLT, IntPredicate::SLE, IntPredicate::SGT, IntPredicate::SGE)
+        } else {
+            (IntPredicate::ULT, IntPredicate::ULE, IntPredicate::UGT, IntPredicate::UGE)
+        };
+        let bool_logic = d == DType::Bool;
+        Ok(match op {
+            BinaryOp::Add if bool_logic => cg(b.build_or(l, r, "or"))?.into(),
+            BinaryOp::Mul if bool_logic => cg(b.build_and(l, r, "and"))?.into(),
+            BinaryOp::Add => cg(b.build_int_add(l, r, "add"))?.into(),
+            BinaryOp::Sub => cg(b.build_int_sub(l, r, "sub"))?.into(),
+            BinaryOp::Mul => cg(b.build_int_mul(l, r, "mul"))?.into(),
+            BinaryOp::And => cg(b.build_and(l, r, "and"))?.into(),
+            BinaryOp::Or => cg(b.build_or(l, r, "or"))?.into(),
+            BinaryOp::Xor => cg(b.build_xor(l, r, "xor"))?.into(),
+            BinaryOp::Lt => icmp(lt)?.into(),
+            BinaryOp::Le => icmp(le)?.into(),
+            BinaryOp::Gt => icmp(gt)?.into(),
+            BinaryOp::Ge => icmp(ge)?.into(),
+            BinaryOp::Eq => icmp(IntPredicate::EQ)?.into(),
+            BinaryOp::Ne => icmp(IntPredicate::NE)?.into(),
+            BinaryOp::Min => cg(b.build_select(icmp(lt)?, l, r, "min"))?,
+            BinaryOp::Max => cg(b.build_select(icmp(gt)?, l, r, "max"))?,
+            BinaryOp::FloorDiv | BinaryOp::Rem | BinaryOp::Div => self.int_div(op, l, r, s)?,
+            BinaryOp::Pow => self.int_pow(l, r, d)?,
+            BinaryOp::Atan2 | BinaryOp::Hypot => {
+                return Err(Error::Unsupported(format!("{op:?} of {} values is not supported yet", d.name())))
+            }
+        })
+    }
+
+    /// Integer `/`, `//` and `%` (`op`) as NumPy computes them: division by zero gives 0, and for
+    /// `signed` operands `//` and `%` round toward negative infinity.
+    fn int_div(
+        &self,
+        op: BinaryOp,
+        l: IntValue<'ctx>,
+        r: IntValue<'ctx>,
+        signed: bool,
+    ) -> Result<BasicValueEnum<'ctx>> {
+        let b = &self.b;
+        let zero = l.get_type().const_zero();
+        let one = l.get_type().const_int(1, false);
+        let rz = cg(b.build_int_compare(IntPredicate::EQ, r, zero, "rz"))?;
+        let safe_r = cg(b.build_select(rz, one, r, "safe"))?.into_int_value();
+        let (q, m) = if signed {
+            (cg(b.build_int_signed_div(l, safe_r, "q"))?, cg(b.build_int_signed_rem(l, safe_r, "m"))?)
+        } else {
+            (cg(b.build_int_unsigned_div(l, safe_r, "q"))?, cg(b.build_int_unsigned_rem(l, safe_r, "m"))?)
+        };
+        let (q, m) = if signed && op != BinaryOp::Div {
+            let nz = cg(b.build_int_compare(IntPredicate::NE, m, zero, "nz"))?;
+            let m_neg = cg(b.build_int_compare(IntPredicate::SLT, m, zero, "mneg"))?;
+            let r_neg = cg(b.build_int_compare(IntPredicate::SLT, safe_r, zero, "rneg"))?;
+            let differ = cg(b.build_xor(m_neg, r_neg, "differ"))?;
+            let fix = cg(b.build_and(nz, differ, "fix"))?;
+            let q1 = cg(b.build_int_sub(q, one, "q1"))?;
+            let m1 = cg(b.build_int_add(m, safe_r, "m1"))?;
+            (
+                cg(b.build_select(fix, q1, q, "fq"))?.into_int_value(),
+                cg(b.build_select(fix, m1, m, "fm"))?.into_int_value(),
+            )
+        } else {
+            (q, m)
+        };
+        let res = if op == BinaryOp::Rem { m } else { q };
+        cg(b.build_select(rz, zero, res, "divres"))
+    }
+
+    /// Integer `l ** r` by square-and-multiply, unrolled over the exponent's bits (no branches, so
+    /// the driver still vectorises across work-items); wraps around on overflow like NumPy. NumPy
+    /// refuses negative integer exponents, which a kernel cannot do: they give what `1 / l**-r`
+    /// truncates to, as in Numba (1 for `l == 1`, +-1 for `l == -1`, else 0).
+    fn int_pow(&self, l: IntValue<'ctx>, r: IntValue<'ctx>, d: DType) -> Result<BasicValueEnum<'ctx>> {
+        let b = &self.b;
+        let t = l.get_type();
+        if d == DType::Bool {
+            // x ** False is True, x ** True is x
+            let not_r = cg(b.build_not(r, "not_r"))?;
+            return Ok(cg(b.build_or(l, not_r, "pow"))?.into());
+        }
+        let one = t.const_int(1, false);
+        let (mut acc, mut base, mut e) = (one, l, r);
+        for i in 0..t.get_bit_width() {
+            let bit = cg(b.build_and(e, one, "bit"))?;
+            let odd = cg(b.build_int_compare(IntPredicate::NE, bit, t.const_zero(), "odd"))?;
+            let times = cg(b.build_int_mul(acc, base, "times"))?;
+            acc = cg(b.build_select(odd, times, acc, "acc"))?.into_int_value();
+            if i + 1 < t.get_bit_width() {
+                base = cg(b.build_int_mul(base, base, "sq"))?;
+                e = cg(b.build_right_shift(e, one, false, "e"))?;
+            }
+        }
+        if !d.is_signed() {
+            return Ok(acc.into());
+        }
+        let neg = cg(b.build_int_compare(IntPredicate::SLT, r, t.const_zero(), "neg_exp"))?;
+        let minus_one = t.const_all_ones();
+        let r_odd = cg(b.build_and(r, one, "r_odd"))?;
+        let r_odd = cg(b.build_int_compare(IntPredicate::NE, r_odd, t.const_zero(), "r_odd"))?;
+        let sign = cg(b.build_select(r_odd, minus_one, one, "sign"))?.into_int_value();
+        let is_one = cg(b.build_int_compare(IntPredicate::EQ, l, one, "is_one"))?;
+        let is_minus_one = cg(b.build_int_compare(IntPredicate::EQ, l, minus_one, "is_m1"))?;
+        let inv = cg(b.build_select(is_minus_one, sign, t.const_zero(), "inv"))?.into_int_value();
+        let inv = cg(b.build_select(is_one, one, inv, "inv"))?.into_int_value();
+        cg(b.build_select(neg, inv, acc, "pow"))
+    }
+}

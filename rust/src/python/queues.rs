@@ -1,0 +1,69 @@
+//! The Python `Queue` object of each queue, found by queue address through weak references: arrays
+//! returned from compiled code (which know only the address) carry the very queue object their
+//! inputs had.
+
+use std::ffi::c_void;
+use std::sync::Mutex;
+
+use pyo3::prelude::*;
+use pyo3::types::PyWeakrefReference;
+
+use super::runtime::PyQueue;
+use crate::runtime::FastMap;
+
+static QUEUES: Mutex<Option<FastMap<usize, Py<PyWeakrefReference>>>> = Mutex::new(None);
+
+fn with_queues<R>(f: impl FnOnce(&mut FastMap<usize, Py<PyWeakrefReference>>) -> R) -> R {
+    let mut g = QUEUES.lock().unwrap_or_else(|p| p.into_inner());
+    f(g.get_or_insert_with(FastMap::default))
+}
+
+fn lookup(py: Python<'_>, handle: usize) -> Option<Bound<'_, PyQueue>> {
+    let r = with_queues(|m| m.get(&handle).map(|w| w.clone_ref(py)))?;
+    r.bind(py).upgrade()?.cast_into::<PyQueue>().ok()
+}
+
+/// Make `q` the Python object that arrays on its queue returned from compiled code carry (the object
+/// registered last wins; arrays made in Python register theirs). Returns the queue's handle.
+pub fn register_queue(q: &Bound<'_, PyQueue>) -> PyResult<usize> {
+    let py = q.py();
+    let handle = q.get().inner.as_ptr() as usize;
+    if lookup(py, handle).is_some_and(|o| o.is(q)) {
+        return Ok(handle);
+    }
+    let w = PyWeakrefReference::new(q)?.unbind(); // outside the lock: this may run Python code
+    let old = with_queues(|m| {
+        let old = m.insert(handle, w);
+        // Entries of queues that are gone: prune now and then.
+        let n = m.len();
+        let stale = if n >= 64 && n.is_power_of_two() {
+            let dead: Vec<usize> = m.iter().filter(|(_, w)| w.bind(py).upgrade().is_none()).map(|(k, _)| *k).collect();
+            dead.into_iter().filter_map(|k| m.remove(&k)).collect()
+        } else {
+            vec![]
+        };
+        (old, stale)
+    });
+    drop(old); // decrefs outside the lock
+    Ok(handle)
+}
+
+/// The Python object of the queue at `handle` (the registered one, or a new one, then registered).
+///
+/// # Safety
+/// `handle` is the address of a live queue.
+pub unsafe fn queue_object(py: Python<'_>, handle: usize) -> PyResult<Bound<'_, PyQueue>> {
+    if let Some(q) = lookup(py, handle) {
+        return Ok(q);
+    }
+    let inner = unsafe { crate::runtime::Queue::from_ptr(handle as *const c_void) };
+    let q = Bound::new(py, PyQueue { inner })?;
+    register_queue(&q)?;
+    Ok(q)
+}
+
+/// Register `queue` (see [`register_queue`]); returns its handle.
+#[pyfunction]
+pub fn _register_queue(queue: &Bound<'_, PyQueue>) -> PyResult<usize> {
+    register_queue(queue)
+}

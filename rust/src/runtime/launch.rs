@@ -1,0 +1,334 @@
+//! Launching compiled kernels: one path for every launch (elementwise kernels, ND-range kernels,
+//! launches from compiled host code and from Python). The argument slots of a launch (one `u64`
+//! each, see [`codegen::ArgSlot`](crate::codegen::ArgSlot)) are marshalled into a [`Slots`], the
+//! range checked into an `NdRange`; the kernel's arguments are set (only those that changed since
+//! its last launch) and the range is enqueued and waited for.
+
+use std::ffi::c_void;
+
+use opencl3::kernel::Kernel;
+
+use super::program::{CompiledKernel, Loaded};
+use super::queue::Queue;
+use super::transfer;
+use super::usm::UsmFns;
+use crate::codegen::{ArgSlot, Flavor};
+use crate::error::{ClResultExt, Error, Result};
+use crate::ir::ParamKind;
+
+/// Work-items per group that numba_ext uses on NVIDIA devices where the launch does not say: grid-
+/// stride and bounds-guarded kernels round their range up to it, others get `nvidia_local_size`.
+pub const NVIDIA_WORK_GROUP: usize = 256;
+
+/// Slots kept inline by [`Slots`] (launches with more use the heap).
+const INLINE_SLOTS: usize = 48;
+
+/// The argument slots of one launch, on the stack for the usual counts.
+pub struct Slots {
+    inline: [u64; INLINE_SLOTS],
+    len: usize,
+    heap: Vec<u64>,
+}
+
+impl Default for Slots {
+    fn default() -> Self {
+        Slots { inline: [0; INLINE_SLOTS], len: 0, heap: Vec::new() }
+    }
+}
+
+impl Slots {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Append slots.
+    pub fn extend(&mut self, values: &[u64]) {
+        if self.heap.is_empty() && self.len + values.len() <= INLINE_SLOTS {
+            self.inline[self.len..self.len + values.len()].copy_from_slice(values);
+        } else {
+            if self.heap.is_empty() {
+                self.heap.extend_from_slice(&self.inline[..self.len]);
+            }
+            self.heap.extend_from_slice(values);
+        }
+        self.len += values.len();
+    }
+
+    /// Append one slot (a scalar's bits, a size).
+    pub fn push(&mut self, value: u64) {
+        self.extend(&[value]);
+    }
+
+    /// Append an array argument: its data address, then its shape and byte strides (one word each
+    /// per dimension).
+    pub fn push_array(&mut self, data: u64, shape_then_strides: &[u64]) {
+        self.push(data);
+        self.extend(shape_then_strides);
+    }
+
+    pub fn as_slice(&self) -> &[u64] {
+        if self.heap.is_empty() {
+            &self.inline[..self.len]
+        } else {
+            &self.heap
+        }
+    }
+}
+
+/// A launch range of 1 to 3 dimensions: the global size and, optionally, the work-group size, which
+/// divides it in every dimension.
+#[derive(Clone, Copy, Debug)]
+struct NdRange {
+    dims: usize,
+    global: [usize; 3],
+    local: Option<[usize; 3]>,
+}
+
+impl NdRange {
+    /// Check a range (`local` None lets the driver choose the work-group size).
+    fn new(global: &[usize], local: Option<&[usize]>) -> Result<NdRange> {
+        if global.is_empty() || global.len() > 3 || local.is_some_and(|l| l.len() != global.len()) {
+            return Err(Error::Launch(format!(
+                "global range {global:?} and local range {local:?} must have the same 1 to 3 dimensions"
+            )));
+        }
+        if let Some(l) = local {
+            if let Some(d) = (0..l.len()).find(|&d| l[d] == 0 || !global[d].is_multiple_of(l[d])) {
+                return Err(Error::Launch(format!(
+                    "local size {} does not divide global size {} in dimension {d}",
+                    l[d], global[d]
+                )));
+            }
+        }
+        let fixed = |s: &[usize]| {
+            let mut a = [1usize; 3];
+            a[..s.len()].copy_from_slice(s);
+            a
+        };
+        Ok(NdRange { dims: global.len(), global: fixed(global), local: local.map(fixed) })
+    }
+
+    fn global(&self) -> &[usize] {
+        &self.global[..self.dims]
+    }
+    fn local(&self) -> Option<&[usize]> {
+        self.local.as_ref().map(|l| &l[..self.dims])
+    }
+}
+
+impl CompiledKernel {
+    /// Launch an elementwise kernel with *general* slots: every array parameter followed by its byte
+    /// strides over the iteration space (0 where it broadcasts). Without broadcasting the kernel
+    /// itself runs (stride slots of its contiguous arrays are dropped); with broadcasting, its
+    /// all-strided twin.
+    pub fn launch_general(&self, queue: &Queue, slots: &[u64], broadcast: bool) -> Result<()> {
+        let spec = self.elementwise_spec().ok_or_else(|| Error::Launch("not an elementwise kernel".into()))?;
+        if broadcast {
+            return self.strided_twin()?.launch(queue, slots);
+        }
+        let mut own = Slots::new();
+        let mut i = 0;
+        for p in &spec.params {
+            match p.kind {
+                ParamKind::Array { contiguous, .. } => {
+                    own.push(slots[i]);
+                    if !contiguous {
+                        own.extend(&slots[i + 1..i + 1 + spec.ndim]);
+                    }
+                    i += 1 + spec.ndim;
+                }
+                ParamKind::Scalar { .. } => {
+                    own.push(slots[i]);
+                    i += 1;
+                }
+            }
+        }
+        own.extend(&slots[i..]);
+        self.launch(queue, own.as_slice())
+    }
+
+    /// Launch an elementwise kernel on `queue` with one `u64` per slot (see
+    /// [`ArgSlot`]) and wait for it. The last slot is the element count, the global size.
+    pub fn launch(&self, queue: &Queue, slots: &[u64]) -> Result<()> {
+        let n = *slots.last().unwrap_or(&0) as usize;
+        if self.binary().flavor == Flavor::Nvptx && n > 0 {
+            // PTX elementwise kernels guard `gid < n`: launch whole work-groups of 256, since NVIDIA's
+            // driver, left to choose, picks a divisor of n (as small as 1 for a prime n).
+            const WG: usize = NVIDIA_WORK_GROUP;
+            return self.launch_nd(queue, slots, &[n.div_ceil(WG) * WG], Some(&[WG]));
+        }
+        self.launch_nd(queue, slots, &[n], None)
+    }
+
+    /// Launch over an ND-range (`local` = work-group size, or None to let the driver choose) and
+    /// wait for completion.
+    pub fn launch_nd(&self, queue: &Queue, slots: &[u64], global: &[usize], local: Option<&[usize]>) -> Result<()> {
+        let layout = self.slots();
+        if slots.len() != layout.len() {
+            return Err(Error::Launch(format!(
+                "kernel '{}' takes {} argument slots, got {}",
+                self.binary().kernel_name,
+                layout.len(),
+                slots.len()
+            )));
+        }
+        let range = NdRange::new(global, local)?;
+        if range.global().contains(&0) {
+            return Ok(());
+        }
+        self.enqueue(queue, slots, &range)
+    }
+
+    /// Set the arguments, enqueue the range and wait.
+    fn enqueue(&self, queue: &Queue, slots: &[u64], range: &NdRange) -> Result<()> {
+        let loaded = self.load(queue.context(), queue.device())?;
+        let _in_flight = queue.submit();
+        let event = {
+            let mut guard = loaded.lock().unwrap();
+            let Loaded { kernel, last, .. } = &mut *guard;
+            ArgSetter { kernel, queue, usm: queue.context().usm() }.set_all(self.slots(), slots, last)?;
+            // NVIDIA's driver, left to choose, picks small work-groups (kernel variants ran 2x slower
+            // than the same work launched in groups of 256): choose for it, power-of-two sizes that
+            // divide the global size, up to 256 work-items, filling dimension 0 first.
+            let global = range.global();
+            let chosen;
+            let local = match range.local() {
+                None if self.binary().flavor == Flavor::Nvptx => {
+                    chosen = nvidia_local_size(global);
+                    Some(&chosen[..global.len()])
+                }
+                l => l,
+            };
+            let lptr = local.map_or(std::ptr::null(), |l| l.as_ptr());
+            let dims = global.len() as u32;
+            unsafe {
+                queue.cl().enqueue_nd_range_kernel(kernel.get(), dims, std::ptr::null(), global.as_ptr(), lptr, &[])
+            }
+            .cl("clEnqueueNDRangeKernel")?
+        };
+        event.wait().cl("clWaitForEvents")
+    }
+}
+
+/// Sets a kernel's arguments from slots.
+struct ArgSetter<'a> {
+    kernel: &'a Kernel,
+    queue: &'a Queue,
+    usm: Option<UsmFns>,
+}
+
+impl ArgSetter<'_> {
+    /// Set the argument of every slot whose value differs from `last` (the values set before).
+    fn set_all(&self, layout: &[ArgSlot], slots: &[u64], last: &mut [Option<u64>]) -> Result<()> {
+        let mut idx = 0u32;
+        for ((&slot, &v), last) in layout.iter().zip(slots).zip(last.iter_mut()) {
+            let is_mem = matches!(slot, ArgSlot::Mem);
+            // (A buffer address may name a new buffer once the old one is freed and its address
+            // range reused: buffer arguments are always set again.)
+            if *last != Some(v) || (self.usm.is_none() && is_mem) {
+                let was_set = last.take().is_some();
+                self.set(idx, slot, v, was_set)?;
+                *last = Some(v);
+            }
+            idx += if is_mem { 2 } else { 1 };
+        }
+        Ok(())
+    }
+
+    /// Set the kernel argument(s) at `idx` for one slot (a memory slot takes two: base and offset).
+    fn set(&self, idx: u32, slot: ArgSlot, v: u64, was_set: bool) -> Result<()> {
+        let k = self.kernel;
+        unsafe {
+            match slot {
+                ArgSlot::Mem => match self.usm {
+                    Some(usm) => {
+                        let rc = (usm.set_arg_ptr)(k.get(), idx, v as *const c_void);
+                        if rc != 0 {
+                            return Err(Error::cl(rc, "clSetKernelArgMemPointerINTEL"));
+                        }
+                        if !was_set {
+                            // USM offsets are always 0
+                            k.set_arg(idx + 1, &0i64).cl("clSetKernelArg")?;
+                        }
+                    }
+                    None => {
+                        let (mem, offset) = buffer_arg(self.queue, v as usize, idx)?;
+                        k.set_arg(idx, &mem).cl("clSetKernelArg")?;
+                        k.set_arg(idx + 1, &(offset as i64)).cl("clSetKernelArg")?;
+                    }
+                },
+                ArgSlot::I64 => k.set_arg(idx, &(v as i64)).cl("clSetKernelArg")?,
+                ArgSlot::Scalar(d) => match d.size() {
+                    1 => k.set_arg(idx, &(v as u8)).cl("clSetKernelArg")?,
+                    2 => k.set_arg(idx, &(v as u16)).cl("clSetKernelArg")?,
+                    4 => k.set_arg(idx, &(v as u32)).cl("clSetKernelArg")?,
+                    _ => k.set_arg(idx, &v).cl("clSetKernelArg")?,
+                },
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The `cl_mem` and byte offset a kernel receives for address `addr` on `queue` (null for a null
+/// address). Errors name the argument when the address is not a buffer of the queue's context.
+fn buffer_arg(queue: &Queue, addr: usize, index: u32) -> Result<(opencl3::types::cl_mem, usize)> {
+    if addr == 0 {
+        return Ok((std::ptr::null_mut(), 0));
+    }
+    match transfer::buffer_at(queue, addr, 0, &format!("kernel argument {index}"))? {
+        Some(f) => Ok((f.mem, f.offset)),
+        None => Err(Error::Launch(format!(
+            "kernel argument {index} (address {addr:#x}) is not device memory of {queue:?}: on this device (no USM) arrays must be numba_ext arrays allocated on its queue"
+        ))),
+    }
+}
+
+/// Work-group size for a launch that named none on an NVIDIA device: per dimension, in order, the
+/// largest power of two that divides the global size and keeps the group within 256 work-items.
+fn nvidia_local_size(global: &[usize]) -> [usize; 3] {
+    let mut local = [1usize; 3];
+    let mut budget = NVIDIA_WORK_GROUP;
+    for (d, &g) in global.iter().enumerate().take(3) {
+        let mut l = 1;
+        while l * 2 <= budget && g.is_multiple_of(l * 2) {
+            l *= 2;
+        }
+        local[d] = l;
+        budget /= l;
+    }
+    local
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{nvidia_local_size, NdRange, Slots, INLINE_SLOTS};
+
+    #[test]
+    fn nvidia_work_groups_divide_the_range() {
+        assert_eq!(nvidia_local_size(&[1 << 22]), [256, 1, 1]);
+        assert_eq!(nvidia_local_size(&[2048, 2048]), [256, 1, 1]);
+        assert_eq!(nvidia_local_size(&[24, 100, 7]), [8, 4, 1]);
+        assert_eq!(nvidia_local_size(&[1001]), [1, 1, 1]);
+        assert_eq!(nvidia_local_size(&[3, 512]), [1, 256, 1]);
+    }
+
+    #[test]
+    fn slots_spill_to_the_heap_in_order() {
+        let mut s = Slots::new();
+        let all: Vec<u64> = (0..(INLINE_SLOTS as u64 + 5)).collect();
+        s.push_array(all[0], &all[1..3]);
+        s.extend(&all[3..]);
+        assert_eq!(s.as_slice(), &all[..]);
+    }
+
+    #[test]
+    fn ranges_are_checked() {
+        assert!(NdRange::new(&[], None).is_err());
+        assert!(NdRange::new(&[8, 8, 8, 8], None).is_err());
+        assert!(NdRange::new(&[8], Some(&[8, 1])).is_err());
+        assert!(NdRange::new(&[8], Some(&[3])).unwrap_err().to_string().contains("does not divide"));
+        let r = NdRange::new(&[8, 4], Some(&[4, 2])).unwrap();
+        assert_eq!((r.global(), r.local()), (&[8, 4][..], Some(&[4, 2][..])));
+    }
+}
