@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import hashlib
 import operator
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
 
 import llvmlite.ir as llir
 import numpy as np
@@ -24,6 +27,7 @@ from numba.parfors.parfor import Parfor
 from .. import _core
 from ..devices import device_by_filter
 from ..errors import ExecutionPlacementError, UnsupportedError
+from .function_builder import ArrayRef, Element, FunctionBuilder, const
 from .host_abi import (
     I8P,
     I32,
@@ -35,7 +39,35 @@ from .host_abi import (
     declare,
     scalar_bits,
 )
-from .kernel_translate import FunctionBuilder, Translator, const
+from .kernel_ir import (
+    ArrayParam,
+    Atomic,
+    Binary,
+    BinaryInst,
+    Branch,
+    Cast,
+    CastInst,
+    Const,
+    Copy,
+    Function,
+    Inst,
+    Jump,
+    KernelSpec,
+    Load,
+    LoadInst,
+    Local,
+    Operand,
+    Return,
+    ScalarArg,
+    Select,
+    SelectInst,
+    Store,
+    StoreInst,
+    Unary,
+    UnaryInst,
+    WorkItem,
+)
+from .kernel_translate import Translator
 from .kernelspec import dtype_name
 from .parfor_fusion import fuse_regions_into_parfors
 from .types import USMArrayType
@@ -243,180 +275,168 @@ class _ParforKernel:
             name in {v.name for v in st.list_vars()} for b in parfor.loop_body.values() for st in b.body
         )
 
-    def _build(self, lowerer, typemap, index_names):
+    def _build(self, lowerer: Any, typemap: dict[str, types.Type], index_names: set[str]) -> Function:
         parfor = self.parfor
         fb = FunctionBuilder("")
         tr = Translator(fb, lowerer.func_ir, typemap, lowerer.fndesc.calltypes)
         for n in self.arrays:
             t = typemap[n]
-            a = fb.new_array(
-                n.replace(".", "_").replace("$", "_"),
-                dtype_name(t),
-                t.ndim,
-                "global",
-                contiguous=t.layout == "C",
-            )
-            fb.params.append(("array", a))
-            tr.vals[n] = ("arr", a)
+            tr.vals[n] = ArrayRef(fb.array_param(_safe(n), dtype_name(t), t.ndim, t.layout == "C"))
         for n in self.scalars:
-            loc = fb.new_local(dtype_name(typemap[n]))
-            fb.params.append(("scalar", loc))
-            tr.vals[n] = ("l", loc)
+            tr.vals[n] = Local(fb.scalar_param(dtype_name(typemap[n])))
         fused_params = []  # per fused region: the operand of each spec parameter
         for part, regions in (("pro", self.prologue), ("epi", self.epilogue)):
             for t, fn, args in regions:
-                ops = []
-                for (_, kind, dt, *rest), name in zip(fn._nx_spec["params"], args + [t]):
-                    safe = name.replace(".", "_").replace("$", "_")
-                    if kind == "array":
+                ops: list[ArrayRef | Local] = []
+                for p, name in zip(fn._nx_spec.params, [*args, t]):
+                    if name == t and part == "pro":
+                        continue  # the prologue's output: never stored
+                    if isinstance(p, ArrayParam):
                         out = name == t and part == "epi"
                         # prologue inputs: read through broadcast strides (host-computed); epilogue
                         # inputs have the loop's shape (parfor_fusion.py checks it)
                         contiguous = out or (part == "epi" and typemap[name].layout == "C")
-                        a = fb.new_array(f"{part}_{safe}", dt, self.ndim, "global", contiguous=contiguous)
-                        fb.params.append(("array", a))
-                        ops.append(("arr", a))
+                        ops.append(
+                            ArrayRef(fb.array_param(f"{part}_{_safe(name)}", p.dtype, self.ndim, contiguous))
+                        )
                         self.extra.append((f"{part}_out" if out else f"{part}_array", name))
                     else:
-                        loc = fb.new_local(dt)
-                        fb.params.append(("scalar", loc))
-                        ops.append(("l", loc))
+                        ops.append(Local(fb.scalar_param(p.dtype)))
                         self.extra.append((f"{part}_scalar", name))
-                    if name == t and part == "pro":
-                        ops.pop()  # the prologue's output param: never stored
-                        fb.params.pop()
-                        fb.arrays.pop()
-                        self.extra.pop()
-                fused_params.append((part, t, fn, ops))
+                fused_params.append((part, t, fn._nx_spec, ops))
         acc = {}
         for r in self.redvars:
-            a = fb.new_array(
-                f"acc{len(acc)}", accumulator_dtype(dtype_name(typemap[r])), 1, "global", contiguous=True
-            )
-            fb.params.append(("array", a))
-            acc[r] = a
-        bounds = []
-        for _ in parfor.loop_nests:
-            start, count = fb.new_local("int64"), fb.new_local("int64")
-            fb.params += [("scalar", start), ("scalar", count)]
-            bounds.append((start, count))
-        total = fb.new_local("int64")
-        fb.params.append(("scalar", total))
+            acc[r] = fb.array_param(f"acc{len(acc)}", accumulator_dtype(dtype_name(typemap[r])), 1, True)
+        bounds = [(fb.scalar_param("int64"), fb.scalar_param("int64")) for _ in parfor.loop_nests]
+        total = fb.scalar_param("int64")
 
         entry, head, pre, latch, exit_ = (fb.new_block() for _ in range(5))
-        gid, gsize, lin, cond = (
-            fb.new_local("int64"),
-            fb.new_local("int64"),
-            fb.new_local("int64"),
-            fb.new_local("bool"),
+        gid, gsize, lin, cond = (fb.new_local(dt) for dt in ("int64", "int64", "int64", "bool"))
+        fb.emit(
+            entry,
+            WorkItem(gid, "get_global_id", 0),
+            WorkItem(gsize, "get_global_size", 0),
+            Copy(lin, Local(gid)),
         )
-        fb.blocks[entry][0] += [
-            ("workitem", gid, "get_global_id", 0),
-            ("workitem", gsize, "get_global_size", 0),
-            ("copy", lin, ("l", gid)),
-        ]
         partial = {}
         for r in self.redvars:
             dt = dtype_name(typemap[r])
-            p = fb.new_local(dt)
-            fb.blocks[entry][0].append(("copy", p, const(dt, _identity(self.redops[r], dt))))
-            partial[r] = p
-            tr.vals[r] = ("l", p)
-        fb.blocks[entry][1] = ("jump", head)
-        fb.blocks[head][0].append(("binary", cond, "lt", ("l", lin), ("l", total)))
-        fb.blocks[head][1] = ("branch", ("l", cond), pre, exit_)
+            partial[r] = fb.new_local(dt)
+            fb.emit(entry, Copy(partial[r], const(dt, _identity(self.redops[r], dt))))
+            tr.vals[r] = Local(partial[r])
+        fb.terminate(entry, Jump(head))
+        fb.emit(head, BinaryInst(cond, "lt", Local(lin), Local(total)))
+        fb.terminate(head, Branch(Local(cond), pre, exit_))
         # unravel the flat index over the loop nest (C order) and bind the index variables
-        rest = ("l", lin)
-        idx_locals = [None] * self.ndim
+        rest: Operand = Local(lin)
+        idx_locals = [0] * self.ndim
         for d in reversed(range(self.ndim)):
             start, count = bounds[d]
             q, rem, i = fb.new_local("int64"), fb.new_local("int64"), fb.new_local("int64")
             if d > 0:
-                fb.blocks[pre][0] += [
-                    ("binary", rem, "rem", rest, ("l", count)),
-                    ("binary", q, "floordiv", rest, ("l", count)),
-                ]
-                rest = ("l", q)
+                fb.emit(
+                    pre,
+                    BinaryInst(rem, "rem", rest, Local(count)),
+                    BinaryInst(q, "floordiv", rest, Local(count)),
+                )
+                rest = Local(q)
             else:
-                fb.blocks[pre][0].append(("copy", rem, rest))
-            fb.blocks[pre][0].append(("binary", i, "add", ("l", rem), ("l", start)))
+                fb.emit(pre, Copy(rem, rest))
+            fb.emit(pre, BinaryInst(i, "add", Local(rem), Local(start)))
             idx_locals[d] = i
         for d, nest in enumerate(parfor.loop_nests):
             name = nest.index_variable.name
             want = dtype_name(typemap[name])
             loc = fb.new_local(want)
-            fb.blocks[pre][0].append(("cast" if want != "int64" else "copy", loc, ("l", idx_locals[d])))
-            tr.vals[name] = ("l", loc)
+            fb.emit(
+                pre,
+                CastInst(loc, Local(idx_locals[d])) if want != "int64" else Copy(loc, Local(idx_locals[d])),
+            )
+            tr.vals[name] = Local(loc)
         if parfor.index_var.name not in tr.vals:
             tr.vals[parfor.index_var.name] = [tr.vals[n.index_variable.name] for n in parfor.loop_nests]
-        index = [("l", i) for i in idx_locals]
-        for part, t, fn, ops in fused_params:
+        index = tuple(Local(i) for i in idx_locals)
+        for part, t, spec, ops in fused_params:
             if part == "pro":  # the region's element at this index, where the body reads t[index]
-                tr.vals[t] = ("elem", _emit_region(fb, fb.blocks[pre][0], fn._nx_spec, ops, index))
+                tr.vals[t] = Element(_emit_region(fb, pre, spec, ops, index))
         tr.translate(entry_block=pre, blocks=parfor.loop_body, exit_block=latch)
-        for part, t, fn, ops in fused_params:
+        for part, _, spec, ops in fused_params:
             if part == "epi":  # after the body: the region's element from the values just stored
-                _emit_region(fb, fb.blocks[latch][0], fn._nx_spec, ops, index)
+                _emit_region(fb, latch, spec, ops, index)
         if self.redvars:  # a grid-stride loop
-            fb.blocks[latch][0].append(("binary", lin, "add", ("l", lin), ("l", gsize)))
-            fb.blocks[latch][1] = ("jump", head)
+            fb.emit(latch, BinaryInst(lin, "add", Local(lin), Local(gsize)))
+            fb.terminate(latch, Jump(head))
         else:  # one work-item per iteration: no loop, so that drivers vectorise across work-items
-            fb.blocks[latch][1] = ("jump", exit_)
+            fb.terminate(latch, Jump(exit_))
         for r in self.redvars:
-            value = ("l", partial[r])
+            value: Operand = Local(partial[r])
             wide = accumulator_dtype(dtype_name(typemap[r]))
             if wide != dtype_name(typemap[r]):
                 w = fb.new_local(wide)
-                fb.blocks[exit_][0].append(("cast", w, value))
-                value = ("l", w)
-            fb.blocks[exit_][0].append(
-                ("atomic", None, self.redops[r], acc[r], [const("int64", 0)], value, None)
-            )
-        fb.blocks[exit_][1] = ("return",)
-        body = repr((fb.locals, fb.arrays, fb.params, fb.blocks)).encode()
-        fb.name = "nx_p" + hashlib.sha1(body).hexdigest()[:16]
-        return fb.spec()
+                fb.emit(exit_, CastInst(w, value))
+                value = Local(w)
+            fb.emit(exit_, Atomic(None, self.redops[r], acc[r], (const("int64", 0),), value, None))
+        fb.terminate(exit_, Return())
+        f = fb.function()
+        return replace(f, name="nx_p" + hashlib.sha1(repr(f).encode()).hexdigest()[:16])
 
 
-def _emit_region(fb, insts, spec, ops, index):
-    """Append to `insts` the instructions computing a region's KernelSpec (kernelspec.py) at one
+def _safe(name: str) -> str:
+    """A Numba variable name as a kernel parameter name."""
+    return name.replace(".", "_").replace("$", "_")
+
+
+def _emit_region(
+    fb: FunctionBuilder, block: int, spec: KernelSpec, ops: list[ArrayRef | Local], index: tuple[Operand, ...]
+) -> Operand | None:
+    """Append to `block` the instructions computing a region's KernelSpec (kernelspec.py) at one
     element `index` (int64 operands): `ops` are the operands of its parameters (arrays, scalar
     locals; an output parameter without operand is not stored). Returns the operand of the last
     stored value."""
-    vals, last = [], None
+    vals: list[Operand | None] = []
+    last = None
 
-    def new(dt, inst):
+    def new(dt: str, inst: Callable[..., Inst], *args: object) -> Operand:
         loc = fb.new_local(dt)
-        insts.append((inst[0], loc, *inst[1:]))
-        return ("l", loc)
+        fb.emit(block, inst(loc, *args))
+        return Local(loc)
 
-    def dt_of(op):
-        return fb.locals[op[1]] if op[0] == "l" else op[1]
+    def val(i: int) -> Operand:
+        v = vals[i]
+        if v is None:
+            raise UnsupportedError("internal: a stored value used as an operand in a fused loop")
+        return v
 
-    for node in spec["nodes"]:
-        kind = node[0]
-        if kind == "load":
-            v = new(node[1], ("load", ops[node[2]][1], index))
-        elif kind == "scalar":
-            v = ops[node[2]]
-        elif kind == "const":
-            v = const(node[1], node[2])
-        elif kind == "cast":
-            a = vals[node[2]]
-            v = a if dt_of(a) == node[1] else new(node[1], ("cast", a))
-        elif kind == "unary":
-            v = new(node[1], ("unary", node[2], vals[node[3]]))
-        elif kind == "binary":
-            v = new(node[1], ("binary", node[2], vals[node[3]], vals[node[4]]))
-        elif kind == "select":
-            v = new(node[1], ("select", vals[node[2]], vals[node[3]], vals[node[4]]))
-        elif kind == "store":
-            last = vals[node[3]]
-            if node[2] < len(ops):
-                insts.append(("store", ops[node[2]][1], index, last))
-            v = None
-        else:
-            raise UnsupportedError(f"internal: region node {kind!r} in a fused loop")
+    def param(p: int) -> int:
+        return ops[p].index
+
+    v: Operand | None
+    for node in spec.nodes:
+        match node:
+            case Load(dtype=dt, param=p):
+                v = new(dt, LoadInst, param(p), index)
+            case ScalarArg(param=p):
+                scalar = ops[p]
+                if not isinstance(scalar, Local):
+                    raise UnsupportedError("internal: a scalar parameter without a local in a fused loop")
+                v = scalar
+            case Const(dtype=dt, value=c):
+                v = const(dt, c)
+            case Cast(dtype=dt, arg=a):
+                v = val(a) if fb.dtype_of(val(a)) == dt else new(dt, CastInst, val(a))
+            case Unary(dtype=dt, op=name, arg=a):
+                v = new(dt, UnaryInst, name, val(a))
+            case Binary(dtype=dt, op=name, lhs=x, rhs=y):
+                v = new(dt, BinaryInst, name, val(x), val(y))
+            case Select(dtype=dt, cond=c, a=x, b=y):
+                v = new(dt, SelectInst, val(c), val(x), val(y))
+            case Store(param=p, value=x):
+                last = val(x)
+                if p < len(ops):
+                    fb.emit(block, StoreInst(param(p), index, last))
+                v = None
+            case _:
+                raise UnsupportedError(f"internal: region node {node!r} in a fused loop")
         vals.append(v)
     return last
 

@@ -15,6 +15,7 @@ import subprocess
 import tempfile
 import threading
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from numba.core import types
@@ -23,7 +24,9 @@ from numba.core.typing import typeof as numba_typeof
 from .. import _core
 from ..arrays import ndarray
 from ..compiler.device_functions import DeviceFunction, typed_ir
-from ..compiler.kernel_translate import FunctionBuilder, Translator
+from ..compiler.function_builder import FunctionBuilder
+from ..compiler.kernel_ir import Function
+from ..compiler.kernel_translate import Translator
 from ..devices import device_by_filter
 from ..errors import (
     ExecutionPlacementError,
@@ -117,13 +120,13 @@ class Event:
 class _Compiled:
     __slots__ = ("kernel", "spec", "local_bytes")
 
-    def __init__(self, kernel, spec):
+    def __init__(self, kernel: Any, spec: Function) -> None:
         self.kernel = kernel
         self.spec = spec
         self.local_bytes = sum(
-            int(np.prod(shape, dtype=np.int64)) * np.dtype(dt).itemsize
-            for _, dt, _, space, shape, *_ in spec["arrays"]
-            if space == "local"
+            int(np.prod(a.shape, dtype=np.int64)) * np.dtype(a.dtype).itemsize
+            for a in spec.arrays
+            if a.space == "local"
         )
 
 
@@ -221,7 +224,7 @@ class Kernel(_core.KernelCaller):
         digest = hashlib.sha1(repr((self.py_func.__qualname__, argtys)).encode()).hexdigest()[:12]
         fb = FunctionBuilder(f"{self.__name__}_{digest}")
         Translator(fb, func_ir, typemap, calltypes).translate()
-        spec = fb.spec()
+        spec = fb.function()
         kernel = _core.compile_function(spec, device_by_filter(device_filter))
         return _Compiled(kernel, spec)
 

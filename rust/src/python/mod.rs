@@ -53,6 +53,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(compiler::compile_kernel, m)?)?;
     m.add_function(wrap_pyfunction!(compiler::compile_function, m)?)?;
     m.add_function(wrap_pyfunction!(compiler::kernel_llvm_ir, m)?)?;
+    m.add("KERNEL_IR_VERSION", compiler::KERNEL_IR_VERSION)?;
     m.add_function(wrap_pyfunction!(capi::capi_addresses, m)?)?;
     m.add_function(wrap_pyfunction!(native::_register_queue, m)?)?;
     m.add_function(wrap_pyfunction!(native::empty, m)?)?;
