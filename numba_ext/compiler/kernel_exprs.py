@@ -338,6 +338,8 @@ def _kernel_api(tr: Translator, fn: Any, target: ir.Var, args: list[ir.Var], t: 
     if fn in (intrinsics.local_array, intrinsics.private_array):
         shape = const_value(tr, args[0])
         shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        if not isinstance(t, types.Array):
+            tr.fail(f"{fn.__name__} of type {t}")
         space: Space = "local" if fn is intrinsics.local_array else "private"
         name = f"{space}{len(tr.fb.arrays)}"
         tr.vals[target.name] = ArrayRef(tr.fb.new_array(name, dtype_name(t), t.ndim, space, shape))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import operator
+from typing import Any
 
 import numpy as np
 from numba.core import ir, types
@@ -142,7 +143,7 @@ def as_ufunc(op: object) -> np.ufunc:
     if op in _OPERATOR_UFUNCS:
         return _OPERATOR_UFUNCS[op]
     if isinstance(op, str):  # Numba spells some operators by name in arrayexpr trees
-        table = {**_binops, **_unaryops}
+        table: dict[Any, Any] = {**_binops, **_unaryops}
         for k, v in table.items():
             if v == op and k in _OPERATOR_UFUNCS:
                 return _OPERATOR_UFUNCS[k]
@@ -188,12 +189,12 @@ class SpecBuilder:
     ) -> tuple[int, str]:
         """Nodes computing `ufunc` on operand nodes `vals` ((node, dtype) pairs) with NumPy's
         semantics: the same loop selection Numba's typing uses picks the computation types."""
-        arg_tys = [numpy_support.from_dtype(np.dtype(dt)) for _, dt in vals]
+        arg_tys = tuple(numpy_support.from_dtype(np.dtype(dt)) for _, dt in vals)
         loop = numpy_support.ufunc_find_matching_loop(ufunc, arg_tys)
         if loop is None:
             raise UnsupportedError(f"np.{ufunc.__name__} has no loop for {[str(t) for t in arg_tys]}")
         in_dts = [dtype_name(t) for t in loop.inputs]
-        out_dt = dtype_name(loop.outputs[0])
+        out_dt = dtype_name(next(iter(loop.outputs)))
         args = [self.cast(v, dt, want) for (v, dt), want in zip(vals, in_dts)]
         kind, op = UFUNC_OPS.get(name or ufunc.__name__, (None, None))
         if kind == "binary" and op in COMPARISONS and in_dts[0] != in_dts[1]:
@@ -276,7 +277,7 @@ class RegionTranslator:
             self.b.node(Store(dt, p, node))
         return self.b.spec()
 
-    def _elementwise(self, fn: object, args: list[ir.Var], want: str) -> tuple[int, str]:
+    def _elementwise(self, fn: Any, args: list[ir.Var], want: str) -> tuple[int, str]:
         kind = ELEMENTWISE[fn]
         if kind == "astype":
             return self._leaf_value(args[0])
@@ -341,7 +342,7 @@ class RegionTranslator:
         self._leaf[var.name] = res
         return res
 
-    def _expr(self, tree: object) -> tuple[int, str]:
+    def _expr(self, tree: Any) -> tuple[int, str]:
         if isinstance(tree, ir.Var):
             return self._leaf_value(tree)
         if isinstance(tree, ir.Const):

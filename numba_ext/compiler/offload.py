@@ -261,7 +261,7 @@ def make_launch_intrinsic(
         f"    return signature(ret_type, {arg_names}), codegen\n",
         ns,
     )
-    fn = intrinsic(ns[f"nx_launch_{spec.name}"])
+    fn: Any = intrinsic(ns[f"nx_launch_{spec.name}"])
     fn._numba_ext_kernel = kernel  # keeps the compiled kernel (and its address) alive
     fn._nx_spec, fn._nx_out_types = spec, list(out_types)  # for fusion with prange loops (parfor_fusion.py)
     return fn

@@ -188,7 +188,8 @@ class Kernel(_core.KernelCaller):
             else:
                 raise KernelArgumentError(
                     f"kernel {self.__name__}: argument '{name}' has type {type(a).__name__}; kernels take "
-                    "numba_ext arrays, NumPy arrays (inside numba_ext.offload_to) and Python ints, floats, bools"
+                    "numba_ext arrays, NumPy arrays (inside numba_ext.offload_to) and Python ints, floats, "
+                    "bools"
                 )
         return tuple(out)
 
@@ -274,8 +275,8 @@ class Kernel(_core.KernelCaller):
             wg = int(np.prod(local_range))
             if wg > device.max_work_group_size:
                 raise LaunchError(
-                    f"kernel {self.__name__}: work-group size {local_range} ({wg} work-items) exceeds the limit "
-                    f"of {device.max_work_group_size} on {device.filter_string}"
+                    f"kernel {self.__name__}: work-group size {local_range} ({wg} work-items) exceeds the "
+                    f"limit of {device.max_work_group_size} on {device.filter_string}"
                 )
         if compiled.local_bytes > device.local_mem_size:
             raise LaunchError(
