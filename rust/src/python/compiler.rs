@@ -30,10 +30,14 @@ fn class_name(o: &Bound<'_, PyAny>) -> String {
     o.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "?".to_string())
 }
 
+/// Field `name` of `o`.
+fn attr<'py>(o: &Bound<'py, PyAny>, name: &str) -> PyResult<Bound<'py, PyAny>> {
+    o.getattr(name).map_err(|_| bad(format_args!("{} has no field '{name}'", class_name(o))))
+}
+
 /// Field `name` of `o`, converted to `T`.
 fn field<'py, T: FromPyObjectOwned<'py>>(o: &Bound<'py, PyAny>, name: &str) -> PyResult<T> {
-    let v = o.getattr(name).map_err(|_| bad(format_args!("{} has no field '{name}'", class_name(o))))?;
-    v.extract::<T>().map_err(|e| {
+    attr(o, name)?.extract::<T>().map_err(|e| {
         let e: PyErr = e.into();
         bad(format_args!("field '{name}' of {}: {e}", class_name(o)))
     })
@@ -41,7 +45,7 @@ fn field<'py, T: FromPyObjectOwned<'py>>(o: &Bound<'py, PyAny>, name: &str) -> P
 
 /// The items of sequence field `name` of `o`.
 fn items<'py>(o: &Bound<'py, PyAny>, name: &str) -> PyResult<Vec<Bound<'py, PyAny>>> {
-    let v = o.getattr(name).map_err(|_| bad(format_args!("{} has no field '{name}'", class_name(o))))?;
+    let v = attr(o, name)?;
     let it = v.try_iter().map_err(|_| bad(format_args!("field '{name}' of {} is not a sequence", class_name(o))))?;
     it.collect()
 }
@@ -77,7 +81,7 @@ fn const_value(o: &Bound<'_, PyAny>, dt: DType) -> PyResult<(f64, i64)> {
     let bits = if dt.is_float() {
         0
     } else {
-        let v = o.getattr("value").map_err(|_| bad(format_args!("{} has no field 'value'", class_name(o))))?;
+        let v = attr(o, "value")?;
         v.extract::<i128>()
             .map(|x| x as i64)
             .or_else(|_| v.extract::<bool>().map(|b| b as i64))
@@ -145,8 +149,7 @@ fn operand(o: &Bound<'_, PyAny>) -> PyResult<Operand> {
 }
 
 fn operand_field(o: &Bound<'_, PyAny>, name: &str) -> PyResult<Operand> {
-    let v = o.getattr(name).map_err(|_| bad(format_args!("{} has no field '{name}'", class_name(o))))?;
-    operand(&v)
+    operand(&attr(o, name)?)
 }
 
 fn operands(o: &Bound<'_, PyAny>, name: &str) -> PyResult<Vec<Operand>> {
@@ -194,7 +197,7 @@ fn inst(i: &Bound<'_, PyAny>) -> PyResult<Inst> {
         "workitem" => Inst::WorkItem { dst: u("dst")?, query: WorkItem::parse(&s("query")?)?, dim: field(i, "dim")? },
         "barrier" => Inst::Barrier { flags: field(i, "flags")? },
         "atomic" => {
-            let cmp = i.getattr("cmp").map_err(|_| bad(format_args!("{} has no field 'cmp'", class_name(i))))?;
+            let cmp = attr(i, "cmp")?;
             Inst::Atomic {
                 dst: field(i, "dst")?,
                 op: AtomicOp::parse(&s("op")?)?,
@@ -220,8 +223,7 @@ fn term(t: &Bound<'_, PyAny>) -> PyResult<Term> {
 }
 
 fn block(b: &Bound<'_, PyAny>) -> PyResult<Block> {
-    let t = b.getattr("term").map_err(|_| bad(format_args!("{} has no field 'term'", class_name(b))))?;
-    Ok(Block { insts: items(b, "insts")?.iter().map(inst).collect::<PyResult<_>>()?, term: term(&t)? })
+    Ok(Block { insts: items(b, "insts")?.iter().map(inst).collect::<PyResult<_>>()?, term: term(&attr(b, "term")?)? })
 }
 
 /// A `Function` (the control-flow form, see `ir/cfg.rs`).
