@@ -1,5 +1,6 @@
-"""Translation of a typed array expression (Numba's ``arrayexpr`` tree) into a KernelSpec: the plain
-typed description handed to the Rust compiler in one call (``_core.compile_kernel``).
+"""Translation of a typed array expression (Numba's ``arrayexpr`` tree) into a KernelSpec: the dataflow
+form of the kernel IR (``kernel_ir.py``) handed to the Rust compiler in one call
+(``_core.compile_kernel``).
 
 NumPy semantics come from Numba's own ufunc loop selection (``ufunc_find_matching_loop``): each
 operation casts its inputs to the chosen loop's types, and the result is cast to the expression's
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import operator
+from typing import Any
 
 import numpy as np
 from numba.core import ir, types
@@ -16,6 +18,22 @@ from numba.np import numpy_support
 from numba.np.ufunc.array_exprs import _binops, _unaryops
 
 from ..errors import UnsupportedError
+from .kernel_ir import (
+    ArrayParam,
+    Binary,
+    Cast,
+    Const,
+    KernelSpec,
+    Load,
+    Node,
+    Param,
+    Scalar,
+    ScalarArg,
+    ScalarParam,
+    Select,
+    Store,
+    Unary,
+)
 from .redirects import ELEMENTWISE, resolve_global
 
 # ufunc name -> (kind, our op name)
@@ -79,7 +97,7 @@ UFUNC_OPS = {
     },
 }
 
-_COMPARISONS = frozenset(("lt", "le", "gt", "ge", "eq", "ne"))
+COMPARISONS = frozenset(("lt", "le", "gt", "ge", "eq", "ne"))
 
 _OPERATOR_UFUNCS = {
     operator.add: np.add,
@@ -108,7 +126,7 @@ _OPERATOR_UFUNCS = {
 }
 
 
-def dtype_name(nbty) -> str:
+def dtype_name(nbty: types.Type) -> str:
     if isinstance(nbty, types.Literal):
         nbty = nbty.literal_type
     if isinstance(nbty, types.Array):
@@ -119,13 +137,13 @@ def dtype_name(nbty) -> str:
         raise UnsupportedError(f"values of type {nbty} cannot be used in offloaded code") from None
 
 
-def as_ufunc(op):
+def as_ufunc(op: object) -> np.ufunc:
     if isinstance(op, np.ufunc):
         return op
     if op in _OPERATOR_UFUNCS:
         return _OPERATOR_UFUNCS[op]
     if isinstance(op, str):  # Numba spells some operators by name in arrayexpr trees
-        table = {**_binops, **_unaryops}
+        table: dict[Any, Any] = {**_binops, **_unaryops}
         for k, v in table.items():
             if v == op and k in _OPERATOR_UFUNCS:
                 return _OPERATOR_UFUNCS[k]
@@ -135,58 +153,66 @@ def as_ufunc(op):
 class SpecBuilder:
     """Accumulates params and nodes; nodes are hash-consed so repeated subtrees appear once."""
 
-    def __init__(self, ndim: int):
+    def __init__(self, ndim: int) -> None:
         self.ndim = ndim
-        self.params: list[tuple] = []
-        self.nodes: list[tuple] = []
-        self._memo: dict[tuple, int] = {}
+        self.params: list[Param] = []
+        self.nodes: list[Node] = []
+        self._memo: dict[Node, int] = {}
 
-    def param(self, entry: tuple) -> int:
-        self.params.append(entry)
+    def array_param(self, name: str, dtype: str, ndim: int, contiguous: bool) -> int:
+        self.params.append(ArrayParam(name, dtype, ndim, bool(contiguous)))
         return len(self.params) - 1
 
-    def node(self, entry: tuple) -> int:
-        if entry[0] == "store":
-            self.nodes.append(entry)
+    def scalar_param(self, name: str, dtype: str) -> int:
+        self.params.append(ScalarParam(name, dtype))
+        return len(self.params) - 1
+
+    def node(self, node: Node) -> int:
+        if isinstance(node, Store):
+            self.nodes.append(node)
             return len(self.nodes) - 1
-        key = entry
-        if key not in self._memo:
-            self.nodes.append(entry)
-            self._memo[key] = len(self.nodes) - 1
-        return self._memo[key]
+        if node not in self._memo:
+            self.nodes.append(node)
+            self._memo[node] = len(self.nodes) - 1
+        return self._memo[node]
+
+    def const(self, dtype: str, value: Scalar | np.generic) -> int:
+        """A constant node (NumPy scalars become Python numbers; bools stay bools)."""
+        v = value.item() if isinstance(value, np.generic) else value
+        return self.node(Const(dtype, bool(v) if dtype == "bool" else v))
 
     def cast(self, idx: int, frm: str, to: str) -> int:
-        return idx if frm == to else self.node(("cast", to, idx))
+        return idx if frm == to else self.node(Cast(to, idx))
 
-    def apply_ufunc(self, ufunc, vals: list[tuple[int, str]], name: str | None = None) -> tuple[int, str]:
+    def apply_ufunc(
+        self, ufunc: np.ufunc, vals: list[tuple[int, str]], name: str | None = None
+    ) -> tuple[int, str]:
         """Nodes computing `ufunc` on operand nodes `vals` ((node, dtype) pairs) with NumPy's
         semantics: the same loop selection Numba's typing uses picks the computation types."""
-        arg_tys = [numpy_support.from_dtype(np.dtype(dt)) for _, dt in vals]
-        loop = numpy_support.ufunc_find_matching_loop(ufunc, tuple(arg_tys))
+        arg_tys = tuple(numpy_support.from_dtype(np.dtype(dt)) for _, dt in vals)
+        loop = numpy_support.ufunc_find_matching_loop(ufunc, arg_tys)
         if loop is None:
             raise UnsupportedError(f"np.{ufunc.__name__} has no loop for {[str(t) for t in arg_tys]}")
         in_dts = [dtype_name(t) for t in loop.inputs]
-        out_dt = dtype_name(list(loop.outputs)[0])
+        out_dt = dtype_name(next(iter(loop.outputs)))
         args = [self.cast(v, dt, want) for (v, dt), want in zip(vals, in_dts)]
-        kind, name = UFUNC_OPS.get(name or ufunc.__name__, (None, None))
-        if kind == "binary" and name in _COMPARISONS and in_dts[0] != in_dts[1]:
-            return self.mixed_sign_compare(name, args, in_dts), "bool"
-        if kind == "binary":
-            res = self.node(("binary", "bool" if name in _COMPARISONS else in_dts[0], name, args[0], args[1]))
-            return self.cast(res, "bool" if name in _COMPARISONS else in_dts[0], out_dt), out_dt
-        if kind == "unary":
-            return self.cast(self.node(("unary", in_dts[0], name, args[0])), in_dts[0], out_dt), out_dt
+        kind, op = UFUNC_OPS.get(name or ufunc.__name__, (None, None))
+        if kind == "binary" and op in COMPARISONS and in_dts[0] != in_dts[1]:
+            return self.mixed_sign_compare(op, args, in_dts), "bool"
+        if kind == "binary" and op is not None:
+            res_dt = "bool" if op in COMPARISONS else in_dts[0]
+            return self.cast(self.node(Binary(res_dt, op, args[0], args[1])), res_dt, out_dt), out_dt
+        if kind == "unary" and op is not None:
+            return self.cast(self.node(Unary(in_dts[0], op, args[0])), in_dts[0], out_dt), out_dt
         if kind == "identity":
             return self.cast(args[0], in_dts[0], out_dt), out_dt
         if kind == "square":
-            return self.cast(
-                self.node(("binary", in_dts[0], "mul", args[0], args[0])), in_dts[0], out_dt
-            ), out_dt
+            return self.cast(self.node(Binary(in_dts[0], "mul", args[0], args[0])), in_dts[0], out_dt), out_dt
         if kind == "logical_not":
-            return self.node(("unary", "bool", "not", self.cast(args[0], in_dts[0], "bool"))), "bool"
-        if kind == "logical":
+            return self.node(Unary("bool", "not", self.cast(args[0], in_dts[0], "bool"))), "bool"
+        if kind == "logical" and op is not None:
             bs = [self.cast(a, d, "bool") for a, d in zip(args, in_dts)]
-            return self.node(("binary", "bool", name, bs[0], bs[1])), "bool"
+            return self.node(Binary("bool", op, bs[0], bs[1])), "bool"
         raise UnsupportedError(f"np.{ufunc.__name__} cannot be offloaded yet")
 
     def mixed_sign_compare(self, name: str, args: list[int], dts: list[str]) -> int:
@@ -195,9 +221,9 @@ class SpecBuilder:
         if sorted(dts) != ["int64", "uint64"]:
             raise UnsupportedError(f"comparison of {dts[0]} with {dts[1]} cannot be offloaded")
         s = 0 if dts[0] == "int64" else 1  # the signed operand
-        neg = self.node(("binary", "bool", "lt", args[s], self.node(("const", "int64", 0))))
+        neg = self.node(Binary("bool", "lt", args[s], self.const("int64", 0)))
         as_u = [self.cast(a, d, "uint64") for a, d in zip(args, dts)]
-        both = self.node(("binary", "bool", name, as_u[0], as_u[1]))
+        both = self.node(Binary("bool", name, as_u[0], as_u[1]))
         # with the signed side negative, it is the smaller one
         smaller_left = s == 0
         when_neg = {
@@ -208,12 +234,13 @@ class SpecBuilder:
             "eq": False,
             "ne": True,
         }[name]
-        return self.node(("select", "bool", neg, self.node(("const", "bool", when_neg)), both))
+        return self.node(Select("bool", neg, self.const("bool", when_neg), both))
 
-    def spec(self) -> dict:
+    def spec(self) -> KernelSpec:
+        """The spec, named by a digest of its content."""
         body = repr((self.ndim, self.params, self.nodes)).encode()
         name = "nx_k" + hashlib.sha1(body).hexdigest()[:16]
-        return {"name": name, "ndim": self.ndim, "params": list(self.params), "nodes": list(self.nodes)}
+        return KernelSpec(name, self.ndim, tuple(self.params), tuple(self.nodes))
 
 
 class RegionTranslator:
@@ -222,7 +249,9 @@ class RegionTranslator:
     variables in `outputs` are stored. Leaves from outside the region become kernel parameters
     (``self.args`` lists the IR variables passed at launch, in parameter order) or constants."""
 
-    def __init__(self, func_ir, typemap, ndim, loc):
+    def __init__(
+        self, func_ir: ir.FunctionIR, typemap: dict[str, types.Type], ndim: int, loc: ir.Loc
+    ) -> None:
         self.func_ir = func_ir
         self.typemap = typemap
         self.ndim = ndim
@@ -231,7 +260,7 @@ class RegionTranslator:
         self.args: list[ir.Var] = []
         self._leaf: dict[str, tuple[int, str]] = {}
 
-    def translate(self, insts, outputs) -> dict:
+    def translate(self, insts: list[ir.Assign], outputs: list[ir.Var]) -> KernelSpec:
         for inst in insts:
             self.loc = inst.loc
             want = dtype_name(self.typemap[inst.target.name])  # NumPy: the statement's array dtype
@@ -244,31 +273,31 @@ class RegionTranslator:
             self._leaf[inst.target.name] = (self.b.cast(value, dt, want), want)
         for var in outputs:
             node, dt = self._leaf[var.name]
-            p = self.b.param((var.name, "array", dt, self.ndim, True))
-            self.b.node(("store", dt, p, node))
+            p = self.b.array_param(var.name, dt, self.ndim, True)
+            self.b.node(Store(dt, p, node))
         return self.b.spec()
 
-    def _elementwise(self, fn, args, want: str):
+    def _elementwise(self, fn: Any, args: list[ir.Var], want: str) -> tuple[int, str]:
         kind = ELEMENTWISE[fn]
         if kind == "astype":
             return self._leaf_value(args[0])
         if kind in ("erf", "erfc"):
             v, d = self._leaf_value(args[0])
             comp = d if d in ("float32", "float64") else "float64"
-            return self.b.node(("unary", comp, kind, self.b.cast(v, d, comp))), comp
+            return self.b.node(Unary(comp, kind, self.b.cast(v, d, comp))), comp
         vals = [self._leaf_value(a) for a in args]
         if kind == "where":
             (c, cdt), a, b = vals
             cond = self.b.cast(c, cdt, "bool")
             return self.b.node(
-                ("select", want, cond, self.b.cast(a[0], a[1], want), self.b.cast(b[0], b[1], want))
+                Select(want, cond, self.b.cast(a[0], a[1], want), self.b.cast(b[0], b[1], want))
             ), want
         if np.dtype(want).kind in "iu":
             # integer bounds beyond the result dtype's range clip as NumPy does (np.clip(int8, 0, 200)
             # is int8 with nothing above 127): clamp them into it before casting
             vals = [vals[0]] + [self._clamp_bound(v, d, want) for v, d in vals[1:]]
         x, lo, hi = (self.b.cast(v, d, want) for v, d in vals)  # clip: minimum(maximum(x, lo), hi)
-        return self.b.node(("binary", want, "min", self.b.node(("binary", want, "max", x, lo)), hi)), want
+        return self.b.node(Binary(want, "min", self.b.node(Binary(want, "max", x, lo)), hi)), want
 
     def _clamp_bound(self, v: int, d: str, want: str) -> tuple[int, str]:
         if np.dtype(d).kind not in "iu" or d == want:
@@ -276,12 +305,12 @@ class RegionTranslator:
         w, b = np.iinfo(want), np.iinfo(d)
         lo, hi = max(int(w.min), int(b.min)), min(int(w.max), int(b.max))
         if lo > int(b.min):
-            v = self.b.node(("binary", d, "max", v, self.b.node(("const", d, lo))))
+            v = self.b.node(Binary(d, "max", v, self.b.const(d, lo)))
         if hi < int(b.max):
-            v = self.b.node(("binary", d, "min", v, self.b.node(("const", d, hi))))
+            v = self.b.node(Binary(d, "min", v, self.b.const(d, hi)))
         return v, d
 
-    def _const_of(self, var: ir.Var):
+    def _const_of(self, var: ir.Var) -> Scalar | np.generic | None:
         try:
             d = self.func_ir.get_definition(var)
         except Exception:
@@ -292,33 +321,33 @@ class RegionTranslator:
             return d.value
         return None
 
-    def _leaf_value(self, var: ir.Var):
+    def _leaf_value(self, var: ir.Var) -> tuple[int, str]:
         if var.name in self._leaf:
             return self._leaf[var.name]
         ty = self.typemap[var.name]
         dt = dtype_name(ty)
         if isinstance(ty, types.Array):
             contiguous = ty.layout == "C" and ty.ndim == self.ndim
-            p = self.b.param((var.name, "array", dt, ty.ndim, contiguous))
+            p = self.b.array_param(var.name, dt, ty.ndim, contiguous)
             self.args.append(var)
-            res = (self.b.node(("load", dt, p)), dt)
+            res = (self.b.node(Load(dt, p)), dt)
         else:
             c = self._const_of(var)
             if c is not None:
-                res = (self.b.node(("const", dt, c if dt != "bool" else bool(c))), dt)
+                res = (self.b.const(dt, c), dt)
             else:
-                p = self.b.param((var.name, "scalar", dt))
+                p = self.b.scalar_param(var.name, dt)
                 self.args.append(var)
-                res = (self.b.node(("scalar", dt, p)), dt)
+                res = (self.b.node(ScalarArg(dt, p)), dt)
         self._leaf[var.name] = res
         return res
 
-    def _expr(self, tree):
+    def _expr(self, tree: Any) -> tuple[int, str]:
         if isinstance(tree, ir.Var):
             return self._leaf_value(tree)
         if isinstance(tree, ir.Const):
             dt = np.asarray(tree.value).dtype.name
-            return self.b.node(("const", dt, tree.value)), dt
+            return self.b.const(dt, tree.value), dt
         op, operands = tree
         ufunc = as_ufunc(op)
         vals = [self._expr(o) for o in operands]

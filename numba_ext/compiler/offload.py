@@ -8,6 +8,7 @@ queues, allocates the result on the execution queue and launches through the ext
 from __future__ import annotations
 
 import inspect
+from typing import Any
 
 from numba.core import cgutils, ir, types
 from numba.core.rewrites import Rewrite
@@ -19,6 +20,7 @@ from ..devices import device_by_filter
 from ..errors import UnsupportedError
 from . import host_access
 from .host_abi import I8P, I32, I64, allocate_result, broadcast_shape, broadcast_strides, declare, scalar_bits
+from .kernel_ir import ArrayParam, KernelSpec
 from .kernelspec import RegionTranslator
 from .redirects import is_offloadable
 
@@ -187,12 +189,14 @@ class OffloadArrayExprs(Rewrite):
         return out
 
 
-def make_launch_intrinsic(kernel, spec: dict, out_types: list, arg_types: tuple):
+def make_launch_intrinsic(
+    kernel: Any, spec: KernelSpec, out_types: list[types.Array], arg_types: tuple[types.Type, ...]
+) -> Any:
     """An intrinsic whose lowering launches `kernel` over the arrays/scalars of one region and
     returns its output array(s) (a tuple when there are several). (One function of about 80 lines:
     the lowering closure and the typer of one Numba intrinsic.)"""
-    param_kinds = spec["params"]  # in kernel order; the outputs come last
-    n_in = len(param_kinds) - len(out_types)
+    params = spec.params  # in kernel order; the outputs come last
+    n_in = len(params) - len(out_types)
     ndim = out_types[0].ndim
     ret_type = out_types[0] if len(out_types) == 1 else types.Tuple(out_types)
 
@@ -211,7 +215,7 @@ def make_launch_intrinsic(kernel, spec: dict, out_types: list, arg_types: tuple)
             qs = cgutils.alloca_once(builder, I8P, size=len(arrays))
             for i, (_, ary) in enumerate(arrays):
                 builder.store(builder.bitcast(ary.queue, I8P), builder.gep(qs, [I32(i)]))
-            names = ",".join(p[0] for p in param_kinds[:n_in] if p[1] == "array")
+            names = ",".join(p.name for p in params[:n_in] if isinstance(p, ArrayParam))
             cname = context.insert_const_string(builder.module, names)
             check = declare(builder, "nx_check_queues", I32, [I8P.as_pointer(), I32, I8P])
             st = builder.call(check, [qs, I32(len(arrays)), cname])
@@ -227,8 +231,8 @@ def make_launch_intrinsic(kernel, spec: dict, out_types: list, arg_types: tuple)
         # byte strides over the iteration space, 0 where it broadcasts.
         slot_vals = []
         launch_args = list(zip(sig.args, llargs)) + [(ty, o._getvalue()) for ty, o in zip(out_types, outs)]
-        for (_pname, kind, *_rest), (ty, v) in zip(param_kinds, launch_args):
-            if kind == "array":
+        for p, (ty, v) in zip(params, launch_args):
+            if isinstance(p, ArrayParam):
                 ary = context.make_array(ty)(context, builder, value=v)
                 slot_vals.append(builder.ptrtoint(ary.data, I64))
                 slot_vals.extend(broadcast_strides(builder, ty, ary, shape))
@@ -261,8 +265,8 @@ def make_launch_intrinsic(kernel, spec: dict, out_types: list, arg_types: tuple)
         [P("typingctx", P.POSITIONAL_OR_KEYWORD)]
         + [P(f"a{i}", P.POSITIONAL_OR_KEYWORD) for i in range(len(arg_types))]
     )
-    typer.__name__ = typer.__qualname__ = f"nx_launch_{spec['name']}"
-    fn = intrinsic(typer)
+    typer.__name__ = typer.__qualname__ = f"nx_launch_{spec.name}"
+    fn: Any = intrinsic(typer)
     fn._numba_ext_kernel = kernel  # keeps the compiled kernel (and its address) alive
     fn._nx_spec, fn._nx_out_types = spec, list(out_types)  # for fusion with prange loops (parfor_fusion.py)
     return fn

@@ -1,19 +1,10 @@
 """Offloading parfors: ``prange`` loops and the NumPy calls Numba's ParforPass turns into loops
 (``np.sum``, ``np.prod``, ...). A compiler pass marks every parfor that touches USM arrays with our
-lowerer (Numba's ``parfor.lowerer`` hook). The lowerer translates the loop body to the control-flow
-kernel IR and emits the launch on the arrays' queue.
-
-Kernel shape: one work-item per iteration of the flattened iteration space when there is no reduction
-(a bounds check, no loop: the Intel CPU runtime vectorises such kernels across work-items, not a
-loop); with reductions, a grid-stride loop over a capped number of work-items; reduction variables
-are private partials, started at the operation's identity
-and combined once per work-item into a one-element accumulator with an atomic. The accumulator holds
-the variable's value from before the loop, so `s = 1; for i in prange(n): s += a[i]` keeps its 1."""
+lowerer (Numba's ``parfor.lowerer`` hook). The lowerer translates the loop to a kernel
+(``parfor_kernel.py``, which describes the kernel's shape) and emits the launch on the arrays'
+queue: the arguments, the loop bounds and, for reductions, one-element device accumulators."""
 
 from __future__ import annotations
-
-import hashlib
-import operator
 
 import llvmlite.ir as llir
 import numpy as np
@@ -24,7 +15,7 @@ from numba.parfors.parfor import Parfor
 
 from .. import _core
 from ..devices import device_by_filter
-from ..errors import ExecutionPlacementError, UnsupportedError
+from ..errors import ExecutionPlacementError
 from .host_abi import (
     I8P,
     I32,
@@ -36,90 +27,16 @@ from .host_abi import (
     declare,
     scalar_bits,
 )
-from .kernel_translate import FunctionBuilder, Translator, const
 from .kernelspec import dtype_name
 from .parfor_fusion import fuse_regions_into_parfors
+from .parfor_kernel import ParforKernel, accumulator_dtype, parfor_vars
 from .types import USMArrayType
 
-_REDOPS = {
-    operator.iadd: "add",
-    operator.add: "add",
-    operator.isub: "add",
-    operator.sub: "add",
-    operator.imul: "mul",
-    operator.mul: "mul",
-    min: "min",
-    max: "max",
-}
 REDUCTION_WORK_ITEMS = 1 << 14
 
 
-def _identity(op: str, dtype: str):
-    if op == "add":
-        return 0
-    if op == "mul":
-        return 1
-    dt = np.dtype(dtype)
-    if dt.kind == "b":
-        return op == "min"
-    if dt.kind == "f":
-        return float("inf") if op == "min" else float("-inf")
-    info = np.iinfo(dt)
-    return int(info.max) if op == "min" else int(info.min)
-
-
-def accumulator_dtype(dtype: str) -> str:
-    """The dtype of a reduction's device accumulator: device atomics work on 32- and 64-bit values,
-    so booleans and 8- and 16-bit integers accumulate in 32 bits (truncated back on the host; sums
-    and products still wrap as in the narrow type)."""
-    dt = np.dtype(dtype)
-    if dt.kind in "biu" and dt.itemsize < 4:
-        return "uint32" if dt.kind == "u" else "int32"
-    return dt.name
-
-
-def _redop_from_nodes(info, func_ir):
-    """Numba leaves `redop` unset for min/max reductions (`v = min(v, x)`); find the call."""
-    for node in info.reduce_nodes or ():
-        if isinstance(node, ir.Assign) and isinstance(node.value, ir.Expr) and node.value.op == "call":
-            try:
-                d = func_ir.get_definition(node.value.func)
-            except Exception:
-                continue
-            fn = getattr(d, "value", None)
-            if fn in (min, max):
-                return fn.__name__
-    return None
-
-
-def _definitions(blocks) -> tuple[set[str], set[str]]:
-    """Variables assigned in `blocks` (including nested parfors) and nested parfors' index variables."""
-    defined, indices = set(), set()
-    for blk in blocks:
-        for stmt in blk.body:
-            if isinstance(stmt, ir.Assign):
-                defined.add(stmt.target.name)
-            elif isinstance(stmt, Parfor):
-                d, i = _definitions([stmt.init_block, *stmt.loop_body.values()])
-                defined |= d
-                indices |= i | {n.index_variable.name for n in stmt.loop_nests} | {stmt.index_var.name}
-    return defined, indices
-
-
-def _parfor_vars(parfor, with_init=True) -> set[str]:
-    names: set[str] = set()
-    for blk in ([parfor.init_block] if with_init else []) + list(parfor.loop_body.values()):
-        for stmt in blk.body:
-            names.update(v.name for v in stmt.list_vars())
-    for nest in parfor.loop_nests:
-        for x in (nest.start, nest.stop, nest.step):
-            if isinstance(x, ir.Var):
-                names.add(x.name)
-    return names
-
-
 def _touches_usm(parfor, typemap) -> bool:
-    return any(isinstance(typemap.get(n), USMArrayType) for n in _parfor_vars(parfor))
+    return any(isinstance(typemap.get(n), USMArrayType) for n in parfor_vars(parfor))
 
 
 class OffloadParfors(FunctionPass):
@@ -149,7 +66,7 @@ def _offloaded(parfor, typemap) -> bool:
     arrays."""
     if not _touches_usm(parfor, typemap):
         return False
-    arrays = [n for n in _parfor_vars(parfor) if isinstance(typemap.get(n), types.Array)]
+    arrays = [n for n in parfor_vars(parfor) if isinstance(typemap.get(n), types.Array)]
     host = [n for n in arrays if not isinstance(typemap[n], USMArrayType)]
     if host:
         raise ExecutionPlacementError(
@@ -175,254 +92,6 @@ def parfor_lowering_with_offload(numba_lower):
     return lower_parfor
 
 
-class _ParforKernel:
-    """The kernel translated from one parfor, with the plan for its arguments."""
-
-    def __init__(self, lowerer, parfor):
-        typemap = lowerer.fndesc.typemap
-        self.parfor = parfor
-        defined, index_names = _definitions(parfor.loop_body.values())
-        index_names |= {n.index_variable.name for n in parfor.loop_nests} | {parfor.index_var.name}
-        self.redvars = list(parfor.redvars)
-        self.redops = {}
-        for r in self.redvars:
-            info = parfor.reddict[r]
-            op = _REDOPS.get(info.redop) or _redop_from_nodes(info, lowerer.func_ir)
-            if op is None:
-                raise UnsupportedError(
-                    f"the reduction operator {getattr(info.redop, '__name__', info.redop)} of '{r}' (line "
-                    f"{parfor.loc.line}) cannot be offloaded; use +=, -=, *=, min or max"
-                )
-            self.redops[r] = op
-        # regions fused into this loop (parfor_fusion.py): (output, launch intrinsic, argument names)
-        self.prologue = list(getattr(parfor, "_nx_prologue", ()))
-        self.epilogue = list(getattr(parfor, "_nx_epilogue", ()))
-        self.extra: list[tuple[str, str]] = []  # their parameters, in order: (kind, variable)
-        fused = {t for t, _, _ in self.prologue}
-        used = _parfor_vars(parfor, with_init=False)  # the init block is host code, lowered first
-        free = sorted(
-            n for n in used if n not in defined and n not in index_names and n in typemap and n not in fused
-        )
-        # loop bounds are host values, passed separately
-        for nest in parfor.loop_nests:
-            if not (nest.step == 1 or (isinstance(nest.step, ir.Var) and False)):
-                raise UnsupportedError(f"a parallel loop with step {nest.step} (line {parfor.loc.line})")
-        bound_names = {
-            x.name for nest in parfor.loop_nests for x in (nest.start, nest.stop) if isinstance(x, ir.Var)
-        }
-        self.arrays = [n for n in free if isinstance(typemap[n], types.Array) and n not in self.redvars]
-        self.scalars = [
-            n
-            for n in free
-            if isinstance(typemap[n], (types.Number, types.Boolean))
-            and n not in self.redvars
-            and (n not in bound_names or self._used_in_body(parfor, n))
-        ]
-        others = [
-            n
-            for n in free
-            if n not in self.arrays
-            and n not in self.scalars
-            and n not in self.redvars
-            and n not in bound_names
-            and not isinstance(
-                typemap[n],
-                (types.Function, types.Module, types.NumberClass, types.Dispatcher, types.DTypeSpec),
-            )
-        ]
-        if others:
-            raise UnsupportedError(
-                f"values of types {sorted({str(typemap[n]) for n in others})} used in the parallel loop "
-                "at line "
-                f"{parfor.loc.line} cannot be passed to a kernel"
-            )
-        self.ndim = len(parfor.loop_nests)
-        self.spec = self._build(lowerer, typemap, index_names)
-
-    @staticmethod
-    def _used_in_body(parfor, name) -> bool:
-        return any(
-            name in {v.name for v in st.list_vars()} for b in parfor.loop_body.values() for st in b.body
-        )
-
-    def _build(self, lowerer, typemap, index_names):
-        parfor = self.parfor
-        fb = FunctionBuilder("")
-        tr = Translator(fb, lowerer.func_ir, typemap, lowerer.fndesc.calltypes)
-        for n in self.arrays:
-            t = typemap[n]
-            a = fb.new_array(
-                n.replace(".", "_").replace("$", "_"),
-                dtype_name(t),
-                t.ndim,
-                "global",
-                contiguous=t.layout == "C",
-            )
-            fb.params.append(("array", a))
-            tr.vals[n] = ("arr", a)
-        for n in self.scalars:
-            loc = fb.new_local(dtype_name(typemap[n]))
-            fb.params.append(("scalar", loc))
-            tr.vals[n] = ("l", loc)
-        fused_params = []  # per fused region: the operand of each spec parameter
-        for part, regions in (("pro", self.prologue), ("epi", self.epilogue)):
-            for t, fn, args in regions:
-                ops = []
-                for (_, kind, dt, *_rest), name in zip(fn._nx_spec["params"], args + [t]):
-                    safe = name.replace(".", "_").replace("$", "_")
-                    if kind == "array":
-                        out = name == t and part == "epi"
-                        # prologue inputs: read through broadcast strides (host-computed); epilogue
-                        # inputs have the loop's shape (parfor_fusion.py checks it)
-                        contiguous = out or (part == "epi" and typemap[name].layout == "C")
-                        a = fb.new_array(f"{part}_{safe}", dt, self.ndim, "global", contiguous=contiguous)
-                        fb.params.append(("array", a))
-                        ops.append(("arr", a))
-                        self.extra.append((f"{part}_out" if out else f"{part}_array", name))
-                    else:
-                        loc = fb.new_local(dt)
-                        fb.params.append(("scalar", loc))
-                        ops.append(("l", loc))
-                        self.extra.append((f"{part}_scalar", name))
-                    if name == t and part == "pro":
-                        ops.pop()  # the prologue's output param: never stored
-                        fb.params.pop()
-                        fb.arrays.pop()
-                        self.extra.pop()
-                fused_params.append((part, t, fn, ops))
-        acc = {}
-        for r in self.redvars:
-            a = fb.new_array(
-                f"acc{len(acc)}", accumulator_dtype(dtype_name(typemap[r])), 1, "global", contiguous=True
-            )
-            fb.params.append(("array", a))
-            acc[r] = a
-        bounds = []
-        for _ in parfor.loop_nests:
-            start, count = fb.new_local("int64"), fb.new_local("int64")
-            fb.params += [("scalar", start), ("scalar", count)]
-            bounds.append((start, count))
-        total = fb.new_local("int64")
-        fb.params.append(("scalar", total))
-
-        entry, head, pre, latch, exit_ = (fb.new_block() for _ in range(5))
-        gid, gsize, lin, cond = (
-            fb.new_local("int64"),
-            fb.new_local("int64"),
-            fb.new_local("int64"),
-            fb.new_local("bool"),
-        )
-        fb.blocks[entry][0] += [
-            ("workitem", gid, "get_global_id", 0),
-            ("workitem", gsize, "get_global_size", 0),
-            ("copy", lin, ("l", gid)),
-        ]
-        partial = {}
-        for r in self.redvars:
-            dt = dtype_name(typemap[r])
-            p = fb.new_local(dt)
-            fb.blocks[entry][0].append(("copy", p, const(dt, _identity(self.redops[r], dt))))
-            partial[r] = p
-            tr.vals[r] = ("l", p)
-        fb.blocks[entry][1] = ("jump", head)
-        fb.blocks[head][0].append(("binary", cond, "lt", ("l", lin), ("l", total)))
-        fb.blocks[head][1] = ("branch", ("l", cond), pre, exit_)
-        # unravel the flat index over the loop nest (C order) and bind the index variables
-        rest = ("l", lin)
-        idx_locals = [None] * self.ndim
-        for d in reversed(range(self.ndim)):
-            start, count = bounds[d]
-            q, rem, i = fb.new_local("int64"), fb.new_local("int64"), fb.new_local("int64")
-            if d > 0:
-                fb.blocks[pre][0] += [
-                    ("binary", rem, "rem", rest, ("l", count)),
-                    ("binary", q, "floordiv", rest, ("l", count)),
-                ]
-                rest = ("l", q)
-            else:
-                fb.blocks[pre][0].append(("copy", rem, rest))
-            fb.blocks[pre][0].append(("binary", i, "add", ("l", rem), ("l", start)))
-            idx_locals[d] = i
-        for d, nest in enumerate(parfor.loop_nests):
-            name = nest.index_variable.name
-            want = dtype_name(typemap[name])
-            loc = fb.new_local(want)
-            fb.blocks[pre][0].append(("cast" if want != "int64" else "copy", loc, ("l", idx_locals[d])))
-            tr.vals[name] = ("l", loc)
-        if parfor.index_var.name not in tr.vals:
-            tr.vals[parfor.index_var.name] = [tr.vals[n.index_variable.name] for n in parfor.loop_nests]
-        index = [("l", i) for i in idx_locals]
-        for part, t, fn, ops in fused_params:
-            if part == "pro":  # the region's element at this index, where the body reads t[index]
-                tr.vals[t] = ("elem", _emit_region(fb, fb.blocks[pre][0], fn._nx_spec, ops, index))
-        tr.translate(entry_block=pre, blocks=parfor.loop_body, exit_block=latch)
-        for part, _t, fn, ops in fused_params:
-            if part == "epi":  # after the body: the region's element from the values just stored
-                _emit_region(fb, fb.blocks[latch][0], fn._nx_spec, ops, index)
-        if self.redvars:  # a grid-stride loop
-            fb.blocks[latch][0].append(("binary", lin, "add", ("l", lin), ("l", gsize)))
-            fb.blocks[latch][1] = ("jump", head)
-        else:  # one work-item per iteration: no loop, so that drivers vectorise across work-items
-            fb.blocks[latch][1] = ("jump", exit_)
-        for r in self.redvars:
-            value = ("l", partial[r])
-            wide = accumulator_dtype(dtype_name(typemap[r]))
-            if wide != dtype_name(typemap[r]):
-                w = fb.new_local(wide)
-                fb.blocks[exit_][0].append(("cast", w, value))
-                value = ("l", w)
-            fb.blocks[exit_][0].append(
-                ("atomic", None, self.redops[r], acc[r], [const("int64", 0)], value, None)
-            )
-        fb.blocks[exit_][1] = ("return",)
-        body = repr((fb.locals, fb.arrays, fb.params, fb.blocks)).encode()
-        fb.name = "nx_p" + hashlib.sha1(body).hexdigest()[:16]
-        return fb.spec()
-
-
-def _emit_region(fb, insts, spec, ops, index):
-    """Append to `insts` the instructions computing a region's KernelSpec (kernelspec.py) at one
-    element `index` (int64 operands): `ops` are the operands of its parameters (arrays, scalar
-    locals; an output parameter without operand is not stored). Returns the operand of the last
-    stored value."""
-    vals, last = [], None
-
-    def new(dt, inst):
-        loc = fb.new_local(dt)
-        insts.append((inst[0], loc, *inst[1:]))
-        return ("l", loc)
-
-    def dt_of(op):
-        return fb.locals[op[1]] if op[0] == "l" else op[1]
-
-    for node in spec["nodes"]:
-        kind = node[0]
-        if kind == "load":
-            v = new(node[1], ("load", ops[node[2]][1], index))
-        elif kind == "scalar":
-            v = ops[node[2]]
-        elif kind == "const":
-            v = const(node[1], node[2])
-        elif kind == "cast":
-            a = vals[node[2]]
-            v = a if dt_of(a) == node[1] else new(node[1], ("cast", a))
-        elif kind == "unary":
-            v = new(node[1], ("unary", node[2], vals[node[3]]))
-        elif kind == "binary":
-            v = new(node[1], ("binary", node[2], vals[node[3]], vals[node[4]]))
-        elif kind == "select":
-            v = new(node[1], ("select", vals[node[2]], vals[node[3]], vals[node[4]]))
-        elif kind == "store":
-            last = vals[node[3]]
-            if node[2] < len(ops):
-                insts.append(("store", ops[node[2]][1], index, last))
-            v = None
-        else:
-            raise UnsupportedError(f"internal: region node {kind!r} in a fused loop")
-        vals.append(v)
-    return last
-
-
 def lower_parfor_offload(lowerer, parfor):
     builder, context = lowerer.builder, lowerer.context
     typemap = lowerer.fndesc.typemap
@@ -439,7 +108,7 @@ def lower_parfor_offload(lowerer, parfor):
             deferred.append(inst)
         else:
             lowerer.lower_inst(inst)
-    pk = _ParforKernel(lowerer, parfor)
+    pk = ParforKernel(lowerer, parfor)
     extra_arrays = [n for kind, n in pk.extra if kind in ("pro_array", "epi_array")]
     usm = [n for n in pk.arrays + extra_arrays if isinstance(typemap[n], USMArrayType)]
     device = typemap[usm[0]].device
@@ -481,7 +150,7 @@ def lower_parfor_offload(lowerer, parfor):
             (start, builder.select(builder.icmp_signed(">", stop, start), builder.sub(stop, start), I64(0)))
         )
     pro_strides = {}
-    for t, _fn, args in pk.prologue:
+    for t, _, args in pk.prologue:
         arrs = [(typemap[n], arrays[n]) for n in args if n in arrays]
         shape, _ = broadcast_shape(context, builder, arrs, pk.ndim)
         for n in args:

@@ -15,7 +15,7 @@ import subprocess
 import tempfile
 import threading
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, cast, overload
+from typing import TYPE_CHECKING, Any, cast, overload
 
 import numpy as np
 from numba.core import types
@@ -24,7 +24,9 @@ from numba.core.typing import typeof as numba_typeof
 from .. import _core
 from ..arrays import ndarray
 from ..compiler.device_functions import DeviceFunction, typed_ir
-from ..compiler.kernel_translate import FunctionBuilder, Translator
+from ..compiler.function_builder import FunctionBuilder
+from ..compiler.kernel_ir import Function
+from ..compiler.kernel_translate import Translator
 from ..devices import device_by_filter
 from ..errors import (
     ExecutionPlacementError,
@@ -140,13 +142,13 @@ class Event:
 class _Compiled:
     __slots__ = ("kernel", "spec", "local_bytes")
 
-    def __init__(self, kernel: _core.Kernel, spec: dict[str, Any]) -> None:
+    def __init__(self, kernel: _core.Kernel, spec: Function) -> None:
         self.kernel = kernel
         self.spec = spec
         self.local_bytes = sum(
-            int(np.prod(shape, dtype=np.int64)) * np.dtype(dt).itemsize
-            for _, dt, _, space, shape, *_ in spec["arrays"]
-            if space == "local"
+            int(np.prod(a.shape, dtype=np.int64)) * np.dtype(a.dtype).itemsize
+            for a in spec.arrays
+            if a.space == "local"
         )
 
 
@@ -209,8 +211,8 @@ class Kernel(_core.KernelCaller):
             else:
                 raise KernelArgumentError(
                     f"kernel {self.__name__}: argument '{name}' has type {type(a).__name__}; kernels take "
-                    "numba_ext arrays, NumPy arrays (inside numba_ext.offload_to) and Python ints, "
-                    "floats, bools"
+                    "numba_ext arrays, NumPy arrays (inside numba_ext.offload_to) and Python ints, floats, "
+                    "bools"
                 )
         return tuple(out)
 
@@ -246,7 +248,7 @@ class Kernel(_core.KernelCaller):
         digest = hashlib.sha1(repr((self.py_func.__qualname__, argtys)).encode()).hexdigest()[:12]
         fb = FunctionBuilder(f"{self.__name__}_{digest}")
         Translator(fb, func_ir, typemap, calltypes).translate()
-        spec = fb.spec()
+        spec = fb.function()
         kernel = _core.compile_function(spec, device_by_filter(device_filter))
         return _Compiled(kernel, spec)
 
@@ -302,9 +304,8 @@ class Kernel(_core.KernelCaller):
             wg = int(np.prod(local_range))
             if wg > device.max_work_group_size:
                 raise LaunchError(
-                    f"kernel {self.__name__}: work-group size {local_range} ({wg} work-items) exceeds "
-                    "the limit "
-                    f"of {device.max_work_group_size} on {device.filter_string}"
+                    f"kernel {self.__name__}: work-group size {local_range} ({wg} work-items) exceeds the "
+                    f"limit of {device.max_work_group_size} on {device.filter_string}"
                 )
         if compiled.local_bytes > device.local_mem_size:
             raise LaunchError(

@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import _core
 from ..arrays import allocate, ndarray
+from ..compiler.kernel_ir import Load, ScalarArg, Store
 from ..compiler.kernelspec import UFUNC_OPS, SpecBuilder
 from ..devices import Device
 from ..errors import ExecutionPlacementError, UnsupportedError
@@ -120,16 +121,16 @@ def _compile(
     (NumPy's choice, e.g. float64 for int32 + float32, where Numba's own loop selection would
     compute in float32)."""
     b = SpecBuilder(ndim)
-    vals = []
+    vals: list[tuple[int, str]] = []
     for i, ((kind, *rest), want) in enumerate(zip(layout, in_dts)):
         if isinstance(kind, str):  # ("scalar", dtype)
             dt = rest[0].name
-            p = b.param((f"s{i}", "scalar", dt))
-            vals.append((b.node(("scalar", dt, p)), dt))
+            p = b.scalar_param(f"s{i}", dt)
+            vals.append((b.node(ScalarArg(dt, p)), dt))
         else:  # (dtype, ndim, contiguous)
-            p = b.param((f"x{i}", "array", kind.name, ndim, rest[1]))
-            vals.append((b.cast(b.node(("load", kind.name, p)), kind.name, want.name), want.name))
+            p = b.array_param(f"x{i}", kind.name, ndim, rest[1])
+            vals.append((b.cast(b.node(Load(kind.name, p)), kind.name, want.name), want.name))
     val, dt = b.apply_ufunc(ufunc, vals, name=name)
-    out = b.param(("out", "array", out_dt.name, ndim, True))
-    b.node(("store", out_dt.name, out, b.cast(val, dt, out_dt.name)))
+    out = b.array_param("out", out_dt.name, ndim, True)
+    b.node(Store(out_dt.name, out, b.cast(val, dt, out_dt.name)))
     return _core.compile_kernel(b.spec(), device)

@@ -13,6 +13,7 @@ kernel description the front end hands to the Rust compiler, without a device of
 ``NUMBA_EXT_UPDATE_SNAPSHOTS=1`` to rewrite the files after an intended change, then review the diff.
 """
 
+import dataclasses
 import os
 import pathlib
 
@@ -56,10 +57,14 @@ def _compare(name: str, specs) -> None:
     kind, spec = specs[0]
     # the front end names kernels by a hash of their type signature and device, and results by
     # Numba's temporaries (which depend on the Python version's bytecode): name both here
-    spec = {**spec, "name": name}
-    for key in ("params", "arrays"):
-        if key in spec and all(isinstance(p, tuple) and isinstance(p[0], str) for p in spec[key]):
-            spec[key] = [(f"out{i}", *p[1:]) if p[0].startswith("$") else p for i, p in enumerate(spec[key])]
+    spec = dataclasses.replace(spec, name=name)
+    for key in ("params", "arrays"):  # ArrayParam / ScalarParam of KernelSpec, ArrayDecl of Function
+        if hasattr(spec, key):
+            named = [
+                dataclasses.replace(p, name=f"out{i}") if getattr(p, "name", "").startswith("$") else p
+                for i, p in enumerate(getattr(spec, key))
+            ]
+            spec = dataclasses.replace(spec, **{key: tuple(named)})
     for target in TARGETS:
         text = _ir(kind, spec, target)
         path = SNAPSHOTS / f"{name}.{target}.ll"

@@ -381,7 +381,7 @@ def test_contiguous_arrays_use_computed_strides_views_their_own(rng, view):
     np.testing.assert_allclose(nx.asnumpy(out), hv * 3.0 + i - 2 * j, rtol=1e-14, atol=1e-14)
     layout = xv._numba_type_.layout
     assert layout == ("C" if view in ("whole", "rows", "one_element", "one_row") else layout)
-    contiguous = [a[5] for a in scale_2d._compiled_for((xv, out)).spec["arrays"]]
+    contiguous = [a.contiguous for a in scale_2d._compiled_for((xv, out)).spec.arrays]
     assert contiguous == [layout == "C", True]
 
 

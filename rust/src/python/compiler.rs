@@ -1,11 +1,11 @@
 //! The boundary calls from Python into the compiler: `compile_kernel(spec, device)` and
-//! `compile_function(spec, device)` (the descriptions are converted by `kernel_spec.rs`), and the
+//! `compile_function(function, device)` (the typed kernel IR is read by `kernel_spec.rs`), and the
 //! compiled kernel object they return.
 
 use std::sync::Arc;
 
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict};
+use pyo3::types::PyBytes;
 
 use super::kernel_spec::{function_from_py, spec_from_py};
 use super::runtime::{PyDevice, PyQueue};
@@ -14,8 +14,12 @@ use crate::runtime::CompiledKernel;
 
 /// Compile (or fetch from the cache) a control-flow kernel for `device`.
 #[pyfunction]
-pub fn compile_function(py: Python<'_>, spec: &Bound<'_, PyDict>, device: PyRef<'_, PyDevice>) -> PyResult<PyKernel> {
-    let f = function_from_py(spec)?;
+pub fn compile_function(
+    py: Python<'_>,
+    function: &Bound<'_, PyAny>,
+    device: PyRef<'_, PyDevice>,
+) -> PyResult<PyKernel> {
+    let f = function_from_py(function)?;
     let dev = device.inner.clone();
     Ok(PyKernel { inner: py.detach(|| CompiledKernel::get_or_compile_function(&f, &dev))? })
 }
@@ -85,7 +89,7 @@ impl PyKernel {
 
 /// Compile (or fetch from the cache) the kernel described by `spec` for `device`.
 #[pyfunction]
-pub fn compile_kernel(py: Python<'_>, spec: &Bound<'_, PyDict>, device: PyRef<'_, PyDevice>) -> PyResult<PyKernel> {
+pub fn compile_kernel(py: Python<'_>, spec: &Bound<'_, PyAny>, device: PyRef<'_, PyDevice>) -> PyResult<PyKernel> {
     let spec = spec_from_py(spec)?;
     let dev = device.inner.clone();
     Ok(PyKernel { inner: py.detach(|| CompiledKernel::get_or_compile(&spec, &dev))? })
@@ -93,7 +97,7 @@ pub fn compile_kernel(py: Python<'_>, spec: &Bound<'_, PyDict>, device: PyRef<'_
 
 /// LLVM IR for a control-flow kernel without compiling device code (`target` is "spirv" or "ptx").
 #[pyfunction]
-pub fn function_llvm_ir(spec: &Bound<'_, PyDict>, target: &str) -> PyResult<String> {
+pub fn function_llvm_ir(spec: &Bound<'_, PyAny>, target: &str) -> PyResult<String> {
     let f = function_from_py(spec)?;
     let flavor = if target == "ptx" { Flavor::Nvptx } else { Flavor::Spirv };
     Ok(crate::codegen::function_llvm_ir(&f, flavor)?)
@@ -101,7 +105,7 @@ pub fn function_llvm_ir(spec: &Bound<'_, PyDict>, target: &str) -> PyResult<Stri
 
 /// LLVM IR for a spec without compiling device code (`target` is "spirv" or "ptx").
 #[pyfunction]
-pub fn kernel_llvm_ir(spec: &Bound<'_, PyDict>, target: &str) -> PyResult<String> {
+pub fn kernel_llvm_ir(spec: &Bound<'_, PyAny>, target: &str) -> PyResult<String> {
     let spec = spec_from_py(spec)?;
     let flavor = if target == "ptx" { Flavor::Nvptx } else { Flavor::Spirv };
     Ok(crate::codegen::llvm_ir(&spec, flavor)?)

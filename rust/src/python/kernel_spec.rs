@@ -1,207 +1,237 @@
-//! The kernel descriptions Python hands over, converted to the core's IR: the elementwise form
-//! ([`spec_from_py`]) and the control-flow form ([`function_from_py`]). The elementwise form is a
-//! plain dict built by `numba_ext/compiler/kernelspec.py`:
-//!
-//! ```text
-//! {"name": str, "ndim": int,
-//!  "params": [(name, "array", dtype, ndim, contiguous) | (name, "scalar", dtype)],
-//!  "nodes":  [("load", dt, p) | ("scalar", dt, p) | ("const", dt, value) | ("cast", dt, a)
-//!            | ("unary", dt, op, a) | ("binary", dt, op, a, b) | ("select", dt, c, a, b)
-//!            | ("store", dt, p, v)]}
-//! ```
+//! The kernel descriptions Python hands to the compiler, read into the crate's IR: the typed
+//! kernel IR of `numba_ext/compiler/kernel_ir.py` (its docstring describes the structure): frozen
+//! dataclasses whose class attribute `tag` names the variant and whose fields are read by name.
+//! Anything malformed (an unknown tag, a missing or mistyped field, another IR version) is a
+//! ValueError naming the object and field; unsupported dtypes and operations are KernelSpecErrors.
 
+use std::fmt::Display;
+
+use pyo3::conversion::FromPyObjectOwned;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyTuple};
 
 use crate::ir::cfg::{ArrayDecl, AtomicOp, Block, Inst, KParam, Operand, Space, Term, WorkItem};
 use crate::ir::{BinaryOp, DType, Function, KernelSpec, Node, Op, Param, ParamKind, UnaryOp};
 
-fn bad(msg: String) -> PyErr {
-    PyValueError::new_err(format!("malformed kernel spec: {msg}"))
+/// The kernel IR version this build reads (`KERNEL_IR_VERSION` in `numba_ext/compiler/kernel_ir.py`).
+pub const KERNEL_IR_VERSION: u32 = 1;
+
+fn bad(msg: impl Display) -> PyErr {
+    PyValueError::new_err(format!("malformed kernel IR: {msg}"))
 }
 
-fn dtype(t: &Bound<'_, PyTuple>, i: usize) -> PyResult<DType> {
-    Ok(DType::parse(&t.get_item(i)?.extract::<String>()?)?)
+fn class_name(o: &Bound<'_, PyAny>) -> String {
+    o.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "?".to_string())
 }
 
-pub fn spec_from_py(d: &Bound<'_, PyDict>) -> PyResult<KernelSpec> {
-    let get = |k: &str| d.get_item(k)?.ok_or_else(|| bad(format!("missing key '{k}'")));
-    let name: String = get("name")?.extract()?;
-    let ndim: usize = get("ndim")?.extract()?;
-    let mut params = Vec::new();
-    for p in get("params")?.try_iter()? {
-        let p = p?;
-        let t = p.cast::<PyTuple>()?;
-        let pname: String = t.get_item(0)?.extract()?;
-        let kind: String = t.get_item(1)?.extract()?;
-        let kind = match kind.as_str() {
-            "array" => ParamKind::Array {
-                dtype: dtype(t, 2)?,
-                ndim: t.get_item(3)?.extract()?,
-                contiguous: t.get_item(4)?.extract()?,
-            },
-            "scalar" => ParamKind::Scalar { dtype: dtype(t, 2)? },
-            other => return Err(bad(format!("unknown parameter kind '{other}'"))),
-        };
-        params.push(Param { name: pname, kind });
+/// Field `name` of `o`.
+fn attr<'py>(o: &Bound<'py, PyAny>, name: &str) -> PyResult<Bound<'py, PyAny>> {
+    o.getattr(name).map_err(|_| bad(format_args!("{} has no field '{name}'", class_name(o))))
+}
+
+/// Field `name` of `o`, converted to `T`.
+fn field<'py, T: FromPyObjectOwned<'py>>(o: &Bound<'py, PyAny>, name: &str) -> PyResult<T> {
+    attr(o, name)?.extract::<T>().map_err(|e| {
+        let e: PyErr = e.into();
+        bad(format_args!("field '{name}' of {}: {e}", class_name(o)))
+    })
+}
+
+/// The items of sequence field `name` of `o`.
+fn items<'py>(o: &Bound<'py, PyAny>, name: &str) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    let v = attr(o, name)?;
+    let it = v.try_iter().map_err(|_| bad(format_args!("field '{name}' of {} is not a sequence", class_name(o))))?;
+    it.collect()
+}
+
+/// The variant name of a kernel IR object (its class attribute `tag`).
+fn tag(o: &Bound<'_, PyAny>) -> PyResult<String> {
+    o.getattr("tag")
+        .and_then(|t| t.extract::<String>())
+        .map_err(|_| bad(format_args!("{} is not a kernel IR object (it has no string 'tag')", class_name(o))))
+}
+
+/// Check the tag and version of a top-level object.
+fn check_top(o: &Bound<'_, PyAny>, want: &str, what: &str) -> PyResult<()> {
+    if tag(o).ok().as_deref() != Some(want) {
+        return Err(bad(format_args!("expected a {what}, got {}", class_name(o))));
     }
-    let mut nodes = Vec::new();
-    for n in get("nodes")?.try_iter()? {
-        let n = n?;
-        let t = n.cast::<PyTuple>()?;
-        let tag: String = t.get_item(0)?.extract()?;
-        let dt = dtype(t, 1)?;
-        let u = |i: usize| -> PyResult<usize> { t.get_item(i)?.extract() };
-        let op = match tag.as_str() {
-            "load" => Op::Load { param: u(2)? },
-            "scalar" => Op::Scalar { param: u(2)? },
-            "const" => {
-                let v = t.get_item(2)?;
-                let bits: i64 = if dt.is_float() {
-                    0
-                } else {
-                    v.extract::<i128>().map(|x| x as i64).or_else(|_| v.extract::<bool>().map(|b| b as i64))?
-                };
-                Op::Const { value: v.extract::<f64>()?, bits }
-            }
-            "cast" => Op::Cast { arg: u(2)? },
-            "unary" => Op::Unary { op: UnaryOp::parse(&t.get_item(2)?.extract::<String>()?)?, arg: u(3)? },
-            "binary" => {
-                Op::Binary { op: BinaryOp::parse(&t.get_item(2)?.extract::<String>()?)?, lhs: u(3)?, rhs: u(4)? }
-            }
-            "select" => Op::Select { cond: u(2)?, a: u(3)?, b: u(4)? },
-            "store" => Op::Store { param: u(2)?, value: u(3)? },
-            other => return Err(bad(format!("unknown node kind '{other}'"))),
-        };
-        nodes.push(Node { op, dtype: dt });
+    let version: u32 = field(o, "version")?;
+    if version != KERNEL_IR_VERSION {
+        return Err(PyValueError::new_err(format!(
+            "kernel IR version mismatch: the Python package built version {version}, this numba_ext._core reads \
+             version {KERNEL_IR_VERSION} (rebuild the extension)"
+        )));
     }
-    Ok(KernelSpec { name, ndim, params, nodes })
+    Ok(())
+}
+
+fn dtype(o: &Bound<'_, PyAny>, name: &str) -> PyResult<DType> {
+    Ok(DType::parse(&field::<String>(o, name)?)?)
+}
+
+/// The `value` field of a constant of dtype `dt`: as f64, and exactly as `bits` for ints and bools.
+fn const_value(o: &Bound<'_, PyAny>, dt: DType) -> PyResult<(f64, i64)> {
+    let bits = if dt.is_float() {
+        0
+    } else {
+        let v = attr(o, "value")?;
+        v.extract::<i128>()
+            .map(|x| x as i64)
+            .or_else(|_| v.extract::<bool>().map(|b| b as i64))
+            .map_err(|_| bad(format_args!("field 'value' of {} is not an integer or bool", class_name(o))))?
+    };
+    Ok((field(o, "value")?, bits))
+}
+
+fn unknown(what: &str, o: &Bound<'_, PyAny>, tag: &str) -> PyErr {
+    bad(format_args!("unknown {what} {} (tag '{tag}')", class_name(o)))
+}
+
+fn param(p: &Bound<'_, PyAny>) -> PyResult<Param> {
+    let kind = match tag(p)?.as_str() {
+        "array" => {
+            ParamKind::Array { dtype: dtype(p, "dtype")?, ndim: field(p, "ndim")?, contiguous: field(p, "contiguous")? }
+        }
+        "scalar" => ParamKind::Scalar { dtype: dtype(p, "dtype")? },
+        other => return Err(unknown("parameter", p, other)),
+    };
+    Ok(Param { name: field(p, "name")?, kind })
+}
+
+fn node(n: &Bound<'_, PyAny>) -> PyResult<Node> {
+    let dt = dtype(n, "dtype")?;
+    let u = |name: &str| field::<usize>(n, name);
+    let op = match tag(n)?.as_str() {
+        "load" => Op::Load { param: u("param")? },
+        "scalar" => Op::Scalar { param: u("param")? },
+        "const" => {
+            let (value, bits) = const_value(n, dt)?;
+            Op::Const { value, bits }
+        }
+        "cast" => Op::Cast { arg: u("arg")? },
+        "unary" => Op::Unary { op: UnaryOp::parse(&field::<String>(n, "op")?)?, arg: u("arg")? },
+        "binary" => Op::Binary { op: BinaryOp::parse(&field::<String>(n, "op")?)?, lhs: u("lhs")?, rhs: u("rhs")? },
+        "select" => Op::Select { cond: u("cond")?, a: u("a")?, b: u("b")? },
+        "store" => Op::Store { param: u("param")?, value: u("value")? },
+        other => return Err(unknown("node", n, other)),
+    };
+    Ok(Node { op, dtype: dt })
+}
+
+/// A `KernelSpec` (the dataflow form).
+pub fn spec_from_py(o: &Bound<'_, PyAny>) -> PyResult<KernelSpec> {
+    check_top(o, "kernel_spec", "KernelSpec")?;
+    Ok(KernelSpec {
+        name: field(o, "name")?,
+        ndim: field(o, "ndim")?,
+        params: items(o, "params")?.iter().map(param).collect::<PyResult<_>>()?,
+        nodes: items(o, "nodes")?.iter().map(node).collect::<PyResult<_>>()?,
+    })
 }
 
 fn operand(o: &Bound<'_, PyAny>) -> PyResult<Operand> {
-    let t = o.cast::<PyTuple>()?;
-    let tag: String = t.get_item(0)?.extract()?;
-    match tag.as_str() {
-        "l" => Ok(Operand::Local(t.get_item(1)?.extract()?)),
-        "c" => {
-            let dt = dtype(t, 1)?;
-            let v = t.get_item(2)?;
-            let bits: i64 = if dt.is_float() {
-                0
-            } else {
-                v.extract::<i128>().map(|x| x as i64).or_else(|_| v.extract::<bool>().map(|b| b as i64))?
-            };
-            Ok(Operand::Const { value: v.extract::<f64>()?, bits, dtype: dt })
+    match tag(o)?.as_str() {
+        "local" => Ok(Operand::Local(field(o, "index")?)),
+        "const" => {
+            let dt = dtype(o, "dtype")?;
+            let (value, bits) = const_value(o, dt)?;
+            Ok(Operand::Const { value, bits, dtype: dt })
         }
-        other => Err(bad(format!("unknown operand kind '{other}'"))),
+        other => Err(unknown("operand", o, other)),
     }
 }
 
-fn operands(o: &Bound<'_, PyAny>) -> PyResult<Vec<Operand>> {
-    o.try_iter()?.map(|x| operand(&x?)).collect()
+fn operand_field(o: &Bound<'_, PyAny>, name: &str) -> PyResult<Operand> {
+    operand(&attr(o, name)?)
 }
 
-/// The control-flow form (see `ir/cfg.rs`), as built by `numba_ext/compiler/kernel_translate.py`:
-///
-/// ```text
-/// {"name": str, "locals": [dtype], "arrays": [(name, dtype, ndim, "global"|"local"|"private", shape[, contiguous])],
-///  "params": [("array", a) | ("scalar", local)],
-///  "blocks": [([inst], term)]}
-/// operand: ("l", local) | ("c", dtype, value)
-/// inst: ("copy"|"cast", dst, op) | ("unary", dst, name, op) | ("binary", dst, name, a, b)
-///     | ("select", dst, c, a, b) | ("load", dst, arr, [op]) | ("store", arr, [op], op)
-///     | ("dim", dst, arr, d) | ("workitem", dst, name, d) | ("barrier", flags)
-///     | ("atomic", dst|None, name, arr, [op], value, cmp|None)
-/// term: ("jump", b) | ("branch", op, b_then, b_else) | ("return",)
-/// ```
-pub fn function_from_py(d: &Bound<'_, PyDict>) -> PyResult<Function> {
-    let get = |k: &str| d.get_item(k)?.ok_or_else(|| bad(format!("missing key '{k}'")));
-    let name: String = get("name")?.extract()?;
-    let locals = get("locals")?
-        .try_iter()?
-        .map(|x| Ok(DType::parse(&x?.extract::<String>()?)?))
-        .collect::<PyResult<Vec<_>>>()?;
-    let arrays = get("arrays")?.try_iter()?.map(|a| array_decl(a?.cast::<PyTuple>()?)).collect::<PyResult<_>>()?;
-    let params = get("params")?.try_iter()?.map(|p| kparam(p?.cast::<PyTuple>()?)).collect::<PyResult<_>>()?;
-    let blocks = get("blocks")?.try_iter()?.map(|b| block(b?.cast::<PyTuple>()?)).collect::<PyResult<_>>()?;
-    Ok(Function { name, params, arrays, locals, blocks })
+fn operands(o: &Bound<'_, PyAny>, name: &str) -> PyResult<Vec<Operand>> {
+    items(o, name)?.iter().map(operand).collect()
 }
 
-/// `(name, dtype, ndim, space, shape[, contiguous])`
-fn array_decl(t: &Bound<'_, PyTuple>) -> PyResult<ArrayDecl> {
-    let space = match t.get_item(3)?.extract::<String>()?.as_str() {
+fn array_decl(a: &Bound<'_, PyAny>) -> PyResult<ArrayDecl> {
+    let space = match field::<String>(a, "space")?.as_str() {
         "global" => Space::Global,
         "local" => Space::Local,
         "private" => Space::Private,
-        other => return Err(bad(format!("unknown memory space '{other}'"))),
+        other => return Err(bad(format_args!("unknown memory space '{other}'"))),
     };
-    let contiguous = t.len() > 5 && t.get_item(5)?.extract::<bool>()?;
     Ok(ArrayDecl {
-        name: t.get_item(0)?.extract()?,
-        dtype: dtype(t, 1)?,
-        ndim: t.get_item(2)?.extract()?,
+        name: field(a, "name")?,
+        dtype: dtype(a, "dtype")?,
+        ndim: field(a, "ndim")?,
         space,
-        shape: t.get_item(4)?.extract()?,
-        contiguous,
+        shape: field(a, "shape")?,
+        contiguous: field(a, "contiguous")?,
     })
 }
 
-/// `("array", a) | ("scalar", local)`
-fn kparam(t: &Bound<'_, PyTuple>) -> PyResult<KParam> {
-    Ok(match t.get_item(0)?.extract::<String>()?.as_str() {
-        "array" => KParam::Array(t.get_item(1)?.extract()?),
-        "scalar" => KParam::Scalar { local: t.get_item(1)?.extract()? },
-        other => return Err(bad(format!("unknown parameter kind '{other}'"))),
-    })
+fn fn_param(p: &Bound<'_, PyAny>) -> PyResult<KParam> {
+    match tag(p)?.as_str() {
+        "array" => Ok(KParam::Array(field(p, "array")?)),
+        "scalar" => Ok(KParam::Scalar { local: field(p, "local")? }),
+        other => Err(unknown("parameter", p, other)),
+    }
 }
 
-/// `([inst], term)`
-fn block(bt: &Bound<'_, PyTuple>) -> PyResult<Block> {
-    let insts = bt.get_item(0)?.try_iter()?.map(|i| inst(i?.cast::<PyTuple>()?)).collect::<PyResult<_>>()?;
-    Ok(Block { insts, term: term(bt.get_item(1)?.cast::<PyTuple>()?)? })
-}
-
-fn inst(t: &Bound<'_, PyTuple>) -> PyResult<Inst> {
-    let tag: String = t.get_item(0)?.extract()?;
-    let u = |k: usize| -> PyResult<usize> { t.get_item(k)?.extract() };
-    let o = |k: usize| -> PyResult<Operand> { operand(&t.get_item(k)?) };
-    let s = |k: usize| -> PyResult<String> { t.get_item(k)?.extract() };
-    Ok(match tag.as_str() {
-        "copy" => Inst::Copy { dst: u(1)?, src: o(2)? },
-        "cast" => Inst::Cast { dst: u(1)?, src: o(2)? },
-        "unary" => Inst::Unary { dst: u(1)?, op: UnaryOp::parse(&s(2)?)?, src: o(3)? },
-        "binary" => Inst::Binary { dst: u(1)?, op: BinaryOp::parse(&s(2)?)?, a: o(3)?, b: o(4)? },
-        "select" => Inst::Select { dst: u(1)?, cond: o(2)?, a: o(3)?, b: o(4)? },
-        "load" => Inst::Load { dst: u(1)?, array: u(2)?, index: operands(&t.get_item(3)?)? },
-        "store" => Inst::Store { array: u(1)?, index: operands(&t.get_item(2)?)?, src: o(3)? },
-        "dim" => Inst::Dim { dst: u(1)?, array: u(2)?, dim: u(3)? },
-        "workitem" => Inst::WorkItem { dst: u(1)?, query: WorkItem::parse(&s(2)?)?, dim: t.get_item(3)?.extract()? },
-        "barrier" => Inst::Barrier { flags: t.get_item(1)?.extract()? },
+fn inst(i: &Bound<'_, PyAny>) -> PyResult<Inst> {
+    let u = |name: &str| field::<usize>(i, name);
+    let o = |name: &str| operand_field(i, name);
+    let s = |name: &str| field::<String>(i, name);
+    Ok(match tag(i)?.as_str() {
+        "copy" => Inst::Copy { dst: u("dst")?, src: o("src")? },
+        "cast" => Inst::Cast { dst: u("dst")?, src: o("src")? },
+        "unary" => Inst::Unary { dst: u("dst")?, op: UnaryOp::parse(&s("op")?)?, src: o("src")? },
+        "binary" => Inst::Binary { dst: u("dst")?, op: BinaryOp::parse(&s("op")?)?, a: o("a")?, b: o("b")? },
+        "select" => Inst::Select { dst: u("dst")?, cond: o("cond")?, a: o("a")?, b: o("b")? },
+        "load" => Inst::Load { dst: u("dst")?, array: u("array")?, index: operands(i, "index")? },
+        "store" => Inst::Store { array: u("array")?, index: operands(i, "index")?, src: o("src")? },
+        "dim" => Inst::Dim { dst: u("dst")?, array: u("array")?, dim: u("dim")? },
+        "workitem" => Inst::WorkItem { dst: u("dst")?, query: WorkItem::parse(&s("query")?)?, dim: field(i, "dim")? },
+        "barrier" => Inst::Barrier { flags: field(i, "flags")? },
         "atomic" => {
-            let cmp = t.get_item(6)?;
+            let cmp = attr(i, "cmp")?;
             Inst::Atomic {
-                dst: t.get_item(1)?.extract()?,
-                op: AtomicOp::parse(&s(2)?)?,
-                array: u(3)?,
-                index: operands(&t.get_item(4)?)?,
-                value: o(5)?,
+                dst: field(i, "dst")?,
+                op: AtomicOp::parse(&s("op")?)?,
+                array: u("array")?,
+                index: operands(i, "index")?,
+                value: o("value")?,
                 cmp: if cmp.is_none() { None } else { Some(operand(&cmp)?) },
             }
         }
-        other => return Err(bad(format!("unknown instruction '{other}'"))),
+        other => return Err(unknown("instruction", i, other)),
     })
 }
 
-fn term(tt: &Bound<'_, PyTuple>) -> PyResult<Term> {
-    Ok(match tt.get_item(0)?.extract::<String>()?.as_str() {
-        "jump" => Term::Jump(tt.get_item(1)?.extract()?),
-        "branch" => Term::Branch {
-            cond: operand(&tt.get_item(1)?)?,
-            then: tt.get_item(2)?.extract()?,
-            otherwise: tt.get_item(3)?.extract()?,
-        },
+fn term(t: &Bound<'_, PyAny>) -> PyResult<Term> {
+    Ok(match tag(t)?.as_str() {
+        "jump" => Term::Jump(field(t, "target")?),
+        "branch" => {
+            Term::Branch { cond: operand_field(t, "cond")?, then: field(t, "then")?, otherwise: field(t, "otherwise")? }
+        }
         "return" => Term::Return,
-        other => return Err(bad(format!("unknown terminator '{other}'"))),
+        other => return Err(unknown("terminator", t, other)),
+    })
+}
+
+fn block(b: &Bound<'_, PyAny>) -> PyResult<Block> {
+    Ok(Block { insts: items(b, "insts")?.iter().map(inst).collect::<PyResult<_>>()?, term: term(&attr(b, "term")?)? })
+}
+
+/// A `Function` (the control-flow form, see `ir/cfg.rs`).
+pub fn function_from_py(o: &Bound<'_, PyAny>) -> PyResult<Function> {
+    check_top(o, "function", "Function")?;
+    let locals = items(o, "locals")?
+        .iter()
+        .map(|x| Ok(DType::parse(&x.extract::<String>().map_err(|_| bad("a local's dtype is not a string"))?)?))
+        .collect::<PyResult<Vec<_>>>()?;
+    Ok(Function {
+        name: field(o, "name")?,
+        params: items(o, "params")?.iter().map(fn_param).collect::<PyResult<_>>()?,
+        arrays: items(o, "arrays")?.iter().map(array_decl).collect::<PyResult<_>>()?,
+        locals,
+        blocks: items(o, "blocks")?.iter().map(block).collect::<PyResult<_>>()?,
     })
 }

@@ -49,6 +49,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(get_devices, m)?)?;
     m.add_function(wrap_pyfunction!(_live_allocations, m)?)?;
     m.add_function(wrap_pyfunction!(_live_buffers, m)?)?;
+    m.add("KERNEL_IR_VERSION", kernel_spec::KERNEL_IR_VERSION)?;
     m.add("NVIDIA_WORK_GROUP", crate::runtime::NVIDIA_WORK_GROUP)?;
     m.add_function(wrap_pyfunction!(nrt::_set_nrt_api, m)?)?;
     m.add_function(wrap_pyfunction!(runtime::memcpy, m)?)?;

@@ -1,0 +1,134 @@
+"""Building a control-flow kernel (``kernel_ir.Function``): the mutable builder that translation
+writes into, and the values translated variables are bound to besides operands."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TypeGuard
+
+import numpy as np
+
+from ..errors import UnsupportedError
+from .kernel_ir import (
+    ArrayDecl,
+    Block,
+    FnArrayParam,
+    FnParam,
+    FnScalarParam,
+    Function,
+    Imm,
+    Inst,
+    Local,
+    Operand,
+    Scalar,
+    Space,
+    Term,
+)
+
+
+def const(dtype: str, value: Scalar | np.generic) -> Imm:
+    """An immediate operand (NumPy scalars become Python numbers; bools stay bools)."""
+    v = value.item() if isinstance(value, np.generic) else value
+    return Imm(dtype, bool(v) if dtype == "bool" else v)
+
+
+def is_operand(v: object) -> TypeGuard[Operand]:
+    return isinstance(v, (Local, Imm))
+
+
+@dataclass(frozen=True, slots=True)
+class ArrayRef:
+    """A variable bound to array `index` of the function being built."""
+
+    index: int
+
+
+@dataclass(frozen=True, slots=True)
+class Element:
+    """A variable bound to an array expression fused into a parallel loop: its element at the loop's
+    index (the only way the loop reads it), computed before the body."""
+
+    value: Operand
+
+
+@dataclass(frozen=True, slots=True)
+class Range:
+    """A variable bound to ``range(start, stop, step)``."""
+
+    start: Operand
+    stop: Operand
+    step: Operand
+
+
+class _OpenBlock:
+    __slots__ = ("insts", "term")
+
+    def __init__(self) -> None:
+        self.insts: list[Inst] = []
+        self.term: Term | None = None
+
+
+class FunctionBuilder:
+    """The function being built: locals, arrays, parameters and blocks (shared by a kernel and the
+    device functions inlined into it)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.locals: list[str] = []
+        self.arrays: list[ArrayDecl] = []
+        self.params: list[FnParam] = []
+        self._blocks: list[_OpenBlock] = []
+
+    def new_local(self, dtype: str) -> int:
+        self.locals.append(dtype)
+        return len(self.locals) - 1
+
+    def new_block(self) -> int:
+        self._blocks.append(_OpenBlock())
+        return len(self._blocks) - 1
+
+    def new_array(
+        self,
+        name: str,
+        dtype: str,
+        ndim: int,
+        space: Space,
+        shape: tuple[int, ...] = (),
+        contiguous: bool = False,
+    ) -> int:
+        """`contiguous`: a global array known (from its Numba type's layout) to be C-contiguous, whose
+        strides the kernel then computes from its shape."""
+        self.arrays.append(ArrayDecl(name, dtype, ndim, space, tuple(shape), bool(contiguous)))
+        return len(self.arrays) - 1
+
+    def array_param(self, name: str, dtype: str, ndim: int, contiguous: bool) -> int:
+        """A new global array passed as the next parameter; returns its array index."""
+        a = self.new_array(name, dtype, ndim, "global", contiguous=contiguous)
+        self.params.append(FnArrayParam(a))
+        return a
+
+    def scalar_param(self, dtype: str) -> int:
+        """A new local bound to the next parameter; returns its local index."""
+        loc = self.new_local(dtype)
+        self.params.append(FnScalarParam(loc))
+        return loc
+
+    def dtype_of(self, op: Operand) -> str:
+        return self.locals[op.index] if isinstance(op, Local) else op.dtype
+
+    def emit(self, block: int, *insts: Inst) -> None:
+        self._blocks[block].insts.extend(insts)
+
+    def terminate(self, block: int, term: Term) -> None:
+        self._blocks[block].term = term
+
+    def terminator(self, block: int) -> Term | None:
+        return self._blocks[block].term
+
+    def function(self) -> Function:
+        blocks = []
+        for i, b in enumerate(self._blocks):
+            if b.term is None:
+                raise UnsupportedError(f"internal: block {i} of {self.name} has no terminator")
+            blocks.append(Block(tuple(b.insts), b.term))
+        return Function(self.name, tuple(self.locals), tuple(self.arrays), tuple(self.params), tuple(blocks))

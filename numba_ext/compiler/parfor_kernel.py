@@ -1,0 +1,370 @@
+"""The kernel of an offloaded parfor (``parfor_offload.py``): which variables become parameters, and
+the loop body translated to the control-flow form of the kernel IR (``kernel_ir.Function``), with the
+array expressions fused into the loop (``parfor_fusion.py``) computed per element.
+
+Kernel shape: one work-item per iteration of the flattened iteration space when there is no reduction
+(a bounds check, no loop: the Intel CPU runtime vectorises such kernels across work-items, not a
+loop); with reductions, a grid-stride loop over a capped number of work-items; reduction variables
+are private partials, started at the operation's identity and combined once per work-item into a
+one-element accumulator with an atomic. The accumulator holds the variable's value from before the
+loop, so `s = 1; for i in prange(n): s += a[i]` keeps its 1."""
+
+from __future__ import annotations
+
+import hashlib
+import operator
+from collections.abc import Callable, Iterable
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+from numba.core import ir, types
+from numba.parfors.parfor import Parfor
+
+from ..errors import UnsupportedError
+from .function_builder import ArrayRef, Element, FunctionBuilder, const
+from .kernel_ir import (
+    ArrayParam,
+    Atomic,
+    Binary,
+    BinaryInst,
+    Branch,
+    Cast,
+    CastInst,
+    Const,
+    Copy,
+    Function,
+    Inst,
+    Jump,
+    KernelSpec,
+    Load,
+    LoadInst,
+    Local,
+    Operand,
+    Return,
+    ScalarArg,
+    Select,
+    SelectInst,
+    Store,
+    StoreInst,
+    Unary,
+    UnaryInst,
+    WorkItem,
+)
+from .kernel_translate import Translator
+from .kernelspec import dtype_name
+
+_REDOPS = {
+    operator.iadd: "add",
+    operator.add: "add",
+    operator.isub: "add",
+    operator.sub: "add",
+    operator.imul: "mul",
+    operator.mul: "mul",
+    min: "min",
+    max: "max",
+}
+
+
+def _identity(op: str, dtype: str) -> bool | int | float:
+    if op == "add":
+        return 0
+    if op == "mul":
+        return 1
+    dt = np.dtype(dtype)
+    if dt.kind == "b":
+        return op == "min"
+    if dt.kind == "f":
+        return float("inf") if op == "min" else float("-inf")
+    info = np.iinfo(dt)
+    return int(info.max) if op == "min" else int(info.min)
+
+
+def accumulator_dtype(dtype: str) -> str:
+    """The dtype of a reduction's device accumulator: device atomics work on 32- and 64-bit values,
+    so booleans and 8- and 16-bit integers accumulate in 32 bits (truncated back on the host; sums
+    and products still wrap as in the narrow type)."""
+    dt = np.dtype(dtype)
+    if dt.kind in "biu" and dt.itemsize < 4:
+        return "uint32" if dt.kind == "u" else "int32"
+    return dt.name
+
+
+def _redop_from_nodes(info: Any, func_ir: ir.FunctionIR) -> str | None:
+    """Numba leaves `redop` unset for min/max reductions (`v = min(v, x)`); find the call."""
+    for node in info.reduce_nodes or ():
+        if isinstance(node, ir.Assign) and isinstance(node.value, ir.Expr) and node.value.op == "call":
+            try:
+                d = func_ir.get_definition(node.value.func)
+            except Exception:
+                continue
+            fn = getattr(d, "value", None)
+            if fn in (min, max):
+                return fn.__name__
+    return None
+
+
+def _definitions(blocks: Iterable[ir.Block]) -> tuple[set[str], set[str]]:
+    """Variables assigned in `blocks` (including nested parfors) and nested parfors' index variables."""
+    defined: set[str] = set()
+    indices: set[str] = set()
+    for blk in blocks:
+        for stmt in blk.body:
+            if isinstance(stmt, ir.Assign):
+                defined.add(stmt.target.name)
+            elif isinstance(stmt, Parfor):
+                d, i = _definitions([stmt.init_block, *stmt.loop_body.values()])
+                defined |= d
+                indices |= i | {n.index_variable.name for n in stmt.loop_nests} | {stmt.index_var.name}
+    return defined, indices
+
+
+def parfor_vars(parfor: Parfor, with_init: bool = True) -> set[str]:
+    """The names of the variables a parfor uses (loop bounds included)."""
+    names: set[str] = set()
+    for blk in ([parfor.init_block] if with_init else []) + list(parfor.loop_body.values()):
+        for stmt in blk.body:
+            names.update(v.name for v in stmt.list_vars())
+    for nest in parfor.loop_nests:
+        for x in (nest.start, nest.stop, nest.step):
+            if isinstance(x, ir.Var):
+                names.add(x.name)
+    return names
+
+
+class ParforKernel:
+    """The kernel translated from one parfor, with the plan for its arguments."""
+
+    def __init__(self, lowerer: Any, parfor: Parfor) -> None:
+        typemap = lowerer.fndesc.typemap
+        self.parfor = parfor
+        defined, index_names = _definitions(parfor.loop_body.values())
+        index_names |= {n.index_variable.name for n in parfor.loop_nests} | {parfor.index_var.name}
+        self.redvars = list(parfor.redvars)
+        self.redops: dict[str, str] = {}
+        for r in self.redvars:
+            info = parfor.reddict[r]
+            op = _REDOPS.get(info.redop) or _redop_from_nodes(info, lowerer.func_ir)
+            if op is None:
+                raise UnsupportedError(
+                    f"the reduction operator {getattr(info.redop, '__name__', info.redop)} of '{r}' (line "
+                    f"{parfor.loc.line}) cannot be offloaded; use +=, -=, *=, min or max"
+                )
+            self.redops[r] = op
+        # regions fused into this loop (parfor_fusion.py): (output, launch intrinsic, argument names)
+        self.prologue = list(getattr(parfor, "_nx_prologue", ()))
+        self.epilogue = list(getattr(parfor, "_nx_epilogue", ()))
+        self.extra: list[tuple[str, str]] = []  # their parameters, in order: (kind, variable)
+        fused = {t for t, _, _ in self.prologue}
+        used = parfor_vars(parfor, with_init=False)  # the init block is host code, lowered first
+        free = sorted(
+            n for n in used if n not in defined and n not in index_names and n in typemap and n not in fused
+        )
+        # loop bounds are host values, passed separately
+        for nest in parfor.loop_nests:
+            if not (nest.step == 1 or (isinstance(nest.step, ir.Var) and False)):
+                raise UnsupportedError(f"a parallel loop with step {nest.step} (line {parfor.loc.line})")
+        bound_names = {
+            x.name for nest in parfor.loop_nests for x in (nest.start, nest.stop) if isinstance(x, ir.Var)
+        }
+        self.arrays = [n for n in free if isinstance(typemap[n], types.Array) and n not in self.redvars]
+        self.scalars = [
+            n
+            for n in free
+            if isinstance(typemap[n], (types.Number, types.Boolean))
+            and n not in self.redvars
+            and (n not in bound_names or self._used_in_body(parfor, n))
+        ]
+        others = [
+            n
+            for n in free
+            if n not in self.arrays
+            and n not in self.scalars
+            and n not in self.redvars
+            and n not in bound_names
+            and not isinstance(
+                typemap[n],
+                (types.Function, types.Module, types.NumberClass, types.Dispatcher, types.DTypeSpec),
+            )
+        ]
+        if others:
+            raise UnsupportedError(
+                f"values of types {sorted({str(typemap[n]) for n in others})} used in the parallel loop at "
+                f"line {parfor.loc.line} cannot be passed to a kernel"
+            )
+        self.ndim = len(parfor.loop_nests)
+        self.spec = self._build(lowerer, typemap, index_names)
+
+    @staticmethod
+    def _used_in_body(parfor: Parfor, name: str) -> bool:
+        return any(
+            name in {v.name for v in st.list_vars()} for b in parfor.loop_body.values() for st in b.body
+        )
+
+    def _build(self, lowerer: Any, typemap: dict[str, Any], index_names: set[str]) -> Function:
+        parfor = self.parfor
+        fb = FunctionBuilder("")
+        tr = Translator(fb, lowerer.func_ir, typemap, lowerer.fndesc.calltypes)
+        for n in self.arrays:
+            t = typemap[n]
+            tr.vals[n] = ArrayRef(fb.array_param(_safe(n), dtype_name(t), t.ndim, t.layout == "C"))
+        for n in self.scalars:
+            tr.vals[n] = Local(fb.scalar_param(dtype_name(typemap[n])))
+        fused_params = []  # per fused region: the operand of each spec parameter
+        for part, regions in (("pro", self.prologue), ("epi", self.epilogue)):
+            for t, fn, args in regions:
+                ops: list[ArrayRef | Local] = []
+                for p, name in zip(fn._nx_spec.params, [*args, t]):
+                    if name == t and part == "pro":
+                        continue  # the prologue's output: never stored
+                    if isinstance(p, ArrayParam):
+                        out = name == t and part == "epi"
+                        # prologue inputs: read through broadcast strides (host-computed); epilogue
+                        # inputs have the loop's shape (parfor_fusion.py checks it)
+                        contiguous = out or (part == "epi" and typemap[name].layout == "C")
+                        ops.append(
+                            ArrayRef(fb.array_param(f"{part}_{_safe(name)}", p.dtype, self.ndim, contiguous))
+                        )
+                        self.extra.append((f"{part}_out" if out else f"{part}_array", name))
+                    else:
+                        ops.append(Local(fb.scalar_param(p.dtype)))
+                        self.extra.append((f"{part}_scalar", name))
+                fused_params.append((part, t, fn._nx_spec, ops))
+        acc: dict[str, int] = {}
+        for r in self.redvars:
+            acc[r] = fb.array_param(f"acc{len(acc)}", accumulator_dtype(dtype_name(typemap[r])), 1, True)
+        bounds = [(fb.scalar_param("int64"), fb.scalar_param("int64")) for _ in parfor.loop_nests]
+        total = fb.scalar_param("int64")
+
+        entry, head, pre, latch, exit_ = (fb.new_block() for _ in range(5))
+        gid, gsize, lin, cond = (fb.new_local(dt) for dt in ("int64", "int64", "int64", "bool"))
+        fb.emit(
+            entry,
+            WorkItem(gid, "get_global_id", 0),
+            WorkItem(gsize, "get_global_size", 0),
+            Copy(lin, Local(gid)),
+        )
+        partial = {}
+        for r in self.redvars:
+            dt = dtype_name(typemap[r])
+            partial[r] = fb.new_local(dt)
+            fb.emit(entry, Copy(partial[r], const(dt, _identity(self.redops[r], dt))))
+            tr.vals[r] = Local(partial[r])
+        fb.terminate(entry, Jump(head))
+        fb.emit(head, BinaryInst(cond, "lt", Local(lin), Local(total)))
+        fb.terminate(head, Branch(Local(cond), pre, exit_))
+        # unravel the flat index over the loop nest (C order) and bind the index variables
+        rest: Operand = Local(lin)
+        idx_locals = [0] * self.ndim
+        for d in reversed(range(self.ndim)):
+            start, count = bounds[d]
+            q, rem, i = fb.new_local("int64"), fb.new_local("int64"), fb.new_local("int64")
+            if d > 0:
+                fb.emit(
+                    pre,
+                    BinaryInst(rem, "rem", rest, Local(count)),
+                    BinaryInst(q, "floordiv", rest, Local(count)),
+                )
+                rest = Local(q)
+            else:
+                fb.emit(pre, Copy(rem, rest))
+            fb.emit(pre, BinaryInst(i, "add", Local(rem), Local(start)))
+            idx_locals[d] = i
+        for d, nest in enumerate(parfor.loop_nests):
+            name = nest.index_variable.name
+            want = dtype_name(typemap[name])
+            loc = fb.new_local(want)
+            fb.emit(
+                pre,
+                CastInst(loc, Local(idx_locals[d])) if want != "int64" else Copy(loc, Local(idx_locals[d])),
+            )
+            tr.vals[name] = Local(loc)
+        if parfor.index_var.name not in tr.vals:
+            tr.vals[parfor.index_var.name] = [tr.vals[n.index_variable.name] for n in parfor.loop_nests]
+        index = tuple(Local(i) for i in idx_locals)
+        for part, t, spec, ops in fused_params:
+            if part == "pro":  # the region's element at this index, where the body reads t[index]
+                elem = _emit_region(fb, pre, spec, ops, index)
+                if elem is None:
+                    raise UnsupportedError(f"internal: a fused region without a stored value ({t})")
+                tr.vals[t] = Element(elem)
+        tr.translate(entry_block=pre, blocks=parfor.loop_body, exit_block=latch)
+        for part, _, spec, ops in fused_params:
+            if part == "epi":  # after the body: the region's element from the values just stored
+                _emit_region(fb, latch, spec, ops, index)
+        if self.redvars:  # a grid-stride loop
+            fb.emit(latch, BinaryInst(lin, "add", Local(lin), Local(gsize)))
+            fb.terminate(latch, Jump(head))
+        else:  # one work-item per iteration: no loop, so that drivers vectorise across work-items
+            fb.terminate(latch, Jump(exit_))
+        for r in self.redvars:
+            value: Operand = Local(partial[r])
+            wide = accumulator_dtype(dtype_name(typemap[r]))
+            if wide != dtype_name(typemap[r]):
+                w = fb.new_local(wide)
+                fb.emit(exit_, CastInst(w, value))
+                value = Local(w)
+            fb.emit(exit_, Atomic(None, self.redops[r], acc[r], (const("int64", 0),), value, None))
+        fb.terminate(exit_, Return())
+        f = fb.function()
+        return replace(f, name="nx_p" + hashlib.sha1(repr(f).encode()).hexdigest()[:16])
+
+
+def _safe(name: str) -> str:
+    """A Numba variable name as a kernel parameter name."""
+    return name.replace(".", "_").replace("$", "_")
+
+
+def _emit_region(
+    fb: FunctionBuilder, block: int, spec: KernelSpec, ops: list[ArrayRef | Local], index: tuple[Operand, ...]
+) -> Operand | None:
+    """Append to `block` the instructions computing a region's KernelSpec (kernelspec.py) at one
+    element `index` (int64 operands): `ops` are the operands of its parameters (arrays, scalar
+    locals; an output parameter without operand is not stored). Returns the operand of the last
+    stored value."""
+    vals: list[Operand | None] = []
+    last = None
+
+    def new(dt: str, inst: Callable[..., Inst], *args: object) -> Operand:
+        loc = fb.new_local(dt)
+        fb.emit(block, inst(loc, *args))
+        return Local(loc)
+
+    def val(i: int) -> Operand:
+        v = vals[i]
+        if v is None:
+            raise UnsupportedError("internal: a stored value used as an operand in a fused loop")
+        return v
+
+    def param(p: int) -> int:
+        return ops[p].index
+
+    v: Operand | None
+    for node in spec.nodes:
+        match node:
+            case Load(dtype=dt, param=p):
+                v = new(dt, LoadInst, param(p), index)
+            case ScalarArg(param=p):
+                scalar = ops[p]
+                if not isinstance(scalar, Local):
+                    raise UnsupportedError("internal: a scalar parameter without a local in a fused loop")
+                v = scalar
+            case Const(dtype=dt, value=c):
+                v = const(dt, c)
+            case Cast(dtype=dt, arg=a):
+                v = val(a) if fb.dtype_of(val(a)) == dt else new(dt, CastInst, val(a))
+            case Unary(dtype=dt, op=name, arg=a):
+                v = new(dt, UnaryInst, name, val(a))
+            case Binary(dtype=dt, op=name, lhs=x, rhs=y):
+                v = new(dt, BinaryInst, name, val(x), val(y))
+            case Select(dtype=dt, cond=c, a=x, b=y):
+                v = new(dt, SelectInst, val(c), val(x), val(y))
+            case Store(param=p, value=x):
+                last = val(x)
+                if p < len(ops):
+                    fb.emit(block, StoreInst(param(p), index, last))
+                v = None
+            case _:
+                raise UnsupportedError(f"internal: region node {node!r} in a fused loop")
+        vals.append(v)
+    return last
