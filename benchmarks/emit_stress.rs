@@ -7,6 +7,8 @@
 //!
 //! Defaults: 10000 emissions, seed 1. Validation runs on worker threads (one `spirv-val` process per
 //! module, reading it from stdin) while emission goes on; the emission time is reported separately.
+//! Emission goes through the SPIR-V helper processes (`rust/src/codegen/emit/spirv_helper.rs`);
+//! `NUMBA_EXT_SPIRV_EMIT=exec` selects the mode that forks nothing.
 
 #[path = "kernel_gen.rs"]
 mod kernel_gen;

@@ -345,7 +345,9 @@ pub fn emit(module: &Module, cpu: &str) -> Result<Vec<u8>> {
     let mut pool = pool();
     let mode = Mode::wanted();
     // helpers of another mode (the setting changed) are retired
-    pool.helpers.retain(|h| h.mode == mode);
+    for h in pool.helpers.extract_if(.., |h| h.mode != mode).collect::<Vec<_>>() {
+        h.finish("retired");
+    }
     let deadline = Instant::now() + timeout();
     let mut startup_errors = Vec::new();
     for _ in 0..3 {
@@ -418,36 +420,34 @@ fn top_up(pool: &mut Pool, mode: Mode) {
 /// The command that starts a helper (see the module docs).
 fn helper_command(mode: Mode) -> std::result::Result<Command, String> {
     let exe = std::env::current_exe().map_err(|e| format!("the path of this program: {e}"))?;
-    let lib = this_object().ok_or("cannot find the file this library was loaded from")?;
-    let same = |a: &std::path::Path, b: &std::path::Path| match (a.canonicalize(), b.canonicalize()) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => false,
-    };
-    let mut cmd = if same(&lib, &exe) {
-        Command::new(&exe)
-    } else {
-        let python = std::env::var_os("NUMBA_EXT_PYTHON").map(std::path::PathBuf::from).unwrap_or(exe);
-        let mut cmd = Command::new(python);
-        cmd.args(["-I", "-S", "-c", "import ctypes, sys; ctypes.CDLL(sys.argv[1])"]).arg(&lib);
-        cmd
+    let mut cmd = match this_shared_object() {
+        None => Command::new(&exe),
+        Some(lib) => {
+            let python = std::env::var_os("NUMBA_EXT_PYTHON").map(std::path::PathBuf::from).unwrap_or(exe);
+            let mut cmd = Command::new(python);
+            cmd.args(["-I", "-S", "-c", "import ctypes, sys; ctypes.CDLL(sys.argv[1])"]).arg(lib);
+            cmd
+        }
     };
     cmd.env(HELPER_ENV, mode.name());
     Ok(cmd)
 }
 
-/// The file this code was loaded from: the executable, or the shared object.
-fn this_object() -> Option<std::path::PathBuf> {
+/// The shared object this code was loaded from, or `None` when it is part of the executable (whose
+/// program headers are the ones the kernel passed to the process, `AT_PHDR`).
+fn this_shared_object() -> Option<std::path::PathBuf> {
     use std::os::unix::ffi::OsStrExt;
     let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
     let addr = helper_hook as extern "C" fn() as *const libc::c_void;
-    if unsafe { libc::dladdr(addr, &mut info) } == 0 || info.dli_fname.is_null() {
+    if unsafe { libc::dladdr(addr, &mut info) } == 0 || info.dli_fbase.is_null() || info.dli_fname.is_null() {
+        return None;
+    }
+    let header = unsafe { &*(info.dli_fbase as *const libc::Elf64_Ehdr) };
+    let phdr = info.dli_fbase as usize + header.e_phoff as usize;
+    if phdr == unsafe { libc::getauxval(libc::AT_PHDR) } as usize {
         return None;
     }
     let name = unsafe { std::ffi::CStr::from_ptr(info.dli_fname) };
-    if name.to_bytes().is_empty() {
-        // the main program
-        return std::env::current_exe().ok();
-    }
     Some(std::path::PathBuf::from(std::ffi::OsStr::from_bytes(name.to_bytes())))
 }
 
