@@ -4,6 +4,7 @@
 //! difference even where the module is still valid).
 //!
 //!     cargo run --release --example emit_stress -- [emissions] [seed]
+//!     cargo run --release --example emit_stress -- --show <index> [seed]   # one kernel's LLVM IR
 //!
 //! Defaults: 10000 emissions, seed 1. Validation runs on worker threads (one `spirv-val` process per
 //! module, reading it from stdin) while emission goes on; the emission time is reported separately.
@@ -49,7 +50,30 @@ fn spirv_val(bytes: &[u8]) -> Result<(), String> {
     }
 }
 
+/// The LLVM IR of kernel `index` of the sequence: before optimisation for dataflow kernels, after it
+/// (when it emits) for control-flow kernels.
+fn show(index: usize, seed: u64) {
+    let mut rng = Rng::new(seed);
+    for i in 0..index {
+        kernel(&mut rng, i);
+    }
+    let caps = DeviceCaps::new(Target::SpirV, true, "stress".into());
+    let ir = match kernel(&mut rng, index) {
+        Kernel::Spec(s) => codegen::llvm_ir(&s, codegen::Flavor::Spirv),
+        Kernel::Function(f) => codegen::compile_function(&f, &caps).map(|b| b.llvm_ir),
+    };
+    match ir {
+        Ok(ir) => println!("{ir}"),
+        Err(e) => println!("kernel {index}: {e}"),
+    }
+}
+
 fn main() {
+    if std::env::args().nth(1).as_deref() == Some("--show") {
+        let index = std::env::args().nth(2).and_then(|a| a.parse().ok()).expect("--show <index> [seed]");
+        let seed = std::env::args().nth(3).and_then(|a| a.parse().ok()).unwrap_or(1);
+        return show(index, seed);
+    }
     let mut args = std::env::args().skip(1);
     let count: usize = args.next().map(|a| a.parse().expect("emissions: a number")).unwrap_or(10_000);
     let seed: u64 = args.next().map(|a| a.parse().expect("seed: a number")).unwrap_or(1);

@@ -18,6 +18,7 @@ use inkwell::context::Context;
 use kernel_gen::{kernel, Kernel, Rng};
 use numba_ext_core::codegen::emit::spirv_helper;
 use numba_ext_core::codegen::{self, DeviceCaps, Flavor};
+use numba_ext_core::ir::{BinaryOp, DType, KernelSpec, Node, Op, Param, ParamKind};
 use numba_ext_core::runtime::Target;
 
 static SERIAL: Mutex<()> = Mutex::new(());
@@ -200,4 +201,31 @@ fn exec_mode_emits_valid_modules() {
         let bytes = r.unwrap_or_else(|e| panic!("kernel {i}: {e}"));
         spirv_val(&bytes).unwrap_or_else(|e| panic!("kernel {i}: {e}"));
     }
+}
+
+/// `out = z | z * max(z, z)` with `z` a bool widened to int16: `instcombine` turns it into a one-bit
+/// bit reverse, which the SPIR-V back end cannot emit (found by `benchmarks/emit_stress.rs`).
+#[test]
+fn bool_arithmetic_that_becomes_a_one_bit_bitreverse_emits() {
+    let _s = serial();
+    let n = |op, dtype| Node { op, dtype };
+    let arr =
+        |name: &str, dtype| Param { name: name.into(), kind: ParamKind::Array { dtype, ndim: 1, contiguous: true } };
+    let spec = KernelSpec {
+        name: "k_bool_rev".into(),
+        ndim: 1,
+        params: vec![arr("b", DType::Bool), arr("out", DType::I16)],
+        nodes: vec![
+            n(Op::Load { param: 0 }, DType::Bool),
+            n(Op::Cast { arg: 0 }, DType::I16),
+            n(Op::Binary { op: BinaryOp::Max, lhs: 1, rhs: 1 }, DType::I16),
+            n(Op::Binary { op: BinaryOp::Mul, lhs: 1, rhs: 2 }, DType::I16),
+            n(Op::Binary { op: BinaryOp::Or, lhs: 1, rhs: 3 }, DType::I16),
+            n(Op::Store { param: 1, value: 4 }, DType::I16),
+        ],
+    };
+    let bin = codegen::compile(&spec, &caps()).unwrap();
+    assert!(!bin.llvm_ir.contains("bitreverse"), "{}", bin.llvm_ir);
+    assert!(bin.llvm_ir.contains("zext i1"), "{}", bin.llvm_ir);
+    spirv_val(&bin.bytes).unwrap();
 }

@@ -74,6 +74,9 @@ pub fn emit(
     module
         .run_passes(passes, &tm, inkwell::passes::PassBuilderOptions::create())
         .map_err(|e| Error::Codegen(format!("LLVM passes: {e}")))?;
+    if flavor == Flavor::Spirv {
+        drop_bool_bitreverse(module);
+    }
     let ir = early_ir.unwrap_or_else(|| module.print_to_string().to_string());
     let bytes = match flavor {
         Flavor::Spirv => spirv_helper::emit(module, cpu)?,
@@ -84,6 +87,35 @@ pub fn emit(
             .to_vec(),
     };
     Ok((bytes, ir))
+}
+
+/// Replace calls of `llvm.bitreverse.i1` by their operand (reversing one bit changes nothing).
+/// `instcombine` forms them from some bool arithmetic (`b | b * max(b, b)` widened to an integer), and
+/// LLVM 22's SPIR-V back end cannot legalize a one-bit bit reverse: it aborts.
+fn drop_bool_bitreverse(module: &Module) {
+    use inkwell::llvm_sys::core::{
+        LLVMDeleteFunction, LLVMGetFirstUse, LLVMGetOperand, LLVMGetUser, LLVMInstructionEraseFromParent,
+        LLVMIsACallInst, LLVMReplaceAllUsesWith,
+    };
+    use inkwell::values::AsValueRef;
+    let Some(f) = module.get_function("llvm.bitreverse.i1") else { return };
+    let fv = f.as_value_ref();
+    unsafe {
+        loop {
+            let u = LLVMGetFirstUse(fv);
+            if u.is_null() {
+                break;
+            }
+            let call = LLVMGetUser(u);
+            if LLVMIsACallInst(call).is_null() {
+                // not a call (the function's address taken): leave the module as it is
+                return;
+            }
+            LLVMReplaceAllUsesWith(call, LLVMGetOperand(call, 0));
+            LLVMInstructionEraseFromParent(call);
+        }
+        LLVMDeleteFunction(fv);
+    }
 }
 
 /// Where libdevice (`libdevice.10.bc`, NVIDIA's math library as LLVM bitcode) is looked for, in order:
