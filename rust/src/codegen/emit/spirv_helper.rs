@@ -103,13 +103,16 @@ impl Mode {
 }
 
 /// Runs when the library is loaded (from `.init_array`, before `main` for an executable, during
-/// `dlopen` for a shared object). Does nothing unless [`HELPER_ENV`] is set.
+/// `dlopen` for a shared object). Does nothing unless [`HELPER_ENV`] names a mode and standard input
+/// is a socket (the connection a requesting process sets up).
 extern "C" fn helper_hook() {
     let value = unsafe { libc::getenv(c"NUMBA_EXT_SPIRV_HELPER".as_ptr()) };
     if value.is_null() {
         return;
     }
-    if let Some(mode) = Mode::parse(unsafe { std::ffi::CStr::from_ptr(value) }.to_bytes()) {
+    let Some(mode) = Mode::parse(unsafe { std::ffi::CStr::from_ptr(value) }.to_bytes()) else { return };
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    if unsafe { libc::fstat(0, &mut st) } == 0 && st.st_mode & libc::S_IFMT == libc::S_IFSOCK {
         serve(mode)
     }
 }
