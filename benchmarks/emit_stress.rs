@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 
 use kernel_gen::{kernel, Kernel, Rng};
 use numba_ext_core::codegen::{self, DeviceCaps};
-use numba_ext_core::runtime::Target;
+use numba_ext_core::target::Target;
 
 fn compile(k: &Kernel, caps: &DeviceCaps) -> Result<Vec<u8>, String> {
     match k {

@@ -19,7 +19,7 @@ use kernel_gen::{kernel, Kernel, Rng};
 use numba_ext_core::codegen::emit::spirv_helper;
 use numba_ext_core::codegen::{self, DeviceCaps, Flavor};
 use numba_ext_core::ir::{BinaryOp, DType, KernelSpec, Node, Op, Param, ParamKind};
-use numba_ext_core::runtime::Target;
+use numba_ext_core::target::Target;
 
 static SERIAL: Mutex<()> = Mutex::new(());
 

@@ -1,8 +1,9 @@
-"""SPIR-V emission runs in helper processes (rust/src/codegen/emit/spirv_helper.rs): compiling never
+"""SPIR-V emission runs in helper processes (rust/src/codegen/emit/spirv_helper/): compiling never
 forks the user's process, a helper that dies is replaced, and a process forked from a numba_ext user
 starts its own helper. Each test runs a fresh interpreter, whose stderr must stay empty (no warnings
 about forking a multi-threaded process)."""
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -18,18 +19,25 @@ import numba_ext
 
 def compile_and_check(k):
     x = numba_ext.asarray(np.arange(1000.0))
-    ns = {}
-    exec(f"def f(a, b):\\n    return a * b + {k}.0", {}, ns)
-    f = numba_ext.jit(ns["f"])
-    got = numba_ext.asnumpy(f(x, x))
+    c = float(k)  # a constant of the kernel: each k compiles a new one
+
+    def f(a, b):
+        return a * b + c
+
+    got = numba_ext.asnumpy(numba_ext.jit(f)(x, x))
     assert np.allclose(got, np.arange(1000.0) ** 2 + k), got[:4]
 """
 
 
-def run(*parts):
+def run(*parts, env=None):
     code = "\n".join(textwrap.dedent(p) for p in parts)
     out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=600, check=False
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+        env=None if env is None else {**os.environ, **env},
     )
     assert out.returncode == 0, f"exit status {out.returncode}\n{out.stdout}\n{out.stderr}"
     assert out.stderr.strip() == "", out.stderr
@@ -113,3 +121,24 @@ def test_a_forked_child_uses_its_own_helper():
         """,
     )
     assert out.split() == ["both"], out
+
+
+def test_an_emission_that_does_not_finish_is_a_codegen_error():
+    # a helper that does not answer in time is stopped; the caller gets an exception, then goes on
+    out = run(
+        COMPILE_THREE,
+        """
+        import os
+
+        try:
+            compile_and_check(5)
+        except numba_ext.errors.CodegenError as e:
+            assert "did not finish" in str(e) and "NUMBA_EXT_EMIT_TIMEOUT" in str(e), e
+            print("error")
+        os.environ["NUMBA_EXT_EMIT_TIMEOUT"] = "120"
+        compile_and_check(6)
+        print("recovered")
+        """,
+        env={"NUMBA_EXT_EMIT_TIMEOUT": "0.001"},
+    )
+    assert out.split() == ["error", "recovered"], out
