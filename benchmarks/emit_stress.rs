@@ -8,8 +8,8 @@
 //!
 //! Defaults: 10000 emissions, seed 1. Validation runs on worker threads (one `spirv-val` process per
 //! module, reading it from stdin) while emission goes on; the emission time is reported separately.
-//! Emission goes through the SPIR-V helper processes (`rust/src/codegen/emit/spirv_helper.rs`);
-//! `NUMBA_EXT_SPIRV_EMIT=exec` selects the mode that forks nothing.
+//! Emission goes through the SPIR-V helper processes (`rust/src/codegen/emit/spirv_helper/`);
+//! `NUMBA_EXT_SPIRV_EMIT=forkserver` selects the mode that forks each emission from the helper.
 
 #[path = "kernel_gen.rs"]
 mod kernel_gen;
@@ -68,6 +68,47 @@ fn show(index: usize, seed: u64) {
     }
 }
 
+type Job = (usize, Vec<u8>);
+type Verdict = (usize, Result<(), String>);
+
+/// `workers` threads running `spirv-val` on the modules sent to the returned sender.
+fn start_validators(
+    workers: usize,
+) -> (mpsc::SyncSender<Job>, mpsc::Receiver<Verdict>, Vec<std::thread::JoinHandle<()>>) {
+    let (tx, rx) = mpsc::sync_channel::<Job>(4 * workers);
+    let rx = std::sync::Arc::new(std::sync::Mutex::new(rx));
+    let (res_tx, res_rx) = mpsc::channel::<Verdict>();
+    let handles = (0..workers)
+        .map(|_| {
+            let rx = rx.clone();
+            let res_tx = res_tx.clone();
+            std::thread::spawn(move || loop {
+                let job = rx.lock().unwrap().recv();
+                let Ok((i, bytes)) = job else { break };
+                res_tx.send((i, spirv_val(&bytes))).unwrap();
+            })
+        })
+        .collect();
+    (tx, res_rx, handles)
+}
+
+/// Emit the sample again, after everything else was emitted: a back end that carries state between
+/// emissions gives different bytes. Returns the number of mismatches.
+fn check_determinism(sample: &[(usize, Vec<u8>, Kernel)], caps: &DeviceCaps, failures: &mut Vec<String>) -> usize {
+    let mut mismatches = 0;
+    for (i, first, k) in sample {
+        match compile(k, caps) {
+            Ok(again) if &again == first => {}
+            Ok(_) => {
+                mismatches += 1;
+                failures.push(format!("kernel {i}: re-emission differs from the first emission"));
+            }
+            Err(e) => failures.push(format!("kernel {i}: re-emission failed: {e}")),
+        }
+    }
+    mismatches
+}
+
 fn main() {
     if std::env::args().nth(1).as_deref() == Some("--show") {
         let index = std::env::args().nth(2).and_then(|a| a.parse().ok()).expect("--show <index> [seed]");
@@ -79,31 +120,13 @@ fn main() {
     let seed: u64 = args.next().map(|a| a.parse().expect("seed: a number")).unwrap_or(1);
     let caps = DeviceCaps::new(Target::SpirV, true, "stress".into());
     let workers = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2);
+    let (tx, res_rx, handles) = start_validators(workers);
 
-    // validators: a shared queue of (index, module)
-    let (tx, rx) = mpsc::sync_channel::<(usize, Vec<u8>)>(4 * workers);
-    let rx = std::sync::Arc::new(std::sync::Mutex::new(rx));
-    let (res_tx, res_rx) = mpsc::channel::<(usize, Result<(), String>)>();
-    let handles: Vec<_> = (0..workers)
-        .map(|_| {
-            let rx = rx.clone();
-            let res_tx = res_tx.clone();
-            std::thread::spawn(move || loop {
-                let job = rx.lock().unwrap().recv();
-                let Ok((i, bytes)) = job else { break };
-                res_tx.send((i, spirv_val(&bytes))).unwrap();
-            })
-        })
-        .collect();
-    drop(res_tx);
-
-    let sample_every = 97;
-    let mut sample: Vec<(usize, Vec<u8>)> = Vec::new();
+    let mut sample = Vec::new();
     let mut failures: Vec<String> = Vec::new();
     let mut emit_time = Duration::ZERO;
     let start = Instant::now();
     let mut rng = Rng::new(seed);
-    let mut kernels_for_sample = Vec::new();
     for i in 0..count {
         let k = kernel(&mut rng, i);
         let t0 = Instant::now();
@@ -111,9 +134,8 @@ fn main() {
         emit_time += t0.elapsed();
         match r {
             Ok(bytes) => {
-                if i % sample_every == 0 {
-                    sample.push((i, bytes.clone()));
-                    kernels_for_sample.push(k);
+                if i % 97 == 0 {
+                    sample.push((i, bytes.clone(), k));
                 }
                 tx.send((i, bytes)).unwrap();
             }
@@ -131,21 +153,8 @@ fn main() {
             failures.push(format!("kernel {i}: spirv-val: {}", e.trim()));
         }
     }
-    for h in handles {
-        h.join().unwrap();
-    }
-    // determinism: the sample again, after everything else was emitted
-    let mut mismatches = 0;
-    for ((i, first), k) in sample.iter().zip(&kernels_for_sample) {
-        match compile(k, &caps) {
-            Ok(again) if &again == first => {}
-            Ok(_) => {
-                mismatches += 1;
-                failures.push(format!("kernel {i}: re-emission differs from the first emission"));
-            }
-            Err(e) => failures.push(format!("kernel {i}: re-emission failed: {e}")),
-        }
-    }
+    handles.into_iter().for_each(|h| h.join().unwrap());
+    let mismatches = check_determinism(&sample, &caps, &mut failures);
     let total = start.elapsed();
     for f in failures.iter().take(20) {
         eprintln!("{f}");
@@ -155,12 +164,11 @@ fn main() {
         failures.len(),
         sample.len()
     );
+    let per_kernel = emit_time.as_secs_f64() * 1e3 / count.max(1) as f64;
     println!(
-        "time: {:.1} s total, {:.1} s in emission ({:.2} ms per kernel), {} validator threads",
+        "time: {:.1} s total, {:.1} s in emission ({per_kernel:.2} ms per kernel), {workers} validator threads",
         total.as_secs_f64(),
         emit_time.as_secs_f64(),
-        emit_time.as_secs_f64() * 1e3 / count.max(1) as f64,
-        workers
     );
     if !failures.is_empty() {
         std::process::exit(1);

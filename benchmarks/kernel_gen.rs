@@ -126,6 +126,28 @@ fn constant(rng: &mut Rng, dt: DType) -> Op {
 /// A random dataflow kernel that passes the graph verifier.
 pub fn random_spec(rng: &mut Rng, index: usize) -> KernelSpec {
     let ndim = 1 + rng.below(3);
+    let (mut params, mut nodes) = random_inputs(rng, ndim);
+    let steps = 1 + rng.below(14);
+    for _ in 0..steps {
+        random_step(rng, &mut nodes);
+    }
+    // one to three outputs, stored from the last values
+    let n_out = 1 + rng.below(3);
+    for k in 0..n_out {
+        let v = nodes.len() - 1 - k.min(nodes.len() - 1);
+        let dtype = nodes[v].dtype;
+        let p = params.len();
+        params.push(Param {
+            name: format!("out{k}"),
+            kind: ParamKind::Array { dtype, ndim, contiguous: rng.chance(70) },
+        });
+        nodes.push(Node { op: Op::Store { param: p, value: v }, dtype });
+    }
+    KernelSpec { name: format!("k_gen{index}"), ndim, params, nodes }
+}
+
+/// One to four inputs: arrays of rank `ndim` (some strided) or scalars, each loaded by a node.
+fn random_inputs(rng: &mut Rng, ndim: usize) -> (Vec<Param>, Vec<Node>) {
     let mut params = Vec::new();
     let mut nodes: Vec<Node> = Vec::new();
     let n_in = 1 + rng.below(4);
@@ -141,61 +163,51 @@ pub fn random_spec(rng: &mut Rng, index: usize) -> KernelSpec {
             nodes.push(Node { op: Op::Load { param: p }, dtype });
         }
     }
-    let steps = 1 + rng.below(14);
-    for _ in 0..steps {
-        let a = rng.below(nodes.len());
-        let adt = nodes[a].dtype;
-        match rng.below(10) {
-            0 => {
-                let dtype = rng.pick(&DTYPES);
-                nodes.push(Node { op: Op::Cast { arg: a }, dtype });
-            }
-            1 => nodes.push(Node { op: constant(rng, adt), dtype: adt }),
-            2 | 3 => {
-                let ok: Vec<UnaryOp> = UNARY.iter().copied().filter(|&op| unary_ok(op, adt)).collect();
-                if ok.is_empty() {
-                    nodes.push(Node { op: Op::Cast { arg: a }, dtype: DType::F32 });
-                } else {
-                    nodes.push(Node { op: Op::Unary { op: rng.pick(&ok), arg: a }, dtype: adt });
-                }
-            }
-            4 => {
-                // select between two values of one dtype on a comparison
-                let b = nodes.iter().rposition(|n| n.dtype == adt).unwrap();
-                nodes.push(Node { op: Op::Binary { op: BinaryOp::Lt, lhs: a, rhs: b }, dtype: DType::Bool });
-                let c = nodes.len() - 1;
-                nodes.push(Node { op: Op::Select { cond: c, a, b }, dtype: adt });
-            }
-            _ => {
-                // a binary operation with an operand of the same dtype (cast in when none exists)
-                let same: Vec<usize> = (0..nodes.len()).filter(|&j| nodes[j].dtype == adt).collect();
-                let b = if same.len() > 1 && rng.chance(70) {
-                    rng.pick(&same)
-                } else {
-                    let src = rng.below(nodes.len());
-                    nodes.push(Node { op: Op::Cast { arg: src }, dtype: adt });
-                    nodes.len() - 1
-                };
-                let ok: Vec<BinaryOp> = BINARY.iter().copied().filter(|&op| binary_ok(op, adt)).collect();
-                let op = rng.pick(&ok);
-                let dtype = if op.is_comparison() { DType::Bool } else { adt };
-                nodes.push(Node { op: Op::Binary { op, lhs: a, rhs: b }, dtype });
+    (params, nodes)
+}
+
+/// One more value computed from the existing ones: a cast, a constant, a unary or binary operation,
+/// or a select on a comparison.
+fn random_step(rng: &mut Rng, nodes: &mut Vec<Node>) {
+    let a = rng.below(nodes.len());
+    let adt = nodes[a].dtype;
+    match rng.below(10) {
+        0 => {
+            let dtype = rng.pick(&DTYPES);
+            nodes.push(Node { op: Op::Cast { arg: a }, dtype });
+        }
+        1 => nodes.push(Node { op: constant(rng, adt), dtype: adt }),
+        2 | 3 => {
+            let ok: Vec<UnaryOp> = UNARY.iter().copied().filter(|&op| unary_ok(op, adt)).collect();
+            if ok.is_empty() {
+                nodes.push(Node { op: Op::Cast { arg: a }, dtype: DType::F32 });
+            } else {
+                nodes.push(Node { op: Op::Unary { op: rng.pick(&ok), arg: a }, dtype: adt });
             }
         }
+        4 => {
+            // select between two values of one dtype on a comparison
+            let b = nodes.iter().rposition(|n| n.dtype == adt).unwrap();
+            nodes.push(Node { op: Op::Binary { op: BinaryOp::Lt, lhs: a, rhs: b }, dtype: DType::Bool });
+            let c = nodes.len() - 1;
+            nodes.push(Node { op: Op::Select { cond: c, a, b }, dtype: adt });
+        }
+        _ => {
+            // a binary operation with an operand of the same dtype (cast in when none exists)
+            let same: Vec<usize> = (0..nodes.len()).filter(|&j| nodes[j].dtype == adt).collect();
+            let b = if same.len() > 1 && rng.chance(70) {
+                rng.pick(&same)
+            } else {
+                let src = rng.below(nodes.len());
+                nodes.push(Node { op: Op::Cast { arg: src }, dtype: adt });
+                nodes.len() - 1
+            };
+            let ok: Vec<BinaryOp> = BINARY.iter().copied().filter(|&op| binary_ok(op, adt)).collect();
+            let op = rng.pick(&ok);
+            let dtype = if op.is_comparison() { DType::Bool } else { adt };
+            nodes.push(Node { op: Op::Binary { op, lhs: a, rhs: b }, dtype });
+        }
     }
-    // one to three outputs, stored from the last values
-    let n_out = 1 + rng.below(3);
-    for k in 0..n_out {
-        let v = nodes.len() - 1 - k.min(nodes.len() - 1);
-        let dtype = nodes[v].dtype;
-        let p = params.len();
-        params.push(Param {
-            name: format!("out{k}"),
-            kind: ParamKind::Array { dtype, ndim, contiguous: rng.chance(70) },
-        });
-        nodes.push(Node { op: Op::Store { param: p, value: v }, dtype });
-    }
-    KernelSpec { name: format!("k_gen{index}"), ndim, params, nodes }
 }
 
 fn l(i: usize) -> Operand {
@@ -226,44 +238,8 @@ pub fn random_function(rng: &mut Rng, index: usize) -> Function {
     // locals: 0 g, 1 k, 2 n, 3 s, 4 v, 5 cond, 6 lid, 7 old
     let locals = vec![DType::I64, DType::I64, DType::I64, dt, dt, DType::Bool, DType::I64, dt];
     let zero = Operand::Const { value: 0.0, bits: 0, dtype: dt };
-    let mut body = vec![
-        Inst::Load { dst: 4, array: 0, index: vec![l(0), l(1)] },
-        Inst::Binary { dst: 3, op: BinaryOp::Add, a: l(3), b: l(4) },
-    ];
-    for _ in 0..rng.below(4) {
-        let ok: Vec<BinaryOp> = [BinaryOp::Add, BinaryOp::Sub, BinaryOp::Mul, BinaryOp::Min, BinaryOp::Max]
-            .into_iter()
-            .filter(|&op| binary_ok(op, dt))
-            .collect();
-        body.push(Inst::Binary { dst: 3, op: rng.pick(&ok), a: l(3), b: l(4) });
-        if dt.is_float() && rng.chance(50) {
-            let ok: Vec<UnaryOp> = UNARY.iter().copied().filter(|&op| unary_ok(op, dt)).collect();
-            body.push(Inst::Unary { dst: 4, op: rng.pick(&ok), src: l(4) });
-        }
-    }
-    body.push(Inst::Binary { dst: 1, op: BinaryOp::Add, a: l(1), b: ci(1) });
-    let mut tail = vec![
-        Inst::Store { array: 2, index: vec![l(6)], src: l(3) },
-        Inst::Barrier { flags: 1 + rng.below(2) as u32 },
-        Inst::Load { dst: 4, array: 2, index: vec![l(6)] },
-        Inst::Store { array: 1, index: vec![l(0)], src: l(4) },
-    ];
-    let atomics = [AtomicOp::Add, AtomicOp::Sub, AtomicOp::Min, AtomicOp::Max, AtomicOp::Mul, AtomicOp::Exchange];
-    for k in 0..1 + rng.below(3) {
-        let op = rng.pick(&atomics);
-        let dst = if rng.chance(50) { Some(7) } else { None };
-        tail.push(Inst::Atomic { dst, op, array: 3, index: vec![ci(k as i64)], value: l(4), cmp: None });
-    }
-    if rng.chance(30) {
-        tail.push(Inst::Atomic {
-            dst: Some(7),
-            op: AtomicOp::CompareExchange,
-            array: 3,
-            index: vec![ci(3)],
-            value: l(4),
-            cmp: Some(zero),
-        });
-    }
+    let body = loop_body(rng, dt);
+    let tail = reduce_and_update(rng, zero);
     let blocks = vec![
         Block {
             insts: vec![
@@ -289,6 +265,54 @@ pub fn random_function(rng: &mut Rng, index: usize) -> Function {
         locals,
         blocks,
     }
+}
+
+/// The loop body of a control-flow kernel: `s` accumulates `x[g, k]` with up to four operations.
+fn loop_body(rng: &mut Rng, dt: DType) -> Vec<Inst> {
+    let mut body = vec![
+        Inst::Load { dst: 4, array: 0, index: vec![l(0), l(1)] },
+        Inst::Binary { dst: 3, op: BinaryOp::Add, a: l(3), b: l(4) },
+    ];
+    for _ in 0..rng.below(4) {
+        let ok: Vec<BinaryOp> = [BinaryOp::Add, BinaryOp::Sub, BinaryOp::Mul, BinaryOp::Min, BinaryOp::Max]
+            .into_iter()
+            .filter(|&op| binary_ok(op, dt))
+            .collect();
+        body.push(Inst::Binary { dst: 3, op: rng.pick(&ok), a: l(3), b: l(4) });
+        if dt.is_float() && rng.chance(50) {
+            let ok: Vec<UnaryOp> = UNARY.iter().copied().filter(|&op| unary_ok(op, dt)).collect();
+            body.push(Inst::Unary { dst: 4, op: rng.pick(&ok), src: l(4) });
+        }
+    }
+    body.push(Inst::Binary { dst: 1, op: BinaryOp::Add, a: l(1), b: ci(1) });
+    body
+}
+
+/// After the loop: a store to local memory, a barrier, a store of the result and some atomics.
+fn reduce_and_update(rng: &mut Rng, zero: Operand) -> Vec<Inst> {
+    let mut tail = vec![
+        Inst::Store { array: 2, index: vec![l(6)], src: l(3) },
+        Inst::Barrier { flags: 1 + rng.below(2) as u32 },
+        Inst::Load { dst: 4, array: 2, index: vec![l(6)] },
+        Inst::Store { array: 1, index: vec![l(0)], src: l(4) },
+    ];
+    let atomics = [AtomicOp::Add, AtomicOp::Sub, AtomicOp::Min, AtomicOp::Max, AtomicOp::Mul, AtomicOp::Exchange];
+    for k in 0..1 + rng.below(3) {
+        let op = rng.pick(&atomics);
+        let dst = if rng.chance(50) { Some(7) } else { None };
+        tail.push(Inst::Atomic { dst, op, array: 3, index: vec![ci(k as i64)], value: l(4), cmp: None });
+    }
+    if rng.chance(30) {
+        tail.push(Inst::Atomic {
+            dst: Some(7),
+            op: AtomicOp::CompareExchange,
+            array: 3,
+            index: vec![ci(3)],
+            value: l(4),
+            cmp: Some(zero),
+        });
+    }
+    tail
 }
 
 /// The `index`th kernel of the stress sequence: mostly dataflow kernels, every fifth a control-flow one.

@@ -189,11 +189,11 @@ fn a_timeout_stops_the_helper_and_is_an_error() {
     spirv_val(&bytes).unwrap();
 }
 
-/// The mode that forks nothing: each helper emits one module and executes itself afresh.
+/// The fork-server mode: each module is emitted by a child forked from the single-threaded helper.
 #[test]
-fn exec_mode_emits_valid_modules() {
+fn forkserver_mode_emits_valid_modules() {
     let _s = serial();
-    std::env::set_var("NUMBA_EXT_SPIRV_EMIT", "exec");
+    std::env::set_var("NUMBA_EXT_SPIRV_EMIT", "forkserver");
     let mut rng = Rng::new(99);
     let results: Vec<_> = (0..30).map(|i| compile(&kernel(&mut rng, i))).collect();
     std::env::remove_var("NUMBA_EXT_SPIRV_EMIT");

@@ -14,13 +14,15 @@
 //! optimising, printing IR) and sends the optimised module as bitcode to a helper process, started
 //! with `posix_spawn` (through `std::process::Command`: the caller never forks, and none of its fork
 //! handlers run). The helper initialises LLVM's targets and then, per request, in one of two modes:
-//! * `forkserver` (the default): it forks a child that emits the module, answers and exits. The
-//!   helper itself never emits, so every child starts from the clean state; the helper has one
-//!   thread (checked before every fork: with more it switches to `exec`), never loads an OpenCL
-//!   driver and never runs Numba, so forking it is safe. A few milliseconds per module.
-//! * `exec`: it emits the module itself, answers, and replaces itself with a fresh image of the same
-//!   program (`execv`), which loads LLVM again (tens of milliseconds per module, mostly overlapped by
-//!   keeping two helpers). Nothing forks at all. Chosen with `NUMBA_EXT_SPIRV_EMIT=exec`.
+//! * `exec` (the default): it emits the module, answers, and replaces itself with a fresh image of
+//!   the same program (`execv`), which loads LLVM again (about 40 ms for the Python interpreter and
+//!   the extension, overlapped by keeping two helpers, so a helper is ready while the caller builds
+//!   its next kernel). Nothing forks at all.
+//! * `forkserver` (`NUMBA_EXT_SPIRV_EMIT=forkserver`, for compiling many kernels back to back): it
+//!   forks a child that emits the module, answers and exits. The helper itself never emits, so every
+//!   child starts from the clean state; the helper has one thread (checked before every fork: with
+//!   more it re-executes instead), never loads an OpenCL driver and never runs Numba, so forking it
+//!   is safe. A few milliseconds per module.
 //!
 //! A back-end crash or abort ends only the emitting process: the request fails with
 //! [`Error::Codegen`] carrying what the back end wrote to stderr, and a helper that has ended is
@@ -36,8 +38,8 @@
 //!   `python -I -S -c "import ctypes, sys; ctypes.CDLL(sys.argv[1])" <this library>`: loading the
 //!   library runs the same hook. No separate executable has to ship with the package.
 //!
-//! `NUMBA_EXT_SPIRV_HELPERS` sets how many helpers are kept (default 1 for `forkserver`, 2 for
-//! `exec`). A process forked from the caller (for example a multiprocessing worker) does not use its
+//! `NUMBA_EXT_SPIRV_HELPERS` sets how many helpers are kept (default 2 for `exec`, 1 for
+//! `forkserver`). A process forked from the caller (for example a multiprocessing worker) does not use its
 //! parent's helpers: it starts its own.
 
 mod connection;
@@ -91,8 +93,8 @@ impl Mode {
     /// The mode the caller asks helpers for (`NUMBA_EXT_SPIRV_EMIT`).
     fn wanted() -> Mode {
         match std::env::var("NUMBA_EXT_SPIRV_EMIT").as_deref() {
-            Ok("exec") => Mode::Exec,
-            _ => Mode::ForkServer,
+            Ok("forkserver") => Mode::ForkServer,
+            _ => Mode::Exec,
         }
     }
 }
