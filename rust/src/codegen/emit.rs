@@ -1,4 +1,7 @@
-//! Target emission: SPIR-V binaries through LLVM's SPIR-V back end, PTX text through NVPTX.
+//! Target emission: SPIR-V binaries through LLVM's SPIR-V back end (in helper processes, see
+//! [`spirv_helper`]), PTX text through NVPTX.
+
+pub mod spirv_helper;
 
 use std::sync::{Mutex, Once};
 
@@ -16,7 +19,7 @@ unsafe extern "C" {
     fn LLVMInitializeSPIRVAsmPrinter();
 }
 
-fn init_targets() {
+pub(crate) fn init_targets() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| unsafe {
         LLVMInitializeSPIRVTargetInfo();
@@ -27,7 +30,7 @@ fn init_targets() {
     });
 }
 
-fn machine(flavor: Flavor, cpu: &str) -> Result<TargetMachine> {
+pub(crate) fn machine(flavor: Flavor, cpu: &str) -> Result<TargetMachine> {
     init_targets();
     let triple = TargetTriple::create(flavor.triple());
     let target =
@@ -37,19 +40,15 @@ fn machine(flavor: Flavor, cpu: &str) -> Result<TargetMachine> {
         .ok_or_else(|| Error::Codegen(format!("cannot create a target machine for {}", flavor.triple())))
 }
 
-/// The lock every use of LLVM 22 takes (building, optimising and emitting): emission forks, and no
-/// other thread may hold LLVM's internal locks at that moment.
+/// The lock every use of LLVM 22 takes (building, optimising and emitting): one kernel at a time.
 pub static CODEGEN_LOCK: Mutex<()> = Mutex::new(());
 
 /// Optimise and emit `module`: returns the device code and the final LLVM IR text. The caller holds
 /// [`CODEGEN_LOCK`].
 ///
-/// SPIR-V is emitted in a forked child process. LLVM 22's SPIR-V back end keeps process-global state
-/// between emissions that goes stale: in a long-running process it occasionally emits a module with
-/// one result id defined twice (`spirv-val`: "Id 2 is defined more than once"), which can crash the
-/// Intel driver's SPIR-V reader, or crashes in its machine passes; the same IR is fine in a fresh
-/// process. A child forked from a parent that never emits SPIR-V always starts clean, and if the back
-/// end crashes, the child dies instead of the user's process.
+/// The optimisation runs here; SPIR-V is emitted by a helper process ([`spirv_helper`]): LLVM 22's
+/// SPIR-V back end emits only the first module of a process correctly, and a crash in it ends only the
+/// helper.
 pub fn emit(
     module: &Module,
     flavor: Flavor,
@@ -75,13 +74,12 @@ pub fn emit(
     module
         .run_passes(passes, &tm, inkwell::passes::PassBuilderOptions::create())
         .map_err(|e| Error::Codegen(format!("LLVM passes: {e}")))?;
+    if flavor == Flavor::Spirv {
+        drop_bool_bitreverse(module);
+    }
     let ir = early_ir.unwrap_or_else(|| module.print_to_string().to_string());
     let bytes = match flavor {
-        Flavor::Spirv => in_child(|| {
-            tm.write_to_memory_buffer(module, FileType::Object)
-                .map(|b| b.as_slice().to_vec())
-                .map_err(|e| e.to_string())
-        })?,
+        Flavor::Spirv => spirv_helper::emit(module, cpu)?,
         Flavor::Nvptx => tm
             .write_to_memory_buffer(module, FileType::Assembly)
             .map_err(|e| Error::Codegen(format!("emitting {}: {e}", flavor.triple())))?
@@ -89,6 +87,35 @@ pub fn emit(
             .to_vec(),
     };
     Ok((bytes, ir))
+}
+
+/// Replace calls of `llvm.bitreverse.i1` by their operand (reversing one bit changes nothing).
+/// `instcombine` forms them from some bool arithmetic (`b | b * max(b, b)` widened to an integer), and
+/// LLVM 22's SPIR-V back end cannot legalize a one-bit bit reverse: it aborts.
+fn drop_bool_bitreverse(module: &Module) {
+    use inkwell::llvm_sys::core::{
+        LLVMDeleteFunction, LLVMGetFirstUse, LLVMGetOperand, LLVMGetUser, LLVMInstructionEraseFromParent,
+        LLVMIsACallInst, LLVMReplaceAllUsesWith,
+    };
+    use inkwell::values::AsValueRef;
+    let Some(f) = module.get_function("llvm.bitreverse.i1") else { return };
+    let fv = f.as_value_ref();
+    unsafe {
+        loop {
+            let u = LLVMGetFirstUse(fv);
+            if u.is_null() {
+                break;
+            }
+            let call = LLVMGetUser(u);
+            if LLVMIsACallInst(call).is_null() {
+                // not a call (the function's address taken): leave the module as it is
+                return;
+            }
+            LLVMReplaceAllUsesWith(call, LLVMGetOperand(call, 0));
+            LLVMInstructionEraseFromParent(call);
+        }
+        LLVMDeleteFunction(fv);
+    }
 }
 
 /// Where libdevice (`libdevice.10.bc`, NVIDIA's math library as LLVM bitcode) is looked for, in order:
@@ -189,51 +216,4 @@ fn link_libdevice(module: &Module, libdevice: Option<&std::path::Path>) -> Resul
         f = func.get_next_function();
     }
     Ok(())
-}
-
-/// Run `work` in a forked child and return its bytes (through a pipe).
-fn in_child(work: impl FnOnce() -> std::result::Result<Vec<u8>, String>) -> Result<Vec<u8>> {
-    use std::io::{Read, Write};
-    use std::os::fd::FromRawFd;
-
-    let mut fds = [0i32; 2];
-    if unsafe { libc::pipe(fds.as_mut_ptr()) } != 0 {
-        return Err(Error::Codegen(format!("pipe: {}", std::io::Error::last_os_error())));
-    }
-    let pid = unsafe { libc::fork() };
-    if pid < 0 {
-        unsafe {
-            libc::close(fds[0]);
-            libc::close(fds[1]);
-        }
-        return Err(Error::Codegen(format!("fork: {}", std::io::Error::last_os_error())));
-    }
-    if pid == 0 {
-        // child: emit, write [status byte][payload], and leave without running any exit handlers
-        unsafe { libc::close(fds[0]) };
-        let mut out = unsafe { std::fs::File::from_raw_fd(fds[1]) };
-        let msg = match work() {
-            Ok(b) => [vec![0u8], b].concat(),
-            Err(e) => [vec![1u8], e.into_bytes()].concat(),
-        };
-        let code = if out.write_all(&msg).is_ok() { 0 } else { 1 };
-        drop(out);
-        unsafe { libc::_exit(code) };
-    }
-    unsafe { libc::close(fds[1]) };
-    let mut data = Vec::new();
-    let read = unsafe { std::fs::File::from_raw_fd(fds[0]) }.read_to_end(&mut data);
-    let mut status = 0;
-    unsafe { libc::waitpid(pid, &mut status, 0) };
-    if let Err(e) = read {
-        return Err(Error::Codegen(format!("reading the SPIR-V emitter's output: {e}")));
-    }
-    match data.split_first() {
-        Some((0, bytes)) => Ok(bytes.to_vec()),
-        Some((_, msg)) => Err(Error::Codegen(format!("emitting SPIR-V: {}", String::from_utf8_lossy(msg)))),
-        None => Err(Error::Codegen(format!(
-            "the LLVM SPIR-V back end crashed while emitting this kernel (child status {status}); \
-             set NUMBA_EXT_DUMP_DIR to keep its LLVM IR and please report it"
-        ))),
-    }
 }

@@ -36,6 +36,7 @@ fn _live_buffers() -> usize {
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    crate::codegen::emit::spirv_helper::prestart();
     m.add_class::<PyDevice>()?;
     m.add_class::<PyContext>()?;
     m.add_class::<PyQueue>()?;
