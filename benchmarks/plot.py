@@ -97,8 +97,26 @@ def plot_records(meta: dict, records: list[dict], out_dir: Path, stem: str) -> l
     title = f"preset {meta['preset']}, {meta['device']['name']}, {meta['date']} (n/a variants omitted)"
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    written = []
+    written = [
+        _time_chart(plt, workloads, variants, colors, title, out_dir / f"{stem}_time.png"),
+        _speedup_chart(plt, workloads, variants, colors, title, out_dir / f"{stem}_speedup.png"),
+    ]
+    bw = [(w, rows) for w, rows in workloads if w in BANDWIDTH_WORKLOADS]
+    if bw:
+        path = out_dir / f"{stem}_bandwidth.png"
+        written.append(_bandwidth_chart(plt, bw, results, variants, colors, title, path))
+    plt.close("all")
+    return written
 
+
+def _save(fig, path: Path) -> Path:
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    return path
+
+
+def _time_chart(plt, workloads, variants, colors, title, path: Path) -> Path:
+    """Median time per call of every variant, min-max bars, log scale."""
     fig, ax = plt.subplots(figsize=(13, 5.5))
     _grouped_bars(
         ax, workloads, variants, colors, lambda r: r["median_ms"], err=lambda r: (r["min_ms"], r["max_ms"])
@@ -106,10 +124,11 @@ def plot_records(meta: dict, records: list[dict], out_dir: Path, stem: str) -> l
     ax.set_yscale("log")
     ax.set_ylabel("median time per call [ms] (min-max)")
     ax.set_title(f"Time per variant: {title}", fontsize="medium")
-    fig.tight_layout()
-    written.append(out_dir / f"{stem}_time.png")
-    fig.savefig(written[-1], dpi=110)
+    return _save(fig, path)
 
+
+def _speedup_chart(plt, workloads, variants, colors, title, path: Path) -> Path:
+    """Speed-up over NumPy of every other variant, log scale, with the line at 1."""
     fig, ax = plt.subplots(figsize=(13, 5.5))
     speed = [(w, rows) for w, rows in workloads if any(r.get("speedup_vs_numpy") for r in rows.values())]
     others = [v for v in variants if v != "numpy"]
@@ -118,52 +137,32 @@ def plot_records(meta: dict, records: list[dict], out_dir: Path, stem: str) -> l
     ax.axhline(1.0, color="black", linewidth=0.8)
     ax.set_ylabel("speed-up over NumPy (median)")
     ax.set_title(f"Speed-up over NumPy: {title}", fontsize="medium")
-    fig.tight_layout()
-    written.append(out_dir / f"{stem}_speedup.png")
-    fig.savefig(written[-1], dpi=110)
+    return _save(fig, path)
 
-    bw = [(w, rows) for w, rows in workloads if w in BANDWIDTH_WORKLOADS]
-    if bw:
-        fig, ax = plt.subplots(figsize=(12, 5.5))
-        bw_variants = [v for v in variants if any(v in rows and rows[v].get("gbps") for _, rows in bw)]
-        _grouped_bars(ax, bw, bw_variants, colors, lambda r: r.get("gbps"))
-        lines = copy_bandwidths(results)
-        if "device" in lines:
-            v, g = lines["device"]
-            ax.axhline(
-                g,
-                color="black",
-                linestyle="--",
-                linewidth=1,
-                label=f"device copy bandwidth: {g:.3g} GB/s (stream_copy {v})",
-            )
-        if "cuda" in lines:
-            v, g = lines["cuda"]
-            ax.axhline(
-                g,
-                color="tab:green",
-                linestyle="-.",
-                linewidth=1,
-                label=f"CUDA copy bandwidth: {g:.3g} GB/s (stream_copy {v})",
-            )
-        if "host" in lines:
-            v, g = lines["host"]
-            ax.axhline(
-                g,
-                color="grey",
-                linestyle=":",
-                linewidth=1.2,
-                label=f"host copy bandwidth: {g:.3g} GB/s (stream_copy numpy np.copy)",
-            )
-        _legend(ax)
-        ax.set_ylabel("GB/s (bytes read + written per call / median time)")
-        sizes = ", ".join(f"{w} {next(iter(rows.values()))['size']}" for w, rows in bw)
-        ax.set_title(f"Bandwidth against the measured copy bandwidth ({sizes}):\n{title}", fontsize="medium")
-        fig.tight_layout()
-        written.append(out_dir / f"{stem}_bandwidth.png")
-        fig.savefig(written[-1], dpi=110)
-    plt.close("all")
-    return written
+
+# The lines of the bandwidth chart: key of copy_bandwidths, colour, line style, width and label.
+COPY_LINES = (
+    ("device", "black", "--", 1, "device copy bandwidth: {g:.3g} GB/s (stream_copy {v})"),
+    ("cuda", "tab:green", "-.", 1, "CUDA copy bandwidth: {g:.3g} GB/s (stream_copy {v})"),
+    ("host", "grey", ":", 1.2, "host copy bandwidth: {g:.3g} GB/s (stream_copy numpy np.copy)"),
+)
+
+
+def _bandwidth_chart(plt, bw, results, variants, colors, title, path: Path) -> Path:
+    """GB/s of the STREAM workloads per variant, with the measured copy bandwidths as lines."""
+    fig, ax = plt.subplots(figsize=(12, 5.5))
+    bw_variants = [v for v in variants if any(v in rows and rows[v].get("gbps") for _, rows in bw)]
+    _grouped_bars(ax, bw, bw_variants, colors, lambda r: r.get("gbps"))
+    lines = copy_bandwidths(results)
+    for key, color, style, width, label in COPY_LINES:
+        if key in lines:
+            v, g = lines[key]
+            ax.axhline(g, color=color, linestyle=style, linewidth=width, label=label.format(g=g, v=v))
+    _legend(ax)
+    ax.set_ylabel("GB/s (bytes read + written per call / median time)")
+    sizes = ", ".join(f"{w} {next(iter(rows.values()))['size']}" for w, rows in bw)
+    ax.set_title(f"Bandwidth against the measured copy bandwidth ({sizes}):\n{title}", fontsize="medium")
+    return _save(fig, path)
 
 
 def plot(path: Path, out_dir: Path | None = None) -> list[Path]:

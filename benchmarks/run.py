@@ -27,7 +27,7 @@ def _size(text: str) -> dict:
     return out
 
 
-def main(argv=None) -> int:
+def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--preset", choices=harness.PRESETS, default="S", help="problem sizes (default S)")
     p.add_argument(
@@ -66,8 +66,11 @@ def main(argv=None) -> int:
         help="write the results here (default: <out>/<timestamp>.json, "
         "out = $BENCH_OUT_DIR or benchmarks/out)",
     )
-    args = p.parse_args(argv)
-    faulthandler.enable()  # a native crash in a variant still names the Python frame
+    return p
+
+
+def _selection(p: argparse.ArgumentParser, args) -> tuple[list[str], set[str] | None]:
+    """The workloads and variants to run (errors through ``p``); sets NUMBA_EXT_DEVICE for --device."""
     if args.reps < 1:
         p.error("--reps must be at least 1")
     names = workloads.expand(n.strip() for n in args.workloads.split(",") if n.strip())
@@ -89,7 +92,10 @@ def main(argv=None) -> int:
                 f"no variant {', '.join(map(repr, unknown))} in {', '.join(names)}; "
                 f"available: {', '.join(sorted(known))}"
             )
+    return names, variants
 
+
+def _print_environment() -> None:
     env = harness.environment()
     m = env["machine"]
     sel = env["device"].get("selector")
@@ -102,18 +108,12 @@ def main(argv=None) -> int:
         flush=True,
     )
 
-    meta, records = harness.run_suite(
-        args.preset,
-        names,
-        reps=args.reps,
-        warmup=args.warmup,
-        seed=args.seed,
-        size=args.size,
-        variants=variants,
-    )
+
+def _print_results(meta: dict, records: list[dict], markdown: bool) -> None:
+    """The table, the notes, the backends used and the goals (also as Markdown with ``markdown``)."""
     print()
     print(harness.table(records))
-    if args.markdown:
+    if markdown:
         print()
         print(harness.markdown_table(records))
     for r in records:
@@ -124,14 +124,35 @@ def main(argv=None) -> int:
             print(f"backend {name}: " + ", ".join(f"{k} {v}" for k, v in b.items() if k != "available"))
     print("\ngoals:")
     print(harness.goals_text(meta["goals"]))
-    if args.markdown:
+    if markdown:
         print()
         print(harness.goals_markdown(meta["goals"]))
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        path = harness.write_json(meta, records, path=args.json)
-    else:
-        path = harness.write_json(meta, records)
+
+
+def _write_json(meta: dict, records: list[dict], path: Path | None) -> Path:
+    if path:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return harness.write_json(meta, records, path=path)
+    return harness.write_json(meta, records)
+
+
+def main(argv=None) -> int:
+    p = _parser()
+    args = p.parse_args(argv)
+    faulthandler.enable()  # a native crash in a variant still names the Python frame
+    names, variants = _selection(p, args)
+    _print_environment()
+    meta, records = harness.run_suite(
+        args.preset,
+        names,
+        reps=args.reps,
+        warmup=args.warmup,
+        seed=args.seed,
+        size=args.size,
+        variants=variants,
+    )
+    _print_results(meta, records, args.markdown)
+    path = _write_json(meta, records, args.json)
     bad = [r for r in records if r["status"] in ("FAILED", "ERROR")]
     print(f"\n{len(records)} rows in {meta['elapsed_s']:.1f} s; JSON: {path}")
     if bad:

@@ -410,7 +410,7 @@ selftest() {
         cd "$sim/repo"
         export OUT=$sim/out NUMBA_EXT_DEVICE=cpu GPU_CHECK_LIBS=all PYTHON=$ROOT/.venv/bin/python
         export NXLIBS_ALL=$sim/nxlibs-all NXLIBS_DIR=$sim/nxlibs GPU_CHECK_SITE=$sim/site
-        bash scripts/gpu_check.sh all tests/devices/test_devices.py tests/compiler/test_jit.py -- \
+        bash scripts/gpu_check.sh all tests/devices/test_devices.py tests/compiler/test_jit_elementwise.py -- \
             --preset S --reps 1 --workloads stream_triad,l2_norm
     ) || rc=$?
     log "checks on the simulation"

@@ -6,6 +6,7 @@ import numpy as np
 import numba_ext as nx
 
 N = 97  # not a multiple of any vector width
+INTS = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
 
 
 def rand(rng, dtype, n=N, lo=None, hi=None):

@@ -1,4 +1,4 @@
-"""Benchmark workloads, one module each (see ``benchmarks/harness.py`` for the interface)."""
+"""Benchmark workloads, one module each (see ``benchmarks/harness/__init__.py`` for the interface)."""
 
 import importlib
 

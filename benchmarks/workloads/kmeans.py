@@ -7,7 +7,8 @@ launches: assignment (labels; the work-group's labels in local memory, then per-
 written to a (groups, nclusters, dims + 1) array) and update (one work-item per cluster adds the
 groups' partials and divides; empty clusters keep their centroid). No atomics, so the summation order
 is fixed and results are reproducible. (A version with local-memory float64 atomics merged into
-global sums with atomics, as in tests/test_kernels.py, validated too but took about twice as long at M.)
+global sums with atomics, as in tests/kernels/test_kernels_workloads.py, validated too but took about
+twice as long at M.)
 ``numba_cuda`` is the same three kernels under ``numba.cuda.jit``.
 
 ``numba_parallel`` and ``numba_ext_prange`` run the same prange source: per iteration a prange over the
@@ -173,8 +174,28 @@ def kmeans_kernel(points, nclusters, niters):
 
 
 def make_cuda(*args):
+    """The numba_ext_kernel algorithm under ``numba.cuda.jit``: three kernels, the same launches."""
     cuda = backend_module("numba_cuda")
+    init, assign, update = _cuda_init(cuda), _cuda_assign(cuda), _cuda_update(cuda)
 
+    def run(points, nclusters, niters):
+        n, dims = points.shape
+        if nclusters * (dims + 1) > WG:
+            raise ValueError(f"kmeans kernel: nclusters * (dims + 1) = {nclusters * (dims + 1)} > WG = {WG}")
+        groups = (n + WG - 1) // WG
+        centroids = cuda.device_array((nclusters, dims))
+        partial = cuda.device_array((groups, nclusters, dims + 1))
+        labels = cuda.device_array(n, np.int64)
+        init[1, nclusters](points, centroids)
+        for _ in range(niters):
+            assign[groups, WG](points, centroids, labels, partial)
+            update[1, nclusters](centroids, partial)
+        return centroids, labels
+
+    return run
+
+
+def _cuda_init(cuda):
     @cuda.jit
     def init(points, centroids):
         c = cuda.grid(1)
@@ -182,6 +203,10 @@ def make_cuda(*args):
             for k in range(points.shape[1]):
                 centroids[c, k] = points[c, k]
 
+    return init
+
+
+def _cuda_assign(cuda):
     @cuda.jit
     def assign(points, centroids, labels, partial):
         gid = cuda.grid(1)
@@ -217,6 +242,10 @@ def make_cuda(*args):
                         s += points[first + m, k]
             partial[cuda.blockIdx.x, c, k] = s
 
+    return assign
+
+
+def _cuda_update(cuda):
     @cuda.jit
     def update(centroids, partial):
         c = cuda.grid(1)
@@ -233,21 +262,7 @@ def make_cuda(*args):
                     s += partial[g, c, k]
                 centroids[c, k] = s / cnt
 
-    def run(points, nclusters, niters):
-        n, dims = points.shape
-        if nclusters * (dims + 1) > WG:
-            raise ValueError(f"kmeans kernel: nclusters * (dims + 1) = {nclusters * (dims + 1)} > WG = {WG}")
-        groups = (n + WG - 1) // WG
-        centroids = cuda.device_array((nclusters, dims))
-        partial = cuda.device_array((groups, nclusters, dims + 1))
-        labels = cuda.device_array(n, np.int64)
-        init[1, nclusters](points, centroids)
-        for _ in range(niters):
-            assign[groups, WG](points, centroids, labels, partial)
-            update[1, nclusters](centroids, partial)
-        return centroids, labels
-
-    return run
+    return update
 
 
 VARIANTS = [

@@ -1,11 +1,6 @@
-"""Property tests: random elementwise expression trees over random (broadcastable) shapes and dtypes.
-The reference is the same Python function compiled by plain Numba on NumPy arrays (the same typing
-rules), so results must agree to dtype-appropriate tolerances. Every graph the Rust compiler sees is
-verified (the verifier runs on every compile).
-
-np.where types Python scalars as NumPy 2 does (``np.where(c, float32_array, 2)`` is float32), where
-plain Numba makes them int64 / float64: the reference computes np.where with NumPy 2's result dtype
-(``np2_where`` below), everything else with Numba's own typing."""
+"""Property tests on every dtype: expressions typed while they are drawn, over bool, small and unsigned
+integers and floats, 0-d and empty shapes; in jitted code against plain Numba (each operation
+materialised in its array dtype), eagerly against NumPy."""
 
 import os
 import re
@@ -15,133 +10,18 @@ import numba
 import numpy as np
 from hypothesis import HealthCheck, Phase, assume, given, settings
 from hypothesis import strategies as st
-from numba.core import types as nbtypes
-from numba.extending import overload
-from numba.np import numpy_support
 
 import numba_ext
 
 from ..conftest import check_device_binary
-
-
-def np2_where(c, a, b):
-    return np.where(c, a, b)
-
-
-def _weak(t):
-    """An operand for np.result_type with NumPy 2's rules: arrays by dtype, scalars as weak Python
-    scalars of their kind."""
-    if isinstance(t, nbtypes.Array):
-        return np.empty(0, numpy_support.as_dtype(t.dtype))
-    t = getattr(t, "literal_type", t)
-    return False if isinstance(t, nbtypes.Boolean) else 0 if isinstance(t, nbtypes.Integer) else 0.0
-
-
-@overload(np2_where)
-def _ov_np2_where(c, a, b):
-    result = np.result_type(_weak(a), _weak(b)).type
-    return lambda c, a, b: np.where(c, a, b).astype(result)
-
-
-def _reference(src: str):
-    """The plain-Numba reference of a function's source, with NumPy 2's np.where result dtype."""
-    ns: dict = {"np": np, "np2_where": np2_where, "materialize": materialize}
-    exec(src.replace("np.where(", "np2_where("), ns)
-    return numba.njit(ns["f"])
-
-
-BINARY = [
-    "{} + {}",
-    "{} - {}",
-    "{} * {}",
-    "np.maximum({}, {})",
-    "np.minimum({}, {})",
-    "np.where({0} > {1}, {0}, {1})",
-]
-UNARY_ANY = ["-{}", "np.abs({})"]
-UNARY_FLOAT = [
-    "np.sin({})",
-    "np.cos({})",
-    "np.tanh({})",
-    "np.sqrt(np.abs({}))",
-    "np.exp(-np.abs({}))",
-    "np.log1p(np.abs({}))",
-]
-
-
-@st.composite
-def expressions(draw, names, is_float, depth=0):
-    if depth >= 3 or draw(st.integers(0, 3)) == 0:
-        if draw(st.booleans()):
-            return draw(st.sampled_from(names))
-        return repr(draw(st.sampled_from([2, 3, -1, 0.5, 1.5] if is_float else [2, 3, -1])))
-    kind = draw(st.sampled_from(["binary", "binary", "unary"]))
-    if kind == "binary":
-        a = draw(expressions(names, is_float, depth + 1))
-        b = draw(expressions(names, is_float, depth + 1))
-        has_array = re.search(r"\b(" + "|".join(names) + r")\b", a + " " + b)
-        ops = BINARY if has_array else BINARY[:-1]  # np.where of scalars only is a host array
-        return "(" + draw(st.sampled_from(ops)).format(a, b) + ")"
-    ops = UNARY_ANY + (UNARY_FLOAT if is_float else [])
-    return draw(st.sampled_from(ops)).format(draw(expressions(names, is_float, depth + 1)))
-
-
-@st.composite
-def cases(draw):
-    dtype = draw(st.sampled_from(["float64", "float32", "int64", "int32"]))
-    ndim = draw(st.integers(1, 3))
-    base = tuple(draw(st.integers(1, 5)) for _ in range(ndim))
-    shapes = []
-    for _ in range(3):
-        drop = draw(st.integers(0, ndim - 1))  # fewer leading dimensions
-        s = tuple(1 if draw(st.integers(0, 4)) == 0 else n for n in base[drop:])
-        shapes.append(s)
-    shapes[0] = base  # one operand has the full shape
-    expr = draw(expressions(["a", "b", "c"], dtype.startswith("float")))
-    if not re.search(r"\b[abc]\b", expr):
-        expr = f"a + {expr}"
-    seed = draw(st.integers(0, 2**31 - 1))
-    return dtype, shapes, expr, seed
-
-
-# In CI the examples are fixed (derandomize): a submission must not fail on a newly drawn example;
-# local runs keep exploring (and found the bugs fixed in this file's history).
-@settings(
-    max_examples=40,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
-    derandomize=os.environ.get("CI") == "true",
-)
-@given(cases())
-def test_random_expressions_match_numba_on_the_host(case):
-    dtype, shapes, expr, seed = case
-    rng = np.random.default_rng(seed)
-    hs = [(rng.standard_normal(s) * 3).astype(dtype) for s in shapes]
-    ns: dict = {"np": np}
-    src = f"def f(a, b, c):\n    return a * 0 + ({expr})\n"
-    exec(src, ns)
-    want = _reference(src)(*hs)
-    jf = numba_ext.jit(ns["f"])
-    args = [numba_ext.asarray(h) for h in hs]
-    got = numba_ext.asnumpy(jf(*args))
-    for k in jf.inspect_kernels(*args):  # every emitted module is valid device code
-        check_device_binary(k.format, k.binary)
-    assert got.dtype == want.dtype, expr
-    assert got.shape == want.shape, expr
-    if want.dtype.kind == "f":
-        # float32 math (device vs libm) may differ by an ulp, even when the result is float64
-        tol = 1e-5 if (want.dtype == np.float32 or dtype == "float32") else 1e-10
-        np.testing.assert_allclose(got, want, rtol=tol, atol=tol, err_msg=expr)
-    else:
-        np.testing.assert_array_equal(got, want, err_msg=expr)
-
+from .conftest import numba_reference as _reference
 
 # -- every dtype: bool, small and unsigned integers; 0-d and empty shapes; division, comparisons,
 # bitwise and logical operators, astype -----------------------------------------------------------------
 # Expressions are typed while they are drawn (kind "int", "float" or "bool" of each subexpression), so
 # every operator gets operands it is defined for. Left out, because a dedicated test covers it:
-# Python-int literals with uint64 arrays in jitted code (test_elementwise_ops.py::
-# test_comparisons_with_python_int_literals).
+# Python-int literals with uint64 arrays in jitted code
+# (tests/library/test_elementwise_bitwise_logic.py::test_comparisons_with_python_int_literals).
 TYPED_DTYPES = [
     "bool",
     "int8",
@@ -163,26 +43,42 @@ def _strip_marks(expr: str) -> str:
     return re.sub(r"\bM\(", "(", expr)
 
 
-def materialize(x):
-    return x
-
-
-@overload(materialize)
-def _ov_materialize(x):
-    return (lambda x: x.copy()) if isinstance(x, nbtypes.Array) else (lambda x: x)
-
-
 # Plain Numba fuses an array expression into one loop of scalar operations, whose intermediate values
 # have Numba's scalar types (int16 * int16 is int64, uint16 / uint16 float64): no int16 wraparound, no
 # float32 rounding between operations. NumPy, and numba_ext, give every operation's value its array
-# dtype. The reference copies each marked value (a call Numba does not fuse across), so that every
-# operation is computed by Numba as an array operation of its own.
+# dtype. The reference copies each marked value (materialize in conftest.py: a call Numba does not
+# fuse across), so that every operation is computed by Numba as an array operation of its own.
 def _materialized(expr: str) -> str:
     return re.sub(r"\bM\(", "materialize(", expr)
 
 
 def _kind(dtype: str) -> str:
     return {"b": "bool", "f": "float"}.get(np.dtype(dtype).kind, "int")
+
+
+# The operations an expression of each kind is drawn from (_Gen._binary, _unary and _comparison
+# write them).
+OPS = {
+    "int": ["+", "-", "*", "&", "|", "^", "max", "min", "where", "neg", "abs", "invert", "narrow"],
+    "float": [
+        "+",
+        "-",
+        "*",
+        "/",
+        "/abs",
+        "max",
+        "min",
+        "where",
+        "neg",
+        "abs",
+        "sin",
+        "tanh",
+        "sqrt",
+        "exp",
+        "cast",
+    ],
+    "bool": ["and", "or", "xor", "&", "|", "^", "not", "invert", "cmp", "cmp", "where", "tobool"],
+}
 
 
 class _Gen:
@@ -241,6 +137,8 @@ class _Gen:
         return f"M({self._op(kind, depth, need_array)})"
 
     def _op(self, kind, depth, need_array):
+        """One operation of `kind` over operands drawn as they are written (left to right)."""
+
         def x(k=kind, need=False):  # a second operand; eagerly an array expression or a literal
             if self.eager and not need and self.draw(st.integers(0, 2)) == 0:
                 return self.leaf(k, False)
@@ -248,34 +146,11 @@ class _Gen:
 
         first = lambda k=kind: self.expr(k, depth + 1, need_array or self.eager)
         arr = lambda k=kind: self.expr(k, depth + 1, True)
-        if kind == "int":
-            op = self.pick(
-                ["+", "-", "*", "&", "|", "^", "max", "min", "where", "neg", "abs", "invert", "narrow"]
-            )
-        elif kind == "float":
-            op = self.pick(
-                [
-                    "+",
-                    "-",
-                    "*",
-                    "/",
-                    "/abs",
-                    "max",
-                    "min",
-                    "where",
-                    "neg",
-                    "abs",
-                    "sin",
-                    "tanh",
-                    "sqrt",
-                    "exp",
-                    "cast",
-                ]
-            )
-        else:
-            op = self.pick(
-                ["and", "or", "xor", "&", "|", "^", "not", "invert", "cmp", "cmp", "where", "tobool"]
-            )
+        op = self.pick(OPS[kind])
+        return self._binary(op, kind, first, x) or self._unary(op, first, arr) or self._comparison(first, x)
+
+    def _binary(self, op, kind, first, x):
+        """The operations of two (np.where: three) operands; None for the others."""
         if op in ("+", "-", "*", "&", "|", "^", "/"):
             return f"({first()} {op} {x()})"
         if op == "/abs":
@@ -288,6 +163,10 @@ class _Gen:
             if self.eager:  # np.where is not a ufunc: no eager form
                 return f"({first()} + {x()})" if kind != "bool" else f"({first()} & {x()})"
             return f"np.where({x('bool')}, {first()}, {x()})"
+        return None
+
+    def _unary(self, op, first, arr):
+        """The operations of one operand, casts included; None for the others."""
         if op == "neg":
             return f"(-{first()})"
         if op in ("abs", "tanh"):
@@ -310,7 +189,10 @@ class _Gen:
             return (
                 f"({arr(self.pick([k for k in self.kinds() if k != 'bool'] or ['bool']))}).astype(np.bool_)"
             )
-        # comparison of two operands of one kind
+        return None
+
+    def _comparison(self, first, x):
+        """A comparison of two operands of one kind ("cmp")."""
         k = self.pick([k for k in self.kinds() if k != "bool"] or ["bool"])
         return f"({first(k)} {self.pick(['<', '<=', '==', '!=', '>', '>='])} {x(k)})"
 
@@ -386,7 +268,7 @@ def test_typed_expressions_on_every_dtype_match_numba(case):
     except numba_ext.UnsupportedError as e:
         # an operation on 0-d operands only has a scalar result, computed by Numba on the host: the
         # buffer back end (cl_mem memory) refuses it while compiling
-        # (tests/compiler/test_jit.py::test_zero_d_arrays)
+        # (tests/compiler/test_jit_elementwise.py::test_zero_d_arrays)
         if args[0].device.memory_backend == "buffer" and () in shapes and "cannot address" in str(e):
             return
         raise

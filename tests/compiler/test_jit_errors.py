@@ -1,0 +1,40 @@
+"""Clear errors from @numba_ext.jit: shapes that do not broadcast, NumPy arrays mixed with numba_ext
+arrays, unsupported expressions (named with their line), foreign or uninitialised objects, cache=True."""
+
+import numba
+import numpy as np
+import pytest
+
+import numba_ext
+
+
+def test_shape_mismatch_is_a_clear_error(rng):
+    f = numba_ext.jit(lambda a, b: a + b)
+    with pytest.raises(ValueError, match="broadcast"):
+        f(numba_ext.asarray(rng.standard_normal(5)), numba_ext.asarray(rng.standard_normal(6)))
+
+
+def test_mixing_numpy_and_usm_arrays_is_a_compile_error(rng):
+    f = numba_ext.jit(lambda a, b: a + b)
+    with pytest.raises(Exception, match="mixes a numba_ext array with a NumPy array"):
+        f(numba_ext.asarray(rng.standard_normal(5)), rng.standard_normal(5))
+
+
+def test_unsupported_expression_names_construct_and_line(rng):
+    f = numba_ext.jit(lambda a: np.fmod(a, 2.0))
+    with pytest.raises(numba_ext.UnsupportedError, match=r"fmod.*line"):
+        f(numba_ext.asarray(rng.standard_normal(5)))
+
+
+def test_freed_or_foreign_objects_do_not_crash():
+    f = numba_ext.jit(lambda a: a * 2.0)
+    with pytest.raises(numba.core.errors.TypingError, match="pyobject"):
+        f(object())
+    bogus = numba_ext.ndarray.__new__(numba_ext.ndarray)  # never initialised
+    with pytest.raises(AttributeError, match="without a descriptor"):
+        f(bogus)
+
+
+def test_disk_caching_is_refused_clearly(tmp_path):
+    with pytest.raises(numba_ext.UnsupportedError, match="cache=True"):
+        numba_ext.jit(lambda a: a + 1.0, cache=True)

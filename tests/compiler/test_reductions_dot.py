@@ -1,0 +1,106 @@
+"""np.dot / @ / np.matmul / x.dot of 1-D and 2-D arrays, inside @numba_ext.jit and eagerly, on every
+dtype pair and on non-contiguous views, checked against NumPy; empty operands and errors."""
+
+import numpy as np
+import pytest
+
+import numba_ext as nx
+
+from .conftest import poison_result
+
+# -- np.dot / @ ---------------------------------------------------------------------------------------
+DOT_SHAPES = {"mv": ((7, 5), (5,)), "vm": ((5,), (5, 6)), "mm": ((7, 5), (5, 6)), "vv": ((9,), (9,))}
+
+
+def _dot_data(rng, shape, dtype):
+    if np.dtype(dtype).kind == "f":
+        return rng.standard_normal(shape).astype(dtype)
+    if np.dtype(dtype) == np.bool_:
+        return rng.random(shape) < 0.3
+    info = np.iinfo(dtype)
+    return rng.integers(info.min, info.max, shape, dtype=dtype, endpoint=True)  # products wrap as in NumPy
+
+
+DOT = nx.jit(lambda x, y: (np.dot(x, y), x @ y, np.matmul(x, y), x.dot(y)))
+
+
+@pytest.mark.parametrize(
+    "dtypes",
+    [
+        ("float64", "float64"),
+        ("float32", "float32"),
+        ("int32", "int32"),
+        ("int64", "int64"),
+        ("int32", "float64"),
+        ("bool", "bool"),
+    ],
+)
+@pytest.mark.parametrize("kind", sorted(DOT_SHAPES))
+def test_dot(rng, kind, dtypes):
+    sa, sb = DOT_SHAPES[kind]
+    ha, hb = _dot_data(rng, sa, dtypes[0]), _dot_data(rng, sb, dtypes[1])
+    a, b = nx.asarray(ha), nx.asarray(hb)
+    want = np.dot(ha, hb)
+    rtol = 1e-5 if "float32" in dtypes else 1e-12
+
+    def check(got):
+        if kind == "vv":
+            assert not isinstance(got, nx.ndarray)
+        else:
+            assert isinstance(got, nx.ndarray) and got.sycl_queue is a.sycl_queue and got.usm_type == "device"
+            assert got.dtype == want.dtype and got.shape == want.shape
+            got = nx.asnumpy(got)
+        if want.dtype.kind == "f":
+            np.testing.assert_allclose(got, want, rtol=rtol, atol=rtol * np.abs(ha).max() * np.abs(hb).max())
+        else:
+            np.testing.assert_array_equal(got, want)  # integer products wrap as in NumPy
+
+    if kind != "vv":
+        poison_result(want.shape, want.dtype)
+    check(a @ b)  # eagerly
+    check(a.dot(b))
+    check(np.matmul(a, b))
+    if dtypes in (("float64", "float64"), ("int32", "int32")):
+        for got in DOT(a, b):
+            check(got)
+
+
+@pytest.mark.parametrize("kind", ["mv", "vm", "mm"])
+def test_dot_non_contiguous(rng, kind):
+    sa, sb = DOT_SHAPES[kind]
+    # views with steps and negative strides of bigger arrays, made alike on the host and the device
+    view_a = (lambda t: t[::-2, 1::2]) if len(sa) == 2 else (lambda t: t[::-2])
+    view_b = (lambda t: t[::2, ::-2]) if len(sb) == 2 else (lambda t: t[1::3])
+    big_a = rng.standard_normal(tuple(2 * n for n in sa))
+    big_b = rng.standard_normal(tuple(2 * n for n in sb) if len(sb) == 2 else (3 * sb[0],))
+    ha, hb = view_a(big_a), view_b(big_b)
+    a, b = view_a(nx.asarray(big_a)), view_b(nx.asarray(big_b))
+    assert ha.shape == sa and hb.shape == sb
+    want = ha @ hb
+    for got in (nx.jit(lambda x, y: x @ y)(a, b), a @ b, nx.jit(lambda x, y: np.dot(x, y))(a, b)):
+        np.testing.assert_allclose(nx.asnumpy(got), want, rtol=1e-12)
+    if kind == "mm":  # a transposed operand
+        np.testing.assert_allclose(nx.asnumpy(a @ a.T), ha @ ha.T, rtol=1e-12)
+
+
+def test_dot_edges_and_errors(rng):
+    z = nx.asarray(np.zeros((3, 0))) @ nx.asarray(np.zeros((0, 4)))  # empty inner dimension: zeros
+    np.testing.assert_array_equal(nx.asnumpy(z), np.zeros((3, 4)))
+    e = nx.jit(lambda x, y: x @ y)(nx.empty((0, 3)), nx.empty((3, 2)))
+    assert e.shape == (0, 2)
+    m, v = nx.asarray(rng.standard_normal((2, 3))), nx.asarray(rng.standard_normal(4))
+    msg = r"shapes \(2,3\) and \(4,\) not aligned: 3 \(dim 1\) != 4 \(dim 0\)"
+    with pytest.raises(ValueError, match=msg):
+        nx.jit(lambda x, y: np.dot(x, y))(m, v)
+    with pytest.raises(ValueError, match=msg):
+        m @ v
+    with pytest.raises(ValueError, match=r"shapes \(4,\) and \(3,\) not aligned"):
+        v.dot(nx.asarray(np.ones(3)))
+    with pytest.raises(nx.UnsupportedError, match="1-D and 2-D operands, got 3-D and 1-D"):
+        nx.jit(lambda x, y: np.dot(x, y))(nx.empty((2, 2, 3)), nx.empty(3))
+    with pytest.raises(nx.UnsupportedError, match="scalars: use"):
+        nx.jit(lambda x: np.dot(x, 2.0))(v)
+    with pytest.raises(nx.ExecutionPlacementError, match="NumPy array"):
+        nx.jit(lambda x, y: x @ y)(m, np.ones(3))
+    with pytest.raises(nx.ExecutionPlacementError, match="ndarray"):
+        m @ np.ones(3)
