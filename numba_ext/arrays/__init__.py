@@ -1,10 +1,10 @@
 """Arrays layer: ``numba_ext.ndarray`` and everything that makes, moves and describes arrays.
 
-Owns: the array class (``ndarray``), the dtypes and USM kinds arrays hold (``dtypes``), allocation,
-creation (``asarray``, ``empty``, ``zeros``, ``full``, ``arange``, the ``*_like`` forms), copies
-between host and device (``transfers``), ``__sycl_usm_array_interface__`` import (``interface``) and
-the extension points through which upper layers give arrays their Numba type and their eager
-operations (``hooks``).
+Owns: the array class (``ndarray``, with its eager operations in ``operators``), the dtypes and USM
+kinds arrays hold (``dtypes``), allocation, creation (``asarray``, ``empty``, ``zeros``, ``full``,
+``arange``, the ``*_like`` forms), copies between host and device and between queues
+(``transfers``), ``__sycl_usm_array_interface__`` import (``interface``) and the extension points
+through which upper layers give arrays their Numba type and their eager operations (``hooks``).
 
 May import: ``numba_ext.devices``, ``numba_ext.errors`` and ``numba_ext._core``. Never the
 placement rules, the compiler, the kernels or the library (they register with ``hooks`` instead).

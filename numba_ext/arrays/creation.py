@@ -12,8 +12,8 @@ from ..devices import DeviceArg, Queue, default_queue, resolve_queue
 from .allocation import ShapeLike, allocate
 from .dtypes import check_usm_type, default_float
 from .interface import from_usm_interface
-from .ndarray import convert, ndarray
-from .transfers import copy_to_host, upload_into
+from .ndarray import ndarray
+from .transfers import convert, copy_to_host, upload_into
 
 
 def _queue_for(device: DeviceArg, sycl_queue: Queue | None) -> Queue:

@@ -12,13 +12,18 @@ copies, and its Numba type ``_numba_type_`` (read by Numba's dispatcher without 
 Python). Both are made on first use. Arrays returned from compiled code start with only ``_nx``
 and make their queue object, USM type, Numba type and descriptor from it on first use. Slots left
 unset are filled by ``__getattr__``.
+
+Owns: the class ``ndarray``: its storage and native image, its attributes, the USM array interface
+it exports, views (basic indexing, reshapes, transposes), element assignment and conversions (to
+another device or dtype, to Python scalars, ``repr``). Its NumPy operations (operators, ufuncs,
+reductions) come from its base class ``operators.ArrayOperators``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Sequence
 from types import EllipsisType
-from typing import TYPE_CHECKING, Any, Literal, NoReturn, SupportsIndex, TypeAlias, overload
+from typing import TYPE_CHECKING, Any, Literal, NoReturn, SupportsIndex, overload
 
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
@@ -27,8 +32,9 @@ from .. import _core
 from ..devices import Context, Device, DeviceArg, Queue, default_queue, resolve_queue
 from . import hooks
 from .allocation import ShapeLike, allocate
-from .dtypes import check_dtype, check_usm_type, default_float
-from .transfers import copy_to_host, upload_into
+from .dtypes import check_usm_type, default_float
+from .operators import ArrayOperators
+from .transfers import convert, copy_to_host, upload_into
 
 if TYPE_CHECKING:
     from numpy._core.multiarray import flagsobj  # the type of ndarray.flags (NumPy names it only here)
@@ -39,8 +45,6 @@ _BasicIndexItem = SupportsIndex | slice | EllipsisType | None
 #: a basic index (the only kind ``numba_ext.ndarray`` supports): integers, slices, ``...`` and ``None``,
 #: alone or in a tuple
 BasicIndex = _BasicIndexItem | tuple[_BasicIndexItem, ...]
-#: what the reductions return: a NumPy scalar when they reduce every element, else an array
-ReductionResult: TypeAlias = "np.generic | ndarray"
 
 
 def _is_basic_index(key: object) -> bool:
@@ -50,7 +54,7 @@ def _is_basic_index(key: object) -> bool:
     ) and not any(isinstance(k, (bool, np.bool_)) for k in items)
 
 
-class ndarray:
+class ndarray(ArrayOperators):
     """An array in USM memory. Create with :func:`numba_ext.asarray`, :func:`numba_ext.empty`, ...;
     bring back to the host with :func:`numba_ext.asnumpy`."""
 
@@ -63,6 +67,7 @@ class ndarray:
     _ptr: int
     _nx: _core.NativeArray
     __array_priority__ = 1000.0
+    __hash__ = None  # type: ignore[assignment]  # comparisons are elementwise, as for NumPy arrays
 
     def __init__(
         self,
@@ -322,183 +327,3 @@ class ndarray:
         )
 
     __str__ = __repr__
-
-    # -- eager elementwise operations (compute follows data) ------------------------------------
-    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
-        if method != "__call__" or kwargs:
-            return NotImplemented
-        if ufunc is np.matmul:
-            return hooks.operations.dot(inputs[0], inputs[1], what="matmul")  # np.matmul has two inputs
-        return hooks.operations.apply(ufunc, *inputs)
-
-    def __array_function__(
-        self,
-        func: Callable[..., Any],
-        types: Collection[type],
-        args: Sequence[Any],
-        kwargs: dict[str, Any],
-    ) -> Any:
-        """NumPy functions of numba_ext arrays: np.where, np.clip, np.dot, np.copy and the *_like
-        functions compute or allocate on the arrays' queue (hooks.operations.ARRAY_FUNCTIONS); the others run
-        NumPy's implementation, which uses the array's methods (np.sum, np.reshape, ...) or refuses
-        the implicit conversion to a NumPy array."""
-        if not all(issubclass(t, (ndarray, np.ndarray)) for t in types):
-            return NotImplemented
-        impl = hooks.operations.array_functions.get(func)
-        if impl is not None:
-            return impl(*args, **kwargs)
-        numpy_impl = getattr(func, "_implementation", None)
-        if numpy_impl is None:
-            return NotImplemented  # NumPy then raises its TypeError naming the function
-        try:
-            return numpy_impl(*args, **kwargs)
-        except TypeError as e:
-            if not str(e).startswith("implicit conversion of a numba_ext.ndarray"):
-                raise
-            name = getattr(func, "__name__", str(func))
-            raise TypeError(
-                f"np.{name}() is not offloaded by numba_ext and would need an implicit conversion of a "
-                "numba_ext.ndarray to a NumPy array, which is not allowed; copy the data to the host with "
-                "numba_ext.asnumpy(x) first"
-            ) from None
-
-    __hash__ = None  # type: ignore[assignment]  # comparisons are elementwise, as for NumPy arrays
-
-    # -- eager reductions (a kernel on the array's queue) -------------------------------------------
-    def sum(
-        self,
-        axis: int | None = None,
-        dtype: DTypeLike | None = None,
-        out: ndarray | None = None,
-        keepdims: bool = False,
-    ) -> ReductionResult:
-        return hooks.operations.reduce("sum", self, axis, dtype=dtype, out=out, keepdims=keepdims)
-
-    def prod(
-        self,
-        axis: int | None = None,
-        dtype: DTypeLike | None = None,
-        out: ndarray | None = None,
-        keepdims: bool = False,
-    ) -> ReductionResult:
-        return hooks.operations.reduce("prod", self, axis, dtype=dtype, out=out, keepdims=keepdims)
-
-    def min(
-        self, axis: int | None = None, out: ndarray | None = None, keepdims: bool = False
-    ) -> ReductionResult:
-        return hooks.operations.reduce("min", self, axis, out=out, keepdims=keepdims)
-
-    def max(
-        self, axis: int | None = None, out: ndarray | None = None, keepdims: bool = False
-    ) -> ReductionResult:
-        return hooks.operations.reduce("max", self, axis, out=out, keepdims=keepdims)
-
-    def mean(
-        self,
-        axis: int | None = None,
-        dtype: DTypeLike | None = None,
-        out: ndarray | None = None,
-        keepdims: bool = False,
-    ) -> ReductionResult:
-        return hooks.operations.reduce("mean", self, axis, dtype=dtype, out=out, keepdims=keepdims)
-
-    def any(
-        self, axis: int | None = None, out: ndarray | None = None, keepdims: bool = False
-    ) -> ReductionResult:
-        return hooks.operations.reduce("any", self, axis, out=out, keepdims=keepdims)
-
-    def all(
-        self, axis: int | None = None, out: ndarray | None = None, keepdims: bool = False
-    ) -> ReductionResult:
-        return hooks.operations.reduce("all", self, axis, out=out, keepdims=keepdims)
-
-    def argmin(
-        self, axis: int | None = None, out: ndarray | None = None, keepdims: bool = False
-    ) -> ReductionResult:
-        return hooks.operations.reduce("argmin", self, axis, out=out, keepdims=keepdims)
-
-    def argmax(
-        self, axis: int | None = None, out: ndarray | None = None, keepdims: bool = False
-    ) -> ReductionResult:
-        return hooks.operations.reduce("argmax", self, axis, out=out, keepdims=keepdims)
-
-    def dot(self, other: ndarray) -> ndarray:
-        return hooks.operations.dot(self, other)
-
-    def __matmul__(self, other: ndarray) -> ndarray:
-        return hooks.operations.dot(self, other, "matmul")
-
-    def __rmatmul__(self, other: ndarray) -> ndarray:
-        return hooks.operations.dot(other, self, "matmul")
-
-
-def _binary(ufunc: np.ufunc, reflected: bool = False) -> Callable[[ndarray, Any], ndarray]:
-    def op(self: ndarray, other: Any) -> ndarray:
-        return (
-            hooks.operations.apply(ufunc, other, self)
-            if reflected
-            else hooks.operations.apply(ufunc, self, other)
-        )
-
-    return op
-
-
-def _unary(ufunc: np.ufunc) -> Callable[[ndarray], ndarray]:
-    def op(self: ndarray) -> ndarray:
-        return hooks.operations.apply(ufunc, self)
-
-    return op
-
-
-for _name, _uf in {
-    "add": np.add,
-    "sub": np.subtract,
-    "mul": np.multiply,
-    "truediv": np.true_divide,
-    "floordiv": np.floor_divide,
-    "mod": np.remainder,
-    "pow": np.power,
-    "and": np.bitwise_and,
-    "or": np.bitwise_or,
-    "xor": np.bitwise_xor,
-}.items():
-    setattr(ndarray, f"__{_name}__", _binary(_uf))
-    setattr(ndarray, f"__r{_name}__", _binary(_uf, reflected=True))
-for _name, _uf in {
-    "lt": np.less,
-    "le": np.less_equal,
-    "gt": np.greater,
-    "ge": np.greater_equal,
-    "eq": np.equal,
-    "ne": np.not_equal,
-}.items():
-    setattr(ndarray, f"__{_name}__", _binary(_uf))
-for _name, _uf1 in {"neg": np.negative, "pos": np.positive, "abs": np.absolute, "invert": np.invert}.items():
-    setattr(ndarray, f"__{_name}__", _unary(_uf1))
-
-
-def convert(
-    x: ndarray, queue: Queue | None, dtype: DTypeLike | None, usm_type: str | None, copy: bool | None
-) -> ndarray:
-    """`x` on `queue` (default: its own) with `dtype` and `usm_type` (default: its own).
-
-    No copy when nothing changes, or when only the queue does and it shares `x`'s context (USM
-    memory belongs to the context); `copy=True` always copies; `copy=False` raises ValueError if a
-    copy would be needed."""
-    q = queue or x._queue
-    want_dtype = check_dtype(dtype) if dtype is not None else x.dtype
-    want_usm = check_usm_type(usm_type) if usm_type is not None else x.usm_type
-    same_memory_ok = q.context == x._queue.context and want_dtype == x.dtype and want_usm == x.usm_type
-    if same_memory_ok and not copy:
-        if q == x._queue:
-            return x
-        return ndarray._wrap(x._desc, q, x._usm_type, x._base_ptr)
-    if copy is False:
-        raise ValueError(
-            f"asarray(copy=False): a copy is needed (from {x._queue!r}/{x.usm_type}/{x.dtype} "
-            f"to {q!r}/{want_usm}/{want_dtype})"
-        )
-    host = copy_to_host(x).astype(want_dtype, copy=False)
-    out = allocate(host.shape, want_dtype, q, want_usm)
-    upload_into(out, host)
-    return out

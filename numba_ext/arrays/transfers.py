@@ -1,12 +1,17 @@
-"""Copies between host memory and numba_ext arrays of any strides."""
+"""Copies between host memory and numba_ext arrays of any strides, and ``convert``: an array on
+another queue, with another dtype or USM type, copied only where the memory cannot be shared."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import DTypeLike
 
 from .. import _core
+from ..devices import Queue
+from .allocation import allocate
+from .dtypes import check_dtype, check_usm_type
 
 if TYPE_CHECKING:
     from .ndarray import ndarray
@@ -48,4 +53,31 @@ def copy_to_host(x: ndarray) -> np.ndarray:
     staging = np.empty(hi - lo, np.uint8)
     _core.memcpy(x._queue, staging.ctypes.data, d.ctypes.data + lo, hi - lo)
     out[...] = np.ndarray(d.shape, d.dtype, buffer=staging, offset=-lo, strides=d.strides)
+    return out
+
+
+def convert(
+    x: ndarray, queue: Queue | None, dtype: DTypeLike | None, usm_type: str | None, copy: bool | None
+) -> ndarray:
+    """`x` on `queue` (default: its own) with `dtype` and `usm_type` (default: its own).
+
+    No copy when nothing changes, or when only the queue does and it shares `x`'s context (USM
+    memory belongs to the context); `copy=True` always copies; `copy=False` raises ValueError if a
+    copy would be needed."""
+    q = queue or x._queue
+    want_dtype = check_dtype(dtype) if dtype is not None else x.dtype
+    want_usm = check_usm_type(usm_type) if usm_type is not None else x.usm_type
+    same_memory_ok = q.context == x._queue.context and want_dtype == x.dtype and want_usm == x.usm_type
+    if same_memory_ok and not copy:
+        if q == x._queue:
+            return x
+        return x._wrap(x._desc, q, x._usm_type, x._base_ptr)  # the same memory, bound to `q`
+    if copy is False:
+        raise ValueError(
+            f"asarray(copy=False): a copy is needed (from {x._queue!r}/{x.usm_type}/{x.dtype} "
+            f"to {q!r}/{want_usm}/{want_dtype})"
+        )
+    host = copy_to_host(x).astype(want_dtype, copy=False)
+    out = allocate(host.shape, want_dtype, q, want_usm)
+    upload_into(out, host)
     return out

@@ -1,8 +1,11 @@
 """Building a control-flow kernel (``kernel_ir.Function``): the mutable builder that translation
-writes into, and the values translated variables are bound to besides operands."""
+writes into, the values translated variables are bound to besides operands, and
+``emit_spec_element``, which inlines a dataflow ``KernelSpec`` at one element (the array expressions
+fused into parallel loops)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeGuard
 
@@ -11,18 +14,33 @@ import numpy as np
 from ..errors import UnsupportedError
 from .kernel_ir import (
     ArrayDecl,
+    Binary,
+    BinaryInst,
     Block,
+    Cast,
+    CastInst,
+    Const,
     FnArrayParam,
     FnParam,
     FnScalarParam,
     Function,
     Imm,
     Inst,
+    KernelSpec,
+    Load,
+    LoadInst,
     Local,
     Operand,
     Scalar,
+    ScalarArg,
+    Select,
+    SelectInst,
     Space,
+    Store,
+    StoreInst,
     Term,
+    Unary,
+    UnaryInst,
 )
 
 
@@ -132,3 +150,58 @@ class FunctionBuilder:
                 raise UnsupportedError(f"internal: block {i} of {self.name} has no terminator")
             blocks.append(Block(tuple(b.insts), b.term))
         return Function(self.name, tuple(self.locals), tuple(self.arrays), tuple(self.params), tuple(blocks))
+
+
+def emit_spec_element(
+    fb: FunctionBuilder, block: int, spec: KernelSpec, ops: list[ArrayRef | Local], index: tuple[Operand, ...]
+) -> Operand | None:
+    """Append to `block` the instructions computing a KernelSpec (kernelspec.py; an array expression
+    fused into a parallel loop, parfor_kernel.py) at one element `index` (int64 operands): `ops` are
+    the operands of its parameters (arrays, scalar locals; an output parameter without operand is
+    not stored). Returns the operand of the last stored value."""
+    vals: list[Operand | None] = []
+    last = None
+
+    def new(dt: str, inst: Callable[..., Inst], *args: object) -> Operand:
+        loc = fb.new_local(dt)
+        fb.emit(block, inst(loc, *args))
+        return Local(loc)
+
+    def val(i: int) -> Operand:
+        v = vals[i]
+        if v is None:
+            raise UnsupportedError("internal: a stored value used as an operand in a fused loop")
+        return v
+
+    def param(p: int) -> int:
+        return ops[p].index
+
+    v: Operand | None
+    for node in spec.nodes:
+        match node:
+            case Load(dtype=dt, param=p):
+                v = new(dt, LoadInst, param(p), index)
+            case ScalarArg(param=p):
+                scalar = ops[p]
+                if not isinstance(scalar, Local):
+                    raise UnsupportedError("internal: a scalar parameter without a local in a fused loop")
+                v = scalar
+            case Const(dtype=dt, value=c):
+                v = const(dt, c)
+            case Cast(dtype=dt, arg=a):
+                v = val(a) if fb.dtype_of(val(a)) == dt else new(dt, CastInst, val(a))
+            case Unary(dtype=dt, op=name, arg=a):
+                v = new(dt, UnaryInst, name, val(a))
+            case Binary(dtype=dt, op=name, lhs=x, rhs=y):
+                v = new(dt, BinaryInst, name, val(x), val(y))
+            case Select(dtype=dt, cond=c, a=x, b=y):
+                v = new(dt, SelectInst, val(c), val(x), val(y))
+            case Store(param=p, value=x):
+                last = val(x)
+                if p < len(ops):
+                    fb.emit(block, StoreInst(param(p), index, last))
+                v = None
+            case _:
+                raise UnsupportedError(f"internal: region node {node!r} in a fused loop")
+        vals.append(v)
+    return last

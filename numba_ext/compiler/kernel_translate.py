@@ -4,7 +4,8 @@ Numba's front end and type inference give a typed IR of the kernel (or device fu
 block becomes a block of ours; scalar variables become typed locals, arrays become array slots
 (parameters, local or private arrays), tuples of scalars stay compile-time lists of operands,
 ``range`` iteration (getiter/iternext) becomes an explicit counter, and calls to ``@numba_ext.func``
-device functions are inlined (expressions and calls: ``kernel_exprs.py``). Anything else is an
+device functions are inlined (expressions: ``kernel_exprs.py``; calls: ``kernel_calls.py``). Anything
+else is an
 UnsupportedError naming the construct and line.
 """
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import operator
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
@@ -22,33 +22,20 @@ from numba.core import ir, types
 from numba.parfors.parfor import Parfor
 
 from ..errors import UnsupportedError
-from .function_builder import ArrayRef, Element, FunctionBuilder, const
+from .function_builder import ArrayRef, Element, FunctionBuilder, const, emit_spec_element
 from .kernel_ir import (
     ArrayParam,
     Atomic,
-    Binary,
     BinaryInst,
     Branch,
-    Cast,
     CastInst,
-    Const,
     Copy,
     Function,
-    Inst,
     Jump,
     KernelSpec,
-    Load,
-    LoadInst,
     Local,
     Operand,
     Return,
-    ScalarArg,
-    Select,
-    SelectInst,
-    Store,
-    StoreInst,
-    Unary,
-    UnaryInst,
     WorkItem,
 )
 from .kernel_translate import Translator
@@ -202,9 +189,63 @@ class ParforKernel:
         )
 
     def _build(self, lowerer: Any, typemap: dict[str, Any], index_names: set[str]) -> Function:
+        """The kernel: its parameters, then the loop (see the module documentation): the flat index
+        unravelled over the loop nest, the fused prologues, the body, the fused epilogues and, with
+        reductions, the combination of the partials into the accumulators."""
         parfor = self.parfor
         fb = FunctionBuilder("")
         tr = Translator(fb, lowerer.func_ir, typemap, lowerer.fndesc.calltypes)
+        fused_params = self._parameters(fb, tr, typemap)
+        acc: dict[str, int] = {}
+        for r in self.redvars:
+            acc[r] = fb.array_param(f"acc{len(acc)}", accumulator_dtype(dtype_name(typemap[r])), 1, True)
+        bounds = [(fb.scalar_param("int64"), fb.scalar_param("int64")) for _ in parfor.loop_nests]
+        total = fb.scalar_param("int64")
+
+        loop = _Loop(fb)
+        partial = loop.start(self.redvars, self.redops, tr, typemap, total)
+        idx_locals = loop.unravel(bounds)
+        for d, nest in enumerate(parfor.loop_nests):
+            name = nest.index_variable.name
+            want = dtype_name(typemap[name])
+            loc = fb.new_local(want)
+            fb.emit(
+                loop.pre,
+                CastInst(loc, Local(idx_locals[d])) if want != "int64" else Copy(loc, Local(idx_locals[d])),
+            )
+            tr.vals[name] = Local(loc)
+        if parfor.index_var.name not in tr.vals:
+            tr.vals[parfor.index_var.name] = [tr.vals[n.index_variable.name] for n in parfor.loop_nests]
+        index = tuple(Local(i) for i in idx_locals)
+        for part, t, spec, ops in fused_params:
+            if part == "pro":  # the region's element at this index, where the body reads t[index]
+                elem = emit_spec_element(fb, loop.pre, spec, ops, index)
+                if elem is None:
+                    raise UnsupportedError(f"internal: a fused region without a stored value ({t})")
+                tr.vals[t] = Element(elem)
+        tr.translate(entry_block=loop.pre, blocks=parfor.loop_body, exit_block=loop.latch)
+        for part, _, spec, ops in fused_params:
+            if part == "epi":  # after the body: the region's element from the values just stored
+                emit_spec_element(fb, loop.latch, spec, ops, index)
+        loop.finish(bool(self.redvars))
+        for r in self.redvars:
+            value: Operand = Local(partial[r])
+            wide = accumulator_dtype(dtype_name(typemap[r]))
+            if wide != dtype_name(typemap[r]):
+                w = fb.new_local(wide)
+                fb.emit(loop.exit, CastInst(w, value))
+                value = Local(w)
+            fb.emit(loop.exit, Atomic(None, self.redops[r], acc[r], (const("int64", 0),), value, None))
+        fb.terminate(loop.exit, Return())
+        f = fb.function()
+        return replace(f, name="nx_p" + hashlib.sha1(repr(f).encode()).hexdigest()[:16])
+
+    def _parameters(
+        self, fb: FunctionBuilder, tr: Translator, typemap: dict[str, Any]
+    ) -> list[tuple[str, str, KernelSpec, list[ArrayRef | Local]]]:
+        """The parameters of the body's arrays and scalars, then those of the fused regions
+        (recorded in `extra`). Returns per region: (part, output, its KernelSpec, the operands of
+        its parameters)."""
         for n in self.arrays:
             t = typemap[n]
             tr.vals[n] = ArrayRef(fb.array_param(_safe(n), dtype_name(t), t.ndim, t.layout == "C"))
@@ -230,141 +271,75 @@ class ParforKernel:
                         ops.append(Local(fb.scalar_param(p.dtype)))
                         self.extra.append((f"{part}_scalar", name))
                 fused_params.append((part, t, fn._nx_spec, ops))
-        acc: dict[str, int] = {}
-        for r in self.redvars:
-            acc[r] = fb.array_param(f"acc{len(acc)}", accumulator_dtype(dtype_name(typemap[r])), 1, True)
-        bounds = [(fb.scalar_param("int64"), fb.scalar_param("int64")) for _ in parfor.loop_nests]
-        total = fb.scalar_param("int64")
+        return fused_params
 
-        entry, head, pre, latch, exit_ = (fb.new_block() for _ in range(5))
-        gid, gsize, lin, cond = (fb.new_local(dt) for dt in ("int64", "int64", "int64", "bool"))
+
+class _Loop:
+    """The blocks and locals of a parfor kernel's loop over the flat index `lin`: `entry` (the
+    work-item's first index, the reduction partials), `head` (the bounds check), `pre` (the body's
+    entry, where the index is unravelled), `latch` (after the body), `exit`."""
+
+    def __init__(self, fb: FunctionBuilder) -> None:
+        self.fb = fb
+        self.entry, self.head, self.pre, self.latch, self.exit = (fb.new_block() for _ in range(5))
+        self.gid, self.gsize, self.lin, self.cond = (
+            fb.new_local(dt) for dt in ("int64", "int64", "int64", "bool")
+        )
+
+    def start(
+        self, redvars: list[str], redops: dict[str, str], tr: Translator, typemap: dict[str, Any], total: int
+    ) -> dict[str, int]:
+        """The entry block and the bounds check (`lin` < `total`). Returns the locals of the
+        reduction partials, started at their operation's identity."""
+        fb = self.fb
         fb.emit(
-            entry,
-            WorkItem(gid, "get_global_id", 0),
-            WorkItem(gsize, "get_global_size", 0),
-            Copy(lin, Local(gid)),
+            self.entry,
+            WorkItem(self.gid, "get_global_id", 0),
+            WorkItem(self.gsize, "get_global_size", 0),
+            Copy(self.lin, Local(self.gid)),
         )
         partial = {}
-        for r in self.redvars:
+        for r in redvars:
             dt = dtype_name(typemap[r])
             partial[r] = fb.new_local(dt)
-            fb.emit(entry, Copy(partial[r], const(dt, _identity(self.redops[r], dt))))
+            fb.emit(self.entry, Copy(partial[r], const(dt, _identity(redops[r], dt))))
             tr.vals[r] = Local(partial[r])
-        fb.terminate(entry, Jump(head))
-        fb.emit(head, BinaryInst(cond, "lt", Local(lin), Local(total)))
-        fb.terminate(head, Branch(Local(cond), pre, exit_))
-        # unravel the flat index over the loop nest (C order) and bind the index variables
-        rest: Operand = Local(lin)
-        idx_locals = [0] * self.ndim
-        for d in reversed(range(self.ndim)):
+        fb.terminate(self.entry, Jump(self.head))
+        fb.emit(self.head, BinaryInst(self.cond, "lt", Local(self.lin), Local(total)))
+        fb.terminate(self.head, Branch(Local(self.cond), self.pre, self.exit))
+        return partial
+
+    def unravel(self, bounds: list[tuple[int, int]]) -> list[int]:
+        """Unravel the flat index over the loop nest (C order; `bounds`: per nest the locals of its
+        start and count). Returns the locals of the indices."""
+        fb = self.fb
+        rest: Operand = Local(self.lin)
+        idx_locals = [0] * len(bounds)
+        for d in reversed(range(len(bounds))):
             start, count = bounds[d]
             q, rem, i = fb.new_local("int64"), fb.new_local("int64"), fb.new_local("int64")
             if d > 0:
                 fb.emit(
-                    pre,
+                    self.pre,
                     BinaryInst(rem, "rem", rest, Local(count)),
                     BinaryInst(q, "floordiv", rest, Local(count)),
                 )
                 rest = Local(q)
             else:
-                fb.emit(pre, Copy(rem, rest))
-            fb.emit(pre, BinaryInst(i, "add", Local(rem), Local(start)))
+                fb.emit(self.pre, Copy(rem, rest))
+            fb.emit(self.pre, BinaryInst(i, "add", Local(rem), Local(start)))
             idx_locals[d] = i
-        for d, nest in enumerate(parfor.loop_nests):
-            name = nest.index_variable.name
-            want = dtype_name(typemap[name])
-            loc = fb.new_local(want)
-            fb.emit(
-                pre,
-                CastInst(loc, Local(idx_locals[d])) if want != "int64" else Copy(loc, Local(idx_locals[d])),
-            )
-            tr.vals[name] = Local(loc)
-        if parfor.index_var.name not in tr.vals:
-            tr.vals[parfor.index_var.name] = [tr.vals[n.index_variable.name] for n in parfor.loop_nests]
-        index = tuple(Local(i) for i in idx_locals)
-        for part, t, spec, ops in fused_params:
-            if part == "pro":  # the region's element at this index, where the body reads t[index]
-                elem = _emit_region(fb, pre, spec, ops, index)
-                if elem is None:
-                    raise UnsupportedError(f"internal: a fused region without a stored value ({t})")
-                tr.vals[t] = Element(elem)
-        tr.translate(entry_block=pre, blocks=parfor.loop_body, exit_block=latch)
-        for part, _, spec, ops in fused_params:
-            if part == "epi":  # after the body: the region's element from the values just stored
-                _emit_region(fb, latch, spec, ops, index)
-        if self.redvars:  # a grid-stride loop
-            fb.emit(latch, BinaryInst(lin, "add", Local(lin), Local(gsize)))
-            fb.terminate(latch, Jump(head))
+        return idx_locals
+
+    def finish(self, grid_stride: bool) -> None:
+        """The latch: the next index of a grid-stride loop (with reductions), else the exit."""
+        if grid_stride:
+            self.fb.emit(self.latch, BinaryInst(self.lin, "add", Local(self.lin), Local(self.gsize)))
+            self.fb.terminate(self.latch, Jump(self.head))
         else:  # one work-item per iteration: no loop, so that drivers vectorise across work-items
-            fb.terminate(latch, Jump(exit_))
-        for r in self.redvars:
-            value: Operand = Local(partial[r])
-            wide = accumulator_dtype(dtype_name(typemap[r]))
-            if wide != dtype_name(typemap[r]):
-                w = fb.new_local(wide)
-                fb.emit(exit_, CastInst(w, value))
-                value = Local(w)
-            fb.emit(exit_, Atomic(None, self.redops[r], acc[r], (const("int64", 0),), value, None))
-        fb.terminate(exit_, Return())
-        f = fb.function()
-        return replace(f, name="nx_p" + hashlib.sha1(repr(f).encode()).hexdigest()[:16])
+            self.fb.terminate(self.latch, Jump(self.exit))
 
 
 def _safe(name: str) -> str:
     """A Numba variable name as a kernel parameter name."""
     return name.replace(".", "_").replace("$", "_")
-
-
-def _emit_region(
-    fb: FunctionBuilder, block: int, spec: KernelSpec, ops: list[ArrayRef | Local], index: tuple[Operand, ...]
-) -> Operand | None:
-    """Append to `block` the instructions computing a region's KernelSpec (kernelspec.py) at one
-    element `index` (int64 operands): `ops` are the operands of its parameters (arrays, scalar
-    locals; an output parameter without operand is not stored). Returns the operand of the last
-    stored value."""
-    vals: list[Operand | None] = []
-    last = None
-
-    def new(dt: str, inst: Callable[..., Inst], *args: object) -> Operand:
-        loc = fb.new_local(dt)
-        fb.emit(block, inst(loc, *args))
-        return Local(loc)
-
-    def val(i: int) -> Operand:
-        v = vals[i]
-        if v is None:
-            raise UnsupportedError("internal: a stored value used as an operand in a fused loop")
-        return v
-
-    def param(p: int) -> int:
-        return ops[p].index
-
-    v: Operand | None
-    for node in spec.nodes:
-        match node:
-            case Load(dtype=dt, param=p):
-                v = new(dt, LoadInst, param(p), index)
-            case ScalarArg(param=p):
-                scalar = ops[p]
-                if not isinstance(scalar, Local):
-                    raise UnsupportedError("internal: a scalar parameter without a local in a fused loop")
-                v = scalar
-            case Const(dtype=dt, value=c):
-                v = const(dt, c)
-            case Cast(dtype=dt, arg=a):
-                v = val(a) if fb.dtype_of(val(a)) == dt else new(dt, CastInst, val(a))
-            case Unary(dtype=dt, op=name, arg=a):
-                v = new(dt, UnaryInst, name, val(a))
-            case Binary(dtype=dt, op=name, lhs=x, rhs=y):
-                v = new(dt, BinaryInst, name, val(x), val(y))
-            case Select(dtype=dt, cond=c, a=x, b=y):
-                v = new(dt, SelectInst, val(c), val(x), val(y))
-            case Store(param=p, value=x):
-                last = val(x)
-                if p < len(ops):
-                    fb.emit(block, StoreInst(param(p), index, last))
-                v = None
-            case _:
-                raise UnsupportedError(f"internal: region node {node!r} in a fused loop")
-        vals.append(v)
-    return last

@@ -93,164 +93,231 @@ def parfor_lowering_with_offload(numba_lower):
 
 
 def lower_parfor_offload(lowerer, parfor):
-    builder, context = lowerer.builder, lowerer.context
-    typemap = lowerer.fndesc.typemap
-    # the arguments of fused regions (parfor_fusion.py) are used only by the launch below, so
-    # Numba places their `del`s in the set-up block: those wait until after the launch
+    """Lower `parfor` as a kernel launched on its arrays' queue: the host set-up of the init block,
+    the kernel (``parfor_kernel.py``), the queue check, the argument slots, the launch, then the
+    results (fused epilogues' arrays, reduction variables)."""
+    deferred = _lower_init_block(lowerer, parfor)
+    launch = _ParforLaunch(lowerer, parfor, ParforKernel(lowerer, parfor))
+    launch.array_and_scalar_slots()
+    counts = launch.loop_counts()
+    epi_outs = launch.fused_region_slots(counts)
+    accs = launch.reduction_accumulators()
+    launch.launch(counts, accs, epi_outs)
+    for n, _, out in epi_outs:
+        lowerer.storevar(out._getvalue(), n)
+    for inst in deferred:
+        lowerer.lower_inst(inst)
+    launch.read_back_accumulators(accs)
+
+
+def _lower_init_block(lowerer, parfor) -> list:
+    """Lower the parfor's host set-up (reduction initial values, ...) but the `del`s of the
+    arguments of fused regions (parfor_fusion.py): used only by the launch, Numba places their
+    `del`s in the set-up block, so they are returned, to be lowered after the launch."""
     fused_args = {
         n
         for _, _, args in getattr(parfor, "_nx_prologue", []) + getattr(parfor, "_nx_epilogue", [])
         for n in args
     }
     deferred = []
-    for inst in parfor.init_block.body:  # host set-up (reduction initial values, ...)
+    for inst in parfor.init_block.body:
         if isinstance(inst, ir.Del) and inst.value in fused_args:
             deferred.append(inst)
         else:
             lowerer.lower_inst(inst)
-    pk = ParforKernel(lowerer, parfor)
-    extra_arrays = [n for kind, n in pk.extra if kind in ("pro_array", "epi_array")]
-    usm = [n for n in pk.arrays + extra_arrays if isinstance(typemap[n], USMArrayType)]
-    device = typemap[usm[0]].device
-    kernel = _core.compile_function(pk.spec, device_by_filter(device))
-    if lowerer.metadata is not None:  # the compile result's metadata (for inspect_kernels)
-        lowerer.metadata.setdefault("numba_ext_kernels", []).append(kernel)
-    _KEEP_ALIVE.append(kernel)
+    return deferred
 
-    arrays = {
-        n: context.make_array(typemap[n])(context, builder, value=lowerer.loadvar(n))
-        for n in pk.arrays + extra_arrays
-    }
-    queue = builder.bitcast(arrays[usm[0]].queue, I8P)
-    if len(usm) > 1:
+
+class _ParforLaunch:
+    """The host code launching one parfor's kernel: made with the kernel compiled, the arrays
+    loaded and their queues checked; each step appends the values of its argument slots, in the
+    order of the kernel's parameters, to `slot_vals`."""
+
+    def __init__(self, lowerer, parfor, pk: ParforKernel):
+        self.lowerer, self.parfor, self.pk = lowerer, parfor, pk
+        self.builder, self.context = builder, context = lowerer.builder, lowerer.context
+        self.typemap = typemap = lowerer.fndesc.typemap
+        extra_arrays = [n for kind, n in pk.extra if kind in ("pro_array", "epi_array")]
+        usm = [n for n in pk.arrays + extra_arrays if isinstance(typemap[n], USMArrayType)]
+        self.device = typemap[usm[0]].device
+        self.kernel = kernel = _core.compile_function(pk.spec, device_by_filter(self.device))
+        if lowerer.metadata is not None:  # the compile result's metadata (for inspect_kernels)
+            lowerer.metadata.setdefault("numba_ext_kernels", []).append(kernel)
+        _KEEP_ALIVE.append(kernel)
+        self.arrays = {
+            n: context.make_array(typemap[n])(context, builder, value=lowerer.loadvar(n))
+            for n in pk.arrays + extra_arrays
+        }
+        self.queue = builder.bitcast(self.arrays[usm[0]].queue, I8P)
+        if len(usm) > 1:
+            self._check_queues(usm)
+        self.slot_vals: list = []
+
+    def _check_queues(self, usm: list[str]) -> None:
+        """Host code raising ExecutionPlacementError where the USM arrays' queues differ."""
+        builder, context = self.builder, self.context
         qs = cgutils.alloca_once(builder, I8P, size=len(usm))
         for i, n in enumerate(usm):
-            builder.store(builder.bitcast(arrays[n].queue, I8P), builder.gep(qs, [I32(i)]))
+            builder.store(builder.bitcast(self.arrays[n].queue, I8P), builder.gep(qs, [I32(i)]))
         cname = context.insert_const_string(builder.module, ",".join(usm))
         check = declare(builder, "nx_check_queues", I32, [I8P.as_pointer(), I32, I8P])
         st = builder.call(check, [qs, I32(len(usm)), cname])
         with cgutils.if_unlikely(builder, builder.icmp_signed("!=", st, I32(0))):
             context.call_conv.return_exc(builder)
 
-    slot_vals = []
-    for n in pk.arrays:
-        ary, t = arrays[n], typemap[n]
-        slot_vals.append(builder.ptrtoint(ary.data, I64))
-        slot_vals.extend(cgutils.unpack_tuple(builder, ary.shape, t.ndim))
-        slot_vals.extend(cgutils.unpack_tuple(builder, ary.strides, t.ndim))
-    for n in pk.scalars:
-        slot_vals.append(scalar_bits(context, builder, typemap[n], lowerer.loadvar(n)))
-    # fused regions (parfor_fusion.py): a prologue's inputs over their broadcast shape, an
-    # epilogue's inputs as they are (they have the loop's shape) and its result, allocated here
-    counts = []
-    for nest in parfor.loop_nests:
-        start = _asI64(lowerer, builder, nest.start)
-        stop = _asI64(lowerer, builder, nest.stop)
-        counts.append(
-            (start, builder.select(builder.icmp_signed(">", stop, start), builder.sub(stop, start), I64(0)))
+    def _array_slots(self, n: str) -> None:
+        ary, t = self.arrays[n], self.typemap[n]
+        self.slot_vals.append(self.builder.ptrtoint(ary.data, I64))
+        self.slot_vals.extend(cgutils.unpack_tuple(self.builder, ary.shape, t.ndim))
+        self.slot_vals.extend(cgutils.unpack_tuple(self.builder, ary.strides, t.ndim))
+
+    def _scalar_slot(self, n: str) -> None:
+        value = self.lowerer.loadvar(n)
+        self.slot_vals.append(scalar_bits(self.context, self.builder, self.typemap[n], value))
+
+    def array_and_scalar_slots(self) -> None:
+        """The slots of the loop body's arrays and scalars."""
+        for n in self.pk.arrays:
+            self._array_slots(n)
+        for n in self.pk.scalars:
+            self._scalar_slot(n)
+
+    def loop_counts(self) -> list:
+        """Per loop nest: (start, iteration count), as int64 values."""
+        builder = self.builder
+        counts = []
+        for nest in self.parfor.loop_nests:
+            start = _asI64(self.lowerer, builder, nest.start)
+            stop = _asI64(self.lowerer, builder, nest.stop)
+            count = builder.select(builder.icmp_signed(">", stop, start), builder.sub(stop, start), I64(0))
+            counts.append((start, count))
+        return counts
+
+    def fused_region_slots(self, counts: list) -> list:
+        """The slots of fused regions (parfor_fusion.py): a prologue's inputs over their broadcast
+        shape, an epilogue's inputs as they are (they have the loop's shape) and its result,
+        allocated here. Returns the results: (variable, type, array)."""
+        builder, context, typemap, arrays, pk = self.builder, self.context, self.typemap, self.arrays, self.pk
+        pro_strides = {}
+        for t, _, args in pk.prologue:
+            arrs = [(typemap[n], arrays[n]) for n in args if n in arrays]
+            shape, _ = broadcast_shape(context, builder, arrs, pk.ndim)
+            for n in args:
+                if n in arrays:
+                    pro_strides[t, n] = (shape, broadcast_strides(builder, typemap[n], arrays[n], shape))
+        epi_outs = []
+        pending_pro = [(t, n) for t, _, args in pk.prologue for n in args if n in arrays]
+        for kind, n in pk.extra:
+            if kind == "pro_array":
+                shape, strides = pro_strides[pending_pro.pop(0)]
+                self.slot_vals.append(builder.ptrtoint(arrays[n].data, I64))
+                self.slot_vals.extend(shape)
+                self.slot_vals.extend(strides)
+            elif kind == "epi_array":
+                self._array_slots(n)
+            elif kind == "epi_out":
+                ty = typemap[n]
+                shape = [c for _, c in counts]
+                nitems = I64(1)
+                for c in shape:
+                    nitems = builder.mul(nitems, c)
+                out = allocate_result(context, builder, ty, self.queue, shape, nitems)
+                epi_outs.append((n, ty, out))
+                self.slot_vals.append(builder.ptrtoint(out.data, I64))
+                self.slot_vals.extend(shape)
+                self.slot_vals.extend(cgutils.unpack_tuple(builder, out.strides, ty.ndim))
+            else:  # pro_scalar, epi_scalar
+                self._scalar_slot(n)
+        return epi_outs
+
+    def reduction_accumulators(self) -> list:
+        """Reduction accumulators: one element of device memory each, holding the value from before
+        the loop; written and read back through copies (device memory need not be host-addressable).
+        Returns per reduction variable (variable, host copy, device data, size, meminfo)."""
+        builder, context, queue = self.builder, self.context, self.queue
+        accs = []
+        memcpy = declare(builder, "nx_memcpy", I32, [I8P, I8P, I8P, I64])
+        release = declare(builder, "NRT_MemInfo_release", llir.VoidType(), [I8P])
+        for r in self.pk.redvars:
+            t = self.typemap[r]
+            wide_t = _accumulator_type(t)
+            size = context.get_abi_sizeof(context.get_data_type(wide_t))
+            mi_slot = cgutils.alloca_once(builder, I8P)
+            alloc = declare(builder, "nx_usm_alloc", I8P, [I8P, I64, I32, I8P.as_pointer()])
+            data = builder.call(alloc, [queue, I64(size), I32(USM_CODES["device"]), mi_slot])
+            with cgutils.if_unlikely(builder, cgutils.is_null(builder, data)):
+                context.call_conv.return_exc(builder)
+            host = cgutils.alloca_once(builder, context.get_data_type(wide_t))
+            builder.store(context.cast(builder, self.lowerer.loadvar(r), t, wide_t), host)
+            st = builder.call(memcpy, [queue, data, builder.bitcast(host, I8P), I64(size)])
+            with cgutils.if_unlikely(builder, builder.icmp_signed("!=", st, I32(0))):
+                builder.call(release, [builder.load(mi_slot)])
+                context.call_conv.return_exc(builder)
+            accs.append((r, host, data, size, builder.load(mi_slot)))
+            self.slot_vals += [builder.ptrtoint(data, I64), I64(1), I64(size)]
+        return accs
+
+    def launch(self, counts: list, accs: list, epi_outs: list) -> None:
+        """The loop bounds' slots, then the launch (one work-item per iteration, or a capped number
+        running a grid-stride loop for reductions); on failure, frees what was allocated."""
+        builder, context = self.builder, self.context
+        total = I64(1)
+        for start, count in counts:
+            self.slot_vals += [start, count]
+            total = builder.mul(total, count)
+        self.slot_vals.append(total)
+        slots = cgutils.alloca_once(builder, I64, size=len(self.slot_vals))
+        for i, sv in enumerate(self.slot_vals):
+            builder.store(sv, builder.gep(slots, [I32(i)]))
+        gsize = cgutils.alloca_once(builder, I64)
+        if self.pk.redvars:
+            cap = I64(REDUCTION_WORK_ITEMS)
+            builder.store(builder.select(builder.icmp_signed("<", total, cap), total, cap), gsize)
+        else:
+            builder.store(total, gsize)
+        local = llir.Constant(I64.as_pointer(), None)  # the driver chooses
+        if str(device_by_filter(self.device).target).startswith("ptx"):
+            # whole work-groups (the grid-stride loop ignores the extra work-items): NVIDIA's
+            # driver, left to choose, picks a divisor of the global size (as small as 1 for a prime)
+            wg, g = _core.NVIDIA_WORK_GROUP, builder.load(gsize)
+            builder.store(builder.mul(builder.udiv(builder.add(g, I64(wg - 1)), I64(wg)), I64(wg)), gsize)
+            local = cgutils.alloca_once_value(builder, I64(wg))
+        launch = declare(
+            builder,
+            "nx_launch_nd",
+            I32,
+            [I8P, I8P, I64.as_pointer(), I32, I32, I64.as_pointer(), I64.as_pointer()],
         )
-    pro_strides = {}
-    for t, _, args in pk.prologue:
-        arrs = [(typemap[n], arrays[n]) for n in args if n in arrays]
-        shape, _ = broadcast_shape(context, builder, arrs, pk.ndim)
-        for n in args:
-            if n in arrays:
-                pro_strides[t, n] = (shape, broadcast_strides(builder, typemap[n], arrays[n], shape))
-    epi_outs = []
-    pending_pro = [(t, n) for t, _, args in pk.prologue for n in args if n in arrays]
-    for kind, n in pk.extra:
-        if kind == "pro_array":
-            shape, strides = pro_strides[pending_pro.pop(0)]
-            slot_vals.append(builder.ptrtoint(arrays[n].data, I64))
-            slot_vals.extend(shape)
-            slot_vals.extend(strides)
-        elif kind == "epi_array":
-            ary, t = arrays[n], typemap[n]
-            slot_vals.append(builder.ptrtoint(ary.data, I64))
-            slot_vals.extend(cgutils.unpack_tuple(builder, ary.shape, t.ndim))
-            slot_vals.extend(cgutils.unpack_tuple(builder, ary.strides, t.ndim))
-        elif kind == "epi_out":
-            ty = typemap[n]
-            shape = [c for _, c in counts]
-            nitems = I64(1)
-            for c in shape:
-                nitems = builder.mul(nitems, c)
-            out = allocate_result(context, builder, ty, queue, shape, nitems)
-            epi_outs.append((n, ty, out))
-            slot_vals.append(builder.ptrtoint(out.data, I64))
-            slot_vals.extend(shape)
-            slot_vals.extend(cgutils.unpack_tuple(builder, out.strides, ty.ndim))
-        else:  # pro_scalar, epi_scalar
-            slot_vals.append(scalar_bits(context, builder, typemap[n], lowerer.loadvar(n)))
-    # reduction accumulators: one element of device memory each, holding the value from before the
-    # loop; written and read back through copies (device memory need not be host-addressable)
-    accs = []
-    memcpy = declare(builder, "nx_memcpy", I32, [I8P, I8P, I8P, I64])
-    release = declare(builder, "NRT_MemInfo_release", llir.VoidType(), [I8P])
-    for r in pk.redvars:
-        t = typemap[r]
-        wide_t = numpy_support.from_dtype(np.dtype(accumulator_dtype(dtype_name(t))))
-        size = context.get_abi_sizeof(context.get_data_type(wide_t))
-        mi_slot = cgutils.alloca_once(builder, I8P)
-        alloc = declare(builder, "nx_usm_alloc", I8P, [I8P, I64, I32, I8P.as_pointer()])
-        data = builder.call(alloc, [queue, I64(size), I32(USM_CODES["device"]), mi_slot])
-        with cgutils.if_unlikely(builder, cgutils.is_null(builder, data)):
-            context.call_conv.return_exc(builder)
-        host = cgutils.alloca_once(builder, context.get_data_type(wide_t))
-        builder.store(context.cast(builder, lowerer.loadvar(r), t, wide_t), host)
-        st = builder.call(memcpy, [queue, data, builder.bitcast(host, I8P), I64(size)])
+        kaddr = context.add_dynamic_addr(
+            builder, self.kernel.address, info="numba_ext kernel"
+        )  # not cacheable
+        st = builder.call(launch, [kaddr, self.queue, slots, I32(len(self.slot_vals)), I32(1), gsize, local])
         with cgutils.if_unlikely(builder, builder.icmp_signed("!=", st, I32(0))):
-            builder.call(release, [builder.load(mi_slot)])
+            release = declare(builder, "NRT_MemInfo_release", llir.VoidType(), [I8P])
+            for *_, mi in accs:
+                builder.call(release, [mi])
+            for _, ty, out in epi_outs:
+                context.nrt.decref(builder, ty, out._getvalue())
             context.call_conv.return_exc(builder)
-        accs.append((r, host, data, size, builder.load(mi_slot)))
-        slot_vals += [builder.ptrtoint(data, I64), I64(1), I64(size)]
-    total = I64(1)
-    for start, count in counts:
-        slot_vals += [start, count]
-        total = builder.mul(total, count)
-    slot_vals.append(total)
-    slots = cgutils.alloca_once(builder, I64, size=len(slot_vals))
-    for i, sv in enumerate(slot_vals):
-        builder.store(sv, builder.gep(slots, [I32(i)]))
-    gsize = cgutils.alloca_once(builder, I64)
-    if pk.redvars:
-        cap = I64(REDUCTION_WORK_ITEMS)
-        builder.store(builder.select(builder.icmp_signed("<", total, cap), total, cap), gsize)
-    else:
-        builder.store(total, gsize)
-    local = llir.Constant(I64.as_pointer(), None)  # the driver chooses
-    if str(device_by_filter(device).target).startswith("ptx"):
-        # whole work-groups (the grid-stride loop ignores the extra work-items): NVIDIA's
-        # driver, left to choose, picks a divisor of the global size (as small as 1 for a prime)
-        wg, g = _core.NVIDIA_WORK_GROUP, builder.load(gsize)
-        builder.store(builder.mul(builder.udiv(builder.add(g, I64(wg - 1)), I64(wg)), I64(wg)), gsize)
-        local = cgutils.alloca_once_value(builder, I64(wg))
-    launch = declare(
-        builder,
-        "nx_launch_nd",
-        I32,
-        [I8P, I8P, I64.as_pointer(), I32, I32, I64.as_pointer(), I64.as_pointer()],
-    )
-    kaddr = context.add_dynamic_addr(builder, kernel.address, info="numba_ext kernel")  # not cacheable
-    st = builder.call(launch, [kaddr, queue, slots, I32(len(slot_vals)), I32(1), gsize, local])
-    with cgutils.if_unlikely(builder, builder.icmp_signed("!=", st, I32(0))):
-        for *_, mi in accs:
+
+    def read_back_accumulators(self, accs: list) -> None:
+        """Copy each accumulator back, free it, and store its value (in the variable's type)."""
+        builder, context = self.builder, self.context
+        memcpy = declare(builder, "nx_memcpy", I32, [I8P, I8P, I8P, I64])
+        release = declare(builder, "NRT_MemInfo_release", llir.VoidType(), [I8P])
+        for r, host, data, size, mi in accs:
+            st = builder.call(memcpy, [self.queue, builder.bitcast(host, I8P), data, I64(size)])
             builder.call(release, [mi])
-        for _, ty, out in epi_outs:
-            context.nrt.decref(builder, ty, out._getvalue())
-        context.call_conv.return_exc(builder)
-    for n, _, out in epi_outs:
-        lowerer.storevar(out._getvalue(), n)
-    for inst in deferred:
-        lowerer.lower_inst(inst)
-    for r, host, data, size, mi in accs:
-        st = builder.call(memcpy, [queue, builder.bitcast(host, I8P), data, I64(size)])
-        builder.call(release, [mi])
-        with cgutils.if_unlikely(builder, builder.icmp_signed("!=", st, I32(0))):
-            context.call_conv.return_exc(builder)
-        t = typemap[r]
-        wide_t = numpy_support.from_dtype(np.dtype(accumulator_dtype(dtype_name(t))))
-        lowerer.storevar(context.cast(builder, builder.load(host), wide_t, t), r)
+            with cgutils.if_unlikely(builder, builder.icmp_signed("!=", st, I32(0))):
+                context.call_conv.return_exc(builder)
+            t = self.typemap[r]
+            value = context.cast(builder, builder.load(host), _accumulator_type(t), t)
+            self.lowerer.storevar(value, r)
+
+
+def _accumulator_type(t):
+    """The Numba type of the device accumulator of a reduction variable of type `t`."""
+    return numpy_support.from_dtype(np.dtype(accumulator_dtype(dtype_name(t))))
 
 
 _KEEP_ALIVE: list = []  # compiled kernels referenced by address from compiled host code

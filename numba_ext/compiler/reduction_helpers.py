@@ -1,9 +1,18 @@
-"""The ``numba_ext.jit`` helpers that compute reductions and ``np.dot`` on USM arrays, generated per
-(operation, rank, result dtype, USM type): an axis reduction moves the (run-time) axis last with a
-transposed view and runs one work-item per output element with a sequential loop along it, reading
-through the strides, so slices with steps, negative strides and transposes work; one compilation
-per input type serves every axis. Jitted code (through the overloads in ``reductions``) and the
-eager methods call the same helpers."""
+"""The ``numba_ext.jit`` helpers that compute reductions and ``np.dot`` on USM arrays, one per
+(operation, rank, result dtype, USM type). Each factory below returns a closure over compile-time
+constants (the NumPy function or scalar type to use, NumPy's error message, the USM type of the
+result, the element access of the array's rank from ``reduction_parts``), which Numba freezes into
+the compiled code; ``numba_ext.jit`` compiles it with the offload pipeline, so its ``prange`` loops
+become device kernels: one flat loop, one work-item per element or per output element.
+
+An axis reduction moves the (run-time) axis last with a transposed view and runs one work-item per
+output element with a sequential loop along it, reading through the strides, so slices with steps,
+negative strides and transposes work; one compilation per input type serves every axis. Jitted code
+(through the overloads in ``reductions``) and the eager methods call the same helpers.
+
+Owns: the helpers (``whole_function``, ``axis_reducer``, ``dot_function`` and the factories behind
+them).
+"""
 
 from __future__ import annotations
 
@@ -13,33 +22,30 @@ import numpy as np
 from numba import prange
 
 from .. import arrays
-from .jit_function import jit
+from .jit_function import JitFunction, jit
+from .reduction_parts import (
+    add,
+    as_flat,
+    axis_access,
+    axis_last,
+    element_reader,
+    empty_check,
+    greater,
+    inline,
+    is_zero,
+    less,
+    mean_of,
+    mul,
+    nonzero,
+    total,
+    unchanged,
+    whole_view,
+)
 from .reduction_rules import BOOL_EXTREMES, EMPTY_MESSAGES, check_dot_ndims, result_dtype
 
 
-def jit_from_source(src: str, name: str):
-    """``numba_ext.jit`` of the function `name` defined by `src`."""
-    ns = {"np": np, "prange": prange, "numba_ext": arrays}
-    exec(compile(src, f"<numba_ext {name}>", "exec"), ns)
-    return jit(ns[name])
-
-
-def _parallel_loops(loops: list[tuple[str, str]], body: list[str]) -> list[str]:
-    """Source running `body` for every combination of the index variables `loops` ((name, bound)
-    pairs): one flat prange over the product of the bounds, unravelled in C order, so one kernel
-    with one work-item per combination (a nested prange would run sequentially inside the kernel).
-    `t`, the flat index, is the C-order position of the combination."""
-    lines = [f"    nx_n{j} = {bound}" for j, (_, bound) in enumerate(loops)]
-    lines.append(f"    for t in prange({' * '.join(f'nx_n{j}' for j in range(len(loops)))}):")
-    rest = "t"  # each step a new name: reassigning one would count as overwriting the loop index
-    for j in reversed(range(1, len(loops))):
-        lines += [f"        {loops[j][0]} = {rest} % nx_n{j}", f"        nx_q{j} = {rest} // nx_n{j}"]
-        rest = f"nx_q{j}"
-    lines.append(f"        {loops[0][0]} = {rest}")
-    return lines + ["        " + b for b in body]
-
-
-def whole_function(op: str, ndim: int, dtype, contiguous: bool):
+# -- reductions over all elements ------------------------------------------------------------------
+def whole_function(op: str, ndim: int, dtype, contiguous: bool) -> JitFunction:
     """The numba_ext.jit function computing `np.<op>(a)` over all elements of an `ndim`-d array of
     `dtype`: a scalar, raising NumPy's ValueError for min/max/argmin/argmax of nothing. C-contiguous
     arrays (`contiguous`) are read as one flat run, which saves unravelling N-D indices."""
@@ -56,170 +62,307 @@ def whole_function(op: str, ndim: int, dtype, contiguous: bool):
     return whole_reducer(op, EMPTY_MESSAGES.get(op), flat)
 
 
-def _flatten(flat: bool) -> list[str]:
-    return ["    a = a.reshape(a.size)"] if flat else []
+@functools.cache
+def whole_reducer(op: str, empty_message: str | None, flat: bool) -> JitFunction:
+    """np.<op>(a) for sum, prod, min and max, which Numba's parfor pass turns into a device loop."""
+    check, reduce = empty_check(empty_message), getattr(np, op)
+    view = as_flat if flat else unchanged
+
+    def reduce_all(a):
+        check(a)
+        return reduce(view(a))
+
+    return jit(reduce_all)
 
 
 @functools.cache
-def whole_reducer(op: str, empty_message: str | None, flat: bool):
-    lines = ["def reduce_all(a):"]
-    if empty_message:
-        lines += ["    if a.size == 0:", f"        raise ValueError({empty_message!r})"]
-    lines += [*_flatten(flat), f"    return np.{op}(a)"]
-    return jit_from_source("\n".join(lines), "reduce_all")
-
-
-@functools.cache
-def mean_reducer(out_dtype: str, ndim: int, flat: bool):
+def mean_reducer(out_dtype: str, ndim: int, flat: bool) -> JitFunction:
     """np.mean(a) of an `ndim`-d array: a device sum over the size, in NumPy's result type. As NumPy,
     integers are summed in float64 (an int64 sum would wrap) and float32 in float32; an empty array
     gives NaN (where Numba's own mean divides by zero)."""
-    acc = "float32" if out_dtype == "float32" else "float64"
-    index = ", ".join(f"i{d}" for d in range(ndim))
-    src = "\n".join(
-        [
-            "def reduce_mean(a):",
-            "    if a.size == 0:",
-            f"        return np.{out_dtype}(np.nan)",
-            *_flatten(flat),
-            f"    s = np.{acc}(0)",
-            *_parallel_loops(
-                [(f"i{d}", f"a.shape[{d}]") for d in range(ndim)], [f"s += np.{acc}(a[{index}])"]
-            ),
-            f"    return np.{out_dtype}(s / a.size)",
-        ]
-    )
-    return jit_from_source(src, "reduce_mean")
+    out_type = getattr(np, out_dtype)
+    acc = np.float32 if out_dtype == "float32" else np.float64
+    view, rank = whole_view(ndim, flat)
+    elem = element_reader(rank)
+
+    def reduce_mean(a):
+        if a.size == 0:
+            return out_type(np.nan)
+        x = view(a)
+        s = acc(0)
+        for t in prange(x.size):
+            s += acc(elem(x, t))
+        return out_type(s / a.size)
+
+    return jit(reduce_mean)
 
 
 @functools.cache
-def anyall_reducer(op: str, ndim: int, flat: bool, empty_message: str | None = None):
+def anyall_reducer(op: str, ndim: int, flat: bool, empty_message: str | None = None) -> JitFunction:
     """np.any / np.all of an `ndim`-d array of any layout as one prange max / min reduction: Numba's
     parfor pass leaves np.any / np.all to host code, which must not read device memory. (Also
     min / max of booleans, which raise `empty_message` for an empty array.)"""
-    index = ", ".join(f"i{d}" for d in range(ndim))
-    fold = "max" if op == "any" else "min"
-    check = ["    if a.size == 0:", f"        raise ValueError({empty_message!r})"] if empty_message else []
-    src = "\n".join(
-        [
-            "def reduce_anyall(a):",
-            *check,
-            *_flatten(flat),
-            f"    s = {0 if op == 'any' else 1}",
-            *_parallel_loops(
-                [(f"i{d}", f"a.shape[{d}]") for d in range(ndim)],
-                [f"s = {fold}(s, 1 if a[{index}] != 0 else 0)"],
-            ),
-            "    return s > 0",
-        ]
-    )
-    return jit_from_source(src, "reduce_anyall")
+    check = empty_check(empty_message)
+    start, fold = (0, max) if op == "any" else (1, min)
+    view, rank = whole_view(ndim, flat)
+    elem = element_reader(rank)
+
+    def reduce_anyall(a):
+        check(a)
+        x = view(a)
+        s = start
+        for t in prange(x.size):
+            s = fold(s, 1 if elem(x, t) != 0 else 0)
+        return s > 0
+
+    return jit(reduce_anyall)
 
 
 @functools.cache
-def arg_reducer(kind: str, ndim: int, boolean: bool, flat: bool):
+def arg_reducer(kind: str, ndim: int, boolean: bool, flat: bool) -> JitFunction:
     """np.arg<kind>(a) of an `ndim`-d array of any layout (`flat`: a C-contiguous one, reshaped to
     1-D): the flat C-order index of the first extreme element (or of the first NaN, as NumPy)."""
-    index = ", ".join(f"i{d}" for d in range(ndim))
-    # `t` is the flat C-order index of a[i0, i1, ...]
-    body = [f"v = a[{index}]", "hit = (v != v) if nan else (v == m)", "if hit:", "    best = min(best, t)"]
-    src = "\n".join(
-        [
-            "def arg_reduce(a):",
-            "    size = a.size",
-            "    if size == 0:",
-            f"        raise ValueError({EMPTY_MESSAGES['arg' + kind]!r})",
-            *_flatten(flat),
-            f"    m = np.{BOOL_EXTREMES[kind] if boolean else kind}(a)",
-            "    nan = m != m  # NumPy returns the first NaN",
-            "    best = size",
-            *_parallel_loops([(f"i{d}", f"a.shape[{d}]") for d in range(ndim)], body),
-            "    return best",
-        ]
-    )
-    return jit_from_source(src, "arg_reduce")
+    message = EMPTY_MESSAGES["arg" + kind]
+    extreme = getattr(np, BOOL_EXTREMES[kind] if boolean else kind)
+    view, rank = whole_view(ndim, flat)
+    elem = element_reader(rank)
+
+    def arg_reduce(a):
+        size = a.size
+        if size == 0:
+            raise ValueError(message)
+        x = view(a)
+        m = extreme(x)
+        nan = m != m  # NumPy returns the first NaN
+        best = size
+        for t in prange(size):  # `t` is the flat C-order index of the element
+            v = elem(x, t)
+            hit = (v != v) if nan else (v == m)
+            if hit:
+                best = min(best, t)
+        return best
+
+    return jit(arg_reduce)
 
 
-_AXIS_BODIES = {
-    # op: (initial value, loop start, step, result); `x` is the element, `s` the accumulator
-    "sum": ("np.{acc}(0)", 0, ["s += x"], "s"),
-    "prod": ("np.{acc}(1)", 0, ["s *= x"], "s"),
-    "mean": ("np.{acc}(0)", 0, ["s += x"], "s / n if n != 0 else np.nan"),
-    "min": ("FIRST", 1, ["if (x < s) | (x != x):", "    s = x"], "s"),  # NaN propagates
-    "max": ("FIRST", 1, ["if (x > s) | (x != x):", "    s = x"], "s"),
-    # arg*: strict comparisons keep the first of equal values; once `s` is NaN it stays (the first NaN)
-    "argmin": ("FIRST", 1, ["if ((x < s) | (x != x)) & (s == s):", "    s = x", "    b = k"], "b"),
-    "argmax": ("FIRST", 1, ["if ((x > s) | (x != x)) & (s == s):", "    s = x", "    b = k"], "b"),
-    "any": ("False", 0, ["if x != 0:", "    s = True"], "s"),
-    "all": ("True", 0, ["if x == 0:", "    s = False"], "s"),
-}
-
-
+# -- reductions along an axis ----------------------------------------------------------------------
 @functools.cache
-def axis_reducer(op: str, ndim: int, out_dtype: str, usm_type: str):
+def axis_reducer(op: str, ndim: int, out_dtype: str, usm_type: str) -> JitFunction:
     """`np.<op>(a, axis=axis)` for an `ndim`-d array (ndim >= 2) of any layout, as a numba_ext.jit
     function of (a, axis) with 0 <= axis < ndim a run-time value: a view with `axis` moved last
     (a transpose: no copy), then one work-item per output element and a sequential loop along it.
     One compilation per input type serves every axis."""
-    keep = range(ndim - 1)
-    perm = ", ".join([f"{j} if {j} < axis else {j + 1}" for j in keep] + ["axis"])
-    outer = ", ".join(f"i{j}" for j in keep)
-    init, start, step, final = _AXIS_BODIES[op]
-    # sums accumulate in the result type, as NumPy does
-    init = f"v[{outer}, 0]" if init == "FIRST" else init.format(acc=out_dtype)
-    body = [
-        "s = " + init,
-        *(["b = 0"] if op.startswith("arg") else []),
-        f"for k in range({start}, n):",
-        f"    x = v[{outer}, k]",
-        *["    " + s for s in step],
-        f"out[{outer}] = {final}",
-    ]
-    lines = ["def reduce_axis(a, axis):", f"    v = a.transpose(({perm}))", f"    n = v.shape[{ndim - 1}]"]
-    if op in EMPTY_MESSAGES:
-        lines += ["    if n == 0:", f"        raise ValueError({EMPTY_MESSAGES[op]!r})"]
-    shape = "(" + "".join(f"v.shape[{j}], " for j in keep) + ")"
-    lines.append(f"    out = numba_ext.empty({shape}, np.{out_dtype}, usm_type={usm_type!r})")
-    lines += _parallel_loops([(f"i{j}", f"v.shape[{j}]") for j in keep], body)
-    lines.append("    return out")
-    return jit_from_source("\n".join(lines), "reduce_axis")
+    out_type, access = getattr(np, out_dtype), axis_access(ndim)
+    if op in ("sum", "prod", "mean"):
+        return jit(_axis_fold(op, out_type, usm_type, *access))
+    if op in ("min", "max"):
+        return jit(_axis_extreme(op, out_type, usm_type, *access))
+    if op in ("argmin", "argmax"):
+        return jit(_axis_arg(op, out_type, usm_type, *access))
+    return jit(_axis_test(op, out_type, usm_type, *access))
 
 
-def _shape_expr(var: str, ndim: int) -> str:
-    """Numba source spelling `var`'s shape as NumPy prints it: '(3,4)', '(5,)'."""
-    dims = ' + "," + '.join(f"str({var}.shape[{d}])" for d in range(ndim))
-    return f'"(" + {dims} + "{"," if ndim == 1 else ""})"'
+def _axis_fold(op: str, out_type, usm_type: str, rows, outer, take):
+    """sum, prod and mean along the axis: accumulated in the result type, as NumPy does."""
+    combine, start = (mul, 1) if op == "prod" else (add, 0)
+    finish = mean_of if op == "mean" else total
+
+    def reduce_axis(a, axis):
+        v = axis_last(a, axis)
+        n = v.shape[-1]
+        out = arrays.empty(v.shape[:-1], out_type, usm_type=usm_type)
+        o = out.reshape(out.size)
+        x = rows(v, out.size)
+        for t in prange(out.size):
+            i = outer(x, t)
+            s = out_type(start)
+            for k in range(n):
+                s = combine(s, take(x, i, k))
+            o[t] = finish(s, n)
+        return out
+
+    return reduce_axis
+
+
+def _axis_extreme(op: str, out_type, usm_type: str, rows, outer, take):
+    """min and max along the axis (NaN propagates); an empty axis raises NumPy's ValueError."""
+    message, better = EMPTY_MESSAGES[op], less if op == "min" else greater
+
+    def reduce_axis(a, axis):
+        v = axis_last(a, axis)
+        n = v.shape[-1]
+        if n == 0:
+            raise ValueError(message)
+        out = arrays.empty(v.shape[:-1], out_type, usm_type=usm_type)
+        o = out.reshape(out.size)
+        x = rows(v, out.size)
+        for t in prange(out.size):
+            i = outer(x, t)
+            s = take(x, i, 0)
+            for k in range(1, n):
+                e = take(x, i, k)
+                if better(e, s) | (e != e):
+                    s = e
+            o[t] = s
+        return out
+
+    return reduce_axis
+
+
+def _axis_arg(op: str, out_type, usm_type: str, rows, outer, take):
+    """argmin and argmax along the axis: strict comparisons keep the first of equal values, and once
+    the extreme is NaN it stays (the first NaN). An empty axis raises NumPy's ValueError."""
+    message, better = EMPTY_MESSAGES[op], less if op == "argmin" else greater
+
+    def reduce_axis(a, axis):
+        v = axis_last(a, axis)
+        n = v.shape[-1]
+        if n == 0:
+            raise ValueError(message)
+        out = arrays.empty(v.shape[:-1], out_type, usm_type=usm_type)
+        o = out.reshape(out.size)
+        x = rows(v, out.size)
+        for t in prange(out.size):
+            i = outer(x, t)
+            s = take(x, i, 0)
+            b = 0
+            for k in range(1, n):
+                e = take(x, i, k)
+                if (better(e, s) | (e != e)) & (s == s):
+                    s = e
+                    b = k
+            o[t] = b
+        return out
+
+    return reduce_axis
+
+
+def _axis_test(op: str, out_type, usm_type: str, rows, outer, take):
+    """any and all along the axis."""
+    initial, test, found = (False, nonzero, True) if op == "any" else (True, is_zero, False)
+
+    def reduce_axis(a, axis):
+        v = axis_last(a, axis)
+        n = v.shape[-1]
+        out = arrays.empty(v.shape[:-1], out_type, usm_type=usm_type)
+        o = out.reshape(out.size)
+        x = rows(v, out.size)
+        for t in prange(out.size):
+            i = outer(x, t)
+            s = initial
+            for k in range(n):
+                if test(take(x, i, k)):
+                    s = found
+            o[t] = s
+        return out
+
+    return reduce_axis
+
+
+# -- np.dot ----------------------------------------------------------------------------------------
+@inline
+def _shape_text(shape):
+    """A shape as NumPy prints it: '(3,4)', '(5,)'."""
+    text = "("
+    for d in range(len(shape)):
+        text += ("," if d else "") + str(shape[d])
+    return text + ("," if len(shape) == 1 else "") + ")"
 
 
 @functools.cache
-def dot_function(ndim_a: int, ndim_b: int, out_dtype: str, usm_type: str):
+def dot_function(ndim_a: int, ndim_b: int, out_dtype: str, usm_type: str) -> JitFunction:
     """`np.dot(a, b)` of 1-D/2-D arrays as a numba_ext.jit function. Vector . vector is a
     whole-array sum of the product; otherwise one work-item per output element loops over the
     shared dimension. Products accumulate in the result type (integers wrap as in NumPy); booleans
     count, then test."""
     check_dot_ndims(ndim_a, ndim_b)
-    k = ndim_a - 1  # the contracted dimension of `a` (that of `b` is 0)
     boolean = out_dtype == "bool"
-    lines = [
-        "def dot(a, b):",
-        f"    if a.shape[{k}] != b.shape[0]:",
-        f"        raise ValueError('shapes ' + {_shape_expr('a', ndim_a)} + ' and ' + "
-        f"{_shape_expr('b', ndim_b)} + ' not aligned: ' + str(a.shape[{k}]) + ' (dim {k}) != ' + "
-        "str(b.shape[0]) + ' (dim 0)')",
-    ]
+    out_type = getattr(np, out_dtype)
+    check = _alignment_check(ndim_a - 1)
     if ndim_a == ndim_b == 1:
-        total = "np.sum(a * b)"
-        lines.append(f"    return {total} != 0" if boolean else f"    return np.{out_dtype}({total})")
-        return jit_from_source("\n".join(lines), "dot")
-    loops = [("i", "a.shape[0]")] * (ndim_a == 2) + [("j", "b.shape[1]")] * (ndim_b == 2)
-    body = [
-        f"s = np.{'int64' if boolean else out_dtype}(0)",
-        f"for p in range(a.shape[{k}]):",
-        f"    s += a[{'i, p' if ndim_a == 2 else 'p'}] * b[{'p, j' if ndim_b == 2 else 'p'}]",
-        f"out[{', '.join(v for v, _ in loops)}] = {'s != 0' if boolean else 's'}",
-    ]
-    shape = "(" + "".join(f"{n}, " for _, n in loops) + ")"
-    lines.append(f"    out = numba_ext.empty({shape}, np.{out_dtype}, usm_type={usm_type!r})")
-    lines += _parallel_loops(loops, body)
-    lines.append("    return out")
-    return jit_from_source("\n".join(lines), "dot")
+        return jit(_dot_vectors(check, nonzero if boolean else out_type))
+    acc, finish = (np.int64, nonzero) if boolean else (out_type, unchanged)
+    if ndim_b == 1:
+        return jit(_dot_matrix_vector(check, acc, finish, out_type, usm_type))
+    if ndim_a == 1:
+        return jit(_dot_vector_matrix(check, acc, finish, out_type, usm_type))
+    return jit(_dot_matrices(check, acc, finish, out_type, usm_type))
+
+
+@functools.cache
+def _alignment_check(k: int):
+    """check(a, b): NumPy's ValueError where dimension `k` of `a` and dimension 0 of `b` differ."""
+    not_aligned = f" (dim {k}) != "
+
+    @inline
+    def check(a, b):
+        if a.shape[k] != b.shape[0]:
+            raise ValueError(
+                "shapes "
+                + _shape_text(a.shape)
+                + " and "
+                + _shape_text(b.shape)
+                + " not aligned: "
+                + str(a.shape[k])
+                + not_aligned
+                + str(b.shape[0])
+                + " (dim 0)"
+            )
+
+    return check
+
+
+def _dot_vectors(check, result):
+    """vector . vector: the whole-array sum of the product, as `result` (the result type, or a test
+    for booleans)."""
+
+    def dot(a, b):
+        check(a, b)
+        return result(np.sum(a * b))
+
+    return dot
+
+
+def _dot_matrix_vector(check, acc, finish, out_type, usm_type: str):
+    def dot(a, b):
+        check(a, b)
+        out = arrays.empty((a.shape[0],), out_type, usm_type=usm_type)
+        for i in prange(a.shape[0]):
+            s = acc(0)
+            for p in range(a.shape[1]):
+                s += a[i, p] * b[p]
+            out[i] = finish(s)
+        return out
+
+    return dot
+
+
+def _dot_vector_matrix(check, acc, finish, out_type, usm_type: str):
+    def dot(a, b):
+        check(a, b)
+        out = arrays.empty((b.shape[1],), out_type, usm_type=usm_type)
+        for j in prange(b.shape[1]):
+            s = acc(0)
+            for p in range(a.shape[0]):
+                s += a[p] * b[p, j]
+            out[j] = finish(s)
+        return out
+
+    return dot
+
+
+def _dot_matrices(check, acc, finish, out_type, usm_type: str):
+    def dot(a, b):
+        check(a, b)
+        out = arrays.empty((a.shape[0], b.shape[1]), out_type, usm_type=usm_type)
+        n1 = b.shape[1]
+        for t in prange(a.shape[0] * n1):
+            i = t // n1
+            j = t % n1
+            s = acc(0)
+            for p in range(a.shape[1]):
+                s += a[i, p] * b[p, j]
+            out[i, j] = finish(s)
+        return out
+
+    return dot

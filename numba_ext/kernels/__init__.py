@@ -1,8 +1,9 @@
 """The kernels layer: explicit data-parallel kernels (``@numba_ext.kernel``, ``@numba_ext.func``).
 
-Owns: the kernel object (typing per launch signature, compilation per device, the launch with its
-global and local ranges), ``Range`` / ``NdRange``, ``call_kernel`` and launch events. Launches follow
-compute follows data through the placement layer; translation to the kernel IR is the compiler's.
+Owns: the kernel object (``kernel``), its launch configurations (``ranges``: ``Range`` / ``NdRange``),
+typing per launch signature and compilation per device (``compilation``), the launch with its
+argument slots, limits and events (``launch``), and ``call_kernel``. Launches follow compute follows
+data through the placement layer; translation to the kernel IR is the compiler's.
 
 May import: ``numba_ext.compiler``, ``numba_ext.placement``, ``numba_ext.arrays``,
 ``numba_ext.devices``, ``numba_ext.errors`` and ``numba_ext._core``. Never the library.

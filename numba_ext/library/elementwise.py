@@ -15,7 +15,7 @@ from .. import _core
 from ..arrays import allocate, ndarray
 from ..compiler.kernel_ir import Load, ScalarArg, Store
 from ..compiler.kernelspec import UFUNC_OPS, SpecBuilder
-from ..devices import Device
+from ..devices import Device, Queue
 from ..errors import ExecutionPlacementError, UnsupportedError
 from ..placement import coerce_usm_types, execution_queue
 
@@ -51,25 +51,7 @@ def apply(ufunc: np.ufunc, *operands: Any, name: str | None = None) -> ndarray:
         raise UnsupportedError(f"np.{name} cannot be offloaded yet")
     # NumPy hands scalars on the left of an operator over as 0-d arrays (np.int64(3) > x): scalars
     operands = tuple(o[()] if isinstance(o, np.ndarray) and o.ndim == 0 else o for o in operands)
-    arrays = [o for o in operands if isinstance(o, ndarray)]
-    first = arrays[0]
-    if all(
-        a._queue is first._queue and a._usm_type == first._usm_type and a._desc.shape == first._desc.shape
-        for a in arrays
-    ) and not any(isinstance(o, (np.ndarray, list, tuple)) for o in operands):
-        queue, usm_type, shape = first._queue, first._usm_type, first._desc.shape  # the common case
-    else:
-        named = [(f"operand {i}", o) for i, o in enumerate(operands) if isinstance(o, ndarray)]
-        foreign = [i for i, o in enumerate(operands) if isinstance(o, (np.ndarray, list, tuple))]
-        if foreign:
-            raise ExecutionPlacementError(
-                f"np.{name} mixes numba_ext arrays with host data (operand(s) {foreign}); the queue of host "
-                "data cannot be inferred (compute follows data). Convert it first with "
-                "numba_ext.asarray(x, sycl_queue=<the array's queue>)"
-            )
-        queue = execution_queue(named)
-        usm_type = coerce_usm_types([a.usm_type for _, a in named]) or first._usm_type
-        shape = np.broadcast_shapes(*[a.shape for a in arrays])
+    queue, usm_type, shape = _placement(name, operands)
     dts = _resolve(ufunc, operands)
     in_dts, out_dt = dts[: ufunc.nin], dts[-1]
 
@@ -88,6 +70,45 @@ def apply(ufunc: np.ufunc, *operands: Any, name: str | None = None) -> ndarray:
             _cache[key] = kernel
 
     out = allocate(shape, out_dt, queue, usm_type)
+    slots = _slots(operands, layout, in_dts, shape, out)
+    if out.size:
+        kernel.launch(queue, slots)
+    return out
+
+
+def _placement(name: str, operands: Sequence[Any]) -> tuple[Queue, str, tuple[int, ...]]:
+    """The execution queue, the result's USM type and the broadcast shape of the operands of
+    np.<name> (compute follows data; host data among them is an error)."""
+    arrays = [o for o in operands if isinstance(o, ndarray)]
+    first = arrays[0]
+    if all(
+        a._queue is first._queue and a._usm_type == first._usm_type and a._desc.shape == first._desc.shape
+        for a in arrays
+    ) and not any(isinstance(o, (np.ndarray, list, tuple)) for o in operands):
+        return first._queue, first._usm_type, first._desc.shape  # the common case
+    named = [(f"operand {i}", o) for i, o in enumerate(operands) if isinstance(o, ndarray)]
+    foreign = [i for i, o in enumerate(operands) if isinstance(o, (np.ndarray, list, tuple))]
+    if foreign:
+        raise ExecutionPlacementError(
+            f"np.{name} mixes numba_ext arrays with host data (operand(s) {foreign}); the queue of host "
+            "data cannot be inferred (compute follows data). Convert it first with "
+            "numba_ext.asarray(x, sycl_queue=<the array's queue>)"
+        )
+    queue = execution_queue(named)
+    usm_type = coerce_usm_types([a.usm_type for _, a in named]) or first._usm_type
+    return queue, usm_type, np.broadcast_shapes(*[a.shape for a in arrays])
+
+
+def _slots(
+    operands: Sequence[Any],
+    layout: Sequence[tuple[Any, ...]],
+    in_dts: Sequence[np.dtype],
+    shape: tuple[int, ...],
+    out: ndarray,
+) -> list[int]:
+    """The kernel's argument slots: per operand its bits (scalars) or its data address and, when it
+    is strided or broadcast, its byte strides over the iteration space; then the result's address,
+    the shape and the element count."""
     slots = []
     for o, (kind, *rest), dt in zip(operands, layout, in_dts):
         if isinstance(kind, str):
@@ -103,9 +124,7 @@ def apply(ufunc: np.ufunc, *operands: Any, name: str | None = None) -> ndarray:
     slots.append(out._data_ptr)
     slots.extend(shape)
     slots.append(out.size)
-    if out.size:
-        kernel.launch(queue, slots)
-    return out
+    return slots
 
 
 def _compile(

@@ -1,0 +1,185 @@
+"""The NumPy operations of ``numba_ext.ndarray``, computed eagerly on the array's queue (compute
+follows data): Python's operators (``a + b``, ``a < b``, ``-a``, ``a @ b``), NumPy's ufunc and
+function protocols (``np.sqrt(a)``, ``np.where(a, ...)``), the reduction methods (``a.sum()``, ...)
+and ``a.dot(b)``.
+
+Owns: ``ArrayOperators``, the base class of ``ndarray`` that holds these methods, and
+``ReductionResult``. The operations themselves belong to the library layer: every method hands its
+operands to the provider registered in ``hooks.operations``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Sequence
+from typing import TYPE_CHECKING, Any, TypeAlias
+
+import numpy as np
+from numpy.typing import DTypeLike
+
+from . import hooks
+
+if TYPE_CHECKING:
+    from .ndarray import ndarray
+
+#: what the reductions return: a NumPy scalar when they reduce every element, else an array
+ReductionResult: TypeAlias = "np.generic | ndarray"
+
+
+class ArrayOperators:
+    """The eager operations of ``numba_ext.ndarray`` (its only subclass): each a kernel on the
+    array's queue, through ``hooks.operations``."""
+
+    __slots__ = ()
+
+    # -- eager elementwise operations (compute follows data) ------------------------------------
+    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        if method != "__call__" or kwargs:
+            return NotImplemented
+        if ufunc is np.matmul:
+            return hooks.operations.dot(inputs[0], inputs[1], what="matmul")  # np.matmul has two inputs
+        return hooks.operations.apply(ufunc, *inputs)
+
+    def __array_function__(
+        self,
+        func: Callable[..., Any],
+        types: Collection[type],
+        args: Sequence[Any],
+        kwargs: dict[str, Any],
+    ) -> Any:
+        """NumPy functions of numba_ext arrays: np.where, np.clip, np.dot, np.copy and the *_like
+        functions compute or allocate on the arrays' queue (hooks.operations.ARRAY_FUNCTIONS); the others run
+        NumPy's implementation, which uses the array's methods (np.sum, np.reshape, ...) or refuses
+        the implicit conversion to a NumPy array."""
+        # ndarray is the one class deriving from ArrayOperators
+        if not all(issubclass(t, (ArrayOperators, np.ndarray)) for t in types):
+            return NotImplemented
+        impl = hooks.operations.array_functions.get(func)
+        if impl is not None:
+            return impl(*args, **kwargs)
+        numpy_impl = getattr(func, "_implementation", None)
+        if numpy_impl is None:
+            return NotImplemented  # NumPy then raises its TypeError naming the function
+        try:
+            return numpy_impl(*args, **kwargs)
+        except TypeError as e:
+            if not str(e).startswith("implicit conversion of a numba_ext.ndarray"):
+                raise
+            name = getattr(func, "__name__", str(func))
+            raise TypeError(
+                f"np.{name}() is not offloaded by numba_ext and would need an implicit conversion of a "
+                "numba_ext.ndarray to a NumPy array, which is not allowed; copy the data to the host with "
+                "numba_ext.asnumpy(x) first"
+            ) from None
+
+    # -- eager reductions (a kernel on the array's queue) -------------------------------------------
+    def sum(
+        self,
+        axis: int | None = None,
+        dtype: DTypeLike | None = None,
+        out: ndarray | None = None,
+        keepdims: bool = False,
+    ) -> ReductionResult:
+        return hooks.operations.reduce("sum", self, axis, dtype=dtype, out=out, keepdims=keepdims)
+
+    def prod(
+        self,
+        axis: int | None = None,
+        dtype: DTypeLike | None = None,
+        out: ndarray | None = None,
+        keepdims: bool = False,
+    ) -> ReductionResult:
+        return hooks.operations.reduce("prod", self, axis, dtype=dtype, out=out, keepdims=keepdims)
+
+    def min(
+        self, axis: int | None = None, out: ndarray | None = None, keepdims: bool = False
+    ) -> ReductionResult:
+        return hooks.operations.reduce("min", self, axis, out=out, keepdims=keepdims)
+
+    def max(
+        self, axis: int | None = None, out: ndarray | None = None, keepdims: bool = False
+    ) -> ReductionResult:
+        return hooks.operations.reduce("max", self, axis, out=out, keepdims=keepdims)
+
+    def mean(
+        self,
+        axis: int | None = None,
+        dtype: DTypeLike | None = None,
+        out: ndarray | None = None,
+        keepdims: bool = False,
+    ) -> ReductionResult:
+        return hooks.operations.reduce("mean", self, axis, dtype=dtype, out=out, keepdims=keepdims)
+
+    def any(
+        self, axis: int | None = None, out: ndarray | None = None, keepdims: bool = False
+    ) -> ReductionResult:
+        return hooks.operations.reduce("any", self, axis, out=out, keepdims=keepdims)
+
+    def all(
+        self, axis: int | None = None, out: ndarray | None = None, keepdims: bool = False
+    ) -> ReductionResult:
+        return hooks.operations.reduce("all", self, axis, out=out, keepdims=keepdims)
+
+    def argmin(
+        self, axis: int | None = None, out: ndarray | None = None, keepdims: bool = False
+    ) -> ReductionResult:
+        return hooks.operations.reduce("argmin", self, axis, out=out, keepdims=keepdims)
+
+    def argmax(
+        self, axis: int | None = None, out: ndarray | None = None, keepdims: bool = False
+    ) -> ReductionResult:
+        return hooks.operations.reduce("argmax", self, axis, out=out, keepdims=keepdims)
+
+    def dot(self, other: ndarray) -> ndarray:
+        return hooks.operations.dot(self, other)
+
+    def __matmul__(self, other: ndarray) -> ndarray:
+        return hooks.operations.dot(self, other, "matmul")
+
+    def __rmatmul__(self, other: ndarray) -> ndarray:
+        return hooks.operations.dot(other, self, "matmul")
+
+
+# -- Python's arithmetic, bitwise and comparison operators: NumPy's ufuncs ---------------------------
+def _binary(ufunc: np.ufunc, reflected: bool = False) -> Callable[[ndarray, Any], ndarray]:
+    def op(self: ndarray, other: Any) -> ndarray:
+        return (
+            hooks.operations.apply(ufunc, other, self)
+            if reflected
+            else hooks.operations.apply(ufunc, self, other)
+        )
+
+    return op
+
+
+def _unary(ufunc: np.ufunc) -> Callable[[ndarray], ndarray]:
+    def op(self: ndarray) -> ndarray:
+        return hooks.operations.apply(ufunc, self)
+
+    return op
+
+
+for _name, _uf in {
+    "add": np.add,
+    "sub": np.subtract,
+    "mul": np.multiply,
+    "truediv": np.true_divide,
+    "floordiv": np.floor_divide,
+    "mod": np.remainder,
+    "pow": np.power,
+    "and": np.bitwise_and,
+    "or": np.bitwise_or,
+    "xor": np.bitwise_xor,
+}.items():
+    setattr(ArrayOperators, f"__{_name}__", _binary(_uf))
+    setattr(ArrayOperators, f"__r{_name}__", _binary(_uf, reflected=True))
+for _name, _uf in {
+    "lt": np.less,
+    "le": np.less_equal,
+    "gt": np.greater,
+    "ge": np.greater_equal,
+    "eq": np.equal,
+    "ne": np.not_equal,
+}.items():
+    setattr(ArrayOperators, f"__{_name}__", _binary(_uf))
+for _name, _uf1 in {"neg": np.negative, "pos": np.positive, "abs": np.absolute, "invert": np.invert}.items():
+    setattr(ArrayOperators, f"__{_name}__", _unary(_uf1))

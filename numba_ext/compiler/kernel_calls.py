@@ -1,0 +1,207 @@
+"""Calls in kernel code, for the translator of ``kernel_translate.py``: ``range``, the kernel API
+(work-item queries, barriers, local and private arrays, atomics), math functions, builtins, NumPy
+scalar types and ufuncs on scalars, and ``@numba_ext.func`` device functions (inlined)."""
+
+from __future__ import annotations
+
+import math
+import operator
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from numba.core import ir, types
+
+from . import intrinsics
+from .device_functions import DeviceFunction, typed_ir
+from .function_builder import ArrayRef, Range, const
+from .kernel_ir import Atomic, Barrier, BinaryInst, Imm, Operand, Space, UnaryInst, WorkItem
+from .kernelspec import COMPARISONS, UFUNC_OPS, dtype_name
+
+if TYPE_CHECKING:
+    from .kernel_translate import Translator
+
+_MATH1 = {
+    math.sqrt: "sqrt",
+    math.exp: "exp",
+    math.expm1: "expm1",
+    math.log: "log",
+    math.log1p: "log1p",
+    math.log2: "log2",
+    math.log10: "log10",
+    math.sin: "sin",
+    math.cos: "cos",
+    math.tan: "tan",
+    math.asin: "arcsin",
+    math.acos: "arccos",
+    math.atan: "arctan",
+    math.sinh: "sinh",
+    math.cosh: "cosh",
+    math.tanh: "tanh",
+    math.floor: "floor",
+    math.ceil: "ceil",
+    math.trunc: "trunc",
+    math.erf: "erf",
+    math.erfc: "erfc",
+    math.fabs: "abs",
+}
+_MATH2 = {math.pow: "pow", math.atan2: "arctan2", math.hypot: "hypot", math.fmod: "rem"}
+_WORK_ITEMS = {f: f.__name__ for f in intrinsics.WORK_ITEM_FUNCTIONS}
+
+
+def translate_call(tr: Translator, target: ir.Var, e: ir.Expr, t: types.Type) -> None:
+    """Translate `target = e` where `e` is a call."""
+    fn = tr.vals.get(e.func.name)
+    args: list[ir.Var] = e.args
+    if e.kws or e.vararg:
+        tr.fail("keyword or star arguments")
+    if fn is range:
+        ops = [tr.scalar(a) for a in args]
+        one, zero = const("int64", 1), const("int64", 0)
+        tr.vals[target.name] = (
+            Range(zero, ops[0], one)
+            if len(ops) == 1
+            else Range(ops[0], ops[1], ops[2] if len(ops) > 2 else one)
+        )
+        return
+    if _kernel_api(tr, fn, target, args, t):
+        return
+    if isinstance(fn, DeviceFunction):
+        inline(tr, target, fn, args)
+        return
+    res = dtype_name(t) if isinstance(t, (types.Number, types.Boolean)) else None
+    if fn in (int, float, bool) and len(args) == 1 and res and isinstance(tr.vals.get(args[0].name), str):
+        tr.vals[target.name] = const(res, fn(tr.vals[args[0].name]))  # float("inf"): a constant
+        return
+    ops = [tr.scalar(a) for a in args]
+    if _math_or_builtin(tr, fn, target, args, ops, res):
+        return
+    if isinstance(fn, types.functions.NumberClass) or (
+        isinstance(fn, type) and issubclass(fn, np.generic) and res
+    ):
+        tr.assign_scalar(target, ops[0])
+        return
+    if isinstance(fn, np.ufunc) and fn.__name__ in UFUNC_OPS and res and _ufunc(tr, target, e, fn, ops, res):
+        return
+    tr.fail(f"calling {getattr(fn, '__name__', fn)!r}")
+
+
+def _math_or_builtin(
+    tr: Translator, fn: Any, target: ir.Var, args: list[ir.Var], ops: list[Operand], res: str | None
+) -> bool:
+    """Math functions, min, max, abs and int / float / bool conversions of scalars (`ops`, of
+    result dtype `res`); False for other calls."""
+    if fn in _MATH1 and len(ops) == 1:
+        comp = res if res in ("float32", "float64") else "float64"
+        tmp, tmp_op = tr.new_value(comp)
+        tr.emit(UnaryInst(tmp, _MATH1[fn], tr.cast(ops[0], comp)))
+        tr.assign_scalar(target, tmp_op)
+        return True
+    if fn in _MATH2 and len(ops) == 2:
+        comp = res if res in ("float32", "float64") else "float64"
+        tmp, tmp_op = tr.new_value(comp)
+        tr.emit(BinaryInst(tmp, _MATH2[fn], tr.cast(ops[0], comp), tr.cast(ops[1], comp)))
+        tr.assign_scalar(target, tmp_op)
+        return True
+    if fn in (min, max) and len(ops) >= 2 and res:
+        acc = tr.cast(ops[0], res)
+        for o in ops[1:]:
+            tmp, tmp_op = tr.new_value(res)
+            tr.emit(BinaryInst(tmp, "min" if fn is min else "max", acc, tr.cast(o, res)))
+            acc = tmp_op
+        tr.assign_scalar(target, acc)
+        return True
+    if fn is abs and len(ops) == 1 and res:
+        tmp, tmp_op = tr.new_value(res)
+        tr.emit(UnaryInst(tmp, "abs", tr.cast(ops[0], res)))
+        tr.assign_scalar(target, tmp_op)
+        return True
+    if fn in (int, float, bool) and len(args) == 1 and res:
+        tr.assign_scalar(target, tr.scalar(args[0]))
+        return True
+    return False
+
+
+def _kernel_api(tr: Translator, fn: Any, target: ir.Var, args: list[ir.Var], t: types.Type) -> bool:
+    """Work-item queries, barriers, local and private arrays and atomics; False for other calls."""
+    if fn in _WORK_ITEMS:
+        d = tr.scalar(args[0])
+        if not (isinstance(d, Imm) and 0 <= d.value <= 2):
+            tr.fail(f"{_WORK_ITEMS[fn]}() with a dimension that is not a constant 0, 1 or 2")
+        tr.emit(WorkItem(tr.local_for(target), _WORK_ITEMS[fn], int(d.value)))
+        return True
+    if fn is intrinsics.barrier:
+        flags = 3 if not args else const_value(tr, args[0])
+        tr.emit(Barrier(int(flags)))
+        return True
+    if fn in (intrinsics.local_array, intrinsics.private_array):
+        shape = const_value(tr, args[0])
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        if not isinstance(t, types.Array):
+            tr.fail(f"{fn.__name__} of type {t}")
+        space: Space = "local" if fn is intrinsics.local_array else "private"
+        name = f"{space}{len(tr.fb.arrays)}"
+        tr.vals[target.name] = ArrayRef(tr.fb.new_array(name, dtype_name(t), t.ndim, space, shape))
+        return True
+    if fn in intrinsics.ATOMIC_OPS:
+        op = intrinsics.ATOMIC_OPS[fn]
+        arr = tr.array(args[0])
+        index = tr.index_ops(args[1], arr)
+        adt = tr.fb.arrays[arr].dtype
+        cmp: Operand | None = None
+        if op == "compare_exchange":
+            cmp, val = tr.cast(tr.scalar(args[2]), adt), tr.cast(tr.scalar(args[3]), adt)
+        else:
+            val = tr.cast(tr.scalar(args[2]), adt)
+        dst, dst_op = tr.new_value(adt)
+        tr.emit(Atomic(dst, op, arr, tuple(index), val, cmp))
+        tr.assign_scalar(target, dst_op)
+        return True
+    return False
+
+
+def _ufunc(tr: Translator, target: ir.Var, e: ir.Expr, fn: np.ufunc, ops: list[Operand], res: str) -> bool:
+    """A unary or binary NumPy ufunc on scalars; False for other ufuncs."""
+    kind, name = UFUNC_OPS[fn.__name__]
+    if kind not in ("unary", "binary") or name is None:
+        return False
+    comp = dtype_name(tr.calltypes[e].args[0]) if e in tr.calltypes else res
+    if kind == "unary" and name not in ("neg", "abs", "not") and not comp.startswith("float"):
+        comp = "float64"
+    tmp, tmp_op = tr.new_value("bool" if name in COMPARISONS else comp)
+    cast = [tr.cast(o, comp) for o in ops]
+    tr.emit(UnaryInst(tmp, name, cast[0]) if kind == "unary" else BinaryInst(tmp, name, cast[0], cast[1]))
+    tr.assign_scalar(target, tmp_op)
+    return True
+
+
+def const_value(tr: Translator, var: ir.Var) -> Any:
+    """A compile-time constant (ints, tuples of ints, '|' of flags)."""
+    v = tr.vals.get(var.name)
+    if isinstance(v, Imm):
+        return v.value
+    if isinstance(v, list) and all(isinstance(o, Imm) for o in v):
+        return tuple(o.value for o in v)
+    if isinstance(v, (int, tuple)):
+        return v
+    d = tr.func_ir.get_definition(var)
+    if isinstance(d, ir.Expr) and d.op == "binop" and d.fn is operator.or_:
+        return const_value(tr, d.lhs) | const_value(tr, d.rhs)
+    if isinstance(d, ir.Expr) and d.op == "build_tuple":
+        return tuple(const_value(tr, i) for i in d.items)
+    tr.fail(f"a non-constant value for {var.name} where a compile-time constant is needed")
+
+
+def inline(tr: Translator, target: ir.Var, fn: DeviceFunction, args: list[ir.Var]) -> None:
+    """Inline a device function: its body continues in a new block that the call jumps to, and its
+    returns jump to the block after the call."""
+    argtys = tuple(tr.ty(a) for a in args)
+    func_ir, typemap, calltypes, restype = typed_ir(fn.py_func, argtys)
+    values = [
+        tr.scalar(a) if isinstance(tr.ty(a), (types.Number, types.Boolean)) else tr.vals.get(a.name)
+        for a in args
+    ]
+    ret_local = tr.local_for(target) if isinstance(restype, (types.Number, types.Boolean)) else None
+    cont = tr.fb.new_block()
+    sub = type(tr)(tr.fb, func_ir, typemap, calltypes, arg_values=values, ret=(ret_local, cont))
+    sub.translate(entry_block=tr.cur)
+    tr.cur = cont

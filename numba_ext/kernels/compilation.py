@@ -1,0 +1,83 @@
+"""Compilation of kernels: the Numba types of a launch's arguments, and a kernel typed for them,
+translated to the control-flow kernel IR (``compiler.kernel_translate``) and compiled by the Rust
+core for one device. ``Kernel`` (``kernel.py``) caches the results per (signature, device)."""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+from numba.core import types
+from numba.core.typing import typeof as numba_typeof
+
+from .. import _core
+from ..arrays import ndarray
+from ..compiler.device_functions import typed_ir
+from ..compiler.function_builder import FunctionBuilder
+from ..compiler.kernel_ir import Function
+from ..compiler.kernel_translate import Translator
+from ..devices import device_by_filter
+from ..errors import KernelArgumentError, NumbaExtError, UnsupportedError
+
+#: held while a kernel compiles, so that concurrent first launches compile it once
+compile_lock = threading.RLock()
+
+
+class CompiledKernel:
+    """A kernel compiled for one signature and device: the extension's kernel, its IR and the local
+    memory it needs per work-group."""
+
+    __slots__ = ("kernel", "spec", "local_bytes")
+
+    def __init__(self, kernel: _core.Kernel, spec: Function) -> None:
+        self.kernel = kernel
+        self.spec = spec
+        self.local_bytes = sum(
+            int(np.prod(a.shape, dtype=np.int64)) * np.dtype(a.dtype).itemsize
+            for a in spec.arrays
+            if a.space == "local"
+        )
+
+
+def argument_types(kernel_name: str, params: Sequence[str], args: Sequence[Any]) -> tuple[Any, ...]:
+    """The Numba types of a launch's arguments (`params`: the kernel's parameter names)."""
+    out = []
+    for name, a in zip(params, args):
+        if isinstance(a, ndarray):
+            out.append(a._numba_type_)  # made once per array
+        elif isinstance(a, (bool, np.bool_)):
+            out.append(types.boolean)
+        elif isinstance(a, (int, np.integer)):
+            out.append(types.int64 if isinstance(a, int) else numba_typeof.typeof(a))
+        elif isinstance(a, (float, np.floating)):
+            out.append(types.float64 if isinstance(a, float) else numba_typeof.typeof(a))
+        else:
+            raise KernelArgumentError(
+                f"kernel {kernel_name}: argument '{name}' has type {type(a).__name__}; kernels take "
+                "numba_ext arrays, NumPy arrays (inside numba_ext.offload_to) and Python ints, floats, "
+                "bools"
+            )
+    return tuple(out)
+
+
+def compile_kernel(
+    py_func: Callable[..., Any], kernel_name: str, argtys: tuple[Any, ...], device_filter: str
+) -> CompiledKernel:
+    """`py_func` typed for `argtys`, translated and compiled for the device `device_filter`."""
+    try:
+        func_ir, typemap, calltypes, restype = typed_ir(py_func, argtys)
+    except NumbaExtError:
+        raise
+    except Exception as e:
+        raise UnsupportedError(f"kernel {kernel_name} could not be typed for {argtys}:\n{e}") from None
+    if not isinstance(restype, types.NoneType):
+        raise UnsupportedError(f"kernel {kernel_name} returns a value ({restype}); kernels return nothing")
+    digest = hashlib.sha1(repr((py_func.__qualname__, argtys)).encode()).hexdigest()[:12]
+    fb = FunctionBuilder(f"{kernel_name}_{digest}")
+    Translator(fb, func_ir, typemap, calltypes).translate()
+    spec = fb.function()
+    kernel = _core.compile_function(spec, device_by_filter(device_filter))
+    return CompiledKernel(kernel, spec)

@@ -1,0 +1,81 @@
+"""Launch configurations of kernels: ``Range`` (a global range), ``NdRange`` (a global and a
+work-group range) and the spellings ``k[...]`` and ``call_kernel`` accept, normalised to a global
+range and an optional local range (``normalize_range``)."""
+
+from __future__ import annotations
+
+from typing import Any, SupportsIndex, TypeAlias, overload
+
+import numpy as np
+
+from ..errors import LaunchError
+
+#: a range: an int, or a tuple or list of ints (1 to 3 of them)
+RangeArg: TypeAlias = SupportsIndex | tuple[SupportsIndex, ...] | list[SupportsIndex]
+#: a launch configuration: a global range, (global range, local range) or an NdRange
+LaunchConfig: TypeAlias = "RangeArg | tuple[RangeArg, RangeArg] | NdRange"
+
+
+class Range(tuple[int, ...]):
+    """A global range of 1 to 3 dimensions."""
+
+    @overload
+    def __new__(cls, dims: tuple[SupportsIndex, ...] | list[SupportsIndex], /) -> Range: ...
+    @overload
+    def __new__(cls, *dims: SupportsIndex) -> Range: ...
+    def __new__(cls, *dims: Any) -> Range:
+        if 1 <= len(dims) <= 3 and all(type(d) is int and d >= 0 for d in dims):  # the common spelling
+            return super().__new__(cls, dims)
+        dims = _dims(dims[0] if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims, "global")
+        return super().__new__(cls, dims)
+
+
+class NdRange:
+    """A global range and a work-group (local) range of the same dimensions."""
+
+    def __init__(self, global_range: RangeArg, local_range: RangeArg) -> None:
+        self.global_range = Range(
+            *(global_range if isinstance(global_range, (tuple, list)) else (global_range,))
+        )
+        self.local_range = Range(*(local_range if isinstance(local_range, (tuple, list)) else (local_range,)))
+        if len(self.global_range) != len(self.local_range):
+            raise LaunchError(
+                f"global range {tuple(self.global_range)} and local range {tuple(self.local_range)} have "
+                "different numbers of dimensions"
+            )
+        for d, (g, lo) in enumerate(zip(self.global_range, self.local_range)):
+            if g % lo:
+                raise LaunchError(f"local size {lo} does not divide global size {g} in dimension {d}")
+
+    def __repr__(self) -> str:
+        return f"NdRange({tuple(self.global_range)}, {tuple(self.local_range)})"
+
+
+def _dims(dims: Any, what: str) -> tuple[int, ...]:
+    if isinstance(dims, (int, np.integer)):
+        dims = (dims,)
+    dims = tuple(dims)
+    if not 1 <= len(dims) <= 3 or not all(isinstance(d, (int, np.integer)) and d >= 0 for d in dims):
+        raise LaunchError(f"a {what} range is 1 to 3 non-negative integers, got {dims!r}")
+    return tuple(int(d) for d in dims)
+
+
+def normalize_range(cfg: LaunchConfig) -> tuple[tuple[int, ...], tuple[int, ...] | None]:
+    """The global range and the local range (None: the driver chooses) of a launch configuration."""
+    if isinstance(cfg, NdRange):
+        return tuple(cfg.global_range), tuple(cfg.local_range)
+    if isinstance(cfg, Range):
+        return tuple(cfg), None
+    if (
+        isinstance(cfg, tuple)
+        and len(cfg) == 2
+        and all(isinstance(c, (tuple, list, int, np.integer, Range)) for c in cfg)
+        and not all(isinstance(c, (int, np.integer)) for c in cfg)
+    ):
+        nd = NdRange(cfg[0], cfg[1])
+        return tuple(nd.global_range), tuple(nd.local_range)
+    if isinstance(cfg, tuple) and len(cfg) == 2 and all(isinstance(c, (int, np.integer)) for c in cfg):
+        # k[global, local] with two integers: a 1-D launch
+        nd = NdRange(cfg[0], cfg[1])
+        return tuple(nd.global_range), tuple(nd.local_range)
+    return _dims(cfg, "global"), None
