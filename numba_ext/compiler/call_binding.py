@@ -21,7 +21,7 @@ class CallBinder:
     """The parameters of one function and how calls bind to them (see the module documentation)."""
 
     def __init__(self, py_func: Callable[..., Any]) -> None:
-        self.name = py_func.__name__
+        self.name = py_func.__qualname__  # as Python names functions in its call errors
         params = list(inspect.signature(py_func).parameters.values())
         self.positional = [p for p in params if p.kind in (_P.POSITIONAL_ONLY, _P.POSITIONAL_OR_KEYWORD)]
         self.keyword_only = [p for p in params if p.kind == _P.KEYWORD_ONLY]
@@ -65,7 +65,7 @@ class CallBinder:
         self._check_leftover_keywords(kwargs)
         if len(args) > len(self.positional):
             if self.star is None:
-                raise TypeError(self._too_many(len(args)))
+                raise TypeError(self._too_many(len(args), sum(p.name in kwargs for p in self.keyword_only)))
             out.extend(args[len(self.positional) :])
         if missing:
             raise TypeError(_missing(self.name, missing, "positional"))
@@ -94,13 +94,17 @@ class CallBinder:
             )
         raise TypeError(f"{self.name}() got an unexpected keyword argument {unknown[0]!r}")
 
-    def _too_many(self, given: int) -> str:
+    def _too_many(self, given: int, kwonly_given: int) -> str:
         most = len(self.positional)
         least = sum(1 for p in self.positional if p.default is _P.empty)
         takes = f"from {least} to {most}" if least != most else str(most)
         plural = "" if most == 1 and least == most else "s"
-        was = "was" if given == 1 else "were"
-        return f"{self.name}() takes {takes} positional argument{plural} but {given} {was} given"
+        was = "was" if given == 1 and not kwonly_given else "were"
+        note = ""
+        if kwonly_given:
+            s, ks = ("" if given == 1 else "s"), ("" if kwonly_given == 1 else "s")
+            note = f" positional argument{s} (and {kwonly_given} keyword-only argument{ks})"
+        return f"{self.name}() takes {takes} positional argument{plural} but {given}{note} {was} given"
 
 
 def _missing(name: str, names: list[str], kind: str) -> str:
