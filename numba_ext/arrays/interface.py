@@ -145,24 +145,28 @@ def _offset(what: str, value: object) -> int:
             raise TypeError
         offset = operator.index(value)  # type: ignore[arg-type]
     except TypeError:
-        raise ArrayInterfaceError(f"{what} has offset={value!r}; it must be an integer (in elements)") from None
+        raise ArrayInterfaceError(
+            f"{what} has offset={value!r}; it must be an integer (in elements)"
+        ) from None
     if offset < 0:
         raise ArrayInterfaceError(f"{what} has offset={value!r}; it must not be negative")
     return offset
 
 
 def _data(what: str, value: object) -> tuple[int, bool]:
-    ok = isinstance(value, (tuple, list)) and len(value) == 2
-    if ok:
-        ptr, readonly = value  # type: ignore[misc]
-        ok = isinstance(ptr, (int, np.integer)) and not isinstance(ptr, (bool, np.bool_)) and ptr >= 0
-        ok = ok and isinstance(readonly, (bool, np.bool_))
-    if not ok:
-        raise ArrayInterfaceError(
-            f"{what} has data={value!r}; it must be a tuple (pointer, read-only) of a non-negative "
-            "integer address and a bool"
-        )
-    return int(ptr), bool(readonly)
+    if isinstance(value, (tuple, list)) and len(value) == 2:
+        ptr, readonly = value[0], value[1]
+        if (
+            isinstance(ptr, (int, np.integer))
+            and not isinstance(ptr, (bool, np.bool_))
+            and ptr >= 0
+            and isinstance(readonly, (bool, np.bool_))
+        ):
+            return int(ptr), bool(readonly)
+    raise ArrayInterfaceError(
+        f"{what} has data={value!r}; it must be a tuple (pointer, read-only) of a non-negative "
+        "integer address and a bool"
+    )
 
 
 def _check_extent(what: str, shape: tuple[int, ...], strides: tuple[int, ...] | None, offset: int) -> None:

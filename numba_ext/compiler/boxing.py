@@ -88,7 +88,12 @@ def _is_parent(typ, nativeary, c):
         theirs = c.context.make_array(typ)(c.context, builder)
         fn = declare(builder, "nx_unbox", llir.IntType(32), [I8P, I8P, llir.IntType(32)])
         st = builder.call(
-            fn, [builder.bitcast(parent, I8P), builder.bitcast(theirs._getpointer(), I8P), llir.IntType(32)(typ.ndim)]
+            fn,
+            [
+                builder.bitcast(parent, I8P),
+                builder.bitcast(theirs._getpointer(), I8P),
+                llir.IntType(32)(typ.ndim),
+            ],
         )
         with builder.if_else(builder.icmp_signed("==", st, st.type(0))) as (ok, failed):
             with ok:
@@ -103,9 +108,14 @@ def _is_parent(typ, nativeary, c):
 
 def _words_equal(builder, a, b, ndim):
     eq = builder.icmp_unsigned("==", builder.ptrtoint(a.meminfo, I64), builder.ptrtoint(b.meminfo, I64))
-    eq = builder.and_(eq, builder.icmp_unsigned("==", builder.ptrtoint(a.data, I64), builder.ptrtoint(b.data, I64)))
+    eq = builder.and_(
+        eq, builder.icmp_unsigned("==", builder.ptrtoint(a.data, I64), builder.ptrtoint(b.data, I64))
+    )
     for field in ("shape", "strides"):
-        for x, y in zip(cgutils.unpack_tuple(builder, getattr(a, field), ndim), cgutils.unpack_tuple(builder, getattr(b, field), ndim)):
+        for x, y in zip(
+            cgutils.unpack_tuple(builder, getattr(a, field), ndim),
+            cgutils.unpack_tuple(builder, getattr(b, field), ndim),
+        ):
             eq = builder.and_(eq, builder.icmp_unsigned("==", x, y))
     return eq
 
@@ -120,6 +130,9 @@ def _has_type(typ, obj, c):
         with failed:
             pyapi.err_clear()
         with ok:
-            c.builder.store(c.builder.icmp_unsigned("==", c.builder.ptrtoint(got, I64), c.builder.ptrtoint(want, I64)), res)
+            c.builder.store(
+                c.builder.icmp_unsigned("==", c.builder.ptrtoint(got, I64), c.builder.ptrtoint(want, I64)),
+                res,
+            )
             pyapi.decref(got)
     return c.builder.load(res)

@@ -37,7 +37,9 @@ class CallBinder:
                 "passes *args last); give them defaults before *args or drop *args"
             )
         #: whether every parameter is positional without a default (the fast path's overload cache)
-        self.plain = not self.keyword_only and self.star is None and all(p.default is _P.empty for p in params)
+        self.plain = (
+            not self.keyword_only and self.star is None and all(p.default is _P.empty for p in params)
+        )
 
     def names(self, nargs: int) -> list[str]:
         """Parameter names for `nargs` bound values (``args[i]`` for ``*args`` values)."""
@@ -86,7 +88,9 @@ class CallBinder:
         unknown = [k for k in kwargs if k not in known]
         if not unknown:
             return
-        posonly = [k for k in unknown if any(p.name == k and p.kind == _P.POSITIONAL_ONLY for p in self.positional)]
+        posonly = [
+            k for k in unknown if any(p.name == k and p.kind == _P.POSITIONAL_ONLY for p in self.positional)
+        ]
         if posonly:
             raise TypeError(
                 f"{self.name}() got some positional-only arguments passed as keyword arguments: "

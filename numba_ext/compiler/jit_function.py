@@ -67,7 +67,9 @@ class JitFunction(_core.JitCaller):
     def _plan(self, args: Sequence[Any], depth: int = 0) -> CallPlan:
         # warnings point at the caller of the jitted function (`depth` more frames of ours)
         names = self._binder.names(len(args))
-        return plan_call(f"{self.py_func.__name__}()", names, args, allow_host_and_usm=True, stacklevel=5 + depth)
+        return plan_call(
+            f"{self.py_func.__name__}()", names, args, allow_host_and_usm=True, stacklevel=5 + depth
+        )
 
     def _call_slow(self, *args: Any, **kwargs: Any) -> Any:
         """Calls the fast path does not take: keyword arguments, functions with keyword-only

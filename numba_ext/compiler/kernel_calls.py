@@ -55,7 +55,7 @@ def translate_call(tr: Translator, target: ir.Var, e: ir.Expr, t: types.Type) ->
     """Translate `target = e` where `e` is a call."""
     fn = tr.vals.get(e.func.name)
     args: list[ir.Var] = e.args
-    if isinstance(fn, DeviceFunction) or isinstance(tr.ty(e.func), types.Dispatcher):
+    if fn is not None and (isinstance(fn, DeviceFunction) or isinstance(tr.ty(e.func), types.Dispatcher)):
         # device functions and jitted functions (numba_ext.jit, numba.njit) are inlined
         if e.vararg:
             tr.fail(f"star arguments in a call of {fn.__name__}")
@@ -204,7 +204,9 @@ def inline(tr: Translator, target: ir.Var, py_func: Any, args: list[ir.Var], kws
     bound = CallBinder(py_func).bind(args, kws)
     argtys = tuple(types.Omitted(b.value) if isinstance(b, OmittedArg) else tr.ty(b) for b in bound)
     func_ir, typemap, calltypes, restype = typed_ir(py_func, argtys)
-    values = [_default(tr, py_func, b.value) if isinstance(b, OmittedArg) else _arg_value(tr, b) for b in bound]
+    values = [
+        _default(tr, py_func, b.value) if isinstance(b, OmittedArg) else _arg_value(tr, b) for b in bound
+    ]
     ret_local = tr.local_for(target) if isinstance(restype, (types.Number, types.Boolean)) else None
     cont = tr.fb.new_block()
     sub = type(tr)(tr.fb, func_ir, typemap, calltypes, arg_values=values, ret=(ret_local, cont))
@@ -218,5 +220,7 @@ def _arg_value(tr: Translator, a: ir.Var) -> Any:
 
 def _default(tr: Translator, py_func: Any, value: object) -> Operand:
     if isinstance(value, (bool, int, float)):
-        return const("bool" if isinstance(value, bool) else "int64" if isinstance(value, int) else "float64", value)
+        return const(
+            "bool" if isinstance(value, bool) else "int64" if isinstance(value, int) else "float64", value
+        )
     tr.fail(f"the non-scalar default {value!r} of a parameter of {py_func.__name__}")

@@ -18,8 +18,9 @@ from __future__ import annotations
 from typing import Any
 
 from numba.core import cgutils, types, utils
-from numba.core.typing.templates import AbstractTemplate, infer_global, signature
 from numba.core.imputils import lower_builtin, lower_constant
+from numba.core.types.containers import UniTuple  # (not in Numba's bundled type stub)
+from numba.core.typing.templates import AbstractTemplate, infer_global, signature
 from numba.extending import NativeValue, box, models, register_model, type_callable, typeof_impl, unbox
 
 from ..errors import UnsupportedError
@@ -39,12 +40,12 @@ class KernelType(types.Dummy):
         return self.kernel
 
 
-class RangeType(types.UniTuple):
+class RangeType(UniTuple):
     """A ``numba_ext.Range`` in jitted code: a tuple of int64 that boxes back to a Range (made by
     :func:`range_type`)."""
 
 
-class NdRangeType(types.UniTuple):
+class NdRangeType(UniTuple):
     """A ``numba_ext.NdRange`` in jitted code: (global range, local range), boxing back to an NdRange
     (made by :func:`ndrange_type`)."""
 
@@ -78,22 +79,22 @@ def _typeof_ndrange(val: NdRange, c: Any) -> NdRangeType:
 
 
 @lower_constant(KernelType)
-def _kernel_constant(context, builder, ty, pyval):
+def _kernel_constant(context: Any, builder: Any, ty: Any, pyval: Any) -> Any:
     return context.get_dummy_value()
 
 
 @unbox(KernelType)
-def _unbox_kernel(typ, obj, c):
+def _unbox_kernel(typ: Any, obj: Any, c: Any) -> Any:
     return NativeValue(c.context.get_dummy_value())
 
 
 @unbox(RangeType)
-def _unbox_range(typ, obj, c):
+def _unbox_range(typ: Any, obj: Any, c: Any) -> Any:
     return c.unbox(types.UniTuple(types.int64, typ.count), obj)
 
 
 @unbox(NdRangeType)
-def _unbox_ndrange(typ, obj, c):
+def _unbox_ndrange(typ: Any, obj: Any, c: Any) -> Any:
     parts, failed = [], cgutils.false_bit
     for attr in ("global_range", "local_range"):
         part = c.pyapi.object_getattr_string(obj, attr)  # a Range (always set by NdRange)
@@ -104,7 +105,7 @@ def _unbox_ndrange(typ, obj, c):
     return NativeValue(c.context.make_tuple(c.builder, typ, parts), is_error=failed)
 
 
-def _box_by_calling(cls, tuple_type, val, c):
+def _box_by_calling(cls: Any, tuple_type: Any, val: Any, c: Any) -> Any:
     """``cls(*tuple)`` for the native tuple `val` of `tuple_type` (None and an error set on failure)."""
     tup = c.pyapi.from_native_value(tuple_type, val, c.env_manager)
     res = cgutils.alloca_once_value(c.builder, cgutils.get_null_value(c.pyapi.pyobj))
@@ -116,12 +117,12 @@ def _box_by_calling(cls, tuple_type, val, c):
 
 
 @box(RangeType)
-def _box_range(typ, val, c):
+def _box_range(typ: Any, val: Any, c: Any) -> Any:
     return _box_by_calling(Range, types.UniTuple(types.int64, typ.count), val, c)
 
 
 @box(NdRangeType)
-def _box_ndrange(typ, val, c):
+def _box_ndrange(typ: Any, val: Any, c: Any) -> Any:
     return _box_by_calling(NdRange, types.UniTuple(types.UniTuple(types.int64, typ.dtype.count), 2), val, c)
 
 
@@ -135,7 +136,7 @@ def _dims(t: types.Type) -> int | None:
     return None
 
 
-def _as_int64_tuple(context, builder, t, v):
+def _as_int64_tuple(context: Any, builder: Any, t: Any, v: Any) -> Any:
     if isinstance(t, types.Integer):
         items = [v]
         t = types.UniTuple(t, 1)
@@ -146,8 +147,8 @@ def _as_int64_tuple(context, builder, t, v):
 
 
 @type_callable(Range)
-def _type_range(context):
-    def typer(d0, d1=None, d2=None):
+def _type_range(context: Any) -> Any:
+    def typer(d0: Any, d1: Any = None, d2: Any = None) -> Any:
         dims = [d for d in (d0, d1, d2) if d is not None]
         if len(dims) == 1 and isinstance(d0, types.UniTuple):
             n = _dims(d0)
@@ -160,7 +161,7 @@ def _type_range(context):
 
 
 @lower_builtin(Range, types.VarArg(types.Any))
-def _make_range(context, builder, sig, args):
+def _make_range(context: Any, builder: Any, sig: Any, args: Any) -> Any:
     if len(args) == 1 and isinstance(sig.args[0], types.UniTuple):
         return _as_int64_tuple(context, builder, sig.args[0], args[0])
     vals = [context.cast(builder, v, t, types.int64) for v, t in zip(args, sig.args)]
@@ -168,8 +169,8 @@ def _make_range(context, builder, sig, args):
 
 
 @type_callable(NdRange)
-def _type_ndrange(context):
-    def typer(global_range, local_range):
+def _type_ndrange(context: Any) -> Any:
+    def typer(global_range: Any, local_range: Any) -> Any:
         n, m = _dims(global_range), _dims(local_range)
         return ndrange_type(n) if n is not None and n == m else None
 
@@ -177,7 +178,7 @@ def _type_ndrange(context):
 
 
 @lower_builtin(NdRange, types.Any, types.Any)
-def _make_ndrange(context, builder, sig, args):
+def _make_ndrange(context: Any, builder: Any, sig: Any, args: Any) -> Any:
     parts = [_as_int64_tuple(context, builder, t, v) for t, v in zip(sig.args, args)]
     return context.make_tuple(builder, sig.return_type, parts)
 
@@ -185,7 +186,7 @@ def _make_ndrange(context, builder, sig, args):
 # -- call_kernel(...) in jitted code ------------------------------------------------------------------
 @infer_global(call_kernel)
 class _CallKernelTemplate(AbstractTemplate):
-    def generic(self, args, kws):
+    def generic(self, args: Any, kws: Any) -> Any:
         if kws or len(args) < 2:
             return None
         k, range_ = args[0], args[1]
@@ -205,7 +206,7 @@ class _CallKernelTemplate(AbstractTemplate):
 
 
 @lower_builtin(call_kernel, KernelType, types.Any, types.BaseTuple)
-def _lower_call_kernel(context, builder, sig, args):
+def _lower_call_kernel(context: Any, builder: Any, sig: Any, args: Any) -> Any:
     """Box the launch's range and arguments and call ``call_kernel`` with the GIL held; a Python
     error (placement, launch) leaves the jitted function with that error."""
     pyapi = context.get_python_api(builder)
