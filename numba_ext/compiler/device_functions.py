@@ -42,7 +42,7 @@ class DeviceFunction:
 
     def __call__(self, *args: Any) -> Any:
         raise RuntimeError(
-            f"device function {self.__name__} can only be called from kernels and jitted code "
+            f"device function {self.__name__} can only be called from a kernel or from jitted code "
             "(numba_ext.jit, numba.njit), not from Python"
         )
 
