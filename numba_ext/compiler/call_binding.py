@@ -40,6 +40,12 @@ class CallBinder:
         self.plain = (
             not self.keyword_only and self.star is None and all(p.default is _P.empty for p in params)
         )
+        # (name, default or _P.empty) of the parameters a keyword may name, for the quick bind
+        self._quick = (
+            [(p.name, p.default) for p in self.positional + self.keyword_only]
+            if all(p.kind != _P.POSITIONAL_ONLY for p in self.positional)
+            else None
+        )
 
     def names(self, nargs: int) -> list[str]:
         """Parameter names for `nargs` bound values (``args[i]`` for ``*args`` values)."""
@@ -50,6 +56,26 @@ class CallBinder:
 
     def bind(self, args: Sequence[Any], kwargs: Mapping[str, Any]) -> list[Any]:
         """The values of a call in parameter order (see the module documentation)."""
+        quick = self._quick
+        if quick is not None and len(args) <= len(self.positional):
+            # every parameter after the positional arguments by keyword or default, each keyword used
+            out = list(args)
+            used = 0
+            for name, default in quick[len(args) :]:
+                v = kwargs.get(name, _P.empty)
+                if v is not _P.empty:
+                    used += 1
+                    out.append(v)
+                elif default is not _P.empty:
+                    out.append(OmittedArg(default))
+                else:
+                    break
+            else:
+                if used == len(kwargs):
+                    return out
+        return self._bind_checked(args, kwargs)
+
+    def _bind_checked(self, args: Sequence[Any], kwargs: Mapping[str, Any]) -> list[Any]:
         kwargs = dict(kwargs)
         out: list[Any] = []
         missing = []
