@@ -46,6 +46,12 @@ class KernelArgumentError(NumbaExtError, TypeError):
     """A kernel was called with the wrong number or kinds of arguments."""
 
 
+class ArrayInterfaceError(NumbaExtError, TypeError, ValueError):
+    """A ``__sycl_usm_array_interface__`` that does not follow the protocol (the message names the
+    field and its value); a TypeError for a field of the wrong type and a ValueError for a bad value
+    alike."""
+
+
 class MixedUSMTypeWarning(UserWarning):
     """Arrays of different USM types were mixed in one computation (may cost performance)."""
 

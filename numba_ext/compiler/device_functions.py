@@ -1,13 +1,16 @@
 """Device functions (``@numba_ext.func``) and Numba's typed IR of kernel code.
 
 A device function is callable from kernels and other device functions and is inlined where it is
-called; typing a call types the function's body for the call's argument types."""
+called; typing a call types the function's body for the call's argument types. Called from host
+jitted code (``numba_ext.jit``, ``numba.njit``) outside a kernel, it is compiled for the host as a
+plain jitted function of the call's argument types and called there."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from numba.core import compiler, typed_passes, types
+from numba.core.imputils import lower_builtin
 from numba.core.registry import cpu_target
 from numba.core.typing.templates import AbstractTemplate, signature
 from numba.extending import typeof_impl
@@ -30,9 +33,18 @@ class DeviceFunction:
     def __init__(self, py_func: Any) -> None:
         self.py_func = py_func
         self.__name__ = py_func.__name__
+        lower_builtin(self, types.VarArg(types.Any))(self._lower_host_call)
+
+    def _lower_host_call(self, context, builder, sig, args):
+        """A call from host jitted code: the function compiled for the host for `sig` (Numba's
+        nopython mode, as for a plain jitted function) and called."""
+        return context.compile_internal(builder, self.py_func, sig, args)
 
     def __call__(self, *args: Any) -> Any:
-        raise RuntimeError(f"device function {self.__name__} can only be called from a kernel")
+        raise RuntimeError(
+            f"device function {self.__name__} can only be called from a kernel or from jitted code "
+            "(numba_ext.jit, numba.njit), not from Python"
+        )
 
     def __repr__(self) -> str:
         return f"<numba_ext.func {self.py_func.__qualname__}>"

@@ -4,8 +4,7 @@ and introspection of the device kernels a signature compiled to."""
 from __future__ import annotations
 
 import functools
-import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, overload
 
 import numba
@@ -16,6 +15,7 @@ from .. import _core
 from ..arrays import ndarray
 from ..errors import UnsupportedError
 from ..placement import CallPlan, plan_call
+from .call_binding import CallBinder
 from .numba_hooks import OffloadCompiler, on_reset_overloads
 
 
@@ -35,20 +35,25 @@ class JitFunction(_core.JitCaller):
         options.setdefault("nopython", True)
         options.setdefault("parallel", True)  # prange loops and NumPy reductions become parfors -> kernels
         options.setdefault("pipeline_class", OffloadCompiler)
+        self._binder = CallBinder(py_func)
         self._dispatcher = numba.jit(**options)(py_func)
         self.py_func = py_func
-        params = inspect.signature(py_func).parameters
-        self._params = list(params)
         functools.update_wrapper(self, py_func)
-        # The overload cache of the fast path (rust/src/python/jit.rs) takes calls that pass every
-        # parameter positionally, in functions without defaults or *args/**kwargs.
-        plain = all(
-            p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty
-            for p in params.values()
-        )
-        self._set_fast_path(self._dispatcher, ndarray, np.ndarray, len(params) if plain else None)
+        # Calls passing only positional arguments take the fast path (rust/src/python/jit.rs); its
+        # overload cache needs every parameter positional without a default. Numba's dispatcher does
+        # not place keyword-only parameters itself, so functions with them always bind here.
+        self._fast = not self._binder.keyword_only
+        if self._fast:
+            nparams = len(self._binder.positional) if self._binder.plain else None
+            self._set_fast_path(self._dispatcher, ndarray, np.ndarray, nparams)
         # recompile(): the cached entry points are stale
         on_reset_overloads(self._dispatcher, self._clear_fast_cache)
+
+    @property
+    def _numba_type_(self) -> types.Dispatcher:
+        """Numba's type of this function inside other jitted code: its dispatcher's (calls compile
+        it for the caller's argument types and call it directly)."""
+        return types.Dispatcher(self._dispatcher)
 
     _SCALAR_TYPES = {float: types.float64, int: types.int64, bool: types.boolean, complex: types.complex128}
 
@@ -59,29 +64,40 @@ class JitFunction(_core.JitCaller):
         cres = self._dispatcher.overloads.get(sig)
         return None if cres is None or cres.objectmode else cres.entry_point
 
-    def _plan(self, args: tuple[Any, ...]) -> CallPlan:
-        # warnings point at the caller of the jitted function
+    def _plan(self, args: Sequence[Any], depth: int = 0) -> CallPlan:
+        # warnings point at the caller of the jitted function (`depth` more frames of ours)
+        names = self._binder.names(len(args))
         return plan_call(
-            f"{self.py_func.__name__}()", self._params, args, allow_host_and_usm=True, stacklevel=4
+            f"{self.py_func.__name__}()", names, args, allow_host_and_usm=True, stacklevel=5 + depth
         )
 
-    def _call_slow(self, *args: Any) -> Any:
-        plan = self._plan(args)
+    def _call_slow(self, *args: Any, **kwargs: Any) -> Any:
+        """Calls the fast path does not take: keyword arguments, functions with keyword-only
+        parameters, and calls that need the placement rules in full."""
+        if kwargs or not self._fast:
+            values = self._binder.bind(args, kwargs)
+            if self._fast:  # now positional: the fast path, or back here without keywords
+                return _core.JitCaller.__call__(self, *values)
+            return self._run(values, 0)
+        return self._run(args, 0)
+
+    def _run(self, args: Sequence[Any], depth: int) -> Any:
+        plan = self._plan(args, depth)
         return plan.finish(self._dispatcher(*plan.args))
 
-    def _compile_result(self, args: tuple[Any, ...]) -> Any:
-        planned = self._plan(args).args
+    def _compile_result(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        planned = self._plan(self._binder.bind(args, kwargs)).args
         argtys = tuple(typing.typeof.typeof(a, typing.typeof.Purpose.argument) for a in planned)
         self._dispatcher.compile(argtys)
         return self._dispatcher.overloads[argtys]
 
-    def inspect_kernels(self, *args: Any) -> list[_core.Kernel]:
+    def inspect_kernels(self, *args: Any, **kwargs: Any) -> list[_core.Kernel]:
         """The device kernels compiled for these arguments' types (one per offloaded region)."""
-        return list(self._compile_result(args).metadata.get("numba_ext_kernels", []))
+        return list(self._compile_result(args, kwargs).metadata.get("numba_ext_kernels", []))
 
-    def inspect_llvm(self, *args: Any) -> str:
+    def inspect_llvm(self, *args: Any, **kwargs: Any) -> str:
         """Host LLVM IR of the function for these arguments' types."""
-        return self._compile_result(args).library.get_llvm_str()
+        return self._compile_result(args, kwargs).library.get_llvm_str()
 
     @property
     def signatures(self) -> list[Any]:

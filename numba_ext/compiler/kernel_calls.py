@@ -1,6 +1,7 @@
 """Calls in kernel code, for the translator of ``kernel_translate.py``: ``range``, the kernel API
 (work-item queries, barriers, local and private arrays, atomics), math functions, builtins, NumPy
-scalar types and ufuncs on scalars, and ``@numba_ext.func`` device functions (inlined)."""
+scalar types and ufuncs on scalars, and ``@numba_ext.func`` device functions and jitted functions
+(inlined)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numba.core import ir, types
+from numba.core.dispatcher import OmittedArg
 
 from . import intrinsics
+from .call_binding import CallBinder
 from .device_functions import DeviceFunction, typed_ir
 from .function_builder import ArrayRef, Range, const
 from .kernel_ir import Atomic, Barrier, BinaryInst, Imm, Operand, Space, UnaryInst, WorkItem
@@ -52,6 +55,12 @@ def translate_call(tr: Translator, target: ir.Var, e: ir.Expr, t: types.Type) ->
     """Translate `target = e` where `e` is a call."""
     fn = tr.vals.get(e.func.name)
     args: list[ir.Var] = e.args
+    if fn is not None and (isinstance(fn, DeviceFunction) or isinstance(tr.ty(e.func), types.Dispatcher)):
+        # device functions and jitted functions (numba_ext.jit, numba.njit) are inlined
+        if e.vararg:
+            tr.fail(f"star arguments in a call of {fn.__name__}")
+        inline(tr, target, fn.py_func, args, dict(e.kws))
+        return
     if e.kws or e.vararg:
         tr.fail("keyword or star arguments")
     if fn is range:
@@ -64,9 +73,6 @@ def translate_call(tr: Translator, target: ir.Var, e: ir.Expr, t: types.Type) ->
         )
         return
     if _kernel_api(tr, fn, target, args, t):
-        return
-    if isinstance(fn, DeviceFunction):
-        inline(tr, target, fn, args)
         return
     res = dtype_name(t) if isinstance(t, (types.Number, types.Boolean)) else None
     if fn in (int, float, bool) and len(args) == 1 and res and isinstance(tr.vals.get(args[0].name), str):
@@ -191,17 +197,30 @@ def const_value(tr: Translator, var: ir.Var) -> Any:
     tr.fail(f"a non-constant value for {var.name} where a compile-time constant is needed")
 
 
-def inline(tr: Translator, target: ir.Var, fn: DeviceFunction, args: list[ir.Var]) -> None:
-    """Inline a device function: its body continues in a new block that the call jumps to, and its
-    returns jump to the block after the call."""
-    argtys = tuple(tr.ty(a) for a in args)
-    func_ir, typemap, calltypes, restype = typed_ir(fn.py_func, argtys)
+def inline(tr: Translator, target: ir.Var, py_func: Any, args: list[ir.Var], kws: dict[str, ir.Var]) -> None:
+    """Inline a call of `py_func` (a device function's or a jitted function's): its body continues
+    in a new block that the call jumps to, and its returns jump to the block after the call. Keyword
+    arguments bind by name; omitted parameters take their (scalar) defaults."""
+    bound = CallBinder(py_func).bind(args, kws)
+    argtys = tuple(types.Omitted(b.value) if isinstance(b, OmittedArg) else tr.ty(b) for b in bound)
+    func_ir, typemap, calltypes, restype = typed_ir(py_func, argtys)
     values = [
-        tr.scalar(a) if isinstance(tr.ty(a), (types.Number, types.Boolean)) else tr.vals.get(a.name)
-        for a in args
+        _default(tr, py_func, b.value) if isinstance(b, OmittedArg) else _arg_value(tr, b) for b in bound
     ]
     ret_local = tr.local_for(target) if isinstance(restype, (types.Number, types.Boolean)) else None
     cont = tr.fb.new_block()
     sub = type(tr)(tr.fb, func_ir, typemap, calltypes, arg_values=values, ret=(ret_local, cont))
     sub.translate(entry_block=tr.cur)
     tr.cur = cont
+
+
+def _arg_value(tr: Translator, a: ir.Var) -> Any:
+    return tr.scalar(a) if isinstance(tr.ty(a), (types.Number, types.Boolean)) else tr.vals.get(a.name)
+
+
+def _default(tr: Translator, py_func: Any, value: object) -> Operand:
+    if isinstance(value, (bool, int, float)):
+        return const(
+            "bool" if isinstance(value, bool) else "int64" if isinstance(value, int) else "float64", value
+        )
+    tr.fail(f"the non-scalar default {value!r} of a parameter of {py_func.__name__}")

@@ -20,15 +20,21 @@ class CallPlan:
     """How one call runs: the execution queue, the arguments to pass, and what to do afterwards
     (copy NumPy arguments back, turn device results into NumPy arrays)."""
 
-    __slots__ = ("queue", "args", "_host_args", "_host_results")
+    __slots__ = ("queue", "args", "_host_args", "_host_results", "_copies")
 
     def __init__(
-        self, queue: Queue | None, args: Sequence, host_args: Sequence = (), host_results: bool = False
+        self,
+        queue: Queue | None,
+        args: Sequence,
+        host_args: Sequence = (),
+        host_results: bool = False,
+        copies: Sequence = (),
     ) -> None:
         self.queue = queue
         self.args = args
-        self._host_args = host_args  # (original numpy array, device copy) pairs
+        self._host_args = host_args  # (original numpy array, device copy) pairs to copy back
         self._host_results = host_results
+        self._copies = copies  # (original numpy array, device copy) of every NumPy argument
 
     def finish(self, result: Any) -> Any:
         """`result` after the call: NumPy arguments updated, device results as NumPy arrays when the
@@ -39,7 +45,9 @@ class CallPlan:
             host[...] = asnumpy(dev)
         if not self._host_results:
             return result
-        return _map_arrays(result, asnumpy)
+        # a result that is an argument's device copy is that argument (as ``f(a) is a`` on device data)
+        originals = {id(dev): host for host, dev in self._copies}
+        return _map_arrays(result, lambda r: originals.get(id(r)) if id(r) in originals else asnumpy(r))
 
 
 def _map_arrays(obj: Any, fn: Callable[[ndarray], Any]) -> Any:
@@ -128,5 +136,9 @@ def _plan_host_arrays(what: str, args: Sequence[Any], host: list[str], ctx_q: Qu
         else:
             new_args.append(a)
     return CallPlan(
-        ctx_q, new_args, host_args=[(h, d) for h, d in pairs if h.flags.writeable], host_results=True
+        ctx_q,
+        new_args,
+        host_args=[(h, d) for h, d in pairs if h.flags.writeable],
+        host_results=True,
+        copies=pairs,
     )
