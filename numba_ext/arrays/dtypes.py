@@ -20,6 +20,8 @@ SUPPORTED_DTYPES: tuple[np.dtype, ...] = tuple(
         "uint64",
         "float32",
         "float64",
+        "complex64",
+        "complex128",
     )
 )
 SUPPORTED_DTYPE_SET = frozenset(SUPPORTED_DTYPES)

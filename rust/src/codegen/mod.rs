@@ -12,6 +12,7 @@
 mod atomics;
 mod builder;
 mod cfg_lowering;
+mod complex;
 pub mod emit;
 pub mod intrinsics;
 mod ops;
@@ -119,7 +120,8 @@ fn target_of(name: &str, uses_f64: bool, caps: &DeviceCaps) -> Result<(Flavor, S
     let device = &caps.device;
     if uses_f64 && !device.has_fp64 {
         return Err(Error::Unsupported(format!(
-            "kernel '{name}' uses float64, but device '{}' has no fp64 support; use float32 data",
+            "kernel '{name}' uses float64 or complex128, but device '{}' has no fp64 support; use float32 or \
+             complex64 data",
             device.name
         )));
     }
@@ -135,8 +137,26 @@ fn target_of(name: &str, uses_f64: bool, caps: &DeviceCaps) -> Result<(Flavor, S
     })
 }
 
+/// Complex scalars cannot be kernel arguments (a by-value struct argument has no portable layout
+/// between the launcher's 64-bit slots and both targets); arrays and constants can be complex.
+fn check_scalar_dtype(kernel: &str, d: DType) -> Result<()> {
+    if d.is_complex() {
+        return Err(Error::Unsupported(format!(
+            "kernel '{kernel}' takes a {} scalar argument, which kernels cannot take yet; pass it as a \
+             one-element array, or its real and imaginary parts as two float arguments",
+            d.name()
+        )));
+    }
+    Ok(())
+}
+
 /// Verify, optimise, lower and emit one kernel for a device.
 pub fn compile(spec: &KernelSpec, caps: &DeviceCaps) -> Result<Binary> {
+    for p in &spec.params {
+        if let ParamKind::Scalar { dtype } = p.kind {
+            check_scalar_dtype(&spec.name, dtype)?;
+        }
+    }
     let (flavor, cpu) = target_of(&spec.name, spec.uses_f64(), caps)?;
     let graph = passes::optimize(&Graph::from_spec(spec)?)?;
     let _llvm = emit::CODEGEN_LOCK.lock().unwrap_or_else(|p| p.into_inner());
@@ -163,6 +183,11 @@ pub fn compile(spec: &KernelSpec, caps: &DeviceCaps) -> Result<Binary> {
 
 /// Verify, lower and emit a control-flow kernel for a device.
 pub fn compile_function(f: &Function, caps: &DeviceCaps) -> Result<Binary> {
+    for p in &f.params {
+        if let KParam::Scalar { local } = p {
+            check_scalar_dtype(&f.name, f.locals[*local])?;
+        }
+    }
     let (flavor, cpu) = target_of(&f.name, f.uses_f64(), caps)?;
     f.verify()?;
     let _llvm = emit::CODEGEN_LOCK.lock().unwrap_or_else(|p| p.into_inner());

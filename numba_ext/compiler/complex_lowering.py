@@ -1,0 +1,51 @@
+"""Complex values in offloaded code: what the kernel IR says about ``complex64`` and ``complex128``.
+
+Complex values cross into Rust as their own dtypes; code generation (``rust/src/codegen/complex.rs``)
+lowers every operation to real arithmetic on the (real, imaginary) pair, NumPy's memory layout. This
+module holds the few facts the Python translators need: which dtypes are complex, the dtype an
+operation yields (``abs``, ``real`` and ``imag`` of a complex value are real), and the operations
+that are defined on complex values, so anything else is refused with a clear message before Rust
+sees it."""
+
+from __future__ import annotations
+
+from ..errors import UnsupportedError
+
+COMPLEX_COMPONENT = {"complex64": "float32", "complex128": "float64"}
+
+# unary and binary operations (kernel IR names) lowered for complex operands
+COMPLEX_UNARY = frozenset(
+    ("neg", "abs", "sqrt", "exp", "log", "sin", "cos", "sinh", "cosh", "real", "imag", "conj")
+)
+COMPLEX_BINARY = frozenset(("add", "sub", "mul", "div", "eq", "ne"))
+
+# ufuncs (NumPy names) computed by the kernel IR operation of the same meaning
+COMPLEX_UFUNC_OPS = {"conjugate": ("unary", "conj"), "conj": ("unary", "conj")}
+
+
+def is_complex(dtype: str) -> bool:
+    return dtype in COMPLEX_COMPONENT
+
+
+def component(dtype: str) -> str:
+    """The dtype of one part of a complex dtype (the dtype itself for real dtypes)."""
+    return COMPLEX_COMPONENT.get(dtype, dtype)
+
+
+def unary_result(op: str, dtype: str) -> str:
+    """The dtype the kernel IR's unary `op` yields for an operand of `dtype`; refuses the
+    operations not defined on complex values."""
+    if is_complex(dtype):
+        if op not in COMPLEX_UNARY:
+            raise UnsupportedError(f"np.{op} of {dtype} values cannot be offloaded yet")
+        return component(dtype) if op in ("abs", "real", "imag") else dtype
+    return dtype
+
+
+def check_binary(op: str, dtype: str) -> None:
+    """Refuse a binary operation the kernel IR does not define on complex values."""
+    if is_complex(dtype) and op not in COMPLEX_BINARY:
+        raise UnsupportedError(
+            f"operation {op!r} on {dtype} values cannot be offloaded yet "
+            f"(complex values support + - * / == != and abs, sqrt, exp, log, sin, cos, sinh, cosh, conj)"
+        )
