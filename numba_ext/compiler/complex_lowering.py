@@ -9,6 +9,8 @@ sees it."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..errors import UnsupportedError
 
 COMPLEX_COMPONENT = {"complex64": "float32", "complex128": "float64"}
@@ -49,3 +51,11 @@ def check_binary(op: str, dtype: str) -> None:
             f"operation {op!r} on {dtype} values cannot be offloaded yet "
             f"(complex values support + - * / == != and abs, sqrt, exp, log, sin, cos, sinh, cosh, conj)"
         )
+
+
+def scalar_slots(value: object, dtype: np.dtype) -> list[int]:
+    """The two launch slots of a complex scalar argument: the bits of its real and imaginary parts
+    in the component dtype (kernels take a complex scalar as two arguments)."""
+    c = complex(value)  # type: ignore[arg-type]
+    parts = np.array([c.real, c.imag], dtype=component(dtype.name))
+    return [int(b) for b in parts.view(np.dtype(f"u{parts.itemsize}"))]

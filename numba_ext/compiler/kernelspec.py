@@ -320,7 +320,7 @@ class RegionTranslator:
         except Exception:
             return None
         if isinstance(d, (ir.Const, ir.Global, ir.FreeVar)) and isinstance(
-            d.value, (bool, int, float, np.number, np.bool_)
+            d.value, (bool, int, float, complex, np.number, np.bool_)
         ):
             return d.value
         return None

@@ -125,6 +125,9 @@ impl<'ctx> KernelBuilder<'ctx> {
                         tys.extend(std::iter::repeat_n(BasicMetadataTypeEnum::from(i64t), g.ndim));
                     }
                 }
+                ParamKind::Scalar { dtype } if dtype.is_complex() => {
+                    tys.extend(std::iter::repeat_n(BasicMetadataTypeEnum::from(self.reg_ty(dtype.component())), 2))
+                }
                 ParamKind::Scalar { dtype } => tys.push(self.mem_ty(dtype).into()),
             }
         }
@@ -153,6 +156,11 @@ impl<'ctx> KernelBuilder<'ctx> {
                         Some(s)
                     };
                     arrays.insert(pi, ArrayArg { base, offset, strides });
+                }
+                ParamKind::Scalar { dtype } if dtype.is_complex() => {
+                    let (re, im) = (param(k).into_float_value(), param(k + 1).into_float_value());
+                    scalars.insert(pi, self.make_complex(dtype, re, im)?);
+                    k += 2;
                 }
                 ParamKind::Scalar { dtype } => {
                     let v = param(k);

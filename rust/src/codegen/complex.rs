@@ -38,7 +38,7 @@ impl<'ctx> KernelBuilder<'ctx> {
     }
 
     /// The complex value `re + i im` of complex dtype `d`.
-    fn make(&self, d: DType, re: FloatValue<'ctx>, im: FloatValue<'ctx>) -> Result<BasicValueEnum<'ctx>> {
+    pub(super) fn make_complex(&self, d: DType, re: FloatValue<'ctx>, im: FloatValue<'ctx>) -> Result<BasicValueEnum<'ctx>> {
         let s: StructValue = self.complex_ty(d).get_undef();
         let s = cg(self.b.build_insert_value(s, re, 0, "c"))?;
         let s = cg(self.b.build_insert_value(s, im, 1, "c"))?;
@@ -58,13 +58,13 @@ impl<'ctx> KernelBuilder<'ctx> {
         if !from.is_complex() {
             let re = self.cast(v, from, to.component())?.into_float_value();
             let zero = re.get_type().const_zero();
-            return self.make(to, re, zero);
+            return self.make_complex(to, re, zero);
         }
         let (re, im) = self.parts(v)?;
         if to.is_complex() {
             let re = self.cast(re.into(), from.component(), to.component())?.into_float_value();
             let im = self.cast(im.into(), from.component(), to.component())?.into_float_value();
-            return self.make(to, re, im);
+            return self.make_complex(to, re, im);
         }
         if to == DType::Bool {
             let zero = re.get_type().const_zero();
@@ -96,18 +96,18 @@ impl<'ctx> KernelBuilder<'ctx> {
         Ok(match op {
             UnaryOp::Real => re.into(),
             UnaryOp::Imag => im.into(),
-            UnaryOp::Conj => self.make(d, re, cg(b.build_float_neg(im, "nim"))?)?,
-            UnaryOp::Neg => self.make(d, cg(b.build_float_neg(re, "nre"))?, cg(b.build_float_neg(im, "nim"))?)?,
+            UnaryOp::Conj => self.make_complex(d, re, cg(b.build_float_neg(im, "nim"))?)?,
+            UnaryOp::Neg => self.make_complex(d, cg(b.build_float_neg(re, "nre"))?, cg(b.build_float_neg(im, "nim"))?)?,
             UnaryOp::Abs => self.rmath2(BinaryOp::Hypot, d, re, im)?.into(),
             UnaryOp::Exp => {
                 let e = self.rmath(UnaryOp::Exp, d, re)?;
                 let (c, s) = (self.rmath(UnaryOp::Cos, d, im)?, self.rmath(UnaryOp::Sin, d, im)?);
-                self.make(d, mul(e, c)?, mul(e, s)?)?
+                self.make_complex(d, mul(e, c)?, mul(e, s)?)?
             }
             UnaryOp::Log => {
                 let m = self.rmath2(BinaryOp::Hypot, d, re, im)?;
                 let l = self.rmath(UnaryOp::Log, d, m)?;
-                self.make(d, l, self.rmath2(BinaryOp::Atan2, d, im, re)?)?
+                self.make_complex(d, l, self.rmath2(BinaryOp::Atan2, d, im, re)?)?
             }
             UnaryOp::Sqrt => self.complex_sqrt(d, re, im)?,
             UnaryOp::Sin | UnaryOp::Cos | UnaryOp::Sinh | UnaryOp::Cosh => {
@@ -119,13 +119,13 @@ impl<'ctx> KernelBuilder<'ctx> {
                 let (shy, chy) = (self.rmath(UnaryOp::Sinh, d, y)?, self.rmath(UnaryOp::Cosh, d, y)?);
                 match op {
                     // sin(x+iy) = sin x cosh y + i cos x sinh y
-                    UnaryOp::Sin => self.make(d, mul(sx, chy)?, mul(cx, shy)?)?,
+                    UnaryOp::Sin => self.make_complex(d, mul(sx, chy)?, mul(cx, shy)?)?,
                     // cos(x+iy) = cos x cosh y - i sin x sinh y
-                    UnaryOp::Cos => self.make(d, mul(cx, chy)?, cg(b.build_float_neg(mul(sx, shy)?, "n"))?)?,
+                    UnaryOp::Cos => self.make_complex(d, mul(cx, chy)?, cg(b.build_float_neg(mul(sx, shy)?, "n"))?)?,
                     // sinh(re+i im) = sinh re cos im + i cosh re sin im  (x = im, y = re)
-                    UnaryOp::Sinh => self.make(d, mul(shy, cx)?, mul(chy, sx)?)?,
+                    UnaryOp::Sinh => self.make_complex(d, mul(shy, cx)?, mul(chy, sx)?)?,
                     // cosh(re+i im) = cosh re cos im + i sinh re sin im
-                    _ => self.make(d, mul(chy, cx)?, mul(shy, sx)?)?,
+                    _ => self.make_complex(d, mul(chy, cx)?, mul(shy, sx)?)?,
                 }
             }
             _ => {
@@ -151,7 +151,7 @@ impl<'ctx> KernelBuilder<'ctx> {
         let nonneg = cg(b.build_float_compare(FloatPredicate::OGE, re, zero, "nonneg"))?;
         let out_re = cg(b.build_select(nonneg, s, aq, "sre"))?.into_float_value();
         let out_im = cg(b.build_select(nonneg, q, sign_s, "sim"))?.into_float_value();
-        self.make(d, out_re, out_im)
+        self.make_complex(d, out_re, out_im)
     }
 
     /// A binary operation on complex values of dtype `d`: `+ - * /`, `==` and `!=`.
@@ -169,9 +169,9 @@ impl<'ctx> KernelBuilder<'ctx> {
         let sub = |x, y| cg(b.build_float_sub(x, y, "s"));
         let mul = |x, y| cg(b.build_float_mul(x, y, "m"));
         Ok(match op {
-            BinaryOp::Add => self.make(d, add(a, c)?, add(bb, dd)?)?,
-            BinaryOp::Sub => self.make(d, sub(a, c)?, sub(bb, dd)?)?,
-            BinaryOp::Mul => self.make(d, sub(mul(a, c)?, mul(bb, dd)?)?, add(mul(a, dd)?, mul(bb, c)?)?)?,
+            BinaryOp::Add => self.make_complex(d, add(a, c)?, add(bb, dd)?)?,
+            BinaryOp::Sub => self.make_complex(d, sub(a, c)?, sub(bb, dd)?)?,
+            BinaryOp::Mul => self.make_complex(d, sub(mul(a, c)?, mul(bb, dd)?)?, add(mul(a, dd)?, mul(bb, c)?)?)?,
             BinaryOp::Div => self.complex_div(d, (a, bb), (c, dd))?,
             BinaryOp::Eq | BinaryOp::Ne => {
                 let (p, join) = if op == BinaryOp::Eq { (FloatPredicate::OEQ, true) } else { (FloatPredicate::UNE, false) };
@@ -215,6 +215,6 @@ impl<'ctx> KernelBuilder<'ctx> {
         let im2 = div(sub(mul(b_, r2)?, a)?, den2)?;
         let re = cg(b.build_select(c_big, re1, re2, "qre"))?.into_float_value();
         let im = cg(b.build_select(c_big, im1, im2, "qim"))?.into_float_value();
-        self.make(d, re, im)
+        self.make_complex(d, re, im)
     }
 }

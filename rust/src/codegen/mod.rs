@@ -4,7 +4,8 @@
 //! Kernel ABI (shared by both targets and by the launcher):
 //! * array parameter: `ptr addrspace(1) base, i64 byte_offset`, then, unless it is contiguous with the
 //!   iteration shape, one `i64` byte stride per iteration dimension (0 for broadcast dimensions);
-//! * scalar parameter: its value (bool as `i8`);
+//! * scalar parameter: its value (bool as `i8`; a complex value as two arguments, its real and
+//!   imaginary parts);
 //! * then the iteration shape (`i64` per dimension) and the element count `n` (`i64`).
 //!
 //! One work-item per element; work-items with a global id `>= n` do nothing.
@@ -54,6 +55,10 @@ pub fn arg_slots(g: &Graph) -> Vec<ArgSlot> {
                 if !contiguous {
                     slots.extend(std::iter::repeat_n(ArgSlot::I64, g.ndim));
                 }
+            }
+            // a complex scalar travels as its real and imaginary parts
+            ParamKind::Scalar { dtype } if dtype.is_complex() => {
+                slots.extend(std::iter::repeat_n(ArgSlot::Scalar(dtype.component()), 2))
             }
             ParamKind::Scalar { dtype } => slots.push(ArgSlot::Scalar(dtype)),
         }
@@ -137,13 +142,13 @@ fn target_of(name: &str, uses_f64: bool, caps: &DeviceCaps) -> Result<(Flavor, S
     })
 }
 
-/// Complex scalars cannot be kernel arguments (a by-value struct argument has no portable layout
-/// between the launcher's 64-bit slots and both targets); arrays and constants can be complex.
+/// Complex scalars are not arguments of control-flow kernels (explicit kernels and `prange` bodies
+/// take scalars through the launch fast path, one slot each); elementwise kernels take them.
 fn check_scalar_dtype(kernel: &str, d: DType) -> Result<()> {
     if d.is_complex() {
         return Err(Error::Unsupported(format!(
-            "kernel '{kernel}' takes a {} scalar argument, which kernels cannot take yet; pass it as a \
-             one-element array, or its real and imaginary parts as two float arguments",
+            "kernel '{kernel}' takes a {} scalar argument, which kernels and prange loops cannot take yet; \
+             pass it as a one-element array, or its real and imaginary parts as two float arguments",
             d.name()
         )));
     }
@@ -152,11 +157,6 @@ fn check_scalar_dtype(kernel: &str, d: DType) -> Result<()> {
 
 /// Verify, optimise, lower and emit one kernel for a device.
 pub fn compile(spec: &KernelSpec, caps: &DeviceCaps) -> Result<Binary> {
-    for p in &spec.params {
-        if let ParamKind::Scalar { dtype } = p.kind {
-            check_scalar_dtype(&spec.name, dtype)?;
-        }
-    }
     let (flavor, cpu) = target_of(&spec.name, spec.uses_f64(), caps)?;
     let graph = passes::optimize(&Graph::from_spec(spec)?)?;
     let _llvm = emit::CODEGEN_LOCK.lock().unwrap_or_else(|p| p.into_inner());
