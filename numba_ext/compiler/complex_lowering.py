@@ -59,3 +59,15 @@ def scalar_slots(value: object, dtype: np.dtype) -> list[int]:
     c = complex(value)  # type: ignore[arg-type]
     parts = np.array([c.real, c.imag], dtype=component(dtype.name))
     return [int(b) for b in parts.view(np.dtype(f"u{parts.itemsize}"))]
+
+
+def check_reduction(redop: str, dtype: str) -> None:
+    """Refuse a device reduction of complex values other than a sum: partial results combine with
+    one float atomic per component, which is exact only for addition."""
+    if is_complex(dtype) and redop not in ("add", "sub"):
+        what = {"mul": "products"}.get(redop, f"{redop!r} reductions")
+        raise UnsupportedError(
+            f"{what} of {dtype} values cannot be offloaded yet (only sums and means of complex "
+            f"arrays are); compute them on the host with numba_ext.asnumpy(x), or reduce the "
+            f"magnitudes and angles separately"
+        )

@@ -78,10 +78,11 @@ def whole_reducer(op: str, empty_message: str | None, flat: bool) -> JitFunction
 @functools.cache
 def mean_reducer(out_dtype: str, ndim: int, flat: bool) -> JitFunction:
     """np.mean(a) of an `ndim`-d array: a device sum over the size, in NumPy's result type. As NumPy,
-    integers are summed in float64 (an int64 sum would wrap) and float32 in float32; an empty array
+    integers are summed in float64 (an int64 sum would wrap), float32 in float32 and complex values in
+    their own type; an empty array
     gives NaN (where Numba's own mean divides by zero)."""
     out_type = getattr(np, out_dtype)
-    acc = np.float32 if out_dtype == "float32" else np.float64
+    acc = out_type  # float32, float64 or a complex type: NumPy's result type
     view, rank = whole_view(ndim, flat)
     elem = element_reader(rank)
 

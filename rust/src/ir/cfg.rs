@@ -368,7 +368,8 @@ impl Function {
         if (op == AtomicOp::CompareExchange) != cmp.is_some() {
             return Err("compare_exchange needs exactly one expected value".into());
         }
-        if !matches!(d, DType::I32 | DType::I64 | DType::U32 | DType::U64 | DType::F32 | DType::F64) {
+        let complex_add = d.is_complex() && matches!(op, AtomicOp::Add | AtomicOp::Sub);
+        if !complex_add && !matches!(d, DType::I32 | DType::I64 | DType::U32 | DType::U64 | DType::F32 | DType::F64) {
             return Err(format!("atomics on {} are not supported", d.name()));
         }
         match dst {
