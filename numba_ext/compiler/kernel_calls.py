@@ -112,7 +112,9 @@ def _math_or_builtin(
         return True
     if fn is abs and len(ops) == 1 and res:
         tmp, tmp_op = tr.new_value(res)
-        tr.emit(UnaryInst(tmp, "abs", tr.cast(ops[0], res)))
+        # abs of a complex value is its magnitude (a real result), taken before any cast
+        src = ops[0] if tr.fb.dtype_of(ops[0]).startswith("complex") else tr.cast(ops[0], res)
+        tr.emit(UnaryInst(tmp, "abs", src))
         tr.assign_scalar(target, tmp_op)
         return True
     if fn in (int, float, bool) and len(args) == 1 and res:

@@ -172,6 +172,9 @@ def _getattr(tr: Translator, target: ir.Var, e: ir.Expr) -> None:
             tr.fail(f"the attribute {e.attr}")
         tr.bind_value(target, getattr(base, e.attr), t)
         return
+    if isinstance(bt, types.Complex) and e.attr in ("real", "imag"):  # complex_lowering.py
+        tr.emit(UnaryInst(tr.local_for(target), e.attr, tr.scalar(e.value)))
+        return
     if isinstance(bt, types.Array):
         arr = tr.array(e.value)
         if e.attr == "shape":
