@@ -9,9 +9,14 @@ sees it."""
 
 from __future__ import annotations
 
+import cmath
+from dataclasses import dataclass
+from typing import Any
+
 import numpy as np
 
 from ..errors import UnsupportedError
+from .kernel_ir import BinaryInst, CastInst, Imm, Operand, UnaryInst
 
 COMPLEX_COMPONENT = {"complex64": "float32", "complex128": "float64"}
 
@@ -71,3 +76,59 @@ def check_reduction(redop: str, dtype: str) -> None:
             f"arrays are); compute them on the host with numba_ext.asnumpy(x), or reduce the "
             f"magnitudes and angles separately"
         )
+
+
+# -- complex values in kernels and prange bodies (the control-flow form) -----------------------------
+CMATH = {
+    cmath.sqrt: "sqrt",
+    cmath.exp: "exp",
+    cmath.log: "log",
+    cmath.sin: "sin",
+    cmath.cos: "cos",
+    cmath.sinh: "sinh",
+    cmath.cosh: "cosh",
+}
+
+
+@dataclass(frozen=True)
+class ConjugateMethod:
+    """The bound method ``z.conjugate`` / ``z.conj`` of a complex value `value` (called next)."""
+
+    value: Operand
+
+
+def translate_call(tr: Any, fn: Any, target: Any, ops: list[Operand], res: str | None) -> bool:
+    """Calls on complex values in kernels: the ``cmath`` functions of ``CMATH``, ``z.conjugate()``
+    and ``complex(re, im)``; False for other calls. `tr` is the kernel translator, `ops` the
+    arguments' operands and `res` the result dtype."""
+    if res is None or not is_complex(res):
+        return False
+    if isinstance(fn, ConjugateMethod) and not ops:
+        src = fn.value
+        op = "conj"
+    elif fn in CMATH and len(ops) == 1:
+        src, op = tr.cast(ops[0], res), CMATH[fn]
+    elif fn is complex and 1 <= len(ops) <= 2:
+        tr.assign_scalar(target, _make_complex(tr, ops, res))
+        return True
+    else:
+        return False
+    tmp, tmp_op = tr.new_value(unary_result(op, tr.fb.dtype_of(src)))
+    tr.emit(UnaryInst(tmp, op, src))
+    tr.assign_scalar(target, tmp_op)
+    return True
+
+
+def _make_complex(tr: Any, ops: list[Operand], res: str) -> Operand:
+    """``complex(re, im)`` as ``re + im * 1j`` in dtype `res` (exact for finite parts)."""
+    re, re_op = tr.new_value(res)
+    tr.emit(CastInst(re, ops[0]))
+    if len(ops) == 1:
+        return re_op
+    im, im_op = tr.new_value(res)
+    tr.emit(CastInst(im, ops[1]))
+    rot, rot_op = tr.new_value(res)
+    tr.emit(BinaryInst(rot, "mul", im_op, Imm(res, 1j)))
+    out, out_op = tr.new_value(res)
+    tr.emit(BinaryInst(out, "add", re_op, rot_op))
+    return out_op

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numba.core import ir, types
 
-from . import intrinsics
+from . import complex_lowering, intrinsics
 from .device_functions import DeviceFunction, typed_ir
 from .function_builder import ArrayRef, Range, const
 from .kernel_ir import Atomic, Barrier, BinaryInst, Imm, Operand, Space, UnaryInst, WorkItem
@@ -73,6 +73,8 @@ def translate_call(tr: Translator, target: ir.Var, e: ir.Expr, t: types.Type) ->
         tr.vals[target.name] = const(res, fn(tr.vals[args[0].name]))  # float("inf"): a constant
         return
     ops = [tr.scalar(a) for a in args]
+    if complex_lowering.translate_call(tr, fn, target, ops, res):
+        return
     if _math_or_builtin(tr, fn, target, args, ops, res):
         return
     if isinstance(fn, types.functions.NumberClass) or (
@@ -167,9 +169,12 @@ def _ufunc(tr: Translator, target: ir.Var, e: ir.Expr, fn: np.ufunc, ops: list[O
     if kind not in ("unary", "binary") or name is None:
         return False
     comp = dtype_name(tr.calltypes[e].args[0]) if e in tr.calltypes else res
-    if kind == "unary" and name not in ("neg", "abs", "not") and not comp.startswith("float"):
+    if kind == "unary" and name not in ("neg", "abs", "not") and not comp.startswith(("float", "complex")):
         comp = "float64"
-    tmp, tmp_op = tr.new_value("bool" if name in COMPARISONS else comp)
+    if kind == "binary":
+        complex_lowering.check_binary(name, comp)
+    out = "bool" if name in COMPARISONS else comp if kind == "binary" else complex_lowering.unary_result(name, comp)
+    tmp, tmp_op = tr.new_value(out)
     cast = [tr.cast(o, comp) for o in ops]
     tr.emit(UnaryInst(tmp, name, cast[0]) if kind == "unary" else BinaryInst(tmp, name, cast[0], cast[1]))
     tr.assign_scalar(target, tmp_op)

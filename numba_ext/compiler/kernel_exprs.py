@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numba.core import ir, types
 
+from . import complex_lowering
 from .function_builder import Element, Range, const
 from .kernel_calls import translate_call
 from .kernel_ir import (
@@ -174,6 +175,9 @@ def _getattr(tr: Translator, target: ir.Var, e: ir.Expr) -> None:
         return
     if isinstance(bt, types.Complex) and e.attr in ("real", "imag"):  # complex_lowering.py
         tr.emit(UnaryInst(tr.local_for(target), e.attr, tr.scalar(e.value)))
+        return
+    if isinstance(bt, types.Complex) and e.attr in ("conjugate", "conj"):
+        tr.vals[target.name] = complex_lowering.ConjugateMethod(tr.scalar(e.value))
         return
     if isinstance(bt, types.Array):
         arr = tr.array(e.value)

@@ -34,7 +34,7 @@ from .kernel_ir import (
 )
 from .kernelspec import dtype_name
 
-_SCALARS = (bool, int, float, np.number, np.bool_)
+_SCALARS = (bool, int, float, complex, np.number, np.bool_)
 
 
 class Translator:
