@@ -30,6 +30,17 @@ COMPLEX_BINARY = frozenset(("add", "sub", "mul", "div", "eq", "ne"))
 COMPLEX_UFUNC_OPS = {"conjugate": ("unary", "conj"), "conj": ("unary", "conj")}
 
 
+def cast_constant(v: bool | int | float | complex, to: str) -> bool | int | float | complex:
+    """A constant converted to dtype `to` with NumPy's casting: reals gain a zero imaginary part,
+    complex values keep their real part as a real type (and are true where either part is)."""
+    if is_complex(to):
+        return complex(v)
+    if to == "bool":
+        return v != 0
+    re = v.real
+    return float(re) if to.startswith("float") else int(re)
+
+
 def is_complex(dtype: str) -> bool:
     return dtype in COMPLEX_COMPONENT
 
@@ -58,10 +69,10 @@ def check_binary(op: str, dtype: str) -> None:
         )
 
 
-def scalar_slots(value: object, dtype: np.dtype) -> list[int]:
+def scalar_slots(value: complex | float | np.number, dtype: np.dtype) -> list[int]:
     """The two launch slots of a complex scalar argument: the bits of its real and imaginary parts
     in the component dtype (kernels take a complex scalar as two arguments)."""
-    c = complex(value)  # type: ignore[arg-type]
+    c = complex(value)
     parts = np.array([c.real, c.imag], dtype=component(dtype.name))
     return [int(b) for b in parts.view(np.dtype(f"u{parts.itemsize}"))]
 

@@ -129,7 +129,7 @@ def _kernel_api(tr: Translator, fn: Any, target: ir.Var, args: list[ir.Var], t: 
     """Work-item queries, barriers, local and private arrays and atomics; False for other calls."""
     if fn in _WORK_ITEMS:
         d = tr.scalar(args[0])
-        if not (isinstance(d, Imm) and 0 <= d.value <= 2):
+        if not (isinstance(d, Imm) and isinstance(d.value, int) and 0 <= d.value <= 2):
             tr.fail(f"{_WORK_ITEMS[fn]}() with a dimension that is not a constant 0, 1 or 2")
         tr.emit(WorkItem(tr.local_for(target), _WORK_ITEMS[fn], int(d.value)))
         return True
@@ -173,7 +173,13 @@ def _ufunc(tr: Translator, target: ir.Var, e: ir.Expr, fn: np.ufunc, ops: list[O
         comp = "float64"
     if kind == "binary":
         complex_lowering.check_binary(name, comp)
-    out = "bool" if name in COMPARISONS else comp if kind == "binary" else complex_lowering.unary_result(name, comp)
+    out = (
+        "bool"
+        if name in COMPARISONS
+        else comp
+        if kind == "binary"
+        else complex_lowering.unary_result(name, comp)
+    )
     tmp, tmp_op = tr.new_value(out)
     cast = [tr.cast(o, comp) for o in ops]
     tr.emit(UnaryInst(tmp, name, cast[0]) if kind == "unary" else BinaryInst(tmp, name, cast[0], cast[1]))

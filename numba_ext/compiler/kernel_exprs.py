@@ -115,7 +115,7 @@ def _iternext(tr: Translator, target: ir.Var, it: _Iter) -> None:
     stop = tr.cast(it.rng.stop, "int64")
     cur = Local(it.cur)
     tr.emit(Copy(val, cur))
-    if isinstance(step, Imm) and step.value > 0:
+    if isinstance(step, Imm) and isinstance(step.value, int) and step.value > 0:
         tr.emit(BinaryInst(valid, "lt", cur, stop))
     elif isinstance(step, Imm):
         tr.emit(BinaryInst(valid, "gt", cur, stop))

@@ -19,7 +19,16 @@ from .. import _core
 from ..devices import device_by_filter
 from ..errors import UnsupportedError
 from . import host_access
-from .host_abi import I8P, I32, I64, allocate_result, broadcast_shape, broadcast_strides, declare, scalar_slots
+from .host_abi import (
+    I8P,
+    I32,
+    I64,
+    allocate_result,
+    broadcast_shape,
+    broadcast_strides,
+    declare,
+    scalar_slots,
+)
 from .kernel_ir import ArrayParam, KernelSpec
 from .kernelspec import RegionTranslator
 from .redirects import is_offloadable

@@ -16,17 +16,27 @@ fn complex_spec(c: DType) -> KernelSpec {
     let r = c.component();
     let n = |op, dtype| Node { op, dtype };
     let mut nodes = vec![
-        n(Op::Load { param: 0 }, c),                                           // 0 a
-        n(Op::Load { param: 1 }, c),                                           // 1 b
-        n(Op::Scalar { param: 2 }, c),                                         // 2 s
-        n(Op::Const { value: 0.5, bits: (-2.0f64).to_bits() as i64 }, c),      // 3 0.5-2j
+        n(Op::Load { param: 0 }, c),                                      // 0 a
+        n(Op::Load { param: 1 }, c),                                      // 1 b
+        n(Op::Scalar { param: 2 }, c),                                    // 2 s
+        n(Op::Const { value: 0.5, bits: (-2.0f64).to_bits() as i64 }, c), // 3 0.5-2j
     ];
     let mut acc = 0;
     for op in [BinaryOp::Add, BinaryOp::Sub, BinaryOp::Mul, BinaryOp::Div] {
         nodes.push(n(Op::Binary { op, lhs: acc, rhs: 1 }, c));
         acc = nodes.len() - 1;
     }
-    for op in [UnaryOp::Exp, UnaryOp::Log, UnaryOp::Sqrt, UnaryOp::Sin, UnaryOp::Cos, UnaryOp::Sinh, UnaryOp::Cosh, UnaryOp::Conj, UnaryOp::Neg] {
+    for op in [
+        UnaryOp::Exp,
+        UnaryOp::Log,
+        UnaryOp::Sqrt,
+        UnaryOp::Sin,
+        UnaryOp::Cos,
+        UnaryOp::Sinh,
+        UnaryOp::Cosh,
+        UnaryOp::Conj,
+        UnaryOp::Neg,
+    ] {
         nodes.push(n(Op::Unary { op, arg: acc }, c));
         acc = nodes.len() - 1;
     }
@@ -133,7 +143,8 @@ fn verifier_types_complex_operations() {
 
 /// acc[0] += a[g] * b[g] (a complex atomic add), out[g] = conj(a[g]).
 fn complex_function(c: DType) -> Function {
-    let g = |d| ArrayDecl { name: "x".into(), dtype: d, ndim: 1, space: Space::Global, shape: vec![], contiguous: true };
+    let g =
+        |d| ArrayDecl { name: "x".into(), dtype: d, ndim: 1, space: Space::Global, shape: vec![], contiguous: true };
     let l = Operand::Local;
     let zero = Operand::Const { value: 0.0, bits: 0, dtype: DType::I64 };
     Function {
@@ -169,8 +180,14 @@ fn complex_control_flow_kernels_build_for_both_targets() {
         assert!(ptx.contains(&format!("add.{w}")) && ptx.contains(".entry k_cfg_complex"), "{ptx}");
         // a complex multiply is no atomic: refused
         let mut bad = complex_function(c);
-        bad.blocks[0].insts[4] =
-            Inst::Atomic { dst: None, op: AtomicOp::Mul, array: 3, index: vec![Operand::Local(0)], value: Operand::Local(3), cmp: None };
+        bad.blocks[0].insts[4] = Inst::Atomic {
+            dst: None,
+            op: AtomicOp::Mul,
+            array: 3,
+            index: vec![Operand::Local(0)],
+            value: Operand::Local(3),
+            cmp: None,
+        };
         assert!(bad.verify().unwrap_err().to_string().contains("atomics on complex"));
     }
 }

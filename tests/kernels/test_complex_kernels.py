@@ -77,7 +77,15 @@ def test_math_functions(rng, cdt):
     out = nx.empty((N, 7), dtype=cdt)
     math_fns[nx.Range(N)](nx.asarray(ha), out)
     want = np.stack(
-        [np.exp(ha), np.log(ha), np.sqrt(ha), np.sin(ha), np.cos(ha), ha.imag + 1j * ha.real, np.exp(ha) * ha.conj()],
+        [
+            np.exp(ha),
+            np.log(ha),
+            np.sqrt(ha),
+            np.sin(ha),
+            np.cos(ha),
+            ha.imag + 1j * ha.real,
+            np.exp(ha) * ha.conj(),
+        ],
         axis=1,
     ).astype(cdt)
     r = _tol(cdt) * 10
@@ -97,7 +105,10 @@ def _strided_and_local(dtype):
     return strided_and_local
 
 
-STRIDED_AND_LOCAL = {"complex64": _strided_and_local(np.complex64), "complex128": _strided_and_local(np.complex128)}
+STRIDED_AND_LOCAL = {
+    "complex64": _strided_and_local(np.complex64),
+    "complex128": _strided_and_local(np.complex128),
+}
 
 
 def test_strided_views_and_local_memory(rng, cdt):
@@ -120,7 +131,9 @@ def test_atomic_add(rng, cdt):
     ha = crand(rng, cdt)
     acc = nx.asarray(np.array([1 + 1j], dtype=cdt))
     atomic_sum[nx.Range(N)](nx.asarray(ha), acc)
-    np.testing.assert_allclose(nx.asnumpy(acc)[0], 1 + 1j + (ha * 2).sum(), rtol=1e-4 if cdt == "complex64" else 1e-11)
+    np.testing.assert_allclose(
+        nx.asnumpy(acc)[0], 1 + 1j + (ha * 2).sum(), rtol=1e-4 if cdt == "complex64" else 1e-11
+    )
 
 
 @nx.kernel

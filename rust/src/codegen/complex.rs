@@ -38,7 +38,12 @@ impl<'ctx> KernelBuilder<'ctx> {
     }
 
     /// The complex value `re + i im` of complex dtype `d`.
-    pub(super) fn make_complex(&self, d: DType, re: FloatValue<'ctx>, im: FloatValue<'ctx>) -> Result<BasicValueEnum<'ctx>> {
+    pub(super) fn make_complex(
+        &self,
+        d: DType,
+        re: FloatValue<'ctx>,
+        im: FloatValue<'ctx>,
+    ) -> Result<BasicValueEnum<'ctx>> {
         let s: StructValue = self.complex_ty(d).get_undef();
         let s = cg(self.b.build_insert_value(s, re, 0, "c"))?;
         let s = cg(self.b.build_insert_value(s, im, 1, "c"))?;
@@ -97,7 +102,9 @@ impl<'ctx> KernelBuilder<'ctx> {
             UnaryOp::Real => re.into(),
             UnaryOp::Imag => im.into(),
             UnaryOp::Conj => self.make_complex(d, re, cg(b.build_float_neg(im, "nim"))?)?,
-            UnaryOp::Neg => self.make_complex(d, cg(b.build_float_neg(re, "nre"))?, cg(b.build_float_neg(im, "nim"))?)?,
+            UnaryOp::Neg => {
+                self.make_complex(d, cg(b.build_float_neg(re, "nre"))?, cg(b.build_float_neg(im, "nim"))?)?
+            }
             UnaryOp::Abs => self.rmath2(BinaryOp::Hypot, d, re, im)?.into(),
             UnaryOp::Exp => {
                 let e = self.rmath(UnaryOp::Exp, d, re)?;
@@ -174,7 +181,8 @@ impl<'ctx> KernelBuilder<'ctx> {
             BinaryOp::Mul => self.make_complex(d, sub(mul(a, c)?, mul(bb, dd)?)?, add(mul(a, dd)?, mul(bb, c)?)?)?,
             BinaryOp::Div => self.complex_div(d, (a, bb), (c, dd))?,
             BinaryOp::Eq | BinaryOp::Ne => {
-                let (p, join) = if op == BinaryOp::Eq { (FloatPredicate::OEQ, true) } else { (FloatPredicate::UNE, false) };
+                let (p, join) =
+                    if op == BinaryOp::Eq { (FloatPredicate::OEQ, true) } else { (FloatPredicate::UNE, false) };
                 let x = cg(b.build_float_compare(p, a, c, "cre"))?;
                 let y = cg(b.build_float_compare(p, bb, dd, "cim"))?;
                 if join {

@@ -83,9 +83,7 @@ impl<'ctx> KernelBuilder<'ctx> {
         let b = &self.b;
         Ok(match op {
             UnaryOp::Conj => v,
-            UnaryOp::Real | UnaryOp::Imag => {
-                return Err(Error::Codegen(format!("{op:?} of a {} value", d.name())))
-            }
+            UnaryOp::Real | UnaryOp::Imag => return Err(Error::Codegen(format!("{op:?} of a {} value", d.name()))),
             UnaryOp::Neg if d.is_float() => cg(b.build_float_neg(v.into_float_value(), "neg"))?.into(),
             UnaryOp::Neg => cg(b.build_int_neg(v.into_int_value(), "neg"))?.into(),
             UnaryOp::Not => cg(b.build_not(v.into_int_value(), "not"))?.into(),

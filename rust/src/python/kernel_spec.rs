@@ -76,9 +76,9 @@ fn const_value(o: &Bound<'_, PyAny>, dt: DType) -> PyResult<(f64, i64)> {
     if dt.is_complex() {
         let v = attr(o, "value")?;
         let part = |name: &str| -> PyResult<f64> {
-            v.getattr(name).and_then(|x| x.extract::<f64>()).map_err(|_| {
-                bad(format_args!("field 'value' of {} is not a number", class_name(o)))
-            })
+            v.getattr(name)
+                .and_then(|x| x.extract::<f64>())
+                .map_err(|_| bad(format_args!("field 'value' of {} is not a number", class_name(o))))
         };
         return Ok((part("real")?, part("imag")?.to_bits() as i64));
     }
