@@ -1,9 +1,9 @@
 """complex64 and complex128 arrays outside jitted code: creation and transfers, the USM array
 interface, eager arithmetic and math (abs conj real imag exp log sqrt sin cos sinh cosh), the
-``.real`` / ``.imag`` views, reductions (sum and mean; products are refused clearly), and the clear
-error for complex128 on a device without fp64. Inputs are fresh random complex values
-(``rng.standard_normal + 1j * rng.standard_normal``), results are checked value by value and dtype by
-dtype against NumPy."""
+``.real`` / ``.imag`` views, and reductions (sum and mean; products are refused clearly). Inputs are
+fresh random complex values (``rng.standard_normal + 1j * rng.standard_normal``), results are checked
+value by value and dtype by dtype against NumPy. The error for complex128 on a device without fp64
+is tested in tests/arrays/test_precision_support.py."""
 
 import types
 
@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 
 import numba_ext as nx
-from numba_ext.arrays.allocation import allocate
 from numba_ext.errors import UnsupportedError
 
 from ..checks import N, check, poison
@@ -145,17 +144,3 @@ def test_unsupported_operations_are_clear(rng, cdt):
         np.tan(a)
     with pytest.raises((UnsupportedError, TypeError)):
         np.floor_divide(a, a)
-
-
-def test_complex128_needs_fp64():
-    """The error names the dtype, the device and what to do; checked with the facts of a device
-    without fp64 (a stand-in queue: the test devices all have fp64). The Rust tests check the
-    same refusal when a kernel is compiled (complex_codegen.rs)."""
-    dev = types.SimpleNamespace(has_fp64=False, filter_string="opencl:gpu:7", name="Small GPU")
-    q = types.SimpleNamespace(device=dev)
-    for dt, single in (("complex128", "complex64"), ("float64", "float32")):
-        with pytest.raises(UnsupportedError) as e:
-            allocate((4,), dt, q, "device")
-        msg = str(e.value)
-        assert dt in msg and "opencl:gpu:7" in msg and "Small GPU" in msg and single in msg, msg
-        assert isinstance(e.value, TypeError)
