@@ -83,9 +83,19 @@ def check_reduction(redop: str, dtype: str) -> None:
     if is_complex(dtype) and redop not in ("add", "sub"):
         what = {"mul": "products"}.get(redop, f"{redop!r} reductions")
         raise UnsupportedError(
-            f"{what} of {dtype} values cannot be offloaded yet (only sums and means of complex "
-            f"arrays are); compute them on the host with numba_ext.asnumpy(x), or reduce the "
-            f"magnitudes and angles separately"
+            f"{what} of {dtype} values over a whole array or a prange loop cannot be offloaded yet "
+            f"(sums and means can, and products along an axis: x.prod(axis=k)); compute them on "
+            f"the host with numba_ext.asnumpy(x)"
+        )
+
+
+def check_ordered(op: str, dtype: object) -> None:
+    """Refuse the reductions that order values (min, max, argmin, argmax) on complex data."""
+    name = np.dtype(dtype).name  # type: ignore[call-overload]
+    if is_complex(name) and op in ("min", "max", "argmin", "argmax"):
+        raise UnsupportedError(
+            f"np.{op} of {name} values cannot be offloaded yet (NumPy orders complex values "
+            "lexicographically); reduce x.real and x.imag, or copy to the host with numba_ext.asnumpy(x)"
         )
 
 

@@ -170,6 +170,8 @@ class SpecBuilder:
         return len(self.params) - 1
 
     def node(self, node: Node) -> int:
+        if isinstance(node, Binary):
+            complex_lowering.check_binary(node.op, node.dtype)
         if isinstance(node, Store):
             self.nodes.append(node)
             return len(self.nodes) - 1
