@@ -24,7 +24,7 @@ COMPLEX_COMPONENT = {"complex64": "float32", "complex128": "float64"}
 COMPLEX_UNARY = frozenset(
     ("neg", "abs", "sqrt", "exp", "log", "sin", "cos", "sinh", "cosh", "real", "imag", "conj")
 )
-COMPLEX_BINARY = frozenset(("add", "sub", "mul", "div", "eq", "ne"))
+COMPLEX_BINARY = frozenset(("add", "sub", "mul", "div", "pow", "eq", "ne"))
 
 # ufuncs (NumPy names) computed by the kernel IR operation of the same meaning
 COMPLEX_UFUNC_OPS = {"conjugate": ("unary", "conj"), "conj": ("unary", "conj")}
@@ -65,7 +65,7 @@ def check_binary(op: str, dtype: str) -> None:
     if is_complex(dtype) and op not in COMPLEX_BINARY:
         raise UnsupportedError(
             f"operation {op!r} on {dtype} values cannot be offloaded yet "
-            f"(complex values support + - * / == != and abs, sqrt, exp, log, sin, cos, sinh, cosh, conj)"
+            f"(complex values support + - * / ** == != and abs, sqrt, exp, log, sin, cos, sinh, cosh, conj)"
         )
 
 

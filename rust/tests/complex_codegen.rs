@@ -22,7 +22,7 @@ fn complex_spec(c: DType) -> KernelSpec {
         n(Op::Const { value: 0.5, bits: (-2.0f64).to_bits() as i64 }, c), // 3 0.5-2j
     ];
     let mut acc = 0;
-    for op in [BinaryOp::Add, BinaryOp::Sub, BinaryOp::Mul, BinaryOp::Div] {
+    for op in [BinaryOp::Add, BinaryOp::Sub, BinaryOp::Mul, BinaryOp::Div, BinaryOp::Pow] {
         nodes.push(n(Op::Binary { op, lhs: acc, rhs: 1 }, c));
         acc = nodes.len() - 1;
     }

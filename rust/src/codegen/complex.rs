@@ -2,6 +2,7 @@
 //! component float type, which is also NumPy's memory layout. Every operation is lowered to real
 //! arithmetic and the target's real math functions, with the textbook formulas:
 //!
+//! * `x ** y` as `exp(y log x)` (`0 ** 0 = 1`, `0 ** y = 0`);
 //! * `a / b` by Smith's algorithm (the larger component of the divisor scales the other), as Numba
 //!   does, so the intermediate `|b|^2` never overflows or underflows;
 //! * `abs` through `hypot`; `log z = log|z| + i atan2(im, re)`; `exp z = e^re (cos im + i sin im)`;
@@ -161,7 +162,7 @@ impl<'ctx> KernelBuilder<'ctx> {
         self.make_complex(d, out_re, out_im)
     }
 
-    /// A binary operation on complex values of dtype `d`: `+ - * /`, `==` and `!=`.
+    /// A binary operation on complex values of dtype `d`: `+ - * /`, `**`, `==` and `!=`.
     pub(super) fn complex_binary(
         &self,
         op: BinaryOp,
@@ -180,6 +181,7 @@ impl<'ctx> KernelBuilder<'ctx> {
             BinaryOp::Sub => self.make_complex(d, sub(a, c)?, sub(bb, dd)?)?,
             BinaryOp::Mul => self.make_complex(d, sub(mul(a, c)?, mul(bb, dd)?)?, add(mul(a, dd)?, mul(bb, c)?)?)?,
             BinaryOp::Div => self.complex_div(d, (a, bb), (c, dd))?,
+            BinaryOp::Pow => self.complex_pow(d, l, r)?,
             BinaryOp::Eq | BinaryOp::Ne => {
                 let (p, join) =
                     if op == BinaryOp::Eq { (FloatPredicate::OEQ, true) } else { (FloatPredicate::UNE, false) };
@@ -193,6 +195,27 @@ impl<'ctx> KernelBuilder<'ctx> {
             }
             _ => return Err(Error::Unsupported(format!("{op:?} of {} values is not supported", d.name()))),
         })
+    }
+
+    /// `x ** y = exp(y log x)`, with `0 ** 0 = 1` and `0 ** y = 0` otherwise (as NumPy gives for a
+    /// positive real part of `y`).
+    fn complex_pow(&self, d: DType, x: BasicValueEnum<'ctx>, y: BasicValueEnum<'ctx>) -> Result<BasicValueEnum<'ctx>> {
+        let b = &self.b;
+        let (xr, xi) = self.parts(x)?;
+        let (yr, yi) = self.parts(y)?;
+        let zero = xr.get_type().const_zero();
+        let is_zero = |re, im| -> Result<inkwell::values::IntValue<'ctx>> {
+            let p = cg(b.build_float_compare(FloatPredicate::OEQ, re, zero, "re0"))?;
+            let q = cg(b.build_float_compare(FloatPredicate::OEQ, im, zero, "im0"))?;
+            cg(b.build_and(p, q, "z0"))
+        };
+        let lx = self.complex_unary(UnaryOp::Log, x, d)?;
+        let e = self.complex_binary(BinaryOp::Mul, y, lx, d)?;
+        let general = self.complex_unary(UnaryOp::Exp, e, d)?;
+        let one = self.complex_constant(d, 1.0, 0.0);
+        let zero_c = self.complex_constant(d, 0.0, 0.0);
+        let at_zero = cg(b.build_select(is_zero(yr, yi)?, one, zero_c, "pow0"))?;
+        cg(b.build_select(is_zero(xr, xi)?, at_zero, general, "pow"))
     }
 
     /// `(a + ib) / (c + id)` by Smith's algorithm, both branches computed and one selected (no

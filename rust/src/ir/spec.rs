@@ -249,7 +249,10 @@ impl BinaryOp {
     }
     /// Whether the operation is defined on complex values (code generation: `codegen/complex.rs`).
     pub fn supports_complex(self) -> bool {
-        matches!(self, BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div | BinaryOp::Eq | BinaryOp::Ne)
+        matches!(
+            self,
+            BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div | BinaryOp::Pow | BinaryOp::Eq | BinaryOp::Ne
+        )
     }
     pub fn is_commutative(self) -> bool {
         matches!(
