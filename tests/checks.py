@@ -32,7 +32,7 @@ def poison(n, *dtypes, copies=6):
 
 
 def tol(dtype):
-    return (1e-5, 1e-6) if np.dtype(dtype) == np.float32 else (1e-12, 1e-14)
+    return (1e-5, 1e-6) if np.dtype(dtype) in (np.float32, np.complex64) else (1e-12, 1e-14)
 
 
 def check(got, want, what="", rtol=None, atol=None):
@@ -43,7 +43,7 @@ def check(got, want, what="", rtol=None, atol=None):
     host = nx.asnumpy(got)
     assert host.dtype == want.dtype, (what, host.dtype, want.dtype)
     assert host.shape == want.shape, (what, host.shape, want.shape)
-    if want.dtype.kind == "f":
+    if want.dtype.kind in "fc":
         r, a = tol(want.dtype)
         np.testing.assert_allclose(
             host, want, rtol=rtol or r, atol=atol if atol is not None else a, err_msg=what

@@ -11,6 +11,7 @@ from numpy.typing import DTypeLike
 
 from .. import _core
 from ..devices import Queue
+from ..errors import UnsupportedError
 from . import hooks
 from .dtypes import SUPPORTED_DTYPE_SET, check_dtype, check_usm_type
 
@@ -38,6 +39,16 @@ def normalize_shape(shape: Any) -> tuple[int, ...]:
 _infos: dict[tuple[np.dtype, int, str, str], _core.ArrayInfo] = {}
 
 
+def fp64_error(dt: np.dtype, queue: Queue) -> UnsupportedError:
+    """The error for float64 or complex128 data on a device without fp64, naming the dtype, the
+    device and the single-precision dtype to use instead."""
+    single = "complex64" if dt.kind == "c" else "float32"
+    return UnsupportedError(
+        f"{dt.name} data needs fp64, but device {queue.device.filter_string} ({queue.device.name}) "
+        f"has no fp64 support; use {single} (x.astype(np.{single}) on the host, or dtype=np.{single})"
+    )
+
+
 def allocate(shape: ShapeLike, dtype: DTypeLike, queue: Queue, usm_type: str) -> ndarray:
     """A new C-contiguous ``numba_ext.ndarray``: allocated and wrapped by the extension
     (``_core.empty``), which returns an array holding only its native image, as compiled code's
@@ -49,7 +60,7 @@ def allocate(shape: ShapeLike, dtype: DTypeLike, queue: Queue, usm_type: str) ->
     info = _infos.get(key)
     if info is None:
         check_usm_type(usm_type)
-        if dt.char == "d" and not queue.device.has_fp64:
-            raise TypeError(f"device {queue.device.filter_string} has no fp64 support; use float32")
+        if dt.char in "dD" and not queue.device.has_fp64:
+            raise fp64_error(dt, queue)
         info = _infos[key] = hooks.typing.new_array_info(dt, len(shape), usm_type, key[3])
     return _core.empty(queue, shape, dt.itemsize, info)

@@ -215,8 +215,8 @@ def asarray(
         raise ValueError("asarray(copy=False): host data must be copied into USM memory")
     q = target or default_queue()
     host = np.asarray(obj, dtype=dtype)
-    if dtype is None and host.dtype.kind == "f" and host.dtype.itemsize == 8 and not q.device.has_fp64:
-        host = host.astype(np.float32)
+    if dtype is None and host.dtype.char in "dD" and not q.device.has_fp64:
+        host = host.astype(np.float32 if host.dtype.kind == "f" else np.complex64)
     out = allocate(host.shape, host.dtype, q, usm_type or "device")
     upload_into(out, host)
     return out

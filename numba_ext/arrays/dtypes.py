@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..devices import Queue
+from ..errors import UnsupportedError
 
 SUPPORTED_DTYPES: tuple[np.dtype, ...] = tuple(
     np.dtype(t)
@@ -20,6 +21,8 @@ SUPPORTED_DTYPES: tuple[np.dtype, ...] = tuple(
         "uint64",
         "float32",
         "float64",
+        "complex64",
+        "complex128",
     )
 )
 SUPPORTED_DTYPE_SET = frozenset(SUPPORTED_DTYPES)
@@ -39,6 +42,11 @@ def check_dtype(dtype: object) -> np.dtype:
         dt = np.dtype(dtype)  # type: ignore[call-overload]
     except TypeError as e:
         raise TypeError(f"unsupported dtype {dtype!r}: {e}") from None
+    if dt == np.float16:
+        raise UnsupportedError(
+            "float16 arrays are not supported by numba_ext yet, on any device (Device.has_aspect_fp16 "
+            "tells whether a device reports cl_khr_fp16); use float32 (x.astype(np.float32))"
+        )
     if dt not in SUPPORTED_DTYPE_SET:
         names = ", ".join(d.name for d in SUPPORTED_DTYPES)
         raise TypeError(f"unsupported dtype {dt}: numba_ext arrays hold {names}")

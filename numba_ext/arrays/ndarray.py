@@ -222,6 +222,22 @@ class ndarray(ArrayOperators):
         return self._view(self._desc.T)
 
     @property
+    def real(self) -> ndarray:
+        """The real part: for a complex array a strided view of its real components (writes go
+        through, as in NumPy), else the array itself as a view."""
+        return self._view(self._desc.real)
+
+    @property
+    def imag(self) -> ndarray:
+        """The imaginary part: for a complex array a strided view of its imaginary components,
+        else a new array of zeros on the same queue."""
+        if self.dtype.kind == "c":
+            return self._view(self._desc.imag)
+        out = allocate(self.shape, self.dtype, self._queue, self._usm_type)
+        upload_into(out, np.zeros(self.shape, self.dtype))
+        return out
+
+    @property
     def __sycl_usm_array_interface__(self) -> dict[str, Any]:
         d = self._desc
         offset_bytes = d.ctypes.data - self._base_ptr

@@ -71,6 +71,13 @@ class ArrayOperators:
                 "numba_ext.asnumpy(x) first"
             ) from None
 
+    def conj(self) -> ndarray:
+        """The complex conjugate, elementwise (a copy of a real array)."""
+        result: ndarray = hooks.operations.apply(np.conjugate, self)
+        return result
+
+    conjugate = conj
+
     # -- eager reductions (a kernel on the array's queue) -------------------------------------------
     def sum(
         self,

@@ -97,6 +97,15 @@ def allocate_result(context, builder, out_type, queue, shape, nitems):
     return out
 
 
+def scalar_slots(context, builder, ty, v):
+    """A scalar argument's launch slots: one (`scalar_bits`), or for a complex value two, the bits of
+    its real and imaginary parts."""
+    if isinstance(ty, types.Complex):
+        part = ty.underlying_float
+        return [scalar_bits(context, builder, part, builder.extract_value(v, i)) for i in (0, 1)]
+    return [scalar_bits(context, builder, ty, v)]
+
+
 def scalar_bits(context, builder, ty, v):
     """A scalar argument's bits in the low bytes of a u64 slot."""
     if isinstance(ty, types.Boolean):

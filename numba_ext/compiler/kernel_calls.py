@@ -13,7 +13,7 @@ import numpy as np
 from numba.core import ir, types
 from numba.core.dispatcher import OmittedArg
 
-from . import intrinsics
+from . import complex_lowering, intrinsics
 from .call_binding import CallBinder
 from .device_functions import DeviceFunction, typed_ir
 from .function_builder import ArrayRef, Range, const
@@ -79,6 +79,8 @@ def translate_call(tr: Translator, target: ir.Var, e: ir.Expr, t: types.Type) ->
         tr.vals[target.name] = const(res, fn(tr.vals[args[0].name]))  # float("inf"): a constant
         return
     ops = [tr.scalar(a) for a in args]
+    if complex_lowering.translate_call(tr, fn, target, ops, res):
+        return
     if _math_or_builtin(tr, fn, target, args, ops, res):
         return
     if isinstance(fn, types.functions.NumberClass) or (
@@ -118,7 +120,9 @@ def _math_or_builtin(
         return True
     if fn is abs and len(ops) == 1 and res:
         tmp, tmp_op = tr.new_value(res)
-        tr.emit(UnaryInst(tmp, "abs", tr.cast(ops[0], res)))
+        # abs of a complex value is its magnitude (a real result), taken before any cast
+        src = ops[0] if tr.fb.dtype_of(ops[0]).startswith("complex") else tr.cast(ops[0], res)
+        tr.emit(UnaryInst(tmp, "abs", src))
         tr.assign_scalar(target, tmp_op)
         return True
     if fn in (int, float, bool) and len(args) == 1 and res:
@@ -131,7 +135,7 @@ def _kernel_api(tr: Translator, fn: Any, target: ir.Var, args: list[ir.Var], t: 
     """Work-item queries, barriers, local and private arrays and atomics; False for other calls."""
     if fn in _WORK_ITEMS:
         d = tr.scalar(args[0])
-        if not (isinstance(d, Imm) and 0 <= d.value <= 2):
+        if not (isinstance(d, Imm) and isinstance(d.value, int) and 0 <= d.value <= 2):
             tr.fail(f"{_WORK_ITEMS[fn]}() with a dimension that is not a constant 0, 1 or 2")
         tr.emit(WorkItem(tr.local_for(target), _WORK_ITEMS[fn], int(d.value)))
         return True
@@ -171,9 +175,18 @@ def _ufunc(tr: Translator, target: ir.Var, e: ir.Expr, fn: np.ufunc, ops: list[O
     if kind not in ("unary", "binary") or name is None:
         return False
     comp = dtype_name(tr.calltypes[e].args[0]) if e in tr.calltypes else res
-    if kind == "unary" and name not in ("neg", "abs", "not") and not comp.startswith("float"):
+    if kind == "unary" and name not in ("neg", "abs", "not") and not comp.startswith(("float", "complex")):
         comp = "float64"
-    tmp, tmp_op = tr.new_value("bool" if name in COMPARISONS else comp)
+    if kind == "binary":
+        complex_lowering.check_binary(name, comp)
+    out = (
+        "bool"
+        if name in COMPARISONS
+        else comp
+        if kind == "binary"
+        else complex_lowering.unary_result(name, comp)
+    )
+    tmp, tmp_op = tr.new_value(out)
     cast = [tr.cast(o, comp) for o in ops]
     tr.emit(UnaryInst(tmp, name, cast[0]) if kind == "unary" else BinaryInst(tmp, name, cast[0], cast[1]))
     tr.assign_scalar(target, tmp_op)

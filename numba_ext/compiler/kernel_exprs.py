@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numba.core import ir, types
 
+from . import complex_lowering
 from .function_builder import Element, Range, const
 from .kernel_calls import translate_call
 from .kernel_ir import (
@@ -114,7 +115,7 @@ def _iternext(tr: Translator, target: ir.Var, it: _Iter) -> None:
     stop = tr.cast(it.rng.stop, "int64")
     cur = Local(it.cur)
     tr.emit(Copy(val, cur))
-    if isinstance(step, Imm) and step.value > 0:
+    if isinstance(step, Imm) and isinstance(step.value, int) and step.value > 0:
         tr.emit(BinaryInst(valid, "lt", cur, stop))
     elif isinstance(step, Imm):
         tr.emit(BinaryInst(valid, "gt", cur, stop))
@@ -171,6 +172,12 @@ def _getattr(tr: Translator, target: ir.Var, e: ir.Expr) -> None:
         if base is None or not hasattr(base, e.attr):
             tr.fail(f"the attribute {e.attr}")
         tr.bind_value(target, getattr(base, e.attr), t)
+        return
+    if isinstance(bt, types.Complex) and e.attr in ("real", "imag"):  # complex_lowering.py
+        tr.emit(UnaryInst(tr.local_for(target), e.attr, tr.scalar(e.value)))
+        return
+    if isinstance(bt, types.Complex) and e.attr in ("conjugate", "conj"):
+        tr.vals[target.name] = complex_lowering.ConjugateMethod(tr.scalar(e.value))
         return
     if isinstance(bt, types.Array):
         arr = tr.array(e.value)

@@ -37,9 +37,11 @@ below:
   parameter), ``"local"`` (work-group memory) or ``"private"``; ``shape`` is the constant shape of a
   local or private array. A scalar parameter is bound to its local on entry.
 
-Dtypes are NumPy's names (``"float64"``, ``"int32"``, ``"bool"``); operations use the names of
-``rust/src/ir/spec.rs`` and ``cfg.rs`` (``"add"``, ``"sqrt"``, ``"get_global_id"``, ...). Constant
-values are Python ``bool``, ``int`` or ``float``.
+Dtypes are NumPy's names (``"float64"``, ``"int32"``, ``"bool"``, ``"complex128"``); operations use
+the names of ``rust/src/ir/spec.rs`` and ``cfg.rs`` (``"add"``, ``"sqrt"``, ``"get_global_id"``,
+...). Constant values are Python ``bool``, ``int``, ``float`` or (for complex dtypes) ``complex``.
+``Unary`` ``"abs"``, ``"real"`` and ``"imag"`` of a complex operand yield its component dtype
+(``complex128`` -> ``float64``); ``"conj"`` is the identity on real operands.
 
 Rust reads each object's class attribute ``tag`` to tell the variants apart and then its fields by
 name; it checks the top-level ``version`` against its own ``KERNEL_IR_VERSION`` and refuses a
@@ -52,9 +54,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar, Literal
 
-KERNEL_IR_VERSION = 1
+KERNEL_IR_VERSION = 2
 
-Scalar = bool | int | float
+Scalar = bool | int | float | complex
 
 
 # -- the dataflow form ------------------------------------------------------------------------------

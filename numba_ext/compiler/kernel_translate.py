@@ -17,6 +17,7 @@ import numpy as np
 from numba.core import ir, types
 
 from ..errors import UnsupportedError
+from . import complex_lowering
 from .function_builder import ArrayRef, FunctionBuilder, const, is_operand
 from .kernel_exprs import translate_expr
 from .kernel_ir import (
@@ -34,7 +35,7 @@ from .kernel_ir import (
 )
 from .kernelspec import dtype_name
 
-_SCALARS = (bool, int, float, np.number, np.bool_)
+_SCALARS = (bool, int, float, complex, np.number, np.bool_)
 
 
 class Translator:
@@ -103,6 +104,8 @@ class Translator:
             return op
         if isinstance(op, Imm):
             v = op.value
+            if isinstance(v, complex) or to.startswith("complex"):
+                return const(to, complex_lowering.cast_constant(v, to))
             return const(to, bool(v) if to == "bool" else (float(v) if to.startswith("float") else int(v)))
         dst = self.fb.new_local(to)
         self.emit(CastInst(dst, op))

@@ -18,6 +18,7 @@ from numba.np import numpy_support
 from numba.np.ufunc.array_exprs import _binops, _unaryops
 
 from ..errors import UnsupportedError
+from . import complex_lowering
 from .kernel_ir import (
     ArrayParam,
     Binary,
@@ -95,6 +96,7 @@ UFUNC_OPS = {
             "erfc",
         )
     },
+    **complex_lowering.COMPLEX_UFUNC_OPS,
 }
 
 COMPARISONS = frozenset(("lt", "le", "gt", "ge", "eq", "ne"))
@@ -168,6 +170,8 @@ class SpecBuilder:
         return len(self.params) - 1
 
     def node(self, node: Node) -> int:
+        if isinstance(node, Binary):
+            complex_lowering.check_binary(node.op, node.dtype)
         if isinstance(node, Store):
             self.nodes.append(node)
             return len(self.nodes) - 1
@@ -200,10 +204,12 @@ class SpecBuilder:
         if kind == "binary" and op in COMPARISONS and in_dts[0] != in_dts[1]:
             return self.mixed_sign_compare(op, args, in_dts), "bool"
         if kind == "binary" and op is not None:
+            complex_lowering.check_binary(op, in_dts[0])
             res_dt = "bool" if op in COMPARISONS else in_dts[0]
             return self.cast(self.node(Binary(res_dt, op, args[0], args[1])), res_dt, out_dt), out_dt
         if kind == "unary" and op is not None:
-            return self.cast(self.node(Unary(in_dts[0], op, args[0])), in_dts[0], out_dt), out_dt
+            res_dt = complex_lowering.unary_result(op, in_dts[0])
+            return self.cast(self.node(Unary(res_dt, op, args[0])), res_dt, out_dt), out_dt
         if kind == "identity":
             return self.cast(args[0], in_dts[0], out_dt), out_dt
         if kind == "square":
@@ -316,7 +322,7 @@ class RegionTranslator:
         except Exception:
             return None
         if isinstance(d, (ir.Const, ir.Global, ir.FreeVar)) and isinstance(
-            d.value, (bool, int, float, np.number, np.bool_)
+            d.value, (bool, int, float, complex, np.number, np.bool_)
         ):
             return d.value
         return None

@@ -19,7 +19,16 @@ from .. import _core
 from ..devices import device_by_filter
 from ..errors import UnsupportedError
 from . import host_access
-from .host_abi import I8P, I32, I64, allocate_result, broadcast_shape, broadcast_strides, declare, scalar_bits
+from .host_abi import (
+    I8P,
+    I32,
+    I64,
+    allocate_result,
+    broadcast_shape,
+    broadcast_strides,
+    declare,
+    scalar_slots,
+)
 from .kernel_ir import ArrayParam, KernelSpec
 from .kernelspec import RegionTranslator
 from .redirects import is_offloadable
@@ -237,7 +246,7 @@ def make_launch_intrinsic(
                 slot_vals.append(builder.ptrtoint(ary.data, I64))
                 slot_vals.extend(broadcast_strides(builder, ty, ary, shape))
             else:
-                slot_vals.append(scalar_bits(context, builder, ty, v))
+                slot_vals.extend(scalar_slots(context, builder, ty, v))
         slot_vals.extend(shape)
         slot_vals.append(nitems)
         slots = cgutils.alloca_once(builder, I64, size=len(slot_vals))

@@ -22,6 +22,7 @@ from numba.core import ir, types
 from numba.parfors.parfor import Parfor
 
 from ..errors import UnsupportedError
+from . import complex_lowering
 from .function_builder import ArrayRef, Element, FunctionBuilder, const, emit_spec_element
 from .kernel_ir import (
     ArrayParam,
@@ -235,6 +236,7 @@ class ParforKernel:
                 w = fb.new_local(wide)
                 fb.emit(loop.exit, CastInst(w, value))
                 value = Local(w)
+            complex_lowering.check_reduction(self.redops[r], wide)
             fb.emit(loop.exit, Atomic(None, self.redops[r], acc[r], (const("int64", 0),), value, None))
         fb.terminate(loop.exit, Return())
         f = fb.function()

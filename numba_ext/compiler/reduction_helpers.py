@@ -22,6 +22,7 @@ import numpy as np
 from numba import prange
 
 from .. import arrays
+from . import complex_lowering
 from .jit_function import JitFunction, jit
 from .reduction_parts import (
     add,
@@ -49,6 +50,7 @@ def whole_function(op: str, ndim: int, dtype, contiguous: bool) -> JitFunction:
     """The numba_ext.jit function computing `np.<op>(a)` over all elements of an `ndim`-d array of
     `dtype`: a scalar, raising NumPy's ValueError for min/max/argmin/argmax of nothing. C-contiguous
     arrays (`contiguous`) are read as one flat run, which saves unravelling N-D indices."""
+    complex_lowering.check_ordered(op, dtype)
     boolean = np.dtype(dtype) == np.bool_
     flat = contiguous and ndim > 1
     if op.startswith("arg"):
@@ -78,10 +80,11 @@ def whole_reducer(op: str, empty_message: str | None, flat: bool) -> JitFunction
 @functools.cache
 def mean_reducer(out_dtype: str, ndim: int, flat: bool) -> JitFunction:
     """np.mean(a) of an `ndim`-d array: a device sum over the size, in NumPy's result type. As NumPy,
-    integers are summed in float64 (an int64 sum would wrap) and float32 in float32; an empty array
+    integers are summed in float64 (an int64 sum would wrap), float32 in float32 and complex values in
+    their own type; an empty array
     gives NaN (where Numba's own mean divides by zero)."""
     out_type = getattr(np, out_dtype)
-    acc = np.float32 if out_dtype == "float32" else np.float64
+    acc = out_type  # float32, float64 or a complex type: NumPy's result type
     view, rank = whole_view(ndim, flat)
     elem = element_reader(rank)
 
@@ -152,6 +155,7 @@ def axis_reducer(op: str, ndim: int, out_dtype: str, usm_type: str) -> JitFuncti
     function of (a, axis) with 0 <= axis < ndim a run-time value: a view with `axis` moved last
     (a transpose: no copy), then one work-item per output element and a sequential loop along it.
     One compilation per input type serves every axis."""
+    complex_lowering.check_ordered(op, out_dtype)
     out_type, access = getattr(np, out_dtype), axis_access(ndim)
     if op in ("sum", "prod", "mean"):
         return jit(_axis_fold(op, out_type, usm_type, *access))

@@ -39,7 +39,7 @@ def result_dtype(op: str, dtype) -> np.dtype:
     if op in ("any", "all"):
         return np.dtype(np.bool_)
     if op == "mean":
-        return dt if dt.kind == "f" else np.dtype(np.float64)
+        return dt if dt.kind in "fc" else np.dtype(np.float64)
     if op in ("sum", "prod") and dt.kind in "biu":
         return np.dtype(np.uint64 if dt.kind == "u" else np.int64)
     return dt

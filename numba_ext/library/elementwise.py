@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import _core
 from ..arrays import allocate, ndarray
+from ..compiler import complex_lowering
 from ..compiler.kernel_ir import Load, ScalarArg, Store
 from ..compiler.kernelspec import UFUNC_OPS, SpecBuilder
 from ..devices import Device, Queue
@@ -33,7 +34,7 @@ def _resolve(ufunc: np.ufunc, operands: Sequence[Any]) -> list[np.dtype]:
     for o in operands:
         if isinstance(o, ndarray):
             probe.append(o.dtype)
-        elif type(o) in (int, float):  # Python numbers are weak; NumPy scalars and bools are not
+        elif type(o) in (int, float, complex):  # Python numbers are weak; NumPy scalars and bools are not
             probe.append(type(o))
         else:
             probe.append(np.asarray(o).dtype)
@@ -112,7 +113,7 @@ def _slots(
     slots = []
     for o, (kind, *rest), dt in zip(operands, layout, in_dts):
         if isinstance(kind, str):
-            slots.append(_scalar_bits(o, dt))
+            slots.extend(complex_lowering.scalar_slots(o, dt) if dt.kind == "c" else [_scalar_bits(o, dt)])
             continue
         slots.append(o._data_ptr)
         if not rest[1]:  # strided/broadcast: byte strides over the iteration space

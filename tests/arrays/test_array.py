@@ -63,7 +63,7 @@ def test_unknown_usm_type_and_dtype():
     with pytest.raises(ValueError, match="usm_type"):
         numba_ext.empty(3, usm_type="global")
     with pytest.raises(TypeError, match="unsupported dtype"):
-        numba_ext.asarray(np.ones(3, np.complex128))
+        numba_ext.asarray(np.ones(3, np.clongdouble))
     with pytest.raises(TypeError, match="unsupported dtype"):
         numba_ext.empty(3, dtype="U3")
     with pytest.raises(ValueError, match="negative"):

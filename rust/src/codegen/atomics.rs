@@ -29,6 +29,9 @@ impl<'ctx> Lowering<'_, 'ctx> {
         let d = self.f.arrays[array].dtype;
         let p = self.address(array, index)?;
         let v = self.operand(value)?;
+        if d.is_complex() {
+            return self.complex_atomic(op, d, p, v);
+        }
         if !d.is_float() && op != AtomicOp::Mul {
             return self.int_atomic(op, d, p, v.into_int_value(), cmp);
         }
@@ -40,6 +43,35 @@ impl<'ctx> Lowering<'_, 'ctx> {
             return self.exchange_bits(op, d, p, v, cmp);
         }
         self.cas_loop(op, d, p, v)
+    }
+
+    /// Complex add or subtract: one float atomic per component (complex addition is componentwise,
+    /// so concurrent updates still sum exactly). The old value is read per component, so it is not
+    /// one snapshot of the element.
+    fn complex_atomic(
+        &self,
+        op: AtomicOp,
+        d: DType,
+        p: PointerValue<'ctx>,
+        v: BasicValueEnum<'ctx>,
+    ) -> Result<BasicValueEnum<'ctx>> {
+        if !matches!(op, AtomicOp::Add | AtomicOp::Sub) {
+            return Err(Error::Unsupported(format!("atomic {op:?} of {} values is not supported", d.name())));
+        }
+        let b = &self.kb.b;
+        let c = d.component();
+        let mut old = Vec::new();
+        for i in 0..2u32 {
+            let part = cg(b.build_extract_value(v.into_struct_value(), i, "part"))?;
+            let off = self.kb.ctx.i64_type().const_int((i as usize * c.size()) as u64, false);
+            let pi = unsafe { cg(b.build_gep(self.kb.ctx.i8_type(), p, &[off], "cpart"))? };
+            old.push(if self.kb.flavor == Flavor::Nvptx {
+                self.nvptx_float_add(op, pi, part)
+            } else {
+                self.cas_loop(op, c, pi, part)?
+            });
+        }
+        self.kb.make_complex(d, old[0].into_float_value(), old[1].into_float_value())
     }
 
     fn int_atomic(

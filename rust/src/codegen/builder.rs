@@ -65,6 +65,7 @@ impl<'ctx> KernelBuilder<'ctx> {
             DType::I64 | DType::U64 => self.ctx.i64_type().into(),
             DType::F32 => self.ctx.f32_type().into(),
             DType::F64 => self.ctx.f64_type().into(),
+            DType::C64 | DType::C128 => self.complex_ty(d).into(),
         }
     }
     pub(super) fn mem_ty(&self, d: DType) -> BasicTypeEnum<'ctx> {
@@ -124,6 +125,9 @@ impl<'ctx> KernelBuilder<'ctx> {
                         tys.extend(std::iter::repeat_n(BasicMetadataTypeEnum::from(i64t), g.ndim));
                     }
                 }
+                ParamKind::Scalar { dtype } if dtype.is_complex() => {
+                    tys.extend(std::iter::repeat_n(BasicMetadataTypeEnum::from(self.reg_ty(dtype.component())), 2))
+                }
                 ParamKind::Scalar { dtype } => tys.push(self.mem_ty(dtype).into()),
             }
         }
@@ -152,6 +156,11 @@ impl<'ctx> KernelBuilder<'ctx> {
                         Some(s)
                     };
                     arrays.insert(pi, ArrayArg { base, offset, strides });
+                }
+                ParamKind::Scalar { dtype } if dtype.is_complex() => {
+                    let (re, im) = (param(k).into_float_value(), param(k + 1).into_float_value());
+                    scalars.insert(pi, self.make_complex(dtype, re, im)?);
+                    k += 2;
                 }
                 ParamKind::Scalar { dtype } => {
                     let v = param(k);
@@ -202,7 +211,7 @@ impl<'ctx> KernelBuilder<'ctx> {
                 let ld =
                     cg(self.b.build_load(self.mem_ty(node.dtype), ptr, &format!("{}_elem", g.params[param].name)))?;
                 if let Some(inst) = ld.as_instruction_value() {
-                    let _ = inst.set_alignment(node.dtype.size() as u32);
+                    let _ = inst.set_alignment(node.dtype.align() as u32);
                 }
                 if node.dtype == DType::Bool {
                     self.i8_to_bool(ld.into_int_value())?
@@ -213,7 +222,7 @@ impl<'ctx> KernelBuilder<'ctx> {
             Op::Scalar { param } => p.scalars[&param],
             Op::Const { value, bits } => self.constant(node.dtype, value, bits),
             Op::Cast { arg } => self.cast(vals[&arg], g.node(arg).dtype, node.dtype)?,
-            Op::Unary { op, arg } => self.unary(op, vals[&arg], node.dtype)?,
+            Op::Unary { op, arg } => self.unary(op, vals[&arg], g.node(arg).dtype)?,
             Op::Binary { op, lhs, rhs } => self.binary(op, vals[&lhs], vals[&rhs], g.node(lhs).dtype)?,
             Op::Select { cond, a, b } => {
                 cg(self.b.build_select(vals[&cond].into_int_value(), vals[&a], vals[&b], "sel"))?
@@ -225,7 +234,7 @@ impl<'ctx> KernelBuilder<'ctx> {
                     v = cg(self.b.build_int_z_extend(v.into_int_value(), self.ctx.i8_type(), "b8"))?.into();
                 }
                 let st = cg(self.b.build_store(ptr, v))?;
-                let _ = st.set_alignment(node.dtype.size() as u32);
+                let _ = st.set_alignment(node.dtype.align() as u32);
                 return Ok(None);
             }
         }))

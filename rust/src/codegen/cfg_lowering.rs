@@ -239,7 +239,7 @@ impl<'ctx> Lowering<'_, 'ctx> {
         let p = self.address(array, index)?;
         let v = cg(self.kb.b.build_load(self.kb.mem_ty(d), p, "ld"))?;
         if let Some(i) = v.as_instruction_value() {
-            let _ = i.set_alignment(d.size() as u32);
+            let _ = i.set_alignment(d.align() as u32);
         }
         if d == DType::Bool {
             return self.kb.i8_to_bool(v.into_int_value());
@@ -254,7 +254,7 @@ impl<'ctx> Lowering<'_, 'ctx> {
             Inst::Cast { dst, src } => {
                 self.set(*dst, kb.cast(self.operand(src)?, self.dtype(src), self.f.locals[*dst])?)
             }
-            Inst::Unary { dst, op, src } => self.set(*dst, kb.unary(*op, self.operand(src)?, self.f.locals[*dst])?),
+            Inst::Unary { dst, op, src } => self.set(*dst, kb.unary(*op, self.operand(src)?, self.dtype(src))?),
             Inst::Binary { dst, op, a, b } => {
                 self.set(*dst, kb.binary(*op, self.operand(a)?, self.operand(b)?, self.dtype(a))?)
             }
@@ -276,7 +276,7 @@ impl<'ctx> Lowering<'_, 'ctx> {
                     v = cg(kb.b.build_int_z_extend(v.into_int_value(), kb.ctx.i8_type(), "b8"))?.into();
                 }
                 let st = cg(kb.b.build_store(p, v))?;
-                let _ = st.set_alignment(d.size() as u32);
+                let _ = st.set_alignment(d.align() as u32);
                 Ok(())
             }
             Inst::Dim { dst, array, dim } => {

@@ -64,7 +64,7 @@ fn unary_names(op: UnaryOp) -> Option<(&'static str, &'static str)> {
         Erf => ("erf", "erf"),
         Erfc => ("erfc", "erfc"),
         Abs => ("fabs", "fabs"),
-        Neg | Not => return None,
+        Neg | Not | Real | Imag | Conj => return None,
     })
 }
 

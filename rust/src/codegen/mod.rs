@@ -4,7 +4,8 @@
 //! Kernel ABI (shared by both targets and by the launcher):
 //! * array parameter: `ptr addrspace(1) base, i64 byte_offset`, then, unless it is contiguous with the
 //!   iteration shape, one `i64` byte stride per iteration dimension (0 for broadcast dimensions);
-//! * scalar parameter: its value (bool as `i8`);
+//! * scalar parameter: its value (bool as `i8`; a complex value as two arguments, its real and
+//!   imaginary parts);
 //! * then the iteration shape (`i64` per dimension) and the element count `n` (`i64`).
 //!
 //! One work-item per element; work-items with a global id `>= n` do nothing.
@@ -12,6 +13,7 @@
 mod atomics;
 mod builder;
 mod cfg_lowering;
+mod complex;
 pub mod emit;
 pub mod intrinsics;
 mod ops;
@@ -53,6 +55,10 @@ pub fn arg_slots(g: &Graph) -> Vec<ArgSlot> {
                 if !contiguous {
                     slots.extend(std::iter::repeat_n(ArgSlot::I64, g.ndim));
                 }
+            }
+            // a complex scalar travels as its real and imaginary parts
+            ParamKind::Scalar { dtype } if dtype.is_complex() => {
+                slots.extend(std::iter::repeat_n(ArgSlot::Scalar(dtype.component()), 2))
             }
             ParamKind::Scalar { dtype } => slots.push(ArgSlot::Scalar(dtype)),
         }
@@ -119,7 +125,8 @@ fn target_of(name: &str, uses_f64: bool, caps: &DeviceCaps) -> Result<(Flavor, S
     let device = &caps.device;
     if uses_f64 && !device.has_fp64 {
         return Err(Error::Unsupported(format!(
-            "kernel '{name}' uses float64, but device '{}' has no fp64 support; use float32 data",
+            "kernel '{name}' uses float64 or complex128, but device '{}' has no fp64 support; use float32 or \
+             complex64 data",
             device.name
         )));
     }
@@ -133,6 +140,19 @@ fn target_of(name: &str, uses_f64: bool, caps: &DeviceCaps) -> Result<(Flavor, S
             )))
         }
     })
+}
+
+/// Complex scalars are not arguments of control-flow kernels (explicit kernels and `prange` bodies
+/// take scalars through the launch fast path, one slot each); elementwise kernels take them.
+fn check_scalar_dtype(kernel: &str, d: DType) -> Result<()> {
+    if d.is_complex() {
+        return Err(Error::Unsupported(format!(
+            "kernel '{kernel}' takes a {} scalar argument, which kernels and prange loops cannot take yet; \
+             pass it as a one-element array, or its real and imaginary parts as two float arguments",
+            d.name()
+        )));
+    }
+    Ok(())
 }
 
 /// Verify, optimise, lower and emit one kernel for a device.
@@ -163,6 +183,11 @@ pub fn compile(spec: &KernelSpec, caps: &DeviceCaps) -> Result<Binary> {
 
 /// Verify, lower and emit a control-flow kernel for a device.
 pub fn compile_function(f: &Function, caps: &DeviceCaps) -> Result<Binary> {
+    for p in &f.params {
+        if let KParam::Scalar { local } = p {
+            check_scalar_dtype(&f.name, f.locals[*local])?;
+        }
+    }
     let (flavor, cpu) = target_of(&f.name, f.uses_f64(), caps)?;
     f.verify()?;
     let _llvm = emit::CODEGEN_LOCK.lock().unwrap_or_else(|p| p.into_inner());

@@ -13,6 +13,7 @@ use crate::ir::{BinaryOp, DType, UnaryOp};
 impl<'ctx> KernelBuilder<'ctx> {
     pub(super) fn constant(&self, d: DType, value: f64, bits: i64) -> BasicValueEnum<'ctx> {
         match d {
+            DType::C64 | DType::C128 => self.complex_constant(d, value, f64::from_bits(bits as u64)),
             DType::F32 => self.ctx.f32_type().const_float(value).into(),
             DType::F64 => self.ctx.f64_type().const_float(value).into(),
             DType::Bool => self.ctx.bool_type().const_int((bits != 0) as u64, false).into(),
@@ -23,6 +24,9 @@ impl<'ctx> KernelBuilder<'ctx> {
     pub(super) fn cast(&self, v: BasicValueEnum<'ctx>, from: DType, to: DType) -> Result<BasicValueEnum<'ctx>> {
         if from == to {
             return Ok(v);
+        }
+        if from.is_complex() || to.is_complex() {
+            return self.complex_cast(v, from, to);
         }
         let b = &self.b;
         let ty = self.reg_ty(to);
@@ -71,9 +75,15 @@ impl<'ctx> KernelBuilder<'ctx> {
         self.call_builtin(&name, t.into(), &[a.into(), c.into()], &[t.into(), t.into()])
     }
 
+    /// Unary operation `op` on `v`, a value of dtype `d`.
     pub(super) fn unary(&self, op: UnaryOp, v: BasicValueEnum<'ctx>, d: DType) -> Result<BasicValueEnum<'ctx>> {
+        if d.is_complex() {
+            return self.complex_unary(op, v, d);
+        }
         let b = &self.b;
         Ok(match op {
+            UnaryOp::Conj => v,
+            UnaryOp::Real | UnaryOp::Imag => return Err(Error::Codegen(format!("{op:?} of a {} value", d.name()))),
             UnaryOp::Neg if d.is_float() => cg(b.build_float_neg(v.into_float_value(), "neg"))?.into(),
             UnaryOp::Neg => cg(b.build_int_neg(v.into_int_value(), "neg"))?.into(),
             UnaryOp::Not => cg(b.build_not(v.into_int_value(), "not"))?.into(),
@@ -122,7 +132,9 @@ impl<'ctx> KernelBuilder<'ctx> {
         r: BasicValueEnum<'ctx>,
         d: DType,
     ) -> Result<BasicValueEnum<'ctx>> {
-        if d.is_float() {
+        if d.is_complex() {
+            self.complex_binary(op, l, r, d)
+        } else if d.is_float() {
             self.float_binary(op, l.into_float_value(), r.into_float_value(), d)
         } else {
             self.int_binary(op, l.into_int_value(), r.into_int_value(), d)

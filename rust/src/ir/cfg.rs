@@ -200,7 +200,7 @@ pub struct Function {
 
 impl Function {
     pub fn uses_f64(&self) -> bool {
-        self.locals.contains(&DType::F64) || self.arrays.iter().any(|a| a.dtype == DType::F64)
+        self.locals.iter().any(|d| d.needs_fp64()) || self.arrays.iter().any(|a| a.dtype.needs_fp64())
     }
 
     /// The block graph (an edge per control transfer).
@@ -285,19 +285,18 @@ impl Function {
         match inst {
             Inst::Copy { dst, src } if local_ok(*dst) && same(*dst, src) => Ok(()),
             Inst::Cast { dst, src } if local_ok(*dst) && dt(src).is_some() => Ok(()),
-            Inst::Unary { dst, op, src } if local_ok(*dst) && same(*dst, src) => {
-                if op.is_math() && !self.locals[*dst].is_float() {
-                    Err(format!("{op:?} needs a float operand"))
-                } else {
-                    Ok(())
-                }
-            }
+            Inst::Unary { dst, op, src } if local_ok(*dst) => match dt(src) {
+                Some(d) => super::spec::check_unary(*op, d, self.locals[*dst]),
+                None => Err(format!("{op:?} of a missing local")),
+            },
             Inst::Binary { dst, op, a, b } if local_ok(*dst) && dt(a).is_some() && dt(a) == dt(b) => {
                 let want = if op.is_comparison() { Some(DType::Bool) } else { dt(a) };
-                if want == local(*dst) {
-                    Ok(())
-                } else {
+                if want != local(*dst) {
                     Err(format!("{op:?} result type"))
+                } else if dt(a).is_some_and(|d| d.is_complex()) && !op.supports_complex() {
+                    Err(format!("{op:?} is not defined for complex values"))
+                } else {
+                    Ok(())
                 }
             }
             Inst::Select { dst, cond, a, b }
@@ -369,7 +368,8 @@ impl Function {
         if (op == AtomicOp::CompareExchange) != cmp.is_some() {
             return Err("compare_exchange needs exactly one expected value".into());
         }
-        if !matches!(d, DType::I32 | DType::I64 | DType::U32 | DType::U64 | DType::F32 | DType::F64) {
+        let complex_add = d.is_complex() && matches!(op, AtomicOp::Add | AtomicOp::Sub);
+        if !complex_add && !matches!(d, DType::I32 | DType::I64 | DType::U32 | DType::U64 | DType::F32 | DType::F64) {
             return Err(format!("atomics on {} are not supported", d.name()));
         }
         match dst {

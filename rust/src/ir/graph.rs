@@ -9,7 +9,7 @@ use petgraph::algo::toposort;
 use petgraph::stable_graph::{NodeIndex, StableDiGraph};
 use petgraph::Direction;
 
-use super::spec::{BinaryOp, DType, KernelSpec, Node, Op, Param, ParamKind, UnaryOp};
+use super::spec::{BinaryOp, DType, KernelSpec, Node, Op, Param, ParamKind};
 use crate::error::{Error, Result};
 
 #[derive(Clone, Debug)]
@@ -103,17 +103,7 @@ impl Graph {
                 _ => return Err(format!("parameter {param} is not a scalar of dtype {}", n.dtype.name())),
             },
             Op::Const { .. } | Op::Cast { .. } => {}
-            Op::Unary { op, arg } => {
-                if dt(arg) != n.dtype {
-                    return Err(format!("{op:?} of {} typed {}", dt(arg).name(), n.dtype.name()));
-                }
-                if op.is_math() && !n.dtype.is_float() {
-                    return Err(format!("{op:?} needs a float operand, got {}", n.dtype.name()));
-                }
-                if op == UnaryOp::Not && n.dtype.is_float() {
-                    return Err("bitwise not of a float".into());
-                }
-            }
+            Op::Unary { op, arg } => return super::spec::check_unary(op, dt(arg), n.dtype),
             Op::Binary { op, lhs, rhs } => return check_binary(op, dt(lhs), dt(rhs), n.dtype),
             Op::Select { cond, a, b } => {
                 if dt(cond) != DType::Bool || dt(a) != n.dtype || dt(b) != n.dtype {
@@ -175,6 +165,9 @@ fn check_binary(op: BinaryOp, lhs: DType, rhs: DType, node: DType) -> std::resul
     }
     if matches!(op, BinaryOp::And | BinaryOp::Or | BinaryOp::Xor) && node.is_float() {
         return Err(format!("bitwise {op:?} of floats"));
+    }
+    if lhs.is_complex() && !op.supports_complex() {
+        return Err(format!("{op:?} is not defined for complex values"));
     }
     if matches!(op, BinaryOp::Atan2 | BinaryOp::Hypot) && !node.is_float() {
         return Err(format!("{op:?} needs float operands"));

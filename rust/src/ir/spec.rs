@@ -19,6 +19,10 @@ pub enum DType {
     U64,
     F32,
     F64,
+    /// NumPy's complex64: two float32 (real, imaginary) interleaved in memory.
+    C64,
+    /// NumPy's complex128: two float64 (real, imaginary) interleaved in memory.
+    C128,
 }
 
 impl DType {
@@ -36,6 +40,8 @@ impl DType {
             "uint64" => DType::U64,
             "float32" => DType::F32,
             "float64" => DType::F64,
+            "complex64" => DType::C64,
+            "complex128" => DType::C128,
             _ => return Err(Error::Graph(format!("unsupported dtype '{s}'"))),
         })
     }
@@ -52,6 +58,8 @@ impl DType {
             DType::U64 => "uint64",
             DType::F32 => "float32",
             DType::F64 => "float64",
+            DType::C64 => "complex64",
+            DType::C128 => "complex128",
         }
     }
     /// Bytes in memory (bool is one byte).
@@ -60,17 +68,41 @@ impl DType {
             DType::Bool | DType::I8 | DType::U8 => 1,
             DType::I16 | DType::U16 => 2,
             DType::I32 | DType::U32 | DType::F32 => 4,
-            DType::I64 | DType::U64 | DType::F64 => 8,
+            DType::I64 | DType::U64 | DType::F64 | DType::C64 => 8,
+            DType::C128 => 16,
         }
     }
+    /// Alignment in memory: the size, or for complex dtypes that of one component (as in NumPy).
+    pub fn align(self) -> usize {
+        match self {
+            DType::C64 | DType::C128 => self.component().size(),
+            _ => self.size(),
+        }
+    }
+    /// Real floating-point dtypes (complex dtypes are not).
     pub fn is_float(self) -> bool {
         matches!(self, DType::F32 | DType::F64)
+    }
+    pub fn is_complex(self) -> bool {
+        matches!(self, DType::C64 | DType::C128)
+    }
+    /// The dtype of one component of a complex dtype (the dtype itself otherwise).
+    pub fn component(self) -> DType {
+        match self {
+            DType::C64 => DType::F32,
+            DType::C128 => DType::F64,
+            d => d,
+        }
+    }
+    /// Whether values of this dtype compute in float64 (needs fp64 on the device).
+    pub fn needs_fp64(self) -> bool {
+        matches!(self, DType::F64 | DType::C128)
     }
     pub fn is_signed(self) -> bool {
         matches!(self, DType::I8 | DType::I16 | DType::I32 | DType::I64)
     }
     pub fn is_int(self) -> bool {
-        !self.is_float() && self != DType::Bool
+        !self.is_float() && !self.is_complex() && self != DType::Bool
     }
 }
 
@@ -100,6 +132,12 @@ pub enum UnaryOp {
     Trunc,
     Erf,
     Erfc,
+    /// The real part of a complex value (a float of its component dtype).
+    Real,
+    /// The imaginary part of a complex value.
+    Imag,
+    /// The complex conjugate (the identity on real values).
+    Conj,
 }
 
 impl UnaryOp {
@@ -130,12 +168,28 @@ impl UnaryOp {
             "trunc" => Trunc,
             "erf" => Erf,
             "erfc" => Erfc,
+            "real" => Real,
+            "imag" => Imag,
+            "conj" => Conj,
             _ => return Err(Error::Graph(format!("unsupported unary operation '{s}'"))),
         })
     }
     /// Operations that are math-library calls on floats.
     pub fn is_math(self) -> bool {
-        !matches!(self, UnaryOp::Neg | UnaryOp::Not | UnaryOp::Abs)
+        !matches!(self, UnaryOp::Neg | UnaryOp::Not | UnaryOp::Abs | UnaryOp::Real | UnaryOp::Imag | UnaryOp::Conj)
+    }
+    /// The dtype this operation yields for an operand of dtype `arg`: the component dtype for
+    /// `abs`, `real` and `imag` of complex values, else the operand's dtype.
+    pub fn result_dtype(self, arg: DType) -> DType {
+        match self {
+            UnaryOp::Abs | UnaryOp::Real | UnaryOp::Imag => arg.component(),
+            _ => arg,
+        }
+    }
+    /// Whether the operation is defined on complex values (code generation: `codegen/complex.rs`).
+    pub fn supports_complex(self) -> bool {
+        use UnaryOp::*;
+        matches!(self, Neg | Abs | Sqrt | Exp | Log | Sin | Cos | Sinh | Cosh | Real | Imag | Conj)
     }
 }
 
@@ -193,6 +247,13 @@ impl BinaryOp {
     pub fn is_comparison(self) -> bool {
         matches!(self, BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge | BinaryOp::Eq | BinaryOp::Ne)
     }
+    /// Whether the operation is defined on complex values (code generation: `codegen/complex.rs`).
+    pub fn supports_complex(self) -> bool {
+        matches!(
+            self,
+            BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div | BinaryOp::Pow | BinaryOp::Eq | BinaryOp::Ne
+        )
+    }
     pub fn is_commutative(self) -> bool {
         matches!(
             self,
@@ -210,6 +271,27 @@ impl BinaryOp {
     }
 }
 
+/// Check a unary operation `op` of an operand of dtype `arg` yielding `result`: the result dtype
+/// the operation yields, math on floats or complex values, bitwise not on integers and bools.
+pub fn check_unary(op: UnaryOp, arg: DType, result: DType) -> std::result::Result<(), String> {
+    if op.result_dtype(arg) != result {
+        return Err(format!("{op:?} of {} typed {}", arg.name(), result.name()));
+    }
+    if arg.is_complex() {
+        if !op.supports_complex() {
+            return Err(format!("{op:?} is not defined for complex values"));
+        }
+    } else if matches!(op, UnaryOp::Real | UnaryOp::Imag) {
+        return Err(format!("{op:?} needs a complex operand, got {}", arg.name()));
+    } else if op.is_math() && !arg.is_float() && op != UnaryOp::Conj {
+        return Err(format!("{op:?} needs a float operand, got {}", arg.name()));
+    }
+    if op == UnaryOp::Not && (arg.is_float() || arg.is_complex()) {
+        return Err("bitwise not of a float".into());
+    }
+    Ok(())
+}
+
 /// One operation. Operand fields are indices of earlier nodes.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Op {
@@ -221,7 +303,8 @@ pub enum Op {
     Scalar {
         param: usize,
     },
-    /// A constant (integers and bools are carried exactly in `bits`; floats as f64).
+    /// A constant (integers and bools are carried exactly in `bits`; floats as f64; complex values
+    /// as the real part in `value` and the bits of the imaginary part, an f64, in `bits`).
     Const {
         value: f64,
         bits: i64,
@@ -302,11 +385,11 @@ pub struct KernelSpec {
 }
 
 impl KernelSpec {
-    /// Whether any value or parameter is float64 (needs fp64 on the device).
+    /// Whether any value or parameter is float64 or complex128 (needs fp64 on the device).
     pub fn uses_f64(&self) -> bool {
-        self.nodes.iter().any(|n| n.dtype == DType::F64)
+        self.nodes.iter().any(|n| n.dtype.needs_fp64())
             || self.params.iter().any(|p| match p.kind {
-                ParamKind::Array { dtype, .. } | ParamKind::Scalar { dtype } => dtype == DType::F64,
+                ParamKind::Array { dtype, .. } | ParamKind::Scalar { dtype } => dtype.needs_fp64(),
             })
     }
 }

@@ -14,7 +14,7 @@ use crate::ir::cfg::{ArrayDecl, AtomicOp, Block, Inst, KParam, Operand, Space, T
 use crate::ir::{BinaryOp, DType, Function, KernelSpec, Node, Op, Param, ParamKind, UnaryOp};
 
 /// The kernel IR version this build reads (`KERNEL_IR_VERSION` in `numba_ext/compiler/kernel_ir.py`).
-pub const KERNEL_IR_VERSION: u32 = 1;
+pub const KERNEL_IR_VERSION: u32 = 2;
 
 fn bad(msg: impl Display) -> PyErr {
     PyValueError::new_err(format!("malformed kernel IR: {msg}"))
@@ -70,8 +70,18 @@ fn dtype(o: &Bound<'_, PyAny>, name: &str) -> PyResult<DType> {
     Ok(DType::parse(&field::<String>(o, name)?)?)
 }
 
-/// The `value` field of a constant of dtype `dt`: as f64, and exactly as `bits` for ints and bools.
+/// The `value` field of a constant of dtype `dt`: as f64, and exactly as `bits` for ints and bools;
+/// for complex dtypes the real part, and the bits of the imaginary part (an f64) as `bits`.
 fn const_value(o: &Bound<'_, PyAny>, dt: DType) -> PyResult<(f64, i64)> {
+    if dt.is_complex() {
+        let v = attr(o, "value")?;
+        let part = |name: &str| -> PyResult<f64> {
+            v.getattr(name)
+                .and_then(|x| x.extract::<f64>())
+                .map_err(|_| bad(format_args!("field 'value' of {} is not a number", class_name(o))))
+        };
+        return Ok((part("real")?, part("imag")?.to_bits() as i64));
+    }
     let bits = if dt.is_float() {
         0
     } else {

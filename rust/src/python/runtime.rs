@@ -78,6 +78,16 @@ impl PyDevice {
     fn has_fp64(&self) -> bool {
         self.inner.has_fp64()
     }
+    /// dpctl's spelling of `has_fp64`.
+    #[getter]
+    fn has_aspect_fp64(&self) -> bool {
+        self.inner.has_fp64()
+    }
+    /// Whether the device reports half precision (`cl_khr_fp16`), as dpctl's `has_aspect_fp16`.
+    #[getter]
+    fn has_aspect_fp16(&self) -> bool {
+        self.inner.has_fp16()
+    }
     #[getter]
     fn has_usm(&self) -> bool {
         self.inner.has_usm()

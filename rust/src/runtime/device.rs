@@ -100,6 +100,10 @@ impl Device {
     pub fn has_fp64(&self) -> bool {
         self.0.has_fp64
     }
+    /// Whether the device computes in half precision (`cl_khr_fp16`).
+    pub fn has_fp16(&self) -> bool {
+        self.0.extensions.split_whitespace().any(|e| e == "cl_khr_fp16")
+    }
     pub fn has_usm(&self) -> bool {
         self.0.has_usm
     }

@@ -137,9 +137,11 @@ impl CompiledKernel {
                     }
                     i += 1 + spec.ndim;
                 }
-                ParamKind::Scalar { .. } => {
-                    own.push(slots[i]);
-                    i += 1;
+                ParamKind::Scalar { dtype } => {
+                    // a complex scalar takes two slots, its real and imaginary parts
+                    let k = if dtype.is_complex() { 2 } else { 1 };
+                    own.extend(&slots[i..i + k]);
+                    i += k;
                 }
             }
         }
