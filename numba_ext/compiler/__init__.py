@@ -23,8 +23,11 @@ from . import (
     boxing,  # noqa: F401
     device_functions,  # noqa: F401
     numba_hooks,  # first: checks the Numba version before anything uses its internals
+    products_out,  # noqa: F401
     reductions,  # noqa: F401
+    reshape_views,  # noqa: F401
     scans,  # noqa: F401
+    search_and_count,  # noqa: F401
 )
 from .device_functions import DeviceFunction, typed_ir
 from .jit_function import JitFunction, jit

@@ -76,7 +76,7 @@ def check_numba_version(version: tuple[int, int] | None = None) -> None:
 check_numba_version()
 
 # Imported after the version check: they use Numba internals of the supported versions.
-from . import alloc, boxing, elementwise, offload, reduction_rewrite, reduction_rules  # noqa: E402
+from . import alloc, boxing, elementwise, numpy_calls, offload, reduction_rewrite, reduction_rules  # noqa: E402
 from .parfor_offload import OffloadParfors, parfor_lowering_with_offload  # noqa: E402
 from .types import USMArrayType  # noqa: E402
 
@@ -143,13 +143,15 @@ def install() -> None:
     ir_utils.remove_call_handlers.append(alloc.allocation_has_no_side_effect)
 
     # Rewrites run in registration order: elementwise calls first (their results are allocations
-    # the next two see), then allocations, then reductions; after typing, array expressions are
+    # the next two see), then allocations, then reductions, then searching, counting, reshapes and
+    # products into out=; after typing, array expressions are
     # offloaded before the reduction calls are checked.
     for rewrite in (
         elementwise.RewriteElementwiseCalls,
         alloc.RewriteAllocations,
         alloc.RewriteAllocationsLike,
         reduction_rewrite.RewriteReductions,
+        numpy_calls.RewriteNumpyCalls,
     ):
         register_rewrite("before-inference")(rewrite)
     for rewrite in (offload.OffloadArrayExprs, reduction_rules.CheckReductions):
