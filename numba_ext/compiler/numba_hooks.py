@@ -19,6 +19,9 @@ Numba symbol                                                    why
                                                                 as in NumPy (Numba's loop divides by 0)
 ``numba.core.ir_utils.remove_call_handlers``                    allocations are free of side effects, so
                                                                 parfor fusion can move them
+``numba.core.ir_utils.alias_func_extensions``                   the results of reshape and of products
+                                                                into ``out`` alias an argument (parfor
+                                                                dead-code removal must know)
 ``numba.core.rewrites.register_rewrite``                        NumPy calls and array expressions on USM
                                                                 arrays become device kernels
 ``numba.core.compiler_machinery.register_pass``                 the passes of :class:`OffloadCompiler`
@@ -141,6 +144,8 @@ def install() -> None:
     key = ("mean", "numpy")
     parfor.swap_functions_map[key] = reduction_rewrite.usm_mean_swap(parfor.swap_functions_map[key])
     ir_utils.remove_call_handlers.append(alloc.allocation_has_no_side_effect)
+    for fn, position in numpy_calls.ALIASING:
+        ir_utils.alias_func_extensions[(fn.__name__, fn.__module__)] = numpy_calls.result_aliases(position)
 
     # Rewrites run in registration order: elementwise calls first (their results are allocations
     # the next two see), then allocations, then reductions, then searching, counting, reshapes and

@@ -59,6 +59,25 @@ def host_reshape(a, shape):
     return a.reshape(shape)
 
 
+def result_aliases(position: int):
+    """An alias-analysis handler for Numba's parfor passes: the call's result may be (a view of) its
+    argument at `position`, so loops writing into the result are not dead code when only that
+    argument is used afterwards (``nx_reshape`` returns views, the products return ``out``)."""
+
+    def add_alias(lhs, args, alias_map, arg_aliases):
+        rhs = args[position].name
+        if rhs in arg_aliases:
+            arg_aliases.add(lhs)
+            return
+        alias_map.setdefault(rhs, set()).add(lhs)
+        alias_map.setdefault(lhs, set()).add(rhs)
+
+    return add_alias
+
+
+#: (dispatch function, the position of the argument its result may alias)
+ALIASING = ((nx_reshape, 0), (nx_dot_out, 2), (nx_matmul_out, 2))
+
 NOT_REWRITTEN: set = {host_searchsorted, host_bincount, host_histogram, host_reshape}
 
 #: NumPy function -> (dispatch function, its parameters after the first ones, their defaults)

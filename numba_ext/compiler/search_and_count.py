@@ -191,16 +191,17 @@ def uniform_histogram_function(edge_dtype: str, given_range: bool, usm_type: str
         if first == last:
             first, last = first - edge_t(0.5), last + edge_t(0.5)
         edges = arrays.empty(bins + 1, edge_t, usm_type=usm_type)
-        step = (last - first) / bins
+        nbins = edge_t(bins)
+        step = edge_t((last - first) / nbins)
         for i in prange(bins + 1):
-            edges[i] = last if i == bins else i * step + first
+            edges[i] = last if i == bins else edge_t(i) * step + first
         idx = arrays.empty(n, np.int64, usm_type=usm_type)
         width = last - first
         for i in prange(n):
             x = edge_t(v[i])
             k = -1
             if (x >= first) & (x <= last):
-                k = np.int64((x - first) / width * bins)
+                k = np.int64((x - first) / width * nbins)
                 k = min(k, bins - 1)
                 if x < edges[k]:
                     k -= 1
