@@ -22,6 +22,7 @@ from __future__ import annotations
 from . import (
     boxing,  # noqa: F401
     device_functions,  # noqa: F401
+    inplace_helpers,  # noqa: F401
     numba_hooks,  # first: checks the Numba version before anything uses its internals
     products_out,  # noqa: F401
     reductions,  # noqa: F401

@@ -80,6 +80,7 @@ check_numba_version()
 
 # Imported after the version check: they use Numba internals of the supported versions.
 from . import alloc, boxing, elementwise, numpy_calls, offload, reduction_rewrite, reduction_rules  # noqa: E402
+from .inplace_broadcast import RewriteInplaceBroadcast  # noqa: E402
 from .parfor_offload import OffloadParfors, parfor_lowering_with_offload  # noqa: E402
 from .types import USMArrayType  # noqa: E402
 
@@ -149,8 +150,8 @@ def install() -> None:
 
     # Rewrites run in registration order: elementwise calls first (their results are allocations
     # the next two see), then allocations, then reductions, then searching, counting, reshapes and
-    # products into out=; after typing, array expressions are
-    # offloaded before the reduction calls are checked.
+    # products into out=; after typing, in-place operators that broadcast become calls first, then
+    # array expressions are offloaded before the reduction calls are checked.
     for rewrite in (
         elementwise.RewriteElementwiseCalls,
         alloc.RewriteAllocations,
@@ -159,7 +160,7 @@ def install() -> None:
         numpy_calls.RewriteNumpyCalls,
     ):
         register_rewrite("before-inference")(rewrite)
-    for rewrite in (offload.OffloadArrayExprs, reduction_rules.CheckReductions):
+    for rewrite in (RewriteInplaceBroadcast, offload.OffloadArrayExprs, reduction_rules.CheckReductions):
         register_rewrite("after-inference")(rewrite)
     register_pass(mutates_CFG=False, analysis_only=False)(OffloadParfors)
     register_pass(mutates_CFG=True, analysis_only=False)(QuietParforPass)
