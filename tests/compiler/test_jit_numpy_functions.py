@@ -271,3 +271,64 @@ def test_dot_out_errors(rng):
         DOT_OUT(a, b, nx.empty((3, 3)))
     with pytest.raises(UnsupportedError, match="same_kind"):
         MATMUL_OUT(a, b, nx.empty((3, 2), np.int64))
+
+
+# -- in-place operators that broadcast ---------------------------------------------------------------
+def _iadd_column(d, x):
+    d += x[:, 1][:, None]
+    return d
+
+
+def _isub_row_view(d, x):
+    d -= x[:, 0].reshape(1, -1)[:, : d.shape[1]]
+    return d
+
+
+def _imul_runtime_one(d, x):
+    d *= x[:, 0:1]  # a dimension of 1 known only at run time
+    return d
+
+
+def _iadd_lower_rank(d, x):
+    d += x[0, : d.shape[1]]
+    return d
+
+
+@pytest.mark.parametrize("f", [_iadd_column, _isub_row_view, _imul_runtime_one, _iadd_lower_rank])
+def test_inplace_broadcast(rng, f):
+    hd, hx = rng.standard_normal((9, 7)), rng.standard_normal((9, 8))
+    d, x = nx.asarray(hd), nx.asarray(hx)
+    nx.jit(f)(d, x)
+    np.testing.assert_allclose(nx.asnumpy(d), f(hd.copy(), hx), rtol=1e-12, atol=1e-14)
+
+
+def test_inplace_broadcast_into_view_and_float32(rng):
+    hd, hx = rng.standard_normal((6, 10)).astype(np.float32), rng.standard_normal((6, 3))
+    d, x = nx.asarray(hd), nx.asarray(hx)
+    nx.jit(_iadd_column)(d[:, ::2], x)
+    want = hd.copy()
+    _iadd_column(want[:, ::2], hx)
+    np.testing.assert_allclose(nx.asnumpy(d), want, rtol=1e-6)
+
+
+def test_pairwise_distance_array_forms(rng):
+    # the NumPy source with a matrix product, and the column-view form, against NumPy
+    def with_matmul(x1, x2):
+        d = -2.0 * (x1 @ x2.T)
+        d += np.sum(np.square(x1), axis=1)[:, None]
+        d += np.sum(np.square(x2), axis=1)[None, :]
+        return np.sqrt(np.maximum(d, 0.0))
+
+    def columns(x1, x2):
+        t = x1[:, 0:1] - x2[:, 0].reshape(1, -1)
+        d = t * t
+        for k in range(1, x1.shape[1]):
+            t = x1[:, k : k + 1] - x2[:, k].reshape(1, -1)
+            d += t * t
+        return np.sqrt(d)
+
+    h1, h2 = rng.random((40, 3)), rng.random((33, 3))
+    want = np.sqrt(((h1[:, None, :] - h2[None, :, :]) ** 2).sum(axis=2))
+    for f in (with_matmul, columns):
+        got = nx.jit(f)(nx.asarray(h1), nx.asarray(h2))
+        np.testing.assert_allclose(nx.asnumpy(got), want, rtol=1e-9, atol=1e-7, err_msg=f.__name__)
