@@ -15,7 +15,7 @@ from __future__ import annotations
 import operator
 
 import numpy as np
-from numba.core import ir, types
+from numba.core import ir
 from numba.core.rewrites import Rewrite
 from numba.np import numpy_support
 

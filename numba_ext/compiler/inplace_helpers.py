@@ -7,9 +7,8 @@ from __future__ import annotations
 import functools
 
 import numpy as np
-from numba.extending import overload
-
 from numba import prange
+from numba.extending import overload
 
 from .inplace_broadcast import DISPATCH, MAX_RANK
 from .jit_function import JitFunction, jit

@@ -41,7 +41,8 @@ def check_out_dtype(what: str, result: np.dtype, out: np.dtype) -> bool:
         return result == out
     if not np.can_cast(result, out, "same_kind"):
         raise UnsupportedError(
-            f"{what}: cannot cast the product's dtype {result} to out's dtype {out} (casting rule 'same_kind')"
+            f"{what}: cannot cast the product's dtype {result} to out's dtype {out} "
+            "(casting rule 'same_kind')"
         )
     return True
 
@@ -111,7 +112,9 @@ def _product_out_overload(what: str, host_impl):
         if not any(isinstance(t, USMArrayType) for t in (a, b, out)):
             return host_impl
         if not all(isinstance(t, types.Array) for t in (a, b, out)):
-            raise UnsupportedError(f"{what}(a, b, out) on numba_ext arrays needs three arrays, got {a}, {b}, {out}")
+            raise UnsupportedError(
+                f"{what}(a, b, out) on numba_ext arrays needs three arrays, got {a}, {b}, {out}"
+            )
         if not all(isinstance(t, USMArrayType) for t in (a, b, out)):
             raise ExecutionPlacementError(
                 f"{what}(a, b, out) mixes numba_ext arrays with NumPy arrays; the queue of the NumPy data "

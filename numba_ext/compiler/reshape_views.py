@@ -39,7 +39,10 @@ def reshape_view(typingctx, a, shape):
         intp = context.get_value_type(types.intp)
         nd = len(shapety)
         ary = context.make_array(aryty)(context, builder, args[0])
-        items = [context.cast(builder, v, t, types.intp) for v, t in zip(cgutils.unpack_tuple(builder, args[1]), shapety)]
+        items = [
+            context.cast(builder, v, t, types.intp)
+            for v, t in zip(cgutils.unpack_tuple(builder, args[1]), shapety)
+        ]
         newshape = cgutils.alloca_once(builder, llir.ArrayType(intp, nd))
         builder.store(cgutils.pack_array(builder, items, intp), newshape)
         shape_ary_ty = types.Array(types.intp, 1, "C")
@@ -103,5 +106,7 @@ def _ov_reshape(a, shape):
     if isinstance(shape, types.Integer):
         return _reshape_strided_int
     if not _int_tuple(shape):
-        raise UnsupportedError(f"reshape of a numba_ext array takes integers or a tuple of integers, got {shape}")
+        raise UnsupportedError(
+            f"reshape of a numba_ext array takes integers or a tuple of integers, got {shape}"
+        )
     return _reshape_strided

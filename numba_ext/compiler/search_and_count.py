@@ -27,7 +27,14 @@ from numba.np import numpy_support
 from .. import arrays
 from ..errors import ExecutionPlacementError, UnsupportedError
 from .jit_function import JitFunction, jit
-from .numpy_calls import host_bincount, host_histogram, host_searchsorted, nx_bincount, nx_histogram, nx_searchsorted
+from .numpy_calls import (
+    host_bincount,
+    host_histogram,
+    host_searchsorted,
+    nx_bincount,
+    nx_histogram,
+    nx_searchsorted,
+)
 from .reduction_parts import inline
 from .types import USMArrayType
 
@@ -267,7 +274,9 @@ def _ov_searchsorted(a, v, side):
     _check_same_device("searchsorted", a, v)
     s = _literal(side)
     if s not in ("left", "right"):
-        raise UnsupportedError(f"np.searchsorted on numba_ext arrays needs side='left' or 'right', got {side}")
+        raise UnsupportedError(
+            f"np.searchsorted on numba_ext arrays needs side='left' or 'right', got {side}"
+        )
     if not (isinstance(a, USMArrayType) and a.ndim == 1):
         raise UnsupportedError(f"np.searchsorted needs a 1-D numba_ext array to search in, got {a}")
     if isinstance(v, USMArrayType):
@@ -318,7 +327,9 @@ def _ov_histogram(a, bins, range):
         raise UnsupportedError(f"np.histogram needs a numba_ext array of real numbers, got {a}")
     if isinstance(bins, USMArrayType) and bins.ndim == 1:
         if not _is_none(range):
-            raise UnsupportedError("np.histogram with an array of edges takes no range= (as NumPy ignores it)")
+            raise UnsupportedError(
+                "np.histogram with an array of edges takes no range= (as NumPy ignores it)"
+            )
         h = edges_histogram_function(a.usm_type)._dispatcher
         return lambda a, bins, range: h(a, bins)
     if not isinstance(bins, types.Integer):

@@ -143,7 +143,9 @@ def test_histogram_edges_inclusive(rng):
     assert nx.asnumpy(got[0])[-1] == np.sum((a >= 1.0) & (a <= 3.0))
     lo, hi = float(edges[0]), float(edges[-1])
     on_edges = np.concatenate([edges, rng.uniform(lo, hi, 500)])
-    _check_hist(HIST_RANGE(nx.asarray(on_edges), 5, lo, hi), np.histogram(on_edges, 5, (lo, hi)), "range edges")
+    _check_hist(
+        HIST_RANGE(nx.asarray(on_edges), 5, lo, hi), np.histogram(on_edges, 5, (lo, hi)), "range edges"
+    )
 
 
 def test_histogram_random_edges_2d(rng):
