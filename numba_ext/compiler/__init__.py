@@ -1,7 +1,9 @@
 """The compiler layer: numba_ext arrays in Numba, and Numba functions as device kernels.
 
 Owns: the Numba type and data model of ``numba_ext.ndarray`` (``types``), boxing (``boxing``), the
-rewrites of NumPy calls on USM arrays (``alloc``, ``elementwise``, ``reduction_rewrite``, ``scans``),
+rewrites of NumPy calls on USM arrays (``alloc``, ``elementwise``, ``reduction_rewrite``, ``scans``,
+``numpy_calls`` with ``search_and_count``, ``reshape_views`` and ``products_out``, and
+``inplace_broadcast`` with ``inplace_helpers``),
 array expressions and parfors as kernels (``offload``, ``parfor_offload``, ``parfor_kernel``,
 ``parfor_fusion``), the kernel IR handed to the Rust compiler (``kernel_ir``) and its builders
 (``kernelspec``, ``function_builder``, ``kernel_translate``, ``kernel_exprs``, ``kernel_calls``), the kernel
