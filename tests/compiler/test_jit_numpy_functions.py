@@ -204,6 +204,7 @@ def test_reshape_views_broadcast(rng, name, f):
     np.testing.assert_allclose(nx.asnumpy(got), f(h), rtol=1e-12, atol=1e-14, err_msg=name)
 
 
+@pytest.mark.needs_host_access  # `r[:] = scalar` is a host loop (the prange test below runs everywhere)
 def test_reshape_view_aliases_like_numpy(rng):
     # a reshape the strides allow is a view (writes show in the original), as in NumPy
     @nx.jit
