@@ -4,8 +4,11 @@ over pairs of points (one from each set) with squared distance <= r2[k]. O(n^2) 
 ``numba_parallel`` and ``numba_ext_prange`` run the same prange source: one iteration per point of the
 first set fills its row of an (n, nbins + 1) histogram (linear bin search), then one iteration per bin
 adds up the rows' counts up to that bin (cumulative). ``numba_ext_prange`` allocates with
-``numba_ext.zeros``/``empty`` inside the jitted function (2 kernels). ``numba_ext_jit`` stays n/a (the
-NumPy source needs searchsorted and bincount on the device).
+``numba_ext.zeros``/``empty`` inside the jitted function (2 kernels). ``numba_ext_jit`` runs the NumPy
+source under ``@numba_ext.jit`` with the histogram from ``numba_ext.zeros`` (``np.zeros`` in jitted code
+makes a NumPy array): per block of pairs, broadcast differences, ``np.searchsorted`` (a binary search
+per pair), ``np.bincount`` with weights (blocked partial counts, added up per bin), then
+``np.cumsum``, all on the device.
 
 ``numba_ext_kernel`` is an explicit ``@numba_ext.kernel``, all on the device in one launch: one
 work-item per point of the first set keeps a private histogram (the prange loop's linear bin search),
@@ -47,6 +50,20 @@ def gpairs(x1, y1, z1, w1, x2, y2, z2, w2, rbins_sq):
 
 
 reference = gpairs
+
+
+def gpairs_array(x1, y1, z1, w1, x2, y2, z2, w2, rbins_sq):
+    # the NumPy source with the histogram from ``zeros`` (numba_ext_jit binds it to numba_ext.zeros)
+    nbins = rbins_sq.shape[0]
+    hist = zeros(nbins + 1)
+    step = max(1, CHUNK_PAIRS // x2.shape[0])
+    for i in range(0, x1.shape[0], step):
+        s = slice(i, i + step)
+        dx, dy, dz = x1[s, None] - x2, y1[s, None] - y2, z1[s, None] - z2
+        dsq = dx * dx + dy * dy + dz * dz
+        first = np.searchsorted(rbins_sq, dsq.ravel(), side="left")  # first bin with dsq <= r2
+        hist += np.bincount(first, weights=(w1[s, None] * w2).ravel(), minlength=nbins + 1)
+    return np.cumsum(hist)[:nbins]
 
 
 zeros, empty = np.zeros, np.empty  # numba_ext_prange binds these to numba_ext.zeros/empty
@@ -234,7 +251,12 @@ def make_cupy_fused(*args):
 VARIANTS = [
     Variant("numpy", gpairs),
     Variant("numba_parallel", gpairs_prange),
-    Variant.unavailable("numba_ext_jit", "searchsorted and bincount in @numba_ext.jit", backend="numba_ext"),
+    Variant(
+        "numba_ext_jit",
+        nx.jit(with_globals(gpairs_array, zeros=nx.zeros)),
+        backend="numba_ext",
+        note="the NumPy source, histogram from numba_ext.zeros; searchsorted, bincount, cumsum on the device",
+    ),
     Variant(
         "numba_ext_prange",
         nx.jit(with_globals(_gpairs_prange, zeros=nx.zeros, empty=nx.empty)),

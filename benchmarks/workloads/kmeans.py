@@ -15,8 +15,10 @@ twice as long at M.)
 points (assignment) and a prange over the clusters (update: each cluster scans all labels, so the
 update does nclusters times the work of a serial pass but runs in parallel and on the device), inside
 the host loop over iterations (1 + 2 * niters kernels for ``numba_ext_prange``). ``numba_ext_jit``
-stays n/a (argmin along an axis and bincount in the NumPy source; whole-array argmin and axis sums
-do run on the device now).
+runs the NumPy source under ``@numba_ext.jit`` (broadcast differences, an axis sum, argmin along an
+axis, ``np.bincount`` with and without weights, all on the device) with two changes: ``sums`` from
+``numba_ext.empty``, and the update of the filled clusters written with ``np.where`` instead of boolean
+mask indexing (``centroids[filled] = ...``), which numba_ext does not offload.
 """
 
 import numba
@@ -54,6 +56,23 @@ def kmeans(points, nclusters, niters):
 
 
 reference = kmeans
+
+
+def kmeans_array(points, nclusters, niters):
+    # the NumPy source with ``sums`` from ``empty`` (numba_ext_jit binds it to numba_ext.empty) and
+    # the masked update as np.where
+    dims = points.shape[1]
+    centroids = points[:nclusters].copy()
+    sums = empty((nclusters, dims))
+    for _ in range(niters):
+        diff = points[:, None, :] - centroids[None, :, :]
+        labels = np.sum(diff * diff, axis=2).argmin(axis=1)
+        counts = np.bincount(labels, minlength=nclusters)
+        for k in range(dims):
+            sums[:, k] = np.bincount(labels, weights=points[:, k], minlength=nclusters)
+        filled = counts > 0
+        centroids = np.where(filled[:, None], sums / np.maximum(counts, 1)[:, None], centroids)
+    return centroids, labels
 
 
 empty = np.empty  # numba_ext_prange binds ``empty`` to numba_ext.empty
@@ -268,11 +287,11 @@ def _cuda_update(cuda):
 VARIANTS = [
     Variant("numpy", kmeans),
     Variant("numba_parallel", kmeans_prange),
-    Variant.unavailable(
+    Variant(
         "numba_ext_jit",
-        "argmin along an axis (np.argmin(a, axis=1) has no USM implementation "
-        "yet) and bincount in @numba_ext.jit",
+        nx.jit(with_globals(kmeans_array, empty=nx.empty)),
         backend="numba_ext",
+        note="the NumPy source, sums from numba_ext.empty, the masked update as np.where",
     ),
     Variant(
         "numba_ext_prange",

@@ -1,10 +1,11 @@
 """Euclidean distances between two point sets, D[i, j] = |X1[i] - X2[j]| (dpbench
 ``pairwise_distance``). NumPy uses dpbench's form |x|^2 - 2 x.y + |y|^2 through a matrix product.
 
-The NumPy source needs a matrix product, which does not run on the device (numba_ext has np.dot for
-1-D arrays only; Numba's host matmul needs SciPy), so ``numba_ext_jit`` runs the array-expression form
-without it: ``np.sqrt(np.sum(diff * diff, axis=2))`` with ``diff = x1[:, None, :] - x2[None, :, :]``
-(broadcasting and an axis reduction on the device, 2 kernels per call). ``numba_ext_prange``
+``numba_ext_jit`` runs the array-expression form without a matrix product:
+``np.sqrt(np.sum(diff * diff, axis=2))`` with ``diff = x1[:, None, :] - x2[None, :, :]`` (broadcasting
+and an axis reduction on the device, 2 kernels per call). ``numba_ext_jit_matmul`` runs the NumPy
+source without ``out=`` (as dpnp does) under ``@numba_ext.jit``: the matrix product, the axis sums and
+the in-place additions that broadcast all on the device. ``numba_ext_prange``
 is the prange loop of ``numba_parallel`` under ``@numba_ext.jit`` (result from ``numba_ext.empty``).
 ``numba_ext_kernel`` is an explicit ``@numba_ext.kernel`` over a 2-D range (one work-item per output
 element, the prange loop's body; range dimension 0, the fastest-varying, runs along rows of the
@@ -157,6 +158,12 @@ VARIANTS = [
         nx.jit(pairwise_distance_bcast),
         backend="numba_ext",
         note="array form without matmul: sqrt(sum((x1[:, None, :] - x2[None, :, :])**2, axis=2))",
+    ),
+    Variant(
+        "numba_ext_jit_matmul",
+        nx.jit(pairwise_distance_no_out),
+        backend="numba_ext",
+        note="the NumPy source without out= (matmul, axis sums, in-place broadcasting) on the device",
     ),
     Variant(
         "numba_ext_prange",

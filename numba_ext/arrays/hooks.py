@@ -50,8 +50,8 @@ class ArrayOperations(Protocol):
         """``x.<name>(axis)`` for the reductions of ``ndarray``."""
         ...
 
-    def dot(self, a: Any, b: Any, what: str = "np.dot") -> Any:
-        """``np.dot(a, b)`` / ``a @ b``."""
+    def dot(self, a: Any, b: Any, what: str = "np.dot", out: Any = None) -> Any:
+        """``np.dot(a, b)`` / ``a @ b``, into ``out`` where given."""
         ...
 
     @property

@@ -33,10 +33,12 @@ class ArrayOperators:
 
     # -- eager elementwise operations (compute follows data) ------------------------------------
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        if ufunc is np.matmul and method == "__call__" and set(kwargs) <= {"out"}:
+            out = kwargs.get("out")
+            out = out[0] if isinstance(out, tuple) and len(out) == 1 else out
+            return hooks.operations.dot(inputs[0], inputs[1], what="np.matmul", out=out)  # two inputs
         if method != "__call__" or kwargs:
             return NotImplemented
-        if ufunc is np.matmul:
-            return hooks.operations.dot(inputs[0], inputs[1], what="matmul")  # np.matmul has two inputs
         return hooks.operations.apply(ufunc, *inputs)
 
     def __array_function__(

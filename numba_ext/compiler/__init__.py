@@ -1,7 +1,9 @@
 """The compiler layer: numba_ext arrays in Numba, and Numba functions as device kernels.
 
 Owns: the Numba type and data model of ``numba_ext.ndarray`` (``types``), boxing (``boxing``), the
-rewrites of NumPy calls on USM arrays (``alloc``, ``elementwise``, ``reduction_rewrite``, ``scans``),
+rewrites of NumPy calls on USM arrays (``alloc``, ``elementwise``, ``reduction_rewrite``, ``scans``,
+``numpy_calls`` with ``search_and_count``, ``reshape_views`` and ``products_out``, and
+``inplace_broadcast`` with ``inplace_helpers``),
 array expressions and parfors as kernels (``offload``, ``parfor_offload``, ``parfor_kernel``,
 ``parfor_fusion``), the kernel IR handed to the Rust compiler (``kernel_ir``) and its builders
 (``kernelspec``, ``function_builder``, ``kernel_translate``, ``kernel_exprs``, ``kernel_calls``), the kernel
@@ -22,9 +24,13 @@ from __future__ import annotations
 from . import (
     boxing,  # noqa: F401
     device_functions,  # noqa: F401
+    inplace_helpers,  # noqa: F401
     numba_hooks,  # first: checks the Numba version before anything uses its internals
+    products_out,  # noqa: F401
     reductions,  # noqa: F401
+    reshape_views,  # noqa: F401
     scans,  # noqa: F401
+    search_and_count,  # noqa: F401
 )
 from .device_functions import DeviceFunction, typed_ir
 from .jit_function import JitFunction, jit

@@ -24,6 +24,9 @@ Numba symbol                                                    why
                                                                 as in NumPy (Numba's loop divides by 0)
 ``numba.core.ir_utils.remove_call_handlers``                    allocations are free of side effects, so
                                                                 parfor fusion can move them
+``numba.core.ir_utils.alias_func_extensions``                   the results of reshape and of products
+                                                                into ``out`` alias an argument (parfor
+                                                                dead-code removal must know)
 ``numba.core.rewrites.register_rewrite``                        NumPy calls and array expressions on USM
                                                                 arrays become device kernels
 ``numba.core.compiler_machinery.register_pass``                 the passes of :class:`OffloadCompiler`
@@ -81,7 +84,8 @@ def check_numba_version(version: tuple[int, int] | None = None) -> None:
 check_numba_version()
 
 # Imported after the version check: they use Numba internals of the supported versions.
-from . import alloc, boxing, elementwise, offload, reduction_rewrite, reduction_rules  # noqa: E402
+from . import alloc, boxing, elementwise, numpy_calls, offload, reduction_rewrite, reduction_rules  # noqa: E402
+from .inplace_broadcast import RewriteInplaceBroadcast  # noqa: E402
 from .parfor_offload import OffloadParfors, parfor_lowering_with_offload  # noqa: E402
 from .types import USMArrayType  # noqa: E402
 
@@ -146,18 +150,22 @@ def install() -> None:
     key = ("mean", "numpy")
     parfor.swap_functions_map[key] = reduction_rewrite.usm_mean_swap(parfor.swap_functions_map[key])
     ir_utils.remove_call_handlers.append(alloc.allocation_has_no_side_effect)
+    for fn, position in numpy_calls.ALIASING:
+        ir_utils.alias_func_extensions[(fn.__name__, fn.__module__)] = numpy_calls.result_aliases(position)
 
     # Rewrites run in registration order: elementwise calls first (their results are allocations
-    # the next two see), then allocations, then reductions; after typing, array expressions are
-    # offloaded before the reduction calls are checked.
+    # the next two see), then allocations, then reductions, then searching, counting, reshapes and
+    # products into out=; after typing, in-place operators that broadcast become calls first, then
+    # array expressions are offloaded before the reduction calls are checked.
     for rewrite in (
         elementwise.RewriteElementwiseCalls,
         alloc.RewriteAllocations,
         alloc.RewriteAllocationsLike,
         reduction_rewrite.RewriteReductions,
+        numpy_calls.RewriteNumpyCalls,
     ):
         register_rewrite("before-inference")(rewrite)
-    for rewrite in (offload.OffloadArrayExprs, reduction_rules.CheckReductions):
+    for rewrite in (RewriteInplaceBroadcast, offload.OffloadArrayExprs, reduction_rules.CheckReductions):
         register_rewrite("after-inference")(rewrite)
     register_pass(mutates_CFG=False, analysis_only=False)(OffloadParfors)
     register_pass(mutates_CFG=True, analysis_only=False)(QuietParforPass)

@@ -139,9 +139,7 @@ def _like_function(kind: str) -> Callable[..., ndarray]:
 
 
 def _dot(a: ndarray, b: ndarray, out: ndarray | None = None) -> ndarray:
-    if out is not None:
-        raise UnsupportedError("np.dot(out=) is not supported on numba_ext arrays")
-    return dot(a, b)
+    return dot(a, b, out=out)
 
 
 def _copy(a: ndarray, order: Literal["K", "A", "C", "F"] | None = "K", subok: bool = False) -> ndarray:

@@ -10,7 +10,7 @@ import numpy as np
 from numpy.typing import DTypeLike
 
 from ..arrays import ndarray
-from ..compiler import reduction_helpers, reduction_rules
+from ..compiler import products_out, reduction_helpers, reduction_rules
 from ..errors import ExecutionPlacementError, UnsupportedError
 from ..placement import coerce_usm_types
 
@@ -57,8 +57,11 @@ def reduce(
     )(x, axis)
 
 
-def dot(a: ndarray, b: ndarray, what: str = "np.dot") -> ndarray:
-    """`np.dot(a, b)` / `a @ b` of 1-D and 2-D numba_ext arrays, computed on their queue."""
+def dot(a: ndarray, b: ndarray, what: str = "np.dot", out: ndarray | None = None) -> ndarray:
+    """`np.dot(a, b)` / `a @ b` of 1-D and 2-D numba_ext arrays, computed on their queue; with `out`,
+    stored into it (NumPy's dtype rules: np.dot's exactly the result's, matmul's a same_kind cast)."""
+    if out is not None:
+        return _dot_into(a, b, out, what)
     if not (isinstance(a, ndarray) and isinstance(b, ndarray)):
         other = b if isinstance(a, ndarray) else a
         if np.ndim(other) == 0 and not isinstance(other, (np.ndarray, list, tuple)):
@@ -75,3 +78,21 @@ def dot(a: ndarray, b: ndarray, what: str = "np.dot") -> ndarray:
         reduction_rules.dot_dtype(a.dtype, b.dtype).name,
         coerce_usm_types([a.usm_type, b.usm_type]),
     )(a, b)
+
+
+def _dot_into(a: ndarray, b: ndarray, out: ndarray, what: str) -> ndarray:
+    if not all(isinstance(t, ndarray) for t in (a, b, out)):
+        raise ExecutionPlacementError(
+            f"{what}(a, b, out) needs numba_ext arrays for a, b and out (compute follows data); convert the "
+            "others with numba_ext.asarray(x, sycl_queue=<the arrays' queue>)"
+        )
+    reduction_rules.check_dot_ndims(a.ndim, b.ndim, what)
+    result = reduction_rules.dot_dtype(a.dtype, b.dtype)
+    if out.ndim != products_out.product_out_ndim(a.ndim, b.ndim) or not products_out.check_out_dtype(
+        what, result, out.dtype
+    ):
+        raise ValueError(products_out.DOT_OUT_MESSAGE)
+    products_out.product_into_function(
+        a.ndim, b.ndim, result.name, coerce_usm_types([a.usm_type, b.usm_type]), out.dtype.name
+    )(a, b, out)
+    return out
