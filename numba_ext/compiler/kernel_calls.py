@@ -11,10 +11,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numba.core import ir, types
 
-from . import intrinsics
+from numba.core.dispatcher import Dispatcher
+from numba.parfors.array_analysis import assert_equiv, wrap_index
+
+from . import intrinsics, kernel_views
 from .device_functions import DeviceFunction, typed_ir
 from .function_builder import ArrayRef, Range, const
-from .kernel_ir import Atomic, Barrier, BinaryInst, Imm, Operand, Space, UnaryInst, WorkItem
+from .kernel_ir import Atomic, Barrier, BinaryInst, Imm, KernelSpec, Operand, Space, UnaryInst, WorkItem
+from .kernel_views import SliceVal
 from .kernelspec import COMPARISONS, UFUNC_OPS, dtype_name
 
 if TYPE_CHECKING:
@@ -63,10 +67,14 @@ def translate_call(tr: Translator, target: ir.Var, e: ir.Expr, t: types.Type) ->
             else Range(ops[0], ops[1], ops[2] if len(ops) > 2 else one)
         )
         return
-    if _kernel_api(tr, fn, target, args, t):
+    if _kernel_api(tr, fn, target, args, t) or _array_call(tr, fn, target, args):
         return
     if isinstance(fn, DeviceFunction):
-        inline(tr, target, fn, args)
+        inline(tr, target, fn.py_func, args)
+        return
+    jitted = fn if isinstance(fn, Dispatcher) else getattr(fn, "_dispatcher", None)
+    if isinstance(jitted, Dispatcher):  # numba.njit / numba_ext.jit functions: inlined
+        inline(tr, target, jitted.py_func, args)
         return
     res = dtype_name(t) if isinstance(t, (types.Number, types.Boolean)) else None
     if fn in (int, float, bool) and len(args) == 1 and res and isinstance(tr.vals.get(args[0].name), str):
@@ -159,9 +167,52 @@ def _kernel_api(tr: Translator, fn: Any, target: ir.Var, args: list[ir.Var], t: 
     return False
 
 
+def _array_call(tr: Translator, fn: Any, target: ir.Var, args: list[ir.Var]) -> bool:
+    """slice(), len(), the index and size helpers of Numba's array analysis, and array expressions
+    left inside a parallel loop's body (kernel_views.py); False for other calls."""
+    if fn is slice:
+        ops = [None if isinstance(tr.ty(a), (types.NoneType, types.Omitted)) else tr.scalar(a) for a in args]
+        ops += [None] * (3 - len(ops))
+        tr.vals[target.name] = SliceVal(*ops) if len(args) > 1 else SliceVal(None, ops[0], None)
+        return True
+    if fn is len and len(args) == 1 and isinstance(tr.ty(args[0]), types.Array):
+        v = kernel_views.as_view(tr, tr.vals.get(args[0].name))
+        if v is None:
+            tr.fail(f"len() of {args[0].name}")
+        tr.assign_scalar(target, kernel_views.shape(v)[0])
+        return True
+    if fn is wrap_index:  # NumPy's slice bound of an index against a length
+        i, n = tr.cast(tr.scalar(args[0]), "int64"), tr.cast(tr.scalar(args[1]), "int64")
+        neg = kernel_views.ibin(tr, "lt", i, const("int64", 0))
+        shifted = kernel_views.select(tr, neg, kernel_views.ibin(tr, "add", i, n), i)
+        zero = const("int64", 0)
+        tr.assign_scalar(target, kernel_views.ibin(tr, "min", kernel_views.ibin(tr, "max", shifted, zero), n))
+        return True
+    if fn is assert_equiv:  # the shapes Numba's array analysis could not prove equal: not checked
+        tr.vals[target.name] = None
+        return True
+    spec = getattr(fn, "_nx_spec", None)
+    if isinstance(spec, KernelSpec):
+        values = [tr.scalar(a) if isinstance(tr.ty(a), (types.Number, types.Boolean)) else tr.vals.get(a.name) for a in args]
+        tr.vals[target.name] = kernel_views.lazy(tr, spec, values)
+        return True
+    return False
+
+
 def _ufunc(tr: Translator, target: ir.Var, e: ir.Expr, fn: np.ufunc, ops: list[Operand], res: str) -> bool:
-    """A unary or binary NumPy ufunc on scalars; False for other ufuncs."""
+    """A NumPy ufunc on scalars; False for ufuncs without a kernel form."""
     kind, name = UFUNC_OPS[fn.__name__]
+    if kind == "square":
+        kind, name, ops = "binary", "mul", [ops[0], ops[0]]
+    elif kind == "identity":
+        tr.assign_scalar(target, ops[0])
+        return True
+    elif kind in ("logical", "logical_not"):
+        bs = [tr.cast(o, "bool") for o in ops]
+        tmp, tmp_op = tr.new_value("bool")
+        tr.emit(UnaryInst(tmp, "not", bs[0]) if kind == "logical_not" else BinaryInst(tmp, name, bs[0], bs[1]))
+        tr.assign_scalar(target, tmp_op)
+        return True
     if kind not in ("unary", "binary") or name is None:
         return False
     comp = dtype_name(tr.calltypes[e].args[0]) if e in tr.calltypes else res
@@ -191,11 +242,11 @@ def const_value(tr: Translator, var: ir.Var) -> Any:
     tr.fail(f"a non-constant value for {var.name} where a compile-time constant is needed")
 
 
-def inline(tr: Translator, target: ir.Var, fn: DeviceFunction, args: list[ir.Var]) -> None:
-    """Inline a device function: its body continues in a new block that the call jumps to, and its
-    returns jump to the block after the call."""
+def inline(tr: Translator, target: ir.Var, py_func: Any, args: list[ir.Var]) -> None:
+    """Inline a device function or jitted function: its body continues in a new block that the
+    call jumps to, and its returns jump to the block after the call."""
     argtys = tuple(tr.ty(a) for a in args)
-    func_ir, typemap, calltypes, restype = typed_ir(fn.py_func, argtys)
+    func_ir, typemap, calltypes, restype = typed_ir(py_func, argtys)
     values = [
         tr.scalar(a) if isinstance(tr.ty(a), (types.Number, types.Boolean)) else tr.vals.get(a.name)
         for a in args
