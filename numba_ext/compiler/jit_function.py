@@ -11,6 +11,7 @@ from typing import Any, overload
 import numba
 import numpy as np
 from numba.core import types, typing
+from numba.extending import typeof_impl
 
 from .. import _core
 from ..arrays import ndarray
@@ -103,3 +104,9 @@ def jit(
     if func is None:
         return lambda f: JitFunction(f, **options)
     return JitFunction(func, **options)
+
+
+@typeof_impl.register(JitFunction)
+def _typeof_jit_function(val: JitFunction, c: Any) -> types.Dispatcher:
+    """A jitted function called from jitted code (numba_ext.jit or numba.njit) is its dispatcher."""
+    return types.Dispatcher(val._dispatcher)

@@ -13,12 +13,21 @@ from numba.core import ir, types
 
 from numba.core.dispatcher import Dispatcher
 from numba.parfors.array_analysis import assert_equiv, wrap_index
+from numba.parfors.parfor import (
+    argmax_checker,
+    argmin_checker,
+    get_type_max_value,
+    get_type_min_value,
+    max_checker,
+    min_checker,
+)
 
 from . import intrinsics, kernel_views
 from .device_functions import DeviceFunction, typed_ir
 from .function_builder import ArrayRef, Range, const
 from .kernel_ir import Atomic, Barrier, BinaryInst, Imm, KernelSpec, Operand, Space, UnaryInst, WorkItem
 from .kernel_views import SliceVal
+from .reduction_rewrite import nx_require_nonempty
 from .kernelspec import COMPARISONS, UFUNC_OPS, dtype_name
 
 if TYPE_CHECKING:
@@ -49,6 +58,7 @@ _MATH1 = {
     math.fabs: "abs",
 }
 _MATH2 = {math.pow: "pow", math.atan2: "arctan2", math.hypot: "hypot", math.fmod: "rem"}
+_HOST_CHECKS = {max_checker, min_checker, argmin_checker, argmax_checker, nx_require_nonempty}
 _WORK_ITEMS = {f: f.__name__ for f in intrinsics.WORK_ITEM_FUNCTIONS}
 
 
@@ -80,6 +90,8 @@ def translate_call(tr: Translator, target: ir.Var, e: ir.Expr, t: types.Type) ->
     if fn in (int, float, bool) and len(args) == 1 and res and isinstance(tr.vals.get(args[0].name), str):
         tr.vals[target.name] = const(res, fn(tr.vals[args[0].name]))  # float("inf"): a constant
         return
+    if any(isinstance(tr.ty(a), types.Array) for a in args):
+        tr.fail(f"calling {getattr(fn, '__name__', fn)!r} on an array")
     ops = [tr.scalar(a) for a in args]
     if _math_or_builtin(tr, fn, target, args, ops, res):
         return
@@ -188,8 +200,21 @@ def _array_call(tr: Translator, fn: Any, target: ir.Var, args: list[ir.Var]) -> 
         zero = const("int64", 0)
         tr.assign_scalar(target, kernel_views.ibin(tr, "min", kernel_views.ibin(tr, "max", shifted, zero), n))
         return True
-    if fn is assert_equiv:  # the shapes Numba's array analysis could not prove equal: not checked
+    if fn is assert_equiv or fn in _HOST_CHECKS:
+        # shape and emptiness checks raise on the host; a kernel cannot raise: not checked
         tr.vals[target.name] = None
+        return True
+    if fn is np.dtype and len(args) == 1 and isinstance(tr.vals.get(args[0].name), str):
+        tr.vals[target.name] = np.dtype(tr.vals[args[0].name])
+        return True
+    if fn in (get_type_min_value, get_type_max_value) and len(args) == 1:
+        dt = tr.vals.get(args[0].name)
+        dt = np.dtype(dt) if isinstance(dt, (np.dtype, type, str)) else None
+        if dt is None:
+            tr.fail(f"{fn.__name__} of a value that is not a dtype")
+        lo = fn is get_type_min_value
+        v = (-np.inf if lo else np.inf) if dt.kind == "f" else (np.iinfo(dt).min if lo else np.iinfo(dt).max)
+        tr.vals[target.name] = const(dt.name, v)
         return True
     spec = getattr(fn, "_nx_spec", None)
     if isinstance(spec, KernelSpec):

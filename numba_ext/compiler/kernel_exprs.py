@@ -135,6 +135,12 @@ def _iternext(tr: Translator, target: ir.Var, it: _Iter) -> None:
 
 
 def _binop(tr: Translator, target: ir.Var, fn: Any, lhs: ir.Var, rhs: ir.Var, t: types.Type) -> None:
+    if fn in (operator.is_, operator.is_not):  # `x is None`: decided by the types
+        nones = [isinstance(tr.ty(v), (types.NoneType, types.Omitted)) for v in (lhs, rhs)]
+        if not (any(nones) and not any(isinstance(tr.ty(v), types.Optional) for v in (lhs, rhs))):
+            tr.fail(f"'{fn.__name__}' between values that are not None")
+        tr.vals[target.name] = const("bool", all(nones) == (fn is operator.is_))
+        return
     name = _BINOPS.get(fn)
     if name is None:
         tr.fail(f"the operator {getattr(fn, '__name__', fn)}")
@@ -175,6 +181,9 @@ def _getattr(tr: Translator, target: ir.Var, e: ir.Expr) -> None:
         if base is None or not hasattr(base, e.attr):
             tr.fail(f"the attribute {e.attr}")
         tr.bind_value(target, getattr(base, e.attr), t)
+        return
+    if isinstance(bt, types.Array) and e.attr == "dtype":
+        tr.vals[target.name] = np.dtype(dtype_name(bt.dtype))
         return
     if isinstance(bt, types.Array) and isinstance(base, (kernel_views.View, kernel_views.Lazy)):
         _view_attr(tr, target, e.attr, kernel_views.shape(base))
