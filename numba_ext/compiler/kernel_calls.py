@@ -214,7 +214,11 @@ def _array_call(tr: Translator, fn: Any, target: ir.Var, args: list[ir.Var]) -> 
             tr.fail(f"{fn.__name__} of a value that is not a dtype")
         lo = fn is get_type_min_value
         v = (-np.inf if lo else np.inf) if dt.kind == "f" else (np.iinfo(dt).min if lo else np.iinfo(dt).max)
-        tr.vals[target.name] = const(dt.name, v)
+        c = const(dt.name, v)
+        if tr.single_def(target):
+            tr.vals[target.name] = c
+        else:  # a variable that starts as this constant
+            tr.assign_scalar(target, c)
         return True
     spec = getattr(fn, "_nx_spec", None)
     if isinstance(spec, KernelSpec):

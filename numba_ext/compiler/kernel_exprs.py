@@ -139,7 +139,7 @@ def _binop(tr: Translator, target: ir.Var, fn: Any, lhs: ir.Var, rhs: ir.Var, t:
         nones = [isinstance(tr.ty(v), (types.NoneType, types.Omitted)) for v in (lhs, rhs)]
         if not (any(nones) and not any(isinstance(tr.ty(v), types.Optional) for v in (lhs, rhs))):
             tr.fail(f"'{fn.__name__}' between values that are not None")
-        tr.vals[target.name] = const("bool", all(nones) == (fn is operator.is_))
+        tr.assign_scalar(target, const("bool", all(nones) == (fn is operator.is_)))
         return
     name = _BINOPS.get(fn)
     if name is None:
