@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numba.core import ir, types
-
 from numba.core.dispatcher import Dispatcher
 from numba.parfors.array_analysis import assert_equiv, wrap_index
 from numba.parfors.parfor import (
@@ -27,8 +26,8 @@ from .device_functions import DeviceFunction, typed_ir
 from .function_builder import ArrayRef, Range, const
 from .kernel_ir import Atomic, Barrier, BinaryInst, Imm, KernelSpec, Operand, Space, UnaryInst, WorkItem
 from .kernel_views import SliceVal
-from .reduction_rewrite import nx_require_nonempty
 from .kernelspec import COMPARISONS, UFUNC_OPS, dtype_name
+from .reduction_rewrite import nx_require_nonempty
 
 if TYPE_CHECKING:
     from .kernel_translate import Translator
@@ -204,26 +203,40 @@ def _array_call(tr: Translator, fn: Any, target: ir.Var, args: list[ir.Var]) -> 
         # shape and emptiness checks raise on the host; a kernel cannot raise: not checked
         tr.vals[target.name] = None
         return True
+    if _dtype_helper(tr, fn, target, args):
+        return True
+    spec = getattr(fn, "_nx_spec", None)
+    if isinstance(spec, KernelSpec):
+        values = [
+            tr.scalar(a) if isinstance(tr.ty(a), (types.Number, types.Boolean)) else tr.vals.get(a.name)
+            for a in args
+        ]
+        tr.vals[target.name] = kernel_views.lazy(tr, spec, values)
+        return True
+    return False
+
+
+def _dtype_helper(tr: Translator, fn: Any, target: ir.Var, args: list[ir.Var]) -> bool:
+    """np.dtype('float64') and the type bounds Numba's parallel min/max start from, as constants."""
     if fn is np.dtype and len(args) == 1 and isinstance(tr.vals.get(args[0].name), str):
         tr.vals[target.name] = np.dtype(tr.vals[args[0].name])
         return True
     if fn in (get_type_min_value, get_type_max_value) and len(args) == 1:
-        dt = tr.vals.get(args[0].name)
-        dt = np.dtype(dt) if isinstance(dt, (np.dtype, type, str)) else None
-        if dt is None:
+        given = tr.vals.get(args[0].name)
+        if not isinstance(given, (np.dtype, type, str)):
             tr.fail(f"{fn.__name__} of a value that is not a dtype")
+        dt = np.dtype(given)
         lo = fn is get_type_min_value
-        v = (-np.inf if lo else np.inf) if dt.kind == "f" else (np.iinfo(dt).min if lo else np.iinfo(dt).max)
-        c = const(dt.name, v)
+        bound: float | int = (
+            (-np.inf if lo else np.inf)
+            if dt.kind == "f"
+            else int(np.iinfo(dt).min if lo else np.iinfo(dt).max)
+        )
+        c = const(dt.name, bound)
         if tr.single_def(target):
             tr.vals[target.name] = c
         else:  # a variable that starts as this constant
             tr.assign_scalar(target, c)
-        return True
-    spec = getattr(fn, "_nx_spec", None)
-    if isinstance(spec, KernelSpec):
-        values = [tr.scalar(a) if isinstance(tr.ty(a), (types.Number, types.Boolean)) else tr.vals.get(a.name) for a in args]
-        tr.vals[target.name] = kernel_views.lazy(tr, spec, values)
         return True
     return False
 
@@ -239,7 +252,11 @@ def _ufunc(tr: Translator, target: ir.Var, e: ir.Expr, fn: np.ufunc, ops: list[O
     elif kind in ("logical", "logical_not"):
         bs = [tr.cast(o, "bool") for o in ops]
         tmp, tmp_op = tr.new_value("bool")
-        tr.emit(UnaryInst(tmp, "not", bs[0]) if kind == "logical_not" else BinaryInst(tmp, name, bs[0], bs[1]))
+        tr.emit(
+            UnaryInst(tmp, "not", bs[0])
+            if kind == "logical_not"
+            else BinaryInst(tmp, str(name), bs[0], bs[1])
+        )
         tr.assign_scalar(target, tmp_op)
         return True
     if kind not in ("unary", "binary") or name is None:

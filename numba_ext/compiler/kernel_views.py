@@ -11,7 +11,7 @@ intrinsic that ``offload.py`` left there) is evaluated element by element where 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any
 
 from .function_builder import ArrayRef, const, is_operand
 from .kernel_ir import (
@@ -28,7 +28,6 @@ from .kernel_ir import (
     KernelSpec,
     Load,
     LoadInst,
-    Local,
     Operand,
     ScalarArg,
     Select,
@@ -86,9 +85,6 @@ class Lazy:
     spec: KernelSpec
     args: tuple[Any, ...]
     shape: tuple[Operand, ...]
-
-
-ArrayValue = Union[View, Lazy]
 
 
 def _fold(op: str, a: Operand, b: Operand) -> Operand | None:
@@ -176,7 +172,9 @@ def _slice_dim(tr: Translator, dim: Sliced, s: SliceVal) -> Sliced:
         stop = minus1 if s.stop is None else _wrap(tr, s.stop, n, minus1, last)
         span = ibin(tr, "sub", start, stop)
     k = abs(int(step.value))
-    length = ibin(tr, "max", ibin(tr, "floordiv", ibin(tr, "add", span, const("int64", k - 1)), const("int64", k)), zero)
+    length = ibin(
+        tr, "max", ibin(tr, "floordiv", ibin(tr, "add", span, const("int64", k - 1)), const("int64", k)), zero
+    )
     return Sliced(
         ibin(tr, "add", dim.start, ibin(tr, "mul", start, dim.step)),
         ibin(tr, "mul", dim.step, step),

@@ -30,7 +30,9 @@ def offload_setitems(state: Any) -> None:
     for blk in func_ir.blocks.values():
         new_body: list[ir.Stmt] = []
         for st in blk.body:
-            if isinstance(st, (ir.SetItem, ir.StaticSetItem)) and isinstance(typemap.get(st.target.name), USMArrayType):
+            if isinstance(st, (ir.SetItem, ir.StaticSetItem)) and isinstance(
+                typemap.get(st.target.name), USMArrayType
+            ):
                 idx = st.index if isinstance(st, ir.SetItem) else st.index_var
                 ity = typemap.get(idx.name) if idx is not None else None
                 if _has_slices(ity):
@@ -103,7 +105,9 @@ def _as_parfor(state: Any, st: ir.SetItem | ir.StaticSetItem, idx: ir.Var) -> li
     store = ir.SetItem(view, index, value, loc)
     calltypes[store] = signature(types.none, view_t.return_type, index_t, view_t.return_type.dtype)
     body.append(store)
-    parfor = Parfor(nests, ir.Block(scope, loc), {next_label(): body}, loc, index, None, ("setitem", ""), state.flags)
+    parfor = Parfor(
+        nests, ir.Block(scope, loc), {next_label(): body}, loc, index, None, ("setitem", ""), state.flags
+    )
     parfor.redvars, parfor.reddict = [], {}
     out.append(parfor)
     return out
