@@ -335,3 +335,22 @@ def test_prange_body_matches_numba_parallel(rng, func, spec):
     else:
         assert isinstance(got, float)
         np.testing.assert_allclose(got, want, rtol=1e-11)
+
+
+def iterate_over_row(a, out):
+    for i in prange(a.shape[0]):
+        s = 0.0
+        for x in a[i]:
+            s += x
+        out[i] = s
+
+
+def test_construct_that_cannot_be_offloaded_is_named_with_its_line(rng):
+    a, out = nx.asarray(rng.random((4, 3))), nx.empty(4)
+    with pytest.raises(nx.errors.UnsupportedError) as info:
+        nx.jit(iterate_over_row)(a, out)
+    msg = str(info.value)
+    assert "iterating over" in msg
+    assert "test_prange_bodies.py" in msg
+    line = iterate_over_row.__code__.co_firstlineno + 3
+    assert f"line {line}" in msg, msg
