@@ -14,6 +14,7 @@ from __future__ import annotations
 import operator
 from typing import Any
 
+import numba
 from numba.core import ir, types
 from numba.core.ir_utils import mk_unique_var, next_label
 from numba.core.typing import signature
@@ -74,6 +75,8 @@ def _as_parfor(state: Any, st: ir.SetItem | ir.StaticSetItem, idx: ir.Var) -> li
     get = ir.Expr.getitem(st.target, idx, loc)
     calltypes[get] = view_t
     out.append(ir.Assign(get, view, loc))
+    if isinstance(vt, types.Array):
+        out += _shape_check(state, view, st.value, loc)
     ndim = view_t.return_type.ndim
     shape = _new(typemap, scope, loc, "$nx_view_shape", types.UniTuple(types.intp, ndim))
     out.append(ir.Assign(ir.Expr.getattr(view, "shape", loc), shape, loc))
@@ -111,6 +114,32 @@ def _as_parfor(state: Any, st: ir.SetItem | ir.StaticSetItem, idx: ir.Var) -> li
     parfor.redvars, parfor.reddict = [], {}
     out.append(parfor)
     return out
+
+
+@numba.njit
+def require_same_trailing_shape(view, value):
+    """NumPy's ValueError where `value` does not have the trailing shape of `view` (broadcasting
+    over leading dimensions only; a length-1 dimension is not stretched)."""
+    off = view.ndim - value.ndim
+    for d in range(value.ndim):
+        if value.shape[d] != view.shape[off + d]:
+            raise ValueError("could not broadcast the assigned array into the shape of the slice")
+
+
+def _shape_check(state: Any, view: ir.Var, value: ir.Var, loc: ir.Loc) -> list[ir.Stmt]:
+    """A call of `require_same_trailing_shape` on the host, before the parfor."""
+    typemap, scope = state.typemap, view.scope
+    fty = types.Dispatcher(require_same_trailing_shape)
+    fn = _new(typemap, scope, loc, "$nx_shape_check", fty)
+    res = _new(typemap, scope, loc, "$nx_shape_checked", types.none)
+    call = ir.Expr.call(fn, [view, value], (), loc)
+    state.calltypes[call] = state.typingctx.resolve_function_type(
+        fty, (typemap[view.name], typemap[value.name]), {}
+    )
+    return [
+        ir.Assign(ir.Global("require_same_trailing_shape", require_same_trailing_shape, loc), fn, loc),
+        ir.Assign(call, res, loc),
+    ]
 
 
 def _new(typemap: dict, scope: ir.Scope, loc: ir.Loc, name: str, t: types.Type) -> ir.Var:

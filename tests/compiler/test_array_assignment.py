@@ -141,3 +141,14 @@ def test_value_of_higher_rank_is_refused_with_the_line(rng):
     with pytest.raises((UnsupportedError, numba.core.errors.TypingError)) as info:
         nx.jit(wider_value)(a, out)
     assert "test_array_assignment.py" in str(info.value) or "setitem" in str(info.value).lower()
+
+
+def mismatched_slice(a, out):
+    out[::2] = a[0:3]
+
+
+@pytest.mark.parametrize("n", [10, 4])
+def test_slice_of_another_length_raises_value_error(rng, n):
+    a, out = nx.asarray(rng.random(n)), nx.asarray(np.zeros(n))
+    with pytest.raises(ValueError):
+        nx.jit(mismatched_slice)(a, out)
