@@ -125,10 +125,14 @@ def test_assignment_matches_numba_parallel(rng, func, in_shape, out_shape, dtype
 
 
 def test_assignment_compiles_to_kernels(rng):
-    a, out = nx.asarray(rng.random(13)), nx.asarray(np.zeros(13))
+    h = rng.random(20)
+    a, out = nx.asarray(h), nx.asarray(np.zeros(20))
     f = nx.jit(stepped_slice)
     f(a, out)
     assert len(f.inspect_kernels(a, out)) >= 1
+    want = np.zeros(20)
+    want[::2] = h[1::2] + 1.0
+    np.testing.assert_allclose(nx.asnumpy(out), want, rtol=1e-13)
 
 
 def wider_value(a, out):
@@ -152,3 +156,20 @@ def test_slice_of_another_length_raises_value_error(rng, n):
     a, out = nx.asarray(rng.random(n)), nx.asarray(np.zeros(n))
     with pytest.raises(ValueError):
         nx.jit(mismatched_slice)(a, out)
+
+
+def element_on_host(a, out):
+    out[0] = a[1]
+
+
+def test_element_assignment_on_the_host_needs_host_memory(rng):
+    """A single element assigned outside a prange loop runs on the host: refused, with the line,
+    where the host cannot address the memory; otherwise it works."""
+    h = rng.random(5)
+    a, out = nx.asarray(h), nx.asarray(np.zeros(5))
+    if nx.default_queue().device.memory_backend == "buffer":
+        with pytest.raises(UnsupportedError, match=r"(?s)cannot address.*test_array_assignment.py, line \d+"):
+            nx.jit(element_on_host)(a, out)
+    else:
+        nx.jit(element_on_host)(a, out)
+        np.testing.assert_array_equal(nx.asnumpy(out), [h[1], 0, 0, 0, 0])
