@@ -5,11 +5,12 @@ rewrites of NumPy calls on USM arrays (``alloc``, ``elementwise``, ``reduction_r
 ``numpy_calls`` with ``search_and_count``, ``reshape_views`` and ``products_out``, and
 ``inplace_broadcast`` with ``inplace_helpers``),
 array expressions and parfors as kernels (``offload``, ``parfor_offload``, ``parfor_kernel``,
-``parfor_fusion``), the kernel IR handed to the Rust compiler (``kernel_ir``) and its builders
-(``kernelspec``, ``function_builder``, ``kernel_translate``, ``kernel_exprs``, ``kernel_calls``), the kernel
-API's typing (``intrinsics``, ``kernel_typing``, ``device_functions``), the launch C ABI of compiled
-host code (``host_abi``), ``numba_ext.jit`` (``jit_function``) and the one module that hooks into Numba's
-internals and checks the Numba version (``numba_hooks``).
+``parfor_fusion``, ``setitem_offload``), the kernel IR handed to the Rust compiler (``kernel_ir``)
+and its builders (``kernelspec``, ``function_builder``, ``kernel_translate``, ``kernel_exprs``,
+``kernel_calls``, ``kernel_views``), the kernel API's typing (``intrinsics``, ``kernel_typing``,
+``device_functions``), the launch C ABI of compiled host code (``host_abi``), ``numba_ext.jit``
+(``jit_function``) and the one module that hooks into Numba's internals and checks the Numba version
+(``numba_hooks``).
 
 May import: ``numba_ext.placement``, ``numba_ext.arrays``, ``numba_ext.devices``,
 ``numba_ext.errors``, ``numba_ext._core`` and Numba. Never the kernels or the library.

@@ -131,10 +131,40 @@ def _prange_loop_blocks(func_ir) -> set:
     return out
 
 
-def check(func_ir, typemap, calltypes, parallel: bool) -> None:
+def inaccessible(typ) -> bool:
+    """Whether `typ` is a USM array type whose memory the host cannot address."""
+    return _inaccessible(typ)
+
+
+def _late_setitem(st, typemap) -> bool:
+    """A slice or mask assignment, which the parfor pass or ``setitem_offload.py`` runs on the
+    device (the latter refuses what is left on the host)."""
+    if not isinstance(st, (ir.SetItem, ir.StaticSetItem)):
+        return False
+    idx = st.index if isinstance(st, ir.SetItem) else st.index_var
+    t = typemap.get(idx.name) if idx is not None else None
+    if t is None and isinstance(st, ir.StaticSetItem):
+        return isinstance(st.index, (slice, tuple))
+    if isinstance(t, types.BaseTuple):
+        return not all(isinstance(x, types.Integer) for x in t.types)
+    return isinstance(t, (types.SliceType, types.Array))
+
+
+def host_setitem_error(st, typemap) -> str:
+    """The message refusing assignment `st` on the host to memory the host cannot address."""
+    return (
+        f"assigning to array elements reads or writes array elements on the host, but the array lives "
+        f"in memory the host cannot address ({_memory_of(st, typemap)}). Compute it on the device (an "
+        "array expression, a prange loop in @numba_ext.jit, a kernel) or copy the data with "
+        f"numba_ext.asnumpy() first {_at(st.loc)}"
+    )
+
+
+def check(func_ir, typemap, calltypes, parallel: bool, late_setitems: bool = False) -> None:
     """Raise UnsupportedError at the first host-side element access of an array whose device memory
     the host cannot address. Runs before the array expressions are offloaded (they count as device
-    code)."""
+    code). With `late_setitems` (numba_ext.jit's pipeline), slice and mask assignments are left to
+    the parfor pass and ``setitem_offload.py``."""
     if not any(_inaccessible(t) for t in typemap.values()):
         return
     if os.path.realpath(func_ir.loc.filename).startswith(_NUMBA_DIR):
@@ -147,6 +177,8 @@ def check(func_ir, typemap, calltypes, parallel: bool) -> None:
             continue
         for st in blk.body:
             if is_offloadable(st, typemap, func_ir) or _trusted(st.loc):
+                continue
+            if late_setitems and parallel and _late_setitem(st, typemap):
                 continue
             what = _host_access(st, typemap, calltypes, parallel)
             if what:

@@ -12,13 +12,24 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numba.core import ir, types
 from numba.core.dispatcher import OmittedArg
+from numba.parfors.array_analysis import assert_equiv, wrap_index
+from numba.parfors.parfor import (
+    argmax_checker,
+    argmin_checker,
+    get_type_max_value,
+    get_type_min_value,
+    max_checker,
+    min_checker,
+)
 
-from . import complex_lowering, intrinsics
+from . import complex_lowering, intrinsics, kernel_views
 from .call_binding import CallBinder
 from .device_functions import DeviceFunction, typed_ir
 from .function_builder import ArrayRef, Range, const
-from .kernel_ir import Atomic, Barrier, BinaryInst, Imm, Operand, Space, UnaryInst, WorkItem
+from .kernel_ir import Atomic, Barrier, BinaryInst, Imm, KernelSpec, Operand, Space, UnaryInst, WorkItem
+from .kernel_views import SliceVal
 from .kernelspec import COMPARISONS, UFUNC_OPS, dtype_name
+from .reduction_rewrite import nx_require_nonempty
 
 if TYPE_CHECKING:
     from .kernel_translate import Translator
@@ -48,6 +59,7 @@ _MATH1 = {
     math.fabs: "abs",
 }
 _MATH2 = {math.pow: "pow", math.atan2: "arctan2", math.hypot: "hypot", math.fmod: "rem"}
+_HOST_CHECKS = {max_checker, min_checker, argmin_checker, argmax_checker, nx_require_nonempty}
 _WORK_ITEMS = {f: f.__name__ for f in intrinsics.WORK_ITEM_FUNCTIONS}
 
 
@@ -72,12 +84,14 @@ def translate_call(tr: Translator, target: ir.Var, e: ir.Expr, t: types.Type) ->
             else Range(ops[0], ops[1], ops[2] if len(ops) > 2 else one)
         )
         return
-    if _kernel_api(tr, fn, target, args, t):
+    if _kernel_api(tr, fn, target, args, t) or _array_call(tr, fn, target, args):
         return
     res = dtype_name(t) if isinstance(t, (types.Number, types.Boolean)) else None
     if fn in (int, float, bool) and len(args) == 1 and res and isinstance(tr.vals.get(args[0].name), str):
         tr.vals[target.name] = const(res, fn(tr.vals[args[0].name]))  # float("inf"): a constant
         return
+    if any(isinstance(tr.ty(a), types.Array) for a in args):
+        tr.fail(f"calling {getattr(fn, '__name__', fn)!r} on an array")
     ops = [tr.scalar(a) for a in args]
     if complex_lowering.translate_call(tr, fn, target, ops, res):
         return
@@ -169,9 +183,87 @@ def _kernel_api(tr: Translator, fn: Any, target: ir.Var, args: list[ir.Var], t: 
     return False
 
 
+def _array_call(tr: Translator, fn: Any, target: ir.Var, args: list[ir.Var]) -> bool:
+    """slice(), len(), the index and size helpers of Numba's array analysis, and array expressions
+    left inside a parallel loop's body (kernel_views.py); False for other calls."""
+    if fn is slice:
+        ops = [None if isinstance(tr.ty(a), (types.NoneType, types.Omitted)) else tr.scalar(a) for a in args]
+        ops += [None] * (3 - len(ops))
+        tr.vals[target.name] = SliceVal(*ops) if len(args) > 1 else SliceVal(None, ops[0], None)
+        return True
+    if fn is len and len(args) == 1 and isinstance(tr.ty(args[0]), types.Array):
+        v = kernel_views.as_view(tr, tr.vals.get(args[0].name))
+        if v is None:
+            tr.fail(f"len() of {args[0].name}")
+        tr.assign_scalar(target, kernel_views.shape(v)[0])
+        return True
+    if fn is wrap_index:  # NumPy's slice bound of an index against a length
+        i, n = tr.cast(tr.scalar(args[0]), "int64"), tr.cast(tr.scalar(args[1]), "int64")
+        neg = kernel_views.ibin(tr, "lt", i, const("int64", 0))
+        shifted = kernel_views.select(tr, neg, kernel_views.ibin(tr, "add", i, n), i)
+        zero = const("int64", 0)
+        tr.assign_scalar(target, kernel_views.ibin(tr, "min", kernel_views.ibin(tr, "max", shifted, zero), n))
+        return True
+    if fn is assert_equiv or fn in _HOST_CHECKS:
+        # shape and emptiness checks raise on the host; a kernel cannot raise: not checked
+        tr.vals[target.name] = None
+        return True
+    if _dtype_helper(tr, fn, target, args):
+        return True
+    spec = getattr(fn, "_nx_spec", None)
+    if isinstance(spec, KernelSpec):
+        values = [
+            tr.scalar(a) if isinstance(tr.ty(a), (types.Number, types.Boolean)) else tr.vals.get(a.name)
+            for a in args
+        ]
+        tr.vals[target.name] = kernel_views.lazy(tr, spec, values)
+        return True
+    return False
+
+
+def _dtype_helper(tr: Translator, fn: Any, target: ir.Var, args: list[ir.Var]) -> bool:
+    """np.dtype('float64') and the type bounds Numba's parallel min/max start from, as constants."""
+    if fn is np.dtype and len(args) == 1 and isinstance(tr.vals.get(args[0].name), str):
+        tr.vals[target.name] = np.dtype(tr.vals[args[0].name])
+        return True
+    if fn in (get_type_min_value, get_type_max_value) and len(args) == 1:
+        given = tr.vals.get(args[0].name)
+        if not isinstance(given, (np.dtype, type, str)):
+            tr.fail(f"{fn.__name__} of a value that is not a dtype")
+        dt = np.dtype(given)
+        lo = fn is get_type_min_value
+        bound: float | int = (
+            (-np.inf if lo else np.inf)
+            if dt.kind == "f"
+            else int(np.iinfo(dt).min if lo else np.iinfo(dt).max)
+        )
+        c = const(dt.name, bound)
+        if tr.single_def(target):
+            tr.vals[target.name] = c
+        else:  # a variable that starts as this constant
+            tr.assign_scalar(target, c)
+        return True
+    return False
+
+
 def _ufunc(tr: Translator, target: ir.Var, e: ir.Expr, fn: np.ufunc, ops: list[Operand], res: str) -> bool:
-    """A unary or binary NumPy ufunc on scalars; False for other ufuncs."""
+    """A NumPy ufunc on scalars; False for ufuncs without a kernel form."""
     kind, name = UFUNC_OPS[fn.__name__]
+    if kind == "square":
+        kind, name, ops = "binary", "mul", [ops[0], ops[0]]
+    elif kind == "identity":
+        tr.assign_scalar(target, ops[0])
+        return True
+    elif kind in ("logical", "logical_not"):
+        bs = [tr.cast(o, "bool") for o in ops]
+        tmp, tmp_op = tr.new_value("bool")
+        tr.emit(
+            UnaryInst(tmp, "not", bs[0])
+            if kind == "logical_not"
+            else BinaryInst(tmp, str(name), bs[0], bs[1])
+        )
+        tr.assign_scalar(target, tmp_op)
+        return True
     if kind not in ("unary", "binary") or name is None:
         return False
     comp = dtype_name(tr.calltypes[e].args[0]) if e in tr.calltypes else res

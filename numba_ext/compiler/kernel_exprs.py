@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numba.core import ir, types
 
-from . import complex_lowering
-from .function_builder import Element, Range, const
+from . import complex_lowering, kernel_views
+from .function_builder import ArrayRef, Element, Range, const, is_operand
 from .kernel_calls import translate_call
 from .kernel_ir import (
     BinaryInst,
@@ -87,7 +87,10 @@ def translate_expr(tr: Translator, target: ir.Var, e: ir.Expr, t: types.Type) ->
     elif op in ("getitem", "static_getitem"):
         _getitem(tr, target, e, t)
     elif op == "build_tuple":
-        tr.vals[target.name] = [tr.scalar(v) for v in e.items]
+        items = [tr.vals.get(v.name) for v in e.items]
+        tr.vals[target.name] = [
+            i if isinstance(i, kernel_views.SliceVal) else tr.scalar(v) for i, v in zip(items, e.items)
+        ]
     elif op == "cast":
         tr.vals[target.name] = tr.vals.get(e.value.name)
         if isinstance(t, (types.Number, types.Boolean)):
@@ -132,6 +135,12 @@ def _iternext(tr: Translator, target: ir.Var, it: _Iter) -> None:
 
 
 def _binop(tr: Translator, target: ir.Var, fn: Any, lhs: ir.Var, rhs: ir.Var, t: types.Type) -> None:
+    if fn in (operator.is_, operator.is_not):  # `x is None`: decided by the types
+        nones = [isinstance(tr.ty(v), (types.NoneType, types.Omitted)) for v in (lhs, rhs)]
+        if not (any(nones) and not any(isinstance(tr.ty(v), types.Optional) for v in (lhs, rhs))):
+            tr.fail(f"'{fn.__name__}' between values that are not None")
+        tr.assign_scalar(target, const("bool", all(nones) == (fn is operator.is_)))
+        return
     name = _BINOPS.get(fn)
     if name is None:
         tr.fail(f"the operator {getattr(fn, '__name__', fn)}")
@@ -179,6 +188,12 @@ def _getattr(tr: Translator, target: ir.Var, e: ir.Expr) -> None:
     if isinstance(bt, types.Complex) and e.attr in ("conjugate", "conj"):
         tr.vals[target.name] = complex_lowering.ConjugateMethod(tr.scalar(e.value))
         return
+    if isinstance(bt, types.Array) and e.attr == "dtype":
+        tr.vals[target.name] = np.dtype(dtype_name(bt.dtype))
+        return
+    if isinstance(bt, types.Array) and isinstance(base, (kernel_views.View, kernel_views.Lazy)):
+        _view_attr(tr, target, e.attr, kernel_views.shape(base))
+        return
     if isinstance(bt, types.Array):
         arr = tr.array(e.value)
         if e.attr == "shape":
@@ -219,13 +234,41 @@ def _getitem(tr: Translator, target: ir.Var, e: ir.Expr, t: types.Type) -> None:
             tr.fail("indexing a tuple with a run-time index")
         tr.assign_scalar(target, base[idx])
         return
-    arr = tr.array(e.value)
-    if e.op == "getitem":
-        index = tr.index_ops(e.index, arr)
-    elif e.index_var is not None and e.index_var.name in tr.vals and not isinstance(e.index, (int, tuple)):
-        index = tr.index_ops(e.index_var, arr)
+    items = tr.index_items(e)
+    scalar = isinstance(t, (types.Number, types.Boolean))
+    if (
+        isinstance(base, ArrayRef)
+        and scalar
+        and len(items) == tr.fb.arrays[base.index].ndim
+        and all(is_operand(i) for i in items)
+    ):
+        tr.emit(LoadInst(tr.local_for(target), base.index, tuple(tr.index_ops_of(items))))
+        return
+    view = kernel_views.as_view(tr, base)
+    if view is None:
+        tr.fail(f"indexing {e.value.name} ({tr.ty(e.value)})")
+    if isinstance(view, kernel_views.Lazy):
+        if not (scalar and all(is_operand(i) for i in items)):
+            tr.fail("slicing an array expression inside a parallel loop")
+        tr.assign_scalar(target, kernel_views.element(tr, view, tuple(items), dtype_name(t)))
+        return
+    sub = kernel_views.subscript(tr, view, items)
+    if sub.ndim == 0:
+        tr.assign_scalar(target, kernel_views.element(tr, sub, (), dtype_name(t)))
     else:
-        index = tr.static_index(e.index, arr)
-    if not isinstance(t, (types.Number, types.Boolean)):
-        tr.fail("taking a view of an array (index with as many integers as dimensions)")
-    tr.emit(LoadInst(tr.local_for(target), arr, tuple(index)))
+        tr.vals[target.name] = sub
+
+
+def _view_attr(tr: Translator, target: ir.Var, attr: str, shape: tuple[Operand, ...]) -> None:
+    """.shape, .size and .ndim of a view or an array expression."""
+    if attr == "shape":
+        tr.vals[target.name] = list(shape)
+    elif attr == "ndim":
+        tr.vals[target.name] = const("int64", len(shape))
+    elif attr == "size":
+        acc: Operand = const("int64", 1)
+        for n in shape:
+            acc = kernel_views.ibin(tr, "mul", acc, n)
+        tr.assign_scalar(target, acc)
+    else:
+        tr.fail(f"the attribute .{attr} of an array view")

@@ -17,7 +17,7 @@ import numpy as np
 from numba.core import ir, types
 
 from ..errors import UnsupportedError
-from . import complex_lowering
+from . import complex_lowering, kernel_views
 from .function_builder import ArrayRef, FunctionBuilder, const, is_operand
 from .kernel_exprs import translate_expr
 from .kernel_ir import (
@@ -33,6 +33,7 @@ from .kernel_ir import (
     Return,
     StoreInst,
 )
+from .kernel_views import SliceVal
 from .kernelspec import dtype_name
 
 _SCALARS = (bool, int, float, complex, np.number, np.bool_)
@@ -230,15 +231,7 @@ class Translator:
         if isinstance(s, ir.Assign):
             self.assign(s.target, s.value)
         elif isinstance(s, (ir.SetItem, ir.StaticSetItem)):
-            arr = self.array(s.target)
-            if isinstance(s, ir.SetItem):
-                index = self.index_ops(s.index, arr)
-            elif s.index_var is not None and s.index_var.name in self.vals:
-                index = self.index_ops(s.index_var, arr)
-            else:
-                index = self.static_index(s.index, arr)
-            val = self.cast(self.scalar(s.value), self.fb.arrays[arr].dtype)
-            self.emit(StoreInst(arr, tuple(index), val))
+            self.setitem(s)
         elif isinstance(s, ir.Branch):
             cond = self.cast(self.scalar(s.cond), "bool")
             self.terminate(Branch(cond, self.target(s.truebr), self.target(s.falsebr)))
@@ -262,6 +255,60 @@ class Translator:
             self.fail("print()")
         else:
             self.fail(type(s).__name__)
+
+    def index_items(self, e: ir.SetItem | ir.StaticSetItem | ir.Expr) -> list[Any]:
+        """The items of a subscript: integer operands and SliceVals, one per index."""
+        var = e.index if isinstance(e, ir.SetItem) or getattr(e, "op", None) == "getitem" else None
+        if var is None and e.index_var is not None and e.index_var.name in self.vals:
+            if not isinstance(e.index, (int, tuple, slice)):
+                var = e.index_var
+        if var is not None:
+            v = self.vals.get(var.name)
+            if isinstance(v, list):
+                return list(v)
+            if isinstance(v, SliceVal):
+                return [v]
+            return [self.scalar(var)]
+        items = e.index if isinstance(e.index, tuple) else (e.index,)
+        out: list[Any] = []
+        for i in items:
+            if isinstance(i, int):
+                out.append(const("int64", i))
+            elif isinstance(i, slice):
+                out.append(
+                    SliceVal(*(None if x is None else const("int64", x) for x in (i.start, i.stop, i.step)))
+                )
+            else:
+                self.fail(f"the index {i!r}")
+        return out
+
+    def setitem(self, s: ir.SetItem | ir.StaticSetItem) -> None:
+        """`target[index] = value`: one store, or a loop over a view (kernel_views.py)."""
+        base = self.vals.get(s.target.name)
+        items = self.index_items(s)
+        scalar_value = isinstance(self.ty(s.value), (types.Number, types.Boolean))
+        if (
+            isinstance(base, ArrayRef)
+            and scalar_value
+            and len(items) == self.fb.arrays[base.index].ndim
+            and all(is_operand(i) for i in items)
+        ):
+            index = self.index_ops_of(items)
+            val = self.cast(self.scalar(s.value), self.fb.arrays[base.index].dtype)
+            self.emit(StoreInst(base.index, tuple(index), val))
+            return
+        view = kernel_views.as_view(self, base)
+        if not isinstance(view, kernel_views.View):
+            self.fail(f"assigning to {s.target.name} ({self.ty(s.target)})")
+        target = kernel_views.subscript(self, view, items)
+        value = self.scalar(s.value) if scalar_value else self.vals.get(s.value.name)
+        kernel_views.assign_loop(self, target, value)
+
+    def index_ops_of(self, ops: list[Any]) -> list[Operand]:
+        for o in ops:
+            if not (self.dt(o).startswith(("int", "uint")) or self.dt(o) == "bool"):
+                self.fail("a non-integer index")
+        return ops
 
     def assign(self, target: ir.Var, value: Any) -> None:
         t = self.ty(target)

@@ -110,6 +110,8 @@ class QuietParforPass(ParforPass):
 class OffloadCompiler(CompilerBase):
     """Numba's nopython pipeline (with parfors) plus the reduction checks and OffloadParfors."""
 
+    offloads_setitems = True  # OffloadParfors runs the slice assignments left on the host on the device
+
     def define_pipelines(self):
         pm = DefaultPassBuilder.define_nopython_pipeline(self.state)
         if self.state.flags.auto_parallel.enabled:

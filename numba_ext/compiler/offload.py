@@ -70,7 +70,11 @@ class OffloadArrayExprs(Rewrite):
             flags = getattr(self.state, "flags", None)
             host_access.check_host_results(func_ir, typemap, calltypes)
             host_access.check(
-                func_ir, typemap, calltypes, parallel=bool(flags and flags.auto_parallel.enabled)
+                func_ir,
+                typemap,
+                calltypes,
+                parallel=bool(flags and flags.auto_parallel.enabled),
+                late_setitems=getattr(getattr(self.state, "pipeline", None), "offloads_setitems", False),
             )
         return any(is_offloadable(inst, typemap, func_ir) for inst in block.body)
 

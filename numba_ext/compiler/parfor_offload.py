@@ -30,6 +30,7 @@ from .host_abi import (
 from .kernelspec import dtype_name
 from .parfor_fusion import fuse_regions_into_parfors
 from .parfor_kernel import ParforKernel, accumulator_dtype, parfor_vars
+from .setitem_offload import offload_setitems
 from .types import USMArrayType
 
 REDUCTION_WORK_ITEMS = 1 << 14
@@ -48,6 +49,7 @@ class OffloadParfors(FunctionPass):
         FunctionPass.__init__(self)
 
     def run_pass(self, state):
+        offload_setitems(state)
         fuse_regions_into_parfors(
             state.func_ir,
             state.typemap,
