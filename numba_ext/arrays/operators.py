@@ -33,11 +33,12 @@ class ArrayOperators:
 
     # -- eager elementwise operations (compute follows data) ------------------------------------
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        out = kwargs.pop("out", None)  # NumPy hands it over as a tuple, one entry per output
         if method != "__call__" or kwargs:
             return NotImplemented
-        if ufunc is np.matmul:
+        if ufunc is np.matmul and out is None:
             return hooks.operations.dot(inputs[0], inputs[1], what="matmul")  # np.matmul has two inputs
-        return hooks.operations.apply(ufunc, *inputs)
+        return hooks.operations.apply(ufunc, *inputs, out=out)
 
     def __array_function__(
         self,
@@ -140,8 +141,8 @@ class ArrayOperators:
 
 
 # -- Python's arithmetic, bitwise and comparison operators: NumPy's ufuncs ---------------------------
-def _binary(ufunc: np.ufunc, reflected: bool = False) -> Callable[[ndarray, Any], ndarray]:
-    def op(self: ndarray, other: Any) -> ndarray:
+def _binary(ufunc: np.ufunc, reflected: bool = False) -> Callable[[ndarray, Any], Any]:
+    def op(self: ndarray, other: Any) -> Any:
         return (
             hooks.operations.apply(ufunc, other, self)
             if reflected
@@ -169,6 +170,9 @@ for _name, _uf in {
     "and": np.bitwise_and,
     "or": np.bitwise_or,
     "xor": np.bitwise_xor,
+    "lshift": np.left_shift,
+    "rshift": np.right_shift,
+    "divmod": np.divmod,
 }.items():
     setattr(ArrayOperators, f"__{_name}__", _binary(_uf))
     setattr(ArrayOperators, f"__r{_name}__", _binary(_uf, reflected=True))
