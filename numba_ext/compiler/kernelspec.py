@@ -217,6 +217,8 @@ class SpecBuilder:
             raise UnsupportedError(f"np.{ufunc.__name__} has no loop for {[str(t) for t in arg_tys]}")
         in_dts = [dtype_name(t) for t in loop.inputs]
         out_dt = dtype_name(next(iter(loop.outputs)))
+        if ufunc is np.true_divide and all(np.dtype(dt).kind in "biu" for _, dt in vals):
+            in_dts, out_dt = ["float64", "float64"], "float64"  # NumPy's resolution for integers
         args = [self.cast(v, dt, want) for (v, dt), want in zip(vals, in_dts)]
         name = name or ufunc.__name__
         kind, op = UFUNC_OPS.get(name, (None, None))

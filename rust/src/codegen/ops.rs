@@ -144,24 +144,8 @@ impl<'ctx> KernelBuilder<'ctx> {
             BinaryOp::Sub => cg(b.build_float_sub(l, r, "sub"))?.into(),
             BinaryOp::Mul => cg(b.build_float_mul(l, r, "mul"))?.into(),
             BinaryOp::Div => cg(b.build_float_div(l, r, "div"))?.into(),
-            BinaryOp::FloorDiv => {
-                let q = cg(b.build_float_div(l, r, "q"))?;
-                self.math1(intrinsics::unary_math(self.flavor, UnaryOp::Floor, d).unwrap(), q)?
-            }
-            BinaryOp::Rem => {
-                // Python/NumPy remainder: the result takes the divisor's sign.
-                let m = self
-                    .math2(intrinsics::binary_math(self.flavor, BinaryOp::Rem, d).unwrap(), l, r)?
-                    .into_float_value();
-                let zero = l.get_type().const_zero();
-                let nz = cmp(FloatPredicate::ONE, m, zero)?;
-                let m_neg = cmp(FloatPredicate::OLT, m, zero)?;
-                let r_neg = cmp(FloatPredicate::OLT, r, zero)?;
-                let differ = cg(b.build_xor(m_neg, r_neg, "differ"))?;
-                let fix = cg(b.build_and(nz, differ, "fix"))?;
-                let adj = cg(b.build_float_add(m, r, "adj"))?;
-                cg(b.build_select(fix, adj, m, "rem"))?
-            }
+            BinaryOp::FloorDiv => self.float_divmod(l, r, d)?.0.into(),
+            BinaryOp::Rem => self.float_divmod(l, r, d)?.1.into(),
             BinaryOp::Pow
             | BinaryOp::Atan2
             | BinaryOp::Hypot
@@ -189,6 +173,40 @@ impl<'ctx> KernelBuilder<'ctx> {
                 return Err(Error::Codegen(format!("integer operation {op:?} of floats")))
             }
         })
+    }
+
+    /// Floor division and remainder of floats as NumPy computes them (`npy_divmod`): the remainder
+    /// takes the divisor's sign (+-0 included), the quotient is `(l - mod) / r` snapped to an
+    /// integral value; a zero divisor gives `l / r` and `fmod(l, r)`.
+    fn float_divmod(&self, l: FloatValue<'ctx>, r: FloatValue<'ctx>, d: DType) -> Result<(FloatValue<'ctx>, FloatValue<'ctx>)> {
+        let b = &self.b;
+        let t = l.get_type();
+        let (zero, one, half) = (t.const_zero(), t.const_float(1.0), t.const_float(0.5));
+        let cmp = |p: FloatPredicate, x: FloatValue<'ctx>, y: FloatValue<'ctx>| cg(b.build_float_compare(p, x, y, "cmp"));
+        let sel = |c, x: FloatValue<'ctx>, y: FloatValue<'ctx>| -> Result<FloatValue<'ctx>> {
+            Ok(cg(b.build_select(c, x, y, "sel"))?.into_float_value())
+        };
+        let copysign = |x: FloatValue<'ctx>, y: FloatValue<'ctx>| -> Result<FloatValue<'ctx>> {
+            Ok(self.math2(intrinsics::copysign(self.flavor, d), x, y)?.into_float_value())
+        };
+        let m = self.math2(intrinsics::binary_math(self.flavor, BinaryOp::Fmod, d).unwrap(), l, r)?.into_float_value();
+        let quotient = cg(b.build_float_div(l, r, "q"))?;
+        let div = cg(b.build_float_div(cg(b.build_float_sub(l, m, "lm"))?, r, "div"))?;
+        // a nonzero remainder of the other sign than the divisor moves by one divisor
+        let m_nz = cmp(FloatPredicate::UNE, m, zero)?;
+        let differ = cg(b.build_xor(cmp(FloatPredicate::OLT, r, zero)?, cmp(FloatPredicate::OLT, m, zero)?, "differ"))?;
+        let fix = cg(b.build_and(m_nz, differ, "fix"))?;
+        let m_fixed = sel(fix, cg(b.build_float_add(m, r, "m_adj"))?, m)?;
+        let m_fixed = sel(m_nz, m_fixed, copysign(zero, r)?)?;
+        let div = sel(fix, cg(b.build_float_sub(div, one, "div_adj"))?, div)?;
+        // snap the quotient to the nearest integral value
+        let fl = self.math1(intrinsics::unary_math(self.flavor, UnaryOp::Floor, d).unwrap(), div)?.into_float_value();
+        let up = cmp(FloatPredicate::OGT, cg(b.build_float_sub(div, fl, "frac"))?, half)?;
+        let fl = sel(up, cg(b.build_float_add(fl, one, "fl1"))?, fl)?;
+        let div_nz = cmp(FloatPredicate::UNE, div, zero)?;
+        let floordiv = sel(div_nz, fl, copysign(zero, quotient)?)?;
+        let r_zero = cmp(FloatPredicate::OEQ, r, zero)?;
+        Ok((sel(r_zero, quotient, floordiv)?, sel(r_zero, m, m_fixed)?))
     }
 
     fn int_binary(&self, op: BinaryOp, l: IntValue<'ctx>, r: IntValue<'ctx>, d: DType) -> Result<BasicValueEnum<'ctx>> {
