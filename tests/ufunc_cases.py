@@ -74,7 +74,9 @@ def cases(sample: bool) -> list[tuple[str, tuple[str, ...]]]:
     for k, u in enumerate(ufuncs()):
         loops = [ins for ins in real_loops(u) if (u.__name__, sig(ins)) not in NUMPY_REFUSES]
         ints = [ins for ins in loops if len(set(ins)) == 1 and np.dtype(ins[0]).kind in "iu"]
-        keep = set(ints) if full or not sample or not ints else {ints[(k + 3 * j) % len(ints)] for j in range(3)}
+        keep = (
+            set(ints) if full or not sample or not ints else {ints[(k + 3 * j) % len(ints)] for j in range(3)}
+        )
         out += [(u.__name__, ins) for ins in loops if ins not in ints or ins in keep]
     return out
 
@@ -117,7 +119,7 @@ def inputs(cls: str, ins: tuple[str, ...], rng: np.random.Generator, n: int = N)
         hs[1] = rng.integers(0, bits, n, endpoint=ins[1] == "bool").astype(ins[1])
     elif len(hs) == 2 and hs[1].dtype != np.bool_:
         hs[1][:3] = 0  # integer division by zero gives 0
-        hs[1][3:9] = [1, 2, 3, 5, 7, 60][: 6] if hs[1].dtype.kind == "u" else [-1, 2, -3, 5, -7, 60]
+        hs[1][3:9] = [1, 2, 3, 5, 7, 60][:6] if hs[1].dtype.kind == "u" else [-1, 2, -3, 5, -7, 60]
     if len(hs) == 1 and hs[0].dtype.kind in "iu":
         hs[0][hs[0] == 0] = 1  # NumPy's integer reciprocal of 0 is undefined
     return hs

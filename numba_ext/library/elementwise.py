@@ -62,9 +62,7 @@ def apply(
     queue, usm_type, shape = _placement(name, operands, outs)
     dts = _resolve(ufunc, operands)
     in_dts, out_dts = dts[: ufunc.nin], dts[ufunc.nin :]
-    results = [
-        o if o is not None else allocate(shape, dt, queue, usm_type) for o, dt in zip(outs, out_dts)
-    ]
+    results = [o if o is not None else allocate(shape, dt, queue, usm_type) for o, dt in zip(outs, out_dts)]
     _check_outputs(name, outs, out_dts, shape)
     layout = tuple(
         (o._desc.dtype, o._desc.ndim, o._desc.flags.c_contiguous and o._desc.shape == shape)
@@ -95,9 +93,7 @@ def _check_outputs(
         if o is None:
             continue
         if o.shape != shape:
-            raise ValueError(
-                f"np.{name}: out[{i}] has shape {o.shape}, the operands broadcast to {shape}"
-            )
+            raise ValueError(f"np.{name}: out[{i}] has shape {o.shape}, the operands broadcast to {shape}")
         if not np.can_cast(dt, o.dtype, casting="same_kind"):
             raise TypeError(
                 f"np.{name}: cannot cast the {dt} result to out[{i}] of dtype {o.dtype} with casting "
@@ -120,11 +116,13 @@ def _placement(
     arrays = [o for o in operands if isinstance(o, ndarray)]
     first = arrays[0]
     given = [o for o in outs if o is not None]
-    if all(
-        a._queue is first._queue and a._usm_type == first._usm_type and a._desc.shape == first._desc.shape
-        for a in arrays
-    ) and not any(isinstance(o, (np.ndarray, list, tuple)) for o in operands) and all(
-        o._queue is first._queue for o in given
+    if (
+        all(
+            a._queue is first._queue and a._usm_type == first._usm_type and a._desc.shape == first._desc.shape
+            for a in arrays
+        )
+        and not any(isinstance(o, (np.ndarray, list, tuple)) for o in operands)
+        and all(o._queue is first._queue for o in given)
     ):
         return first._queue, first._usm_type, first._desc.shape  # the common case
     named = [(f"operand {i}", o) for i, o in enumerate(operands) if isinstance(o, ndarray)]

@@ -178,11 +178,17 @@ impl<'ctx> KernelBuilder<'ctx> {
     /// Floor division and remainder of floats as NumPy computes them (`npy_divmod`): the remainder
     /// takes the divisor's sign (+-0 included), the quotient is `(l - mod) / r` snapped to an
     /// integral value; a zero divisor gives `l / r` and `fmod(l, r)`.
-    fn float_divmod(&self, l: FloatValue<'ctx>, r: FloatValue<'ctx>, d: DType) -> Result<(FloatValue<'ctx>, FloatValue<'ctx>)> {
+    fn float_divmod(
+        &self,
+        l: FloatValue<'ctx>,
+        r: FloatValue<'ctx>,
+        d: DType,
+    ) -> Result<(FloatValue<'ctx>, FloatValue<'ctx>)> {
         let b = &self.b;
         let t = l.get_type();
         let (zero, one, half) = (t.const_zero(), t.const_float(1.0), t.const_float(0.5));
-        let cmp = |p: FloatPredicate, x: FloatValue<'ctx>, y: FloatValue<'ctx>| cg(b.build_float_compare(p, x, y, "cmp"));
+        let cmp =
+            |p: FloatPredicate, x: FloatValue<'ctx>, y: FloatValue<'ctx>| cg(b.build_float_compare(p, x, y, "cmp"));
         let sel = |c, x: FloatValue<'ctx>, y: FloatValue<'ctx>| -> Result<FloatValue<'ctx>> {
             Ok(cg(b.build_select(c, x, y, "sel"))?.into_float_value())
         };
