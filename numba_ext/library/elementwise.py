@@ -62,8 +62,8 @@ def apply(
     queue, usm_type, shape = _placement(name, operands, outs)
     dts = _resolve(ufunc, operands)
     in_dts, out_dts = dts[: ufunc.nin], dts[ufunc.nin :]
-    results = [o if o is not None else allocate(shape, dt, queue, usm_type) for o, dt in zip(outs, out_dts)]
     _check_outputs(name, outs, out_dts, shape)
+    results = [o if o is not None else allocate(shape, dt, queue, usm_type) for o, dt in zip(outs, out_dts)]
     layout = tuple(
         (o._desc.dtype, o._desc.ndim, o._desc.flags.c_contiguous and o._desc.shape == shape)
         if isinstance(o, ndarray)
