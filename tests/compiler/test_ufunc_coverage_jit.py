@@ -13,6 +13,7 @@ import os
 
 import numpy as np
 import pytest
+from numba import prange
 from numba.core.errors import TypingError
 
 import numba_ext as nx
@@ -131,3 +132,21 @@ def test_shift_operators(rng, dtype):
     want = (a << s, a >> s, (a << s) >> s)
     for g, w in zip(got, want):
         uc.compare("left_shift", g, w, dtype)
+
+
+@nx.jit
+def _scalar_ufuncs(a, s, x, out_i, out_f):
+    for i in prange(a.shape[0]):
+        out_i[i] = ((a[i] << s[i]) >> 3) ^ np.left_shift(a[i], 2)
+        out_f[i] = np.arcsinh(x[i]) + np.cbrt(x[i]) * np.copysign(1.0, x[i])
+
+
+def test_scalar_ufuncs_in_prange(rng):
+    """Shifts and the new math ufuncs on scalars inside a prange loop (the control-flow kernel)."""
+    a = uc.rand(rng, "int64", N)
+    s = rng.integers(0, 64, N)
+    x = rng.standard_normal(N) * 3
+    out_i, out_f = nx.empty(N, dtype=np.int64), nx.empty(N)
+    _scalar_ufuncs(nx.asarray(a), nx.asarray(s), nx.asarray(x), out_i, out_f)
+    uc.compare("left_shift", out_i, ((a << s) >> 3) ^ (a << 2), "prange shifts")
+    uc.compare("arcsinh", out_f, np.arcsinh(x) + np.cbrt(x) * np.copysign(1.0, x), "prange math")
