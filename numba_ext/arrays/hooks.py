@@ -33,8 +33,11 @@ class ArrayTyping(Protocol):
 class ArrayOperations(Protocol):
     """The eager operations of arrays, computed on the arrays' queue."""
 
-    def apply(self, ufunc: Any, *operands: Any, name: str | None = None) -> Any:
-        """``ufunc(*operands)`` elementwise (`name` overrides the ufunc's own name)."""
+    def apply(
+        self, ufunc: Any, *operands: Any, name: str | None = None, out: tuple[Any, ...] | None = None
+    ) -> Any:
+        """``ufunc(*operands)`` elementwise (`name` overrides the ufunc's own name; `out`: NumPy's
+        ``out=`` tuple, one entry per output)."""
         ...
 
     def reduce(

@@ -33,13 +33,13 @@ class ArrayOperators:
 
     # -- eager elementwise operations (compute follows data) ------------------------------------
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
-        if ufunc is np.matmul and method == "__call__" and set(kwargs) <= {"out"}:
-            out = kwargs.get("out")
-            out = out[0] if isinstance(out, tuple) and len(out) == 1 else out
-            return hooks.operations.dot(inputs[0], inputs[1], what="np.matmul", out=out)  # two inputs
+        out = kwargs.pop("out", None)  # NumPy hands it over as a tuple, one entry per output
         if method != "__call__" or kwargs:
             return NotImplemented
-        return hooks.operations.apply(ufunc, *inputs)
+        if ufunc is np.matmul:  # two inputs
+            out = out[0] if isinstance(out, tuple) and len(out) == 1 else out
+            return hooks.operations.dot(inputs[0], inputs[1], what="np.matmul", out=out)
+        return hooks.operations.apply(ufunc, *inputs, out=out)
 
     def __array_function__(
         self,
@@ -149,8 +149,8 @@ class ArrayOperators:
 
 
 # -- Python's arithmetic, bitwise and comparison operators: NumPy's ufuncs ---------------------------
-def _binary(ufunc: np.ufunc, reflected: bool = False) -> Callable[[ndarray, Any], ndarray]:
-    def op(self: ndarray, other: Any) -> ndarray:
+def _binary(ufunc: np.ufunc, reflected: bool = False) -> Callable[[ndarray, Any], Any]:
+    def op(self: ndarray, other: Any) -> Any:
         return (
             hooks.operations.apply(ufunc, other, self)
             if reflected
@@ -178,6 +178,9 @@ for _name, _uf in {
     "and": np.bitwise_and,
     "or": np.bitwise_or,
     "xor": np.bitwise_xor,
+    "lshift": np.left_shift,
+    "rshift": np.right_shift,
+    "divmod": np.divmod,
 }.items():
     setattr(ArrayOperators, f"__{_name}__", _binary(_uf))
     setattr(ArrayOperators, f"__r{_name}__", _binary(_uf, reflected=True))

@@ -246,7 +246,8 @@ def _resolve(func_ir, var):
 
 class RewriteElementwiseCalls(Rewrite):
     """np.where(c, a, b) / np.clip(a, lo, hi) / x.astype(t) / x.copy() / np.copy(x) /
-    np.ascontiguousarray(x) -> nx_where / nx_clip / nx_astype / nx_copy / nx_ascontiguousarray."""
+    np.ascontiguousarray(x) -> nx_where / nx_clip / nx_astype / nx_copy / nx_ascontiguousarray;
+    np.divmod(a, b) -> (np.floor_divide(a, b), np.remainder(a, b))."""
 
     def match(self, func_ir, block, typemap, calltypes):
         self.func_ir, self.block = func_ir, block
@@ -279,6 +280,8 @@ class RewriteElementwiseCalls(Rewrite):
                 self.todo.append((inst, nx_ascontiguousarray, list(call.args)))
             elif fn in SCANS and len(call.args) == 1:
                 self.todo.append((inst, SCANS[fn], list(call.args)))
+            elif fn is np.divmod and len(call.args) == 2:
+                self.todo.append((inst, np.divmod, list(call.args)))
         return bool(self.todo)
 
     def apply(self):
@@ -295,8 +298,26 @@ class RewriteElementwiseCalls(Rewrite):
                 new.append(inst)
                 continue
             fn, args = todo[id(inst)]
-            emit_call(new, self.func_ir, fn, args, inst.target, inst.loc)
+            if fn is np.divmod:
+                _emit_divmod(new, self.func_ir, args, inst.target, inst.loc)
+            else:
+                emit_call(new, self.func_ir, fn, args, inst.target, inst.loc)
         return new
+
+
+def _emit_divmod(new_block, func_ir, args, target, loc) -> None:
+    """`target = np.divmod(a, b)` as `target = (np.floor_divide(a, b), np.remainder(a, b))`, which
+    NumPy defines it to be: two array expressions of the same operands, fused into one kernel."""
+    scope = target.scope
+    parts = []
+    for ufunc in (np.floor_divide, np.remainder):
+        part = ir.Var(scope, scope.redefine(f"$nx_{ufunc.__name__}", loc).name, loc)
+        emit_call(new_block, func_ir, ufunc, args, part, loc)
+        func_ir._definitions[part.name] = [new_block.body[-1].value]
+        parts.append(part)
+    tup = ir.Expr.build_tuple(parts, loc)
+    new_block.append(ir.Assign(tup, target, loc))
+    func_ir._definitions[target.name] = [tup]
 
 
 @overload(abs)

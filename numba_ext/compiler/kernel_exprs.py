@@ -41,6 +41,8 @@ _BINOPS = {
     operator.and_: "and",
     operator.or_: "or",
     operator.xor: "xor",
+    operator.lshift: "left_shift",
+    operator.rshift: "right_shift",
     operator.lt: "lt",
     operator.le: "le",
     operator.gt: "gt",
@@ -57,6 +59,8 @@ _BINOPS = {
     operator.iand: "and",
     operator.ior: "or",
     operator.ixor: "xor",
+    operator.ilshift: "left_shift",
+    operator.irshift: "right_shift",
 }
 
 

@@ -36,6 +36,9 @@ from .kernel_ir import (
     Unary,
 )
 from .redirects import ELEMENTWISE, resolve_global
+from .ufunc_compose import BINARY as _COMPOSED2
+from .ufunc_compose import UNARY as _COMPOSED1
+from .ufunc_compose import compose
 
 # ufunc name -> (kind, our op name)
 UFUNC_OPS = {
@@ -51,6 +54,15 @@ UFUNC_OPS = {
     "minimum": ("binary", "min"),
     "maximum": ("binary", "max"),
     "arctan2": ("binary", "arctan2"),
+    "left_shift": ("binary", "left_shift"),
+    "right_shift": ("binary", "right_shift"),
+    "fmod": ("binary", "fmod"),
+    "copysign": ("binary", "copysign"),
+    "nextafter": ("binary", "nextafter"),
+    "gcd": ("binary", "gcd"),
+    "float_power": ("binary", "pow"),
+    "ldexp": ("composed", None),
+    **{n: ("composed", None) for n in (*_COMPOSED1, *_COMPOSED2)},
     "hypot": ("binary", "hypot"),
     "bitwise_and": ("binary", "and"),
     "bitwise_or": ("binary", "or"),
@@ -66,6 +78,8 @@ UFUNC_OPS = {
     "logical_xor": ("logical", "xor"),
     "negative": ("unary", "neg"),
     "positive": ("identity", None),
+    "conjugate": ("identity", None),
+    "fabs": ("unary", "abs"),
     "absolute": ("unary", "abs"),
     "invert": ("unary", "not"),
     "logical_not": ("logical_not", None),
@@ -94,10 +108,18 @@ UFUNC_OPS = {
             "trunc",
             "erf",
             "erfc",
+            "arcsinh",
+            "arccosh",
+            "arctanh",
+            "exp2",
+            "cbrt",
+            "rint",
         )
     },
     **complex_lowering.COMPLEX_UFUNC_OPS,
 }
+
+_ROUNDING = frozenset(("floor", "ceil", "trunc", "rint"))
 
 COMPARISONS = frozenset(("lt", "le", "gt", "ge", "eq", "ne"))
 
@@ -118,6 +140,10 @@ _OPERATOR_UFUNCS = {
     operator.and_: np.bitwise_and,
     operator.or_: np.bitwise_or,
     operator.xor: np.bitwise_xor,
+    operator.lshift: np.left_shift,
+    operator.rshift: np.right_shift,
+    operator.ilshift: np.left_shift,
+    operator.irshift: np.right_shift,
     operator.neg: np.negative,
     operator.pos: np.positive,
     operator.invert: np.invert,
@@ -199,8 +225,16 @@ class SpecBuilder:
             raise UnsupportedError(f"np.{ufunc.__name__} has no loop for {[str(t) for t in arg_tys]}")
         in_dts = [dtype_name(t) for t in loop.inputs]
         out_dt = dtype_name(next(iter(loop.outputs)))
+        if ufunc is np.true_divide and all(np.dtype(dt).kind in "biu" for _, dt in vals):
+            in_dts, out_dt = ["float64", "float64"], "float64"  # NumPy's resolution for integers
         args = [self.cast(v, dt, want) for (v, dt), want in zip(vals, in_dts)]
-        kind, op = UFUNC_OPS.get(name or ufunc.__name__, (None, None))
+        name = name or ufunc.__name__
+        kind, op = UFUNC_OPS.get(name, (None, None))
+        composed = compose(self, name, args, in_dts, out_dt) if kind == "composed" else None
+        if composed is not None:
+            return composed, out_dt
+        if kind == "unary" and op in _ROUNDING and in_dts[0] not in ("float32", "float64"):
+            kind = "identity"  # the integer loops of floor / ceil / trunc / rint: the value itself
         if kind == "binary" and op in COMPARISONS and in_dts[0] != in_dts[1]:
             return self.mixed_sign_compare(op, args, in_dts), "bool"
         if kind == "binary" and op is not None:

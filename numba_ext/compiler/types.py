@@ -14,6 +14,7 @@ import sys
 from types import FrameType
 
 import numba
+import numpy as np
 from numba.core import ir, types
 from numba.core.datamodel import models
 from numba.extending import register_model, typeof_impl
@@ -95,7 +96,12 @@ class USMArrayType(types.Array):
                 f"{ufunc.__name__} combines arrays on different devices {devices}; copy them to one "
                 "queue first with numba_ext.asarray(x, sycl_queue=q)" + source_location()
             )
-        return result_class(coerce_usm_types([a.usm_type for a in ours]), devices[0])
+        force = None
+        if ufunc is np.true_divide and all(
+            isinstance(getattr(a, "dtype", a), (types.Integer, types.Boolean)) for a in inputs
+        ):
+            force = types.float64  # NumPy divides integers and bools in float64 (Numba: float32 for int8)
+        return result_class(coerce_usm_types([a.usm_type for a in ours]), devices[0], force)
 
 
 def source_location(user_code: bool = False) -> str:
@@ -123,12 +129,15 @@ def source_location(user_code: bool = False) -> str:
 
 
 @functools.cache
-def result_class(usm_type: str, device: str):
+def result_class(usm_type: str, device: str, dtype: types.Type | None = None):
     """A class Numba's ufunc typing can call as ``cls(dtype=, ndim=, layout=)`` (it insists on a
-    ``types.Array`` subclass); it builds a plain USMArrayType with our USM type and device."""
+    ``types.Array`` subclass); it builds a plain USMArrayType with our USM type and device (and
+    `dtype` instead of the one Numba's loop selection gives, where NumPy's type resolution differs)."""
+    force = dtype
 
     class _USMArrayResult(USMArrayType):
         def __new__(cls, dtype, ndim, layout, readonly=False, aligned=True):
+            dtype = force or dtype
             return USMArrayType(dtype, ndim, layout, usm_type=usm_type, device=device, readonly=readonly)
 
     return _USMArrayResult

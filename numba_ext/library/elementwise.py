@@ -44,48 +44,87 @@ def _resolve(ufunc: np.ufunc, operands: Sequence[Any]) -> list[np.dtype]:
         raise UnsupportedError(f"np.{ufunc.__name__} is not supported for {probe}: {e}") from None
 
 
-def apply(ufunc: np.ufunc, *operands: Any, name: str | None = None) -> ndarray:
+#: ufuncs of several outputs: the single-output ufunc computing each output
+MULTI_OUTPUT: dict[str, tuple[np.ufunc, ...]] = {"divmod": (np.floor_divide, np.remainder)}
+
+
+def apply(
+    ufunc: np.ufunc, *operands: Any, name: str | None = None, out: tuple[Any, ...] | None = None
+) -> Any:
     """`ufunc(*operands)` on the execution queue of the array operands (`name` overrides the ufunc's
-    name, for ufuncs made with numba.vectorize)."""
+    name, for ufuncs made with numba.vectorize). `out`: NumPy's normalized ``out=`` tuple, one
+    entry (a numba_ext array or None) per output; the results are written there and returned."""
     name = name or ufunc.__name__
-    if ufunc.nout != 1 or name not in UFUNC_OPS:
+    if name not in UFUNC_OPS and name not in MULTI_OUTPUT:
         raise UnsupportedError(f"np.{name} cannot be offloaded yet")
     # NumPy hands scalars on the left of an operator over as 0-d arrays (np.int64(3) > x): scalars
     operands = tuple(o[()] if isinstance(o, np.ndarray) and o.ndim == 0 else o for o in operands)
-    queue, usm_type, shape = _placement(name, operands)
+    outs = tuple(out) if out is not None else (None,) * ufunc.nout
+    queue, usm_type, shape = _placement(name, operands, outs)
     dts = _resolve(ufunc, operands)
-    in_dts, out_dt = dts[: ufunc.nin], dts[-1]
-
+    in_dts, out_dts = dts[: ufunc.nin], dts[ufunc.nin :]
+    _check_outputs(name, outs, out_dts, shape)
+    results = [o if o is not None else allocate(shape, dt, queue, usm_type) for o, dt in zip(outs, out_dts)]
     layout = tuple(
         (o._desc.dtype, o._desc.ndim, o._desc.flags.c_contiguous and o._desc.shape == shape)
         if isinstance(o, ndarray)
         else ("scalar", dt)
         for o, dt in zip(operands, in_dts)
     )
-    key = (name, layout, len(shape), out_dt, queue.device)
+    out_layout = tuple((r.dtype, r.flags.c_contiguous) for r in results)
+    key = (name, layout, len(shape), out_layout, queue.device)
     with _cache_lock:
         kernel = _cache.get(key)
     if kernel is None:
-        kernel = _compile(ufunc, name, layout, in_dts, len(shape), out_dt, queue.device)
+        kernel = _compile(ufunc, name, layout, in_dts, len(shape), out_layout, queue.device)
         with _cache_lock:
             _cache[key] = kernel
-
-    out = allocate(shape, out_dt, queue, usm_type)
-    slots = _slots(operands, layout, in_dts, shape, out)
-    if out.size:
+    slots = _slots(operands, layout, in_dts, shape, results)
+    if results[0].size:
         kernel.launch(queue, slots)
-    return out
+    return results[0] if len(results) == 1 else tuple(results)
 
 
-def _placement(name: str, operands: Sequence[Any]) -> tuple[Queue, str, tuple[int, ...]]:
+def _check_outputs(
+    name: str, outs: Sequence[Any], out_dts: Sequence[np.dtype], shape: tuple[int, ...]
+) -> None:
+    """`out=` arrays as NumPy accepts them: numba_ext arrays of the broadcast shape whose dtype the
+    result casts to with 'same_kind' casting."""
+    for i, (o, dt) in enumerate(zip(outs, out_dts)):
+        if o is None:
+            continue
+        if o.shape != shape:
+            raise ValueError(f"np.{name}: out[{i}] has shape {o.shape}, the operands broadcast to {shape}")
+        if not np.can_cast(dt, o.dtype, casting="same_kind"):
+            raise TypeError(
+                f"np.{name}: cannot cast the {dt} result to out[{i}] of dtype {o.dtype} with casting "
+                "rule 'same_kind'"
+            )
+
+
+def _placement(
+    name: str, operands: Sequence[Any], outs: Sequence[Any] = ()
+) -> tuple[Queue, str, tuple[int, ...]]:
     """The execution queue, the result's USM type and the broadcast shape of the operands of
-    np.<name> (compute follows data; host data among them is an error)."""
+    np.<name> (compute follows data; host data among them is an error, and so is an `out=` array
+    that is not a numba_ext array)."""
+    for i, o in enumerate(outs):
+        if o is not None and not isinstance(o, ndarray):
+            raise TypeError(
+                f"np.{name}: out[{i}] is a {type(o).__name__}; with numba_ext operands out= takes "
+                "numba_ext arrays on the operands' queue (numba_ext.empty(...) or numba_ext.empty_like(x))"
+            )
     arrays = [o for o in operands if isinstance(o, ndarray)]
     first = arrays[0]
-    if all(
-        a._queue is first._queue and a._usm_type == first._usm_type and a._desc.shape == first._desc.shape
-        for a in arrays
-    ) and not any(isinstance(o, (np.ndarray, list, tuple)) for o in operands):
+    given = [o for o in outs if o is not None]
+    if (
+        all(
+            a._queue is first._queue and a._usm_type == first._usm_type and a._desc.shape == first._desc.shape
+            for a in arrays
+        )
+        and not any(isinstance(o, (np.ndarray, list, tuple)) for o in operands)
+        and all(o._queue is first._queue for o in given)
+    ):
         return first._queue, first._usm_type, first._desc.shape  # the common case
     named = [(f"operand {i}", o) for i, o in enumerate(operands) if isinstance(o, ndarray)]
     foreign = [i for i, o in enumerate(operands) if isinstance(o, (np.ndarray, list, tuple))]
@@ -95,7 +134,7 @@ def _placement(name: str, operands: Sequence[Any]) -> tuple[Queue, str, tuple[in
             "data cannot be inferred (compute follows data). Convert it first with "
             "numba_ext.asarray(x, sycl_queue=<the array's queue>)"
         )
-    queue = execution_queue(named)
+    queue = execution_queue(named + [(f"out[{i}]", o) for i, o in enumerate(outs) if o is not None])
     usm_type = coerce_usm_types([a.usm_type for _, a in named]) or first._usm_type
     return queue, usm_type, np.broadcast_shapes(*[a.shape for a in arrays])
 
@@ -105,7 +144,7 @@ def _slots(
     layout: Sequence[tuple[Any, ...]],
     in_dts: Sequence[np.dtype],
     shape: tuple[int, ...],
-    out: ndarray,
+    outs: Sequence[ndarray],
 ) -> list[int]:
     """The kernel's argument slots: per operand its bits (scalars) or its data address and, when it
     is strided or broadcast, its byte strides over the iteration space; then the result's address,
@@ -114,18 +153,23 @@ def _slots(
     for o, (kind, *rest), dt in zip(operands, layout, in_dts):
         if isinstance(kind, str):
             slots.extend(complex_lowering.scalar_slots(o, dt) if dt.kind == "c" else [_scalar_bits(o, dt)])
-            continue
-        slots.append(o._data_ptr)
-        if not rest[1]:  # strided/broadcast: byte strides over the iteration space
-            pad = len(shape) - o.ndim
-            strides = [0] * pad + [
-                0 if n == 1 and m != 1 else s for n, s, m in zip(o.shape, o.strides, shape[pad:])
-            ]
-            slots.extend(s & 0xFFFFFFFFFFFFFFFF for s in strides)
-    slots.append(out._data_ptr)
+        else:
+            slots.extend(_array_slots(o, rest[1], shape))
+    for r in outs:
+        slots.extend(_array_slots(r, r.flags.c_contiguous, shape))
     slots.extend(shape)
-    slots.append(out.size)
+    slots.append(outs[0].size)
     return slots
+
+
+def _array_slots(o: ndarray, contiguous: bool, shape: tuple[int, ...]) -> list[int]:
+    """An array's data address and, when it is strided or broadcast, its byte strides over the
+    iteration space."""
+    if contiguous:
+        return [o._data_ptr]
+    pad = len(shape) - o.ndim
+    strides = [0] * pad + [0 if n == 1 and m != 1 else s for n, s, m in zip(o.shape, o.strides, shape[pad:])]
+    return [o._data_ptr] + [s & 0xFFFFFFFFFFFFFFFF for s in strides]
 
 
 def _compile(
@@ -134,7 +178,7 @@ def _compile(
     layout: Sequence[tuple[Any, ...]],
     in_dts: Sequence[np.dtype],
     ndim: int,
-    out_dt: np.dtype,
+    out_layout: Sequence[tuple[np.dtype, bool]],
     device: Device,
 ) -> _core.Kernel:
     """The kernel of one eager operation. Operands are cast to NumPy's loop dtypes `in_dts` first
@@ -150,7 +194,9 @@ def _compile(
         else:  # (dtype, ndim, contiguous)
             p = b.array_param(f"x{i}", kind.name, ndim, rest[1])
             vals.append((b.cast(b.node(Load(kind.name, p)), kind.name, want.name), want.name))
-    val, dt = b.apply_ufunc(ufunc, vals, name=name)
-    out = b.array_param("out", out_dt.name, ndim, True)
-    b.node(Store(out_dt.name, out, b.cast(val, dt, out_dt.name)))
+    parts = MULTI_OUTPUT.get(name)
+    results = [b.apply_ufunc(u, vals) for u in parts] if parts else [b.apply_ufunc(ufunc, vals, name=name)]
+    for i, ((val, dt), (out_dt, contiguous)) in enumerate(zip(results, out_layout)):
+        out = b.array_param(f"out{i}", out_dt.name, ndim, contiguous)
+        b.node(Store(out_dt.name, out, b.cast(val, dt, out_dt.name)))
     return _core.compile_kernel(b.spec(), device)

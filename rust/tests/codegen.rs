@@ -155,7 +155,11 @@ fn spirv_modules_validate() {
 
 /// Every unary math op and the binary ops, strided/broadcast arrays, bool and int paths.
 fn all_ops_spec() -> KernelSpec {
-    let dt = DType::F64;
+    all_ops_spec_of(DType::F64)
+}
+
+/// Every operation, on float dtype `dt` (and int64 for the integer operations).
+fn all_ops_spec_of(dt: DType) -> KernelSpec {
     let mut nodes = vec![Node { op: Op::Load { param: 0 }, dtype: dt }];
     let unary = [
         UnaryOp::Sqrt,
@@ -168,6 +172,12 @@ fn all_ops_spec() -> KernelSpec {
         UnaryOp::Abs,
         UnaryOp::Neg,
         UnaryOp::Floor,
+        UnaryOp::Asinh,
+        UnaryOp::Acosh,
+        UnaryOp::Atanh,
+        UnaryOp::Exp2,
+        UnaryOp::Cbrt,
+        UnaryOp::Rint,
     ];
     for op in unary {
         let last = nodes.len() - 1;
@@ -181,6 +191,10 @@ fn all_ops_spec() -> KernelSpec {
         BinaryOp::Max,
         BinaryOp::Atan2,
         BinaryOp::Hypot,
+        BinaryOp::Fmod,
+        BinaryOp::Copysign,
+        BinaryOp::Nextafter,
+        BinaryOp::Ldexp,
     ] {
         let last = nodes.len() - 1;
         nodes.push(Node { op: Op::Binary { op, lhs: last, rhs: 0 }, dtype: dt });
@@ -196,6 +210,10 @@ fn all_ops_spec() -> KernelSpec {
     nodes.push(Node { op: Op::Binary { op: BinaryOp::FloorDiv, lhs: iv, rhs: iv }, dtype: DType::I64 });
     let q = nodes.len() - 1;
     nodes.push(Node { op: Op::Binary { op: BinaryOp::Pow, lhs: iv, rhs: q }, dtype: DType::I64 }); // integer power
+    for op in [BinaryOp::Shl, BinaryOp::Shr, BinaryOp::Gcd, BinaryOp::Fmod] {
+        let last = nodes.len() - 1;
+        nodes.push(Node { op: Op::Binary { op, lhs: last, rhs: iv }, dtype: DType::I64 });
+    }
     let q = nodes.len() - 1;
     nodes.push(Node { op: Op::Store { param: 2, value: q }, dtype: DType::I64 });
     nodes.push(Node { op: Op::Store { param: 3, value: c }, dtype: DType::Bool });
@@ -242,6 +260,11 @@ fn ptx_links_libdevice_math() {
         bin.llvm_ir
     );
     assert!(bin.llvm_ir.contains("call double @__nv_"), "inspection IR is the IR before libdevice: {}", bin.llvm_ir);
+    // the float32 names (`__nv_*f`) link too
+    let bin32 = codegen::compile(&all_ops_spec_of(DType::F32), &caps).unwrap();
+    let ptx32 = String::from_utf8(bin32.bytes).unwrap();
+    assert!(!ptx32.contains(".extern .func"), "unresolved functions in float32 PTX:\n{ptx32}");
+    assert!(bin32.llvm_ir.contains("call float @__nv_ldexpf"), "{}", bin32.llvm_ir);
     // without libdevice, math kernels fail with a clear error; kernels without math still build
     caps.libdevice = None;
     let e = codegen::compile(&all_ops_spec(), &caps).unwrap_err().to_string();

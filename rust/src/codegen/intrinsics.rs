@@ -64,6 +64,12 @@ fn unary_names(op: UnaryOp) -> Option<(&'static str, &'static str)> {
         Erf => ("erf", "erf"),
         Erfc => ("erfc", "erfc"),
         Abs => ("fabs", "fabs"),
+        Asinh => ("asinh", "asinh"),
+        Acosh => ("acosh", "acosh"),
+        Atanh => ("atanh", "atanh"),
+        Exp2 => ("exp2", "exp2"),
+        Cbrt => ("cbrt", "cbrt"),
+        Rint => ("rint", "rint"),
         Neg | Not | Real | Imag | Conj => return None,
     })
 }
@@ -73,7 +79,9 @@ fn binary_names(op: BinaryOp) -> Option<(&'static str, &'static str)> {
         BinaryOp::Pow => ("pow", "pow"),
         BinaryOp::Atan2 => ("atan2", "atan2"),
         BinaryOp::Hypot => ("hypot", "hypot"),
-        BinaryOp::Rem => ("fmod", "fmod"),
+        BinaryOp::Rem | BinaryOp::Fmod => ("fmod", "fmod"),
+        BinaryOp::Copysign => ("copysign", "copysign"),
+        BinaryOp::Nextafter => ("nextafter", "nextafter"),
         _ => return None,
     })
 }
@@ -112,6 +120,14 @@ pub fn tanh_by_expm1(flavor: Flavor) -> bool {
 /// The target's `copysign(x, y)` for a float dtype.
 pub fn copysign(flavor: Flavor, dtype: DType) -> String {
     mangle(flavor, ("copysign", "copysign"), dtype, 2)
+}
+
+/// The target's `ldexp(x, n)` for a float dtype (`n` a 32-bit int).
+pub fn ldexp(flavor: Flavor, dtype: DType) -> String {
+    match flavor {
+        Flavor::Spirv => format!("_Z5ldexp{}i", if dtype == DType::F32 { "f" } else { "d" }),
+        Flavor::Nvptx => format!("__nv_ldexp{}", if dtype == DType::F32 { "f" } else { "" }),
+    }
 }
 
 /// SPIR-V work-item query builtins (`size_t f(uint)`).

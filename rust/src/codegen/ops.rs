@@ -156,27 +156,15 @@ impl<'ctx> KernelBuilder<'ctx> {
             BinaryOp::Sub => cg(b.build_float_sub(l, r, "sub"))?.into(),
             BinaryOp::Mul => cg(b.build_float_mul(l, r, "mul"))?.into(),
             BinaryOp::Div => cg(b.build_float_div(l, r, "div"))?.into(),
-            BinaryOp::FloorDiv => {
-                let q = cg(b.build_float_div(l, r, "q"))?;
-                self.math1(intrinsics::unary_math(self.flavor, UnaryOp::Floor, d).unwrap(), q)?
-            }
-            BinaryOp::Rem => {
-                // Python/NumPy remainder: the result takes the divisor's sign.
-                let m = self
-                    .math2(intrinsics::binary_math(self.flavor, BinaryOp::Rem, d).unwrap(), l, r)?
-                    .into_float_value();
-                let zero = l.get_type().const_zero();
-                let nz = cmp(FloatPredicate::ONE, m, zero)?;
-                let m_neg = cmp(FloatPredicate::OLT, m, zero)?;
-                let r_neg = cmp(FloatPredicate::OLT, r, zero)?;
-                let differ = cg(b.build_xor(m_neg, r_neg, "differ"))?;
-                let fix = cg(b.build_and(nz, differ, "fix"))?;
-                let adj = cg(b.build_float_add(m, r, "adj"))?;
-                cg(b.build_select(fix, adj, m, "rem"))?
-            }
-            BinaryOp::Pow | BinaryOp::Atan2 | BinaryOp::Hypot => {
-                self.math2(intrinsics::binary_math(self.flavor, op, d).unwrap(), l, r)?
-            }
+            BinaryOp::FloorDiv => self.float_divmod(l, r, d)?.0.into(),
+            BinaryOp::Rem => self.float_divmod(l, r, d)?.1.into(),
+            BinaryOp::Pow
+            | BinaryOp::Atan2
+            | BinaryOp::Hypot
+            | BinaryOp::Fmod
+            | BinaryOp::Copysign
+            | BinaryOp::Nextafter => self.math2(intrinsics::binary_math(self.flavor, op, d).unwrap(), l, r)?,
+            BinaryOp::Ldexp => self.ldexp(l, r, d)?,
             BinaryOp::Min | BinaryOp::Max => {
                 // np.minimum / np.maximum propagate NaN from either side.
                 let p = if op == BinaryOp::Min { FloatPredicate::OLT } else { FloatPredicate::OGT };
@@ -193,10 +181,50 @@ impl<'ctx> KernelBuilder<'ctx> {
             BinaryOp::Ge => cmp(FloatPredicate::OGE, l, r)?.into(),
             BinaryOp::Eq => cmp(FloatPredicate::OEQ, l, r)?.into(),
             BinaryOp::Ne => cmp(FloatPredicate::UNE, l, r)?.into(),
-            BinaryOp::And | BinaryOp::Or | BinaryOp::Xor => {
-                return Err(Error::Codegen(format!("bitwise {op:?} of floats")))
+            BinaryOp::And | BinaryOp::Or | BinaryOp::Xor | BinaryOp::Shl | BinaryOp::Shr | BinaryOp::Gcd => {
+                return Err(Error::Codegen(format!("integer operation {op:?} of floats")))
             }
         })
+    }
+
+    /// Floor division and remainder of floats as NumPy computes them (`npy_divmod`): the remainder
+    /// takes the divisor's sign (+-0 included), the quotient is `(l - mod) / r` snapped to an
+    /// integral value; a zero divisor gives `l / r` and `fmod(l, r)`.
+    fn float_divmod(
+        &self,
+        l: FloatValue<'ctx>,
+        r: FloatValue<'ctx>,
+        d: DType,
+    ) -> Result<(FloatValue<'ctx>, FloatValue<'ctx>)> {
+        let b = &self.b;
+        let t = l.get_type();
+        let (zero, one, half) = (t.const_zero(), t.const_float(1.0), t.const_float(0.5));
+        let cmp =
+            |p: FloatPredicate, x: FloatValue<'ctx>, y: FloatValue<'ctx>| cg(b.build_float_compare(p, x, y, "cmp"));
+        let sel = |c, x: FloatValue<'ctx>, y: FloatValue<'ctx>| -> Result<FloatValue<'ctx>> {
+            Ok(cg(b.build_select(c, x, y, "sel"))?.into_float_value())
+        };
+        let copysign = |x: FloatValue<'ctx>, y: FloatValue<'ctx>| -> Result<FloatValue<'ctx>> {
+            Ok(self.math2(intrinsics::copysign(self.flavor, d), x, y)?.into_float_value())
+        };
+        let m = self.math2(intrinsics::binary_math(self.flavor, BinaryOp::Fmod, d).unwrap(), l, r)?.into_float_value();
+        let quotient = cg(b.build_float_div(l, r, "q"))?;
+        let div = cg(b.build_float_div(cg(b.build_float_sub(l, m, "lm"))?, r, "div"))?;
+        // a nonzero remainder of the other sign than the divisor moves by one divisor
+        let m_nz = cmp(FloatPredicate::UNE, m, zero)?;
+        let differ = cg(b.build_xor(cmp(FloatPredicate::OLT, r, zero)?, cmp(FloatPredicate::OLT, m, zero)?, "differ"))?;
+        let fix = cg(b.build_and(m_nz, differ, "fix"))?;
+        let m_fixed = sel(fix, cg(b.build_float_add(m, r, "m_adj"))?, m)?;
+        let m_fixed = sel(m_nz, m_fixed, copysign(zero, r)?)?;
+        let div = sel(fix, cg(b.build_float_sub(div, one, "div_adj"))?, div)?;
+        // snap the quotient to the nearest integral value
+        let fl = self.math1(intrinsics::unary_math(self.flavor, UnaryOp::Floor, d).unwrap(), div)?.into_float_value();
+        let up = cmp(FloatPredicate::OGT, cg(b.build_float_sub(div, fl, "frac"))?, half)?;
+        let fl = sel(up, cg(b.build_float_add(fl, one, "fl1"))?, fl)?;
+        let div_nz = cmp(FloatPredicate::UNE, div, zero)?;
+        let floordiv = sel(div_nz, fl, copysign(zero, quotient)?)?;
+        let r_zero = cmp(FloatPredicate::OEQ, r, zero)?;
+        Ok((sel(r_zero, quotient, floordiv)?, sel(r_zero, m, m_fixed)?))
     }
 
     fn int_binary(&self, op: BinaryOp, l: IntValue<'ctx>, r: IntValue<'ctx>, d: DType) -> Result<BasicValueEnum<'ctx>> {
@@ -228,7 +256,10 @@ impl<'ctx> KernelBuilder<'ctx> {
             BinaryOp::Max => cg(b.build_select(icmp(gt)?, l, r, "max"))?,
             BinaryOp::FloorDiv | BinaryOp::Rem | BinaryOp::Div => self.int_div(op, l, r, s)?,
             BinaryOp::Pow => self.int_pow(l, r, d)?,
-            BinaryOp::Atan2 | BinaryOp::Hypot => {
+            BinaryOp::Shl | BinaryOp::Shr => self.shift(op, l, r, s)?,
+            BinaryOp::Fmod => self.int_fmod(l, r, s)?,
+            BinaryOp::Gcd => self.gcd(l, r, s)?,
+            BinaryOp::Atan2 | BinaryOp::Hypot | BinaryOp::Copysign | BinaryOp::Nextafter | BinaryOp::Ldexp => {
                 return Err(Error::Unsupported(format!("{op:?} of {} values is not supported yet", d.name())))
             }
         })
@@ -309,5 +340,97 @@ impl<'ctx> KernelBuilder<'ctx> {
         let inv = cg(b.build_select(is_minus_one, sign, t.const_zero(), "inv"))?.into_int_value();
         let inv = cg(b.build_select(is_one, one, inv, "inv"))?.into_int_value();
         cg(b.build_select(neg, inv, acc, "pow"))
+    }
+
+    /// `l * 2**r` through the target's ldexp; `r` holds an integer in the float dtype, clamped to a
+    /// range beyond which every result is 0 or infinite before it becomes the builtin's 32-bit int.
+    fn ldexp(&self, l: FloatValue<'ctx>, r: FloatValue<'ctx>, d: DType) -> Result<BasicValueEnum<'ctx>> {
+        let b = &self.b;
+        let t = l.get_type();
+        let hi = t.const_float(4096.0);
+        let lo = t.const_float(-4096.0);
+        let above = cg(b.build_float_compare(FloatPredicate::OGT, r, hi, "above"))?;
+        let r = cg(b.build_select(above, hi, r, "r_hi"))?.into_float_value();
+        let below = cg(b.build_float_compare(FloatPredicate::OLT, r, lo, "below"))?;
+        let r = cg(b.build_select(below, lo, r, "r_lo"))?.into_float_value();
+        let i32t = self.ctx.i32_type();
+        let n = cg(b.build_float_to_signed_int(r, i32t, "n"))?;
+        let name = intrinsics::ldexp(self.flavor, d);
+        self.call_builtin(&name, t.into(), &[l.into(), n.into()], &[t.into(), i32t.into()])
+    }
+
+    /// `l << r` and `l >> r` as NumPy computes them: a count outside `[0, bits)` shifts every bit
+    /// out (0, or -1 for a negative signed `l` shifted right).
+    fn shift(&self, op: BinaryOp, l: IntValue<'ctx>, r: IntValue<'ctx>, signed: bool) -> Result<BasicValueEnum<'ctx>> {
+        let b = &self.b;
+        let t = l.get_type();
+        let bits = t.const_int(t.get_bit_width() as u64, false);
+        let inside = cg(b.build_int_compare(IntPredicate::ULT, r, bits, "inside"))?;
+        if op == BinaryOp::Shr && signed {
+            let last = t.const_int(t.get_bit_width() as u64 - 1, false);
+            let count = cg(b.build_select(inside, r, last, "count"))?.into_int_value();
+            return Ok(cg(b.build_right_shift(l, count, true, "shr"))?.into());
+        }
+        let count = cg(b.build_select(inside, r, t.const_zero(), "count"))?.into_int_value();
+        let v = if op == BinaryOp::Shl {
+            cg(b.build_left_shift(l, count, "shl"))?
+        } else {
+            cg(b.build_right_shift(l, count, false, "shr"))?
+        };
+        cg(b.build_select(inside, v, t.const_zero(), "shift"))
+    }
+
+    /// C's truncated remainder (np.fmod of integers): 0 for a zero divisor, and for -1 (where the
+    /// machine instruction overflows on the smallest value).
+    fn int_fmod(&self, l: IntValue<'ctx>, r: IntValue<'ctx>, signed: bool) -> Result<BasicValueEnum<'ctx>> {
+        let b = &self.b;
+        let t = l.get_type();
+        let one = t.const_int(1, false);
+        let mut bad = cg(b.build_int_compare(IntPredicate::EQ, r, t.const_zero(), "rz"))?;
+        if signed {
+            let m1 = cg(b.build_int_compare(IntPredicate::EQ, r, t.const_all_ones(), "rm1"))?;
+            bad = cg(b.build_or(bad, m1, "bad"))?;
+        }
+        let safe = cg(b.build_select(bad, one, r, "safe"))?.into_int_value();
+        Ok(if signed {
+            cg(b.build_int_signed_rem(l, safe, "fmod"))?.into()
+        } else {
+            cg(b.build_int_unsigned_rem(l, safe, "fmod"))?.into()
+        })
+    }
+
+    /// The greatest common divisor of `|l|` and `|r|` by Euclid's algorithm (a loop in the kernel).
+    fn gcd(&self, l: IntValue<'ctx>, r: IntValue<'ctx>, signed: bool) -> Result<BasicValueEnum<'ctx>> {
+        let b = &self.b;
+        let t = l.get_type();
+        let abs = |v: IntValue<'ctx>| -> Result<IntValue<'ctx>> {
+            if !signed {
+                return Ok(v);
+            }
+            let neg = cg(b.build_int_neg(v, "neg"))?;
+            let lt = cg(b.build_int_compare(IntPredicate::SLT, v, t.const_zero(), "lt0"))?;
+            Ok(cg(b.build_select(lt, neg, v, "abs"))?.into_int_value())
+        };
+        let (a0, b0) = (abs(l)?, abs(r)?);
+        let pre = b.get_insert_block().ok_or_else(|| Error::Codegen("gcd outside a block".into()))?;
+        let f = pre.get_parent().ok_or_else(|| Error::Codegen("gcd outside a function".into()))?;
+        let head = self.ctx.append_basic_block(f, "gcd_head");
+        let step = self.ctx.append_basic_block(f, "gcd_step");
+        let done = self.ctx.append_basic_block(f, "gcd_done");
+        cg(b.build_unconditional_branch(head))?;
+        b.position_at_end(head);
+        let x = cg(b.build_phi(t, "x"))?;
+        let y = cg(b.build_phi(t, "y"))?;
+        let (xv, yv) = (x.as_basic_value().into_int_value(), y.as_basic_value().into_int_value());
+        let more = cg(b.build_int_compare(IntPredicate::NE, yv, t.const_zero(), "more"))?;
+        cg(b.build_conditional_branch(more, step, done))?;
+        b.position_at_end(step);
+        let safe = cg(b.build_select(more, yv, t.const_int(1, false), "safe"))?.into_int_value();
+        let rem = cg(b.build_int_unsigned_rem(xv, safe, "rem"))?;
+        cg(b.build_unconditional_branch(head))?;
+        x.add_incoming(&[(&a0, pre), (&yv, step)]);
+        y.add_incoming(&[(&b0, pre), (&rem, step)]);
+        b.position_at_end(done);
+        Ok(xv.into())
     }
 }

@@ -169,8 +169,13 @@ fn check_binary(op: BinaryOp, lhs: DType, rhs: DType, node: DType) -> std::resul
     if lhs.is_complex() && !op.supports_complex() {
         return Err(format!("{op:?} is not defined for complex values"));
     }
-    if matches!(op, BinaryOp::Atan2 | BinaryOp::Hypot) && !node.is_float() {
+    if matches!(op, BinaryOp::Atan2 | BinaryOp::Hypot | BinaryOp::Copysign | BinaryOp::Nextafter | BinaryOp::Ldexp)
+        && !node.is_float()
+    {
         return Err(format!("{op:?} needs float operands"));
+    }
+    if matches!(op, BinaryOp::Shl | BinaryOp::Shr | BinaryOp::Gcd) && !node.is_int() {
+        return Err(format!("{op:?} needs integer operands"));
     }
     Ok(())
 }

@@ -138,6 +138,12 @@ pub enum UnaryOp {
     Imag,
     /// The complex conjugate (the identity on real values).
     Conj,
+    Asinh,
+    Acosh,
+    Atanh,
+    Exp2,
+    Cbrt,
+    Rint,
 }
 
 impl UnaryOp {
@@ -171,6 +177,12 @@ impl UnaryOp {
             "real" => Real,
             "imag" => Imag,
             "conj" => Conj,
+            "arcsinh" => Asinh,
+            "arccosh" => Acosh,
+            "arctanh" => Atanh,
+            "exp2" => Exp2,
+            "cbrt" => Cbrt,
+            "rint" => Rint,
             _ => return Err(Error::Graph(format!("unsupported unary operation '{s}'"))),
         })
     }
@@ -215,6 +227,19 @@ pub enum BinaryOp {
     Ge,
     Eq,
     Ne,
+    /// `l << r`; shifts by the bit width or more (or by a negative count) give 0, as in NumPy.
+    Shl,
+    /// `l >> r` (arithmetic for signed dtypes); shifts by the bit width or more give 0, or -1 for
+    /// negative signed `l`, as in NumPy.
+    Shr,
+    /// C's `fmod` for floats; the truncated remainder for integers (0 for a zero divisor).
+    Fmod,
+    Copysign,
+    Nextafter,
+    /// `l * 2**r`: `r` carries an integer exponent in the float dtype of `l`.
+    Ldexp,
+    /// The greatest common divisor of integers (non-negative, as NumPy's `gcd`).
+    Gcd,
 }
 
 impl BinaryOp {
@@ -241,6 +266,13 @@ impl BinaryOp {
             "ge" => Ge,
             "eq" => Eq,
             "ne" => Ne,
+            "left_shift" => Shl,
+            "right_shift" => Shr,
+            "fmod" => Fmod,
+            "copysign" => Copysign,
+            "nextafter" => Nextafter,
+            "ldexp" => Ldexp,
+            "gcd" => Gcd,
             _ => return Err(Error::Graph(format!("unsupported binary operation '{s}'"))),
         })
     }
@@ -262,6 +294,7 @@ impl BinaryOp {
                 | BinaryOp::Min
                 | BinaryOp::Max
                 | BinaryOp::Hypot
+                | BinaryOp::Gcd
                 | BinaryOp::And
                 | BinaryOp::Or
                 | BinaryOp::Xor
