@@ -23,6 +23,7 @@ from . import (
     boxing,  # noqa: F401
     device_functions,  # noqa: F401
     numba_hooks,  # first: checks the Numba version before anything uses its internals
+    queue_types,  # noqa: F401
     reductions,  # noqa: F401
     scans,  # noqa: F401
 )

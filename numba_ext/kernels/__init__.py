@@ -11,6 +11,7 @@ May import: ``numba_ext.compiler``, ``numba_ext.placement``, ``numba_ext.arrays`
 
 from __future__ import annotations
 
+from . import range_types  # noqa: F401  (Range and NdRange in jitted code)
 from .kernel import Event, Kernel, NdRange, Range, call_kernel, call_kernel_async, func, kernel
 
 __all__ = ["Event", "Kernel", "NdRange", "Range", "call_kernel", "call_kernel_async", "func", "kernel"]
