@@ -20,6 +20,7 @@ from __future__ import annotations
 
 # The overloads of these modules register with Numba when imported.
 from . import (
+    alloc_sequences,  # noqa: F401
     boxing,  # noqa: F401
     device_functions,  # noqa: F401
     numba_hooks,  # first: checks the Numba version before anything uses its internals
