@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from numba.core import types
 
+from .. import _core
 from ..devices import Device, default_queue, device_by_filter, device_queue
 from ..errors import DeviceSelectorError, UnsupportedError
 from .host_abi import I8P
@@ -88,6 +89,7 @@ def target_queue(context, builder, target: Target, device_v, queue_v, sources_t,
         return builder.bitcast(src.queue, I8P)
     q = device_queue(device_by_filter(target.device))
     _KEEP_QUEUES.append(q)
+    _core._register_queue(q)  # results on it carry this object (device_queue's, as eagerly)
     return context.add_dynamic_addr(builder, q._handle, info="numba_ext queue")  # not cacheable
 
 
