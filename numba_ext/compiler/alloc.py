@@ -24,6 +24,7 @@ from .host_abi import I8P, I32, I64, allocate_result, declare
 from .redirects import emit_call, resolve_global
 from .types import USMArrayType
 
+
 def _dtype(t, target=None):
     if t is None or isinstance(t, (types.NoneType, types.Omitted)):
         return types.float64 if target is None else default_float(target)
@@ -181,7 +182,9 @@ def _make_like(kind: str):
         from_numpy = usm_type is None  # np.*_like: usm_type and device omitted (Numba passes the default)
         if not ours and from_numpy:  # np.*_like of anything else: NumPy's (Numba's) behaviour
             if given(order) or given(shape):
-                raise UnsupportedError(f"np.{kind}_like() of a NumPy array in jitted code takes no order= or shape=")
+                raise UnsupportedError(
+                    f"np.{kind}_like() of a NumPy array in jitted code takes no order= or shape="
+                )
             return _NP_LIKE[kind]
         if not isinstance(a, types.Array):
             raise UnsupportedError(f"numba_ext.{kind}_like() in jitted code takes an array, got {a}")
@@ -194,8 +197,10 @@ def _make_like(kind: str):
         elif usm is not None and not isinstance(usm, str):
             raise UnsupportedError(f"usm_type= must be a constant string in jitted code, got {usm}")
         if given(shape):
-            return lambda a, fill, dtype, order=None, shape=None, usm_type=None, device=None, sycl_queue=None: (
-                usm_alloc(shape, dt, usm, device, sycl_queue, o, fill, (a,))
+            return (
+                lambda a, fill, dtype, order=None, shape=None, usm_type=None, device=None, sycl_queue=None: (
+                    usm_alloc(shape, dt, usm, device, sycl_queue, o, fill, (a,))
+                )
             )
         return lambda a, fill, dtype, order=None, shape=None, usm_type=None, device=None, sycl_queue=None: (
             usm_alloc(a.shape, dt, usm, device, sycl_queue, o, fill, (a,))

@@ -1,10 +1,11 @@
 """The before-inference rewrite of numba_ext's creation functions in jitted code.
 
 ``numba_ext.empty/zeros/ones/full(...)`` become ``usm_alloc(...)`` and ``numba_ext.arange/linspace/
-eye/asarray(...)`` the ``nx_*`` functions below (overloaded in ``alloc_sequences``), each with every parameter in a fixed order
-(the ones not given as constants) and, last, a tuple of the function's arguments: the arrays whose
-queue an allocation without ``device=`` / ``sycl_queue=`` follows (``alloc_target``). Positional
-parameters follow dpnp's signatures, so code written for dpnp keeps its meaning."""
+eye/asarray(...)`` the ``nx_*`` functions below (overloaded in ``alloc_sequences``), each with every
+parameter in a fixed order (constants for those not given) and, last, a tuple of the function's
+arguments: the arrays whose queue an allocation without ``device=`` / ``sycl_queue=`` follows
+(``alloc_target``). Positional parameters follow dpnp's signatures, so code written for dpnp keeps
+its meaning."""
 
 from __future__ import annotations
 
@@ -36,8 +37,6 @@ def nx_eye(N, M, k, dtype, order, usm_type, device, sycl_queue, sources):
 
 def nx_asarray(a, dtype, order, usm_type, device, sycl_queue, copy, sources):
     raise NotImplementedError
-
-
 
 
 @dataclass(frozen=True)

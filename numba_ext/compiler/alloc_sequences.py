@@ -180,7 +180,9 @@ def _ov_asarray(a, dtype, order, usm_type, device, sycl_queue, copy, sources):
     if no_copy:
         raise UnsupportedError("numba_ext.asarray(copy=False) in jitted code: this conversion needs a copy")
     if not 1 <= a.ndim <= 3:
-        raise UnsupportedError(f"numba_ext.asarray() in jitted code copies arrays of 1 to 3 dimensions, not {a.ndim}")
+        raise UnsupportedError(
+            f"numba_ext.asarray() in jitted code copies arrays of 1 to 3 dimensions, not {a.ndim}"
+        )
     fill = _copy(a.ndim)
 
     def impl(a, dtype, order, usm_type, device, sycl_queue, copy, sources):

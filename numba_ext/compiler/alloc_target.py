@@ -85,7 +85,9 @@ def target_queue(context, builder, target: Target, device_v, queue_v, sources_t,
         return device_v
     if target.kind == "source":
         src_t = sources_t.types[target.index]
-        src = context.make_array(src_t)(context, builder, value=builder.extract_value(sources_v, target.index))
+        src = context.make_array(src_t)(
+            context, builder, value=builder.extract_value(sources_v, target.index)
+        )
         return builder.bitcast(src.queue, I8P)
     q = device_queue(device_by_filter(target.device))
     _KEEP_QUEUES.append(q)

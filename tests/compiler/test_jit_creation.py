@@ -191,9 +191,7 @@ def _applies(keywords: str, option: str) -> bool:
     return need is None or need in keywords.split()
 
 
-@pytest.mark.parametrize(
-    "name, option", [(n, o) for n in CASES for o in OPTIONS if _applies(CASES[n][2], o)]
-)
+@pytest.mark.parametrize("name, option", [(n, o) for n in CASES for o in OPTIONS if _applies(CASES[n][2], o)])
 def test_creation_in_jit_with_every_placement(rng, name, option):
     factory, reference, keywords, like_usm = CASES[name]
     o = OPTIONS[option]

@@ -61,7 +61,14 @@ def test_attributes_read_in_jit(rng):
                 )
             )(a)
             assert got[0] is a.sycl_queue and got[1] == a.device and got[2] == a.usm_type
-            assert got[3:9] == (ha.shape, ha.ndim, ha.size, ha.strides, ha.flags.c_contiguous, ha.flags.f_contiguous)
+            assert got[3:9] == (
+                ha.shape,
+                ha.ndim,
+                ha.size,
+                ha.strides,
+                ha.flags.c_contiguous,
+                ha.flags.f_contiguous,
+            )
             assert got[9].sycl_queue is q and got[9].usm_type == a.usm_type
             check(got[9], ha.T)
             assert got[10] == got[11] == DEV
