@@ -195,3 +195,18 @@ def test_plain_njit_understands_queue_and_device_arguments(rng):
     assert z.sycl_queue is q and q2 is q and d2 == q.sycl_device and o.device == q.sycl_device
     check(z, np.zeros(n))
     check(o, np.ones(n))
+
+
+@pytest.mark.needs_cpu
+def test_other_devices_inside_are_refused_when_compiling(rng):
+    # a sub-device is another device: arrays made on it cannot meet the arguments (the devices are
+    # part of the types, so this is found when compiling), and device= / sycl_queue= must agree
+    sub = Device(DEV).create_sub_devices(partition=1)[0]
+    a = nx.asarray(rng.standard_normal(8), device=DEV)
+    with pytest.raises(nx.ExecutionPlacementError, match="different devices"):
+        nx.jit(lambda a, d: a + nx.ones(a.shape, device=d))(a, sub)
+    with pytest.raises(nx.UnsupportedError, match="name different devices"):
+        nx.jit(lambda a, d: nx.ones(3, device=d, sycl_queue=a.sycl_queue))(a, sub)
+    on_sub = nx.jit(lambda n, d: nx.arange(n, device=d))(5, sub)
+    assert on_sub.device == sub
+    check(on_sub, np.arange(5))
