@@ -27,6 +27,7 @@ from .creation import (
 )
 from .dtypes import SUPPORTED_DTYPES, USM_TYPES, check_dtype, check_usm_type, default_float
 from .ndarray import ndarray
+from .sequences import eye, linspace
 from .transfers import upload_into
 
 __all__ = [
@@ -42,9 +43,11 @@ __all__ = [
     "default_float",
     "empty",
     "empty_like",
+    "eye",
     "full",
     "full_like",
     "hooks",
+    "linspace",
     "ndarray",
     "normalize_shape",
     "ones",

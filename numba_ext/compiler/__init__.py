@@ -23,11 +23,13 @@ from __future__ import annotations
 
 # The overloads of these modules register with Numba when imported.
 from . import (
+    alloc_sequences,  # noqa: F401
     boxing,  # noqa: F401
     device_functions,  # noqa: F401
     inplace_helpers,  # noqa: F401
     numba_hooks,  # first: checks the Numba version before anything uses its internals
     products_out,  # noqa: F401
+    queue_types,  # noqa: F401
     reductions,  # noqa: F401
     reshape_views,  # noqa: F401
     scans,  # noqa: F401

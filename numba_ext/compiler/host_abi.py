@@ -70,8 +70,9 @@ def broadcast_strides(builder, ty, ary, shape):
     return out
 
 
-def allocate_result(context, builder, out_type, queue, shape, nitems):
-    """A new C-contiguous result array on `queue` (USM type from the precedence rules)."""
+def allocate_result(context, builder, out_type, queue, shape, nitems, order="C"):
+    """A new C-contiguous (or, with `order` "F", Fortran-contiguous) result array on `queue` (USM
+    type from the precedence rules)."""
     itemsize = context.get_abi_sizeof(context.get_data_type(out_type.dtype))
     nbytes = builder.mul(nitems, cgutils.intp_t(itemsize))
     mi_slot = cgutils.alloca_once(builder, I8P)
@@ -81,10 +82,11 @@ def allocate_result(context, builder, out_type, queue, shape, nitems):
         context.call_conv.return_exc(builder)
     out = context.make_array(out_type)(context, builder)
     strides, acc = [], cgutils.intp_t(itemsize)
-    for s in reversed(shape):
+    for s in reversed(shape) if order == "C" else shape:
         strides.append(acc)
         acc = builder.mul(acc, s)
-    strides.reverse()
+    if order == "C":
+        strides.reverse()
     populate_array(
         out,
         data=builder.bitcast(data, out.data.type),

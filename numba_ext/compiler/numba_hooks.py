@@ -84,7 +84,16 @@ def check_numba_version(version: tuple[int, int] | None = None) -> None:
 check_numba_version()
 
 # Imported after the version check: they use Numba internals of the supported versions.
-from . import alloc, boxing, elementwise, numpy_calls, offload, reduction_rewrite, reduction_rules  # noqa: E402
+from . import (  # noqa: E402
+    alloc,
+    alloc_calls,
+    boxing,
+    elementwise,
+    numpy_calls,
+    offload,
+    reduction_rewrite,
+    reduction_rules,
+)
 from .inplace_broadcast import RewriteInplaceBroadcast  # noqa: E402
 from .parfor_offload import OffloadParfors, parfor_lowering_with_offload  # noqa: E402
 from .types import USMArrayType  # noqa: E402
@@ -161,7 +170,7 @@ def install() -> None:
     # array expressions are offloaded before the reduction calls are checked.
     for rewrite in (
         elementwise.RewriteElementwiseCalls,
-        alloc.RewriteAllocations,
+        alloc_calls.RewriteAllocations,
         alloc.RewriteAllocationsLike,
         reduction_rewrite.RewriteReductions,
         numpy_calls.RewriteNumpyCalls,

@@ -18,9 +18,15 @@ from __future__ import annotations
 from typing import Any
 
 from numba.core import cgutils, types, utils
-from numba.core.imputils import lower_builtin, lower_constant
+from numba.core.imputils import lower_builtin, lower_constant, lower_getattr
 from numba.core.types.containers import UniTuple  # (not in Numba's bundled type stub)
-from numba.core.typing.templates import AbstractTemplate, infer_global, signature
+from numba.core.typing.templates import (
+    AbstractTemplate,
+    AttributeTemplate,
+    infer_getattr,
+    infer_global,
+    signature,
+)
 from numba.extending import NativeValue, box, models, register_model, type_callable, typeof_impl, unbox
 
 from ..errors import UnsupportedError
@@ -181,6 +187,28 @@ def _type_ndrange(context: Any) -> Any:
 def _make_ndrange(context: Any, builder: Any, sig: Any, args: Any) -> Any:
     parts = [_as_int64_tuple(context, builder, t, v) for t, v in zip(sig.args, args)]
     return context.make_tuple(builder, sig.return_type, parts)
+
+
+@infer_getattr
+class _NdRangeAttributes(AttributeTemplate):
+    """``nd.global_range`` and ``nd.local_range`` of an NdRange in jitted code."""
+
+    key = NdRangeType
+
+    def resolve_global_range(self, nd: Any) -> Any:
+        return range_type(nd.dtype.count)
+
+    resolve_local_range = resolve_global_range
+
+
+@lower_getattr(NdRangeType, "global_range")
+def _ndrange_global(context: Any, builder: Any, typ: Any, value: Any) -> Any:
+    return builder.extract_value(value, 0)
+
+
+@lower_getattr(NdRangeType, "local_range")
+def _ndrange_local(context: Any, builder: Any, typ: Any, value: Any) -> Any:
+    return builder.extract_value(value, 1)
 
 
 # -- call_kernel(...) in jitted code ------------------------------------------------------------------

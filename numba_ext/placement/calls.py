@@ -70,6 +70,9 @@ def plan_call(
     * Both: an error inside offload_to (the NumPy data's queue cannot be inferred); outside it, only
       if `allow_host_and_usm` is false (kernels). Jitted functions may take both as long as no
       expression mixes them (checked when compiling).
+    * No arrays: the first ``numba_ext.Queue`` among the arguments (a jitted function that allocates
+      with ``sycl_queue=`` it), else None. Arrays made inside on another queue and used with the
+      arguments are refused when they meet (in compiled code).
     """
     q0 = _common_case_queue(args)
     if q0 is not None and not offload_active():
@@ -99,7 +102,8 @@ def plan_call(
         return CallPlan(q, list(args))
     if host:
         return _plan_host_arrays(what, args, host, ctx_q)
-    return CallPlan(None, list(args))
+    # no arrays: a queue passed in (for sycl_queue= inside) is where the call's allocations go
+    return CallPlan(next((a for a in args if isinstance(a, Queue)), None), list(args))
 
 
 def _common_case_queue(args: Sequence[Any]) -> Queue | None:

@@ -178,5 +178,7 @@ pub fn capi_addresses(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     d.set_item("nx_check_queues", nx_check_queues as *const () as usize)?;
     d.set_item("nx_unbox", super::native::nx_unbox as *const () as usize)?;
     d.set_item("nx_box", super::native::nx_box as *const () as usize)?;
+    d.set_item("nx_queue_unbox", super::queues::nx_queue_unbox as *const () as usize)?;
+    d.set_item("nx_queue_box", super::queues::nx_queue_box as *const () as usize)?;
     Ok(d)
 }

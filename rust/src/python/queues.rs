@@ -67,3 +67,47 @@ pub unsafe fn queue_object(py: Python<'_>, handle: usize) -> PyResult<Bound<'_, 
 pub fn _register_queue(queue: &Bound<'_, PyQueue>) -> PyResult<usize> {
     register_queue(queue)
 }
+
+/// C ABI: the handle of the `numba_ext.Queue` object `obj` (registered, so the same object comes
+/// back when compiled code returns the queue). Null with a Python error set when `obj` is not a
+/// queue.
+///
+/// # Safety
+/// `obj` is a live Python object and the caller holds the GIL.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nx_queue_unbox(obj: *mut pyo3::ffi::PyObject) -> *const c_void {
+    Python::attach(|py| {
+        let obj = unsafe { Bound::from_borrowed_ptr(py, obj) };
+        let r = obj.cast::<PyQueue>().map_err(PyErr::from).and_then(register_queue);
+        match r {
+            Ok(h) => h as *const c_void,
+            Err(e) => {
+                e.restore(py);
+                std::ptr::null()
+            }
+        }
+    })
+}
+
+/// C ABI: a new reference to the Python object of the queue at `handle` (see [`queue_object`]).
+/// Null with a Python error set when `handle` is null.
+///
+/// # Safety
+/// `handle` is null or the address of a live queue; the caller holds the GIL.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nx_queue_box(handle: *const c_void) -> *mut pyo3::ffi::PyObject {
+    Python::attach(|py| {
+        let r = if handle.is_null() {
+            Err(pyo3::exceptions::PyRuntimeError::new_err("a queue returned from compiled code is null"))
+        } else {
+            unsafe { queue_object(py, handle as usize) }
+        };
+        match r {
+            Ok(q) => q.into_any().into_ptr(),
+            Err(e) => {
+                e.restore(py);
+                std::ptr::null_mut()
+            }
+        }
+    })
+}
