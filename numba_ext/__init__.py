@@ -7,6 +7,8 @@ this in ``make test``): ``devices`` <- ``arrays`` <- ``placement`` <- ``compiler
 <- ``library`` <- this module, which only gathers the public API.
 """
 
+import numba
+
 # First: registers the OpenCL drivers with the ICD loader before the extension loads.
 from . import devices  # noqa: F401
 
@@ -42,6 +44,7 @@ from .arrays import (
 from .compiler import erf, erfc, jit
 from .devices import Context, Device, Queue, default_queue, get_devices
 from .errors import (
+    ArrayInterfaceError,
     BuildError,
     ExecutionPlacementError,
     KernelArgumentError,
@@ -66,11 +69,15 @@ from .kernel_api import (
 from .kernels import NdRange, Range, call_kernel, call_kernel_async, func, kernel
 from .placement import offload_to
 
+# numba_dpex.prange is Numba's prange; programs that import it from the offload package find it here
+prange = numba.prange
+
 compiler.install()
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "ArrayInterfaceError",
     "GLOBAL_MEM_FENCE",
     "LOCAL_MEM_FENCE",
     "BuildError",
@@ -119,6 +126,7 @@ __all__ = [
     "offload_to",
     "ones",
     "ones_like",
+    "prange",
     "private",
     "utils",
     "zeros",
