@@ -4,8 +4,10 @@ function protocols (``np.sqrt(a)``, ``np.where(a, ...)``), the reduction methods
 and ``a.dot(b)``.
 
 Owns: ``ArrayOperators``, the base class of ``ndarray`` that holds these methods, and
-``ReductionResult``. The operations themselves belong to the library layer: every method hands its
-operands to the provider registered in ``hooks.operations``.
+``ReductionResult``, and the memory order of elementwise results (NumPy's ``order='K'``: the layout
+of the operands, so F-ordered operands give an F-ordered result). The operations themselves belong
+to the library layer: every method hands its operands to the provider registered in
+``hooks.operations``.
 """
 
 from __future__ import annotations
@@ -17,12 +19,51 @@ import numpy as np
 from numpy.typing import DTypeLike
 
 from . import hooks
+from .flags import layout_order
 
 if TYPE_CHECKING:
     from .ndarray import ndarray
 
-#: what the reductions return: a NumPy scalar when they reduce every element, else an array
-ReductionResult: TypeAlias = "np.generic | ndarray"
+#: what the reductions return: a numba_ext array (0-d when they reduce every element, as dpnp's)
+ReductionResult: TypeAlias = "ndarray"
+
+#: operands Python's operators hand to NumPy's ufuncs; others get NotImplemented (Python then asks
+#: the other operand, as NumPy arrays do for objects that define the reflected operator)
+_SCALARS = (int, float, complex, bool, np.generic, np.ndarray, list, tuple)
+
+
+def _result_axes(operands: Sequence[Any]) -> tuple[int, ...] | None:
+    """The axis order of the result of an elementwise operation (NumPy's 'K' rule): that of the
+    array operands of the full result shape (broadcast ones do not vote) when they all agree, else
+    None (C order). None also where that is C order anyway."""
+    arrays = [o for o in operands if isinstance(o, ArrayOperators)]
+    nd = max((a.ndim for a in arrays), default=0)
+    if nd < 2 or all(a._desc.flags.c_contiguous for a in arrays):
+        return None
+    shape = np.broadcast_shapes(*(a.shape for a in arrays))
+    votes = {layout_order(a.shape, a.strides) for a in arrays if a.shape == shape}
+    if len(votes) != 1:
+        return None
+    axes = votes.pop()
+    return None if axes == tuple(range(nd)) else axes
+
+
+def _apply(ufunc: np.ufunc, *operands: Any) -> ndarray:
+    """`ufunc(*operands)` by the library, the result in the operands' memory order: the operation
+    runs on views with the result's slowest axis first (each a C-contiguous view where the operand is
+    dense in that order), and its C-ordered result is viewed back."""
+    axes = _result_axes(operands)
+    if axes is None:
+        return hooks.operations.apply(ufunc, *operands)
+    nd = len(axes)
+    moved = [
+        (o if o.ndim == nd else o[(None,) * (nd - o.ndim) + (Ellipsis,)]).transpose(axes)
+        if isinstance(o, ArrayOperators)
+        else o
+        for o in operands
+    ]
+    out: ndarray = hooks.operations.apply(ufunc, *moved)
+    return out.transpose(tuple(int(i) for i in np.argsort(axes)))
 
 
 class ArrayOperators:
@@ -37,7 +78,7 @@ class ArrayOperators:
             return NotImplemented
         if ufunc is np.matmul:
             return hooks.operations.dot(inputs[0], inputs[1], what="matmul")  # np.matmul has two inputs
-        return hooks.operations.apply(ufunc, *inputs)
+        return _apply(ufunc, *inputs)
 
     def __array_function__(
         self,
@@ -142,18 +183,16 @@ class ArrayOperators:
 # -- Python's arithmetic, bitwise and comparison operators: NumPy's ufuncs ---------------------------
 def _binary(ufunc: np.ufunc, reflected: bool = False) -> Callable[[ndarray, Any], ndarray]:
     def op(self: ndarray, other: Any) -> ndarray:
-        return (
-            hooks.operations.apply(ufunc, other, self)
-            if reflected
-            else hooks.operations.apply(ufunc, self, other)
-        )
+        if not isinstance(other, (ArrayOperators, *_SCALARS)):
+            return NotImplemented  # type: ignore[no-any-return]
+        return _apply(ufunc, other, self) if reflected else _apply(ufunc, self, other)
 
     return op
 
 
 def _unary(ufunc: np.ufunc) -> Callable[[ndarray], ndarray]:
     def op(self: ndarray) -> ndarray:
-        return hooks.operations.apply(ufunc, self)
+        return _apply(ufunc, self)
 
     return op
 

@@ -1,6 +1,7 @@
 """Eager reductions (``x.sum(axis=1)``, ``x.argmax()``) and products (``np.dot``, ``@``) of numba_ext
 arrays: the same ``numba_ext.jit`` helpers jitted code calls (``compiler.reduction_helpers``), on the
-arrays' queue."""
+arrays' queue. Reductions over every element give a 0-d array on the input's queue with its USM
+type, as dpnp's do (``float(x.sum())`` or ``x.sum().item()`` bring the value to the host)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import warnings
 import numpy as np
 from numpy.typing import DTypeLike
 
-from ..arrays import ndarray
+from ..arrays import full, ndarray
 from ..compiler import reduction_helpers, reduction_rules
 from ..errors import ExecutionPlacementError, UnsupportedError
 from ..placement import coerce_usm_types
@@ -29,10 +30,10 @@ def reduce(
     dtype: DTypeLike | None = None,
     out: ndarray | None = None,
     keepdims: bool = False,
-) -> np.generic | ndarray:
+) -> ndarray:
     """`x.<name>(axis=axis)` (sum prod min max mean any all argmin argmax), computed by a kernel on
-    `x`'s queue: a NumPy scalar of NumPy's result dtype over all elements, else a numba_ext array on
-    the same queue."""
+    `x`'s queue: a numba_ext array of NumPy's result dtype on the same queue with the same USM type,
+    0-d over all elements."""
     check_unsupported(f"{name}", dtype=dtype, out=out, keepdims=keepdims)
     if axis is not None:
         if isinstance(axis, tuple):
@@ -49,9 +50,8 @@ def reduce(
     if axis is None:
         x = x if x.ndim else x.reshape(1)
         value = reduction_helpers.whole_function(name, x.ndim, x.dtype, x.flags.c_contiguous)(x)
-        return reduction_rules.result_dtype(name, x.dtype).type(
-            value
-        )  # NumPy's scalar type (np.float32 for float32 data)
+        dt = reduction_rules.result_dtype(name, x.dtype)  # NumPy's (float32 for float32 data)
+        return full((), dt.type(value), dt, sycl_queue=x.sycl_queue, usm_type=x.usm_type)
     return reduction_helpers.axis_reducer(
         name, x.ndim, reduction_rules.result_dtype(name, x.dtype).name, x.usm_type
     )(x, axis)
