@@ -53,6 +53,10 @@ def _is_basic_index(key: object) -> bool:
     ) and not any(isinstance(k, (bool, np.bool_)) for k in items)
 
 
+def _is_integer_0d(k: object) -> bool:
+    return isinstance(k, ndarray) and k.ndim == 0 and k.dtype.kind in "iu"
+
+
 class ndarray(ArrayOperators):
     """An array in USM memory. Create with :func:`numba_ext.asarray`, :func:`numba_ext.empty`, ...;
     bring back to the host with :func:`numba_ext.asnumpy`."""
@@ -244,14 +248,16 @@ class ndarray(ArrayOperators):
         return ndarray._wrap(desc, self._queue, self._usm_type, self._base_ptr)
 
     def __getitem__(self, key: BasicIndex) -> ndarray:
-        if isinstance(key, ndarray) or not _is_basic_index(key):
+        items = key if isinstance(key, tuple) else (key,)
+        # 0-d integer arrays index as their value (x[x.argmax()]), as NumPy's do
+        items = tuple(operator.index(k) if _is_integer_0d(k) else k for k in items)
+        if any(isinstance(k, ndarray) for k in items) or not _is_basic_index(items):
             raise IndexError(
                 "numba_ext.ndarray supports basic indexing (integers, slices, ..., None); "
                 "index with NumPy on numba_ext.asnumpy(x) for advanced indexing"
             )
         # a view even where every axis gets an integer (a 0-d array, as dpnp gives): `...` last
         # keeps NumPy from reading the element, which lives in device memory
-        items = key if isinstance(key, tuple) else (key,)
         if Ellipsis not in items:
             items = (*items, Ellipsis)
         return self._view(self._desc[items])
