@@ -58,7 +58,8 @@ def reduce(
 
 
 def dot(a: ndarray, b: ndarray, what: str = "np.dot") -> ndarray:
-    """`np.dot(a, b)` / `a @ b` of 1-D and 2-D numba_ext arrays, computed on their queue."""
+    """`np.dot(a, b)` / `a @ b` of 1-D and 2-D numba_ext arrays, computed on their queue (0-d for
+    two vectors)."""
     if not (isinstance(a, ndarray) and isinstance(b, ndarray)):
         other = b if isinstance(a, ndarray) else a
         if np.ndim(other) == 0 and not isinstance(other, (np.ndarray, list, tuple)):
@@ -69,9 +70,10 @@ def dot(a: ndarray, b: ndarray, what: str = "np.dot") -> ndarray:
             "(compute follows data); convert it with numba_ext.asarray(x, sycl_queue=<the array's queue>)"
         )
     reduction_rules.check_dot_ndims(a.ndim, b.ndim, what)
-    return reduction_helpers.dot_function(
-        a.ndim,
-        b.ndim,
-        reduction_rules.dot_dtype(a.dtype, b.dtype).name,
-        coerce_usm_types([a.usm_type, b.usm_type]),
-    )(a, b)
+    dt = reduction_rules.dot_dtype(a.dtype, b.dtype)
+    usm_type = coerce_usm_types([a.usm_type, b.usm_type])
+    result = reduction_helpers.dot_function(a.ndim, b.ndim, dt.name, usm_type)(a, b)
+    if isinstance(result, ndarray):
+        return result
+    # two vectors: a 0-d array on their queue, as dpnp gives
+    return full((), dt.type(result), dt, sycl_queue=a.sycl_queue, usm_type=usm_type or a.usm_type)
