@@ -249,6 +249,8 @@ def asarray(
     host = np.asarray(obj, dtype=dtype)
     if dtype is None and host.dtype.kind == "f" and host.dtype.itemsize == 8 and not q.device.has_fp64:
         host = host.astype(np.float32)
-    out = allocate_in_order(host.shape, host.dtype, q, usm_type or "device", order_axes(order, host.ndim, host))
+    out = allocate_in_order(
+        host.shape, host.dtype, q, usm_type or "device", order_axes(order, host.ndim, host)
+    )
     upload_into(out, host)
     return out

@@ -14,8 +14,10 @@ and make their queue object, USM type, Numba type and descriptor from it on firs
 unset are filled by ``__getattr__``.
 
 Owns: the class ``ndarray``: its storage and native image, its attributes, the USM array interface
-it exports, views (basic indexing, reshapes, transposes), element assignment and conversions (to
-another device or dtype, to Python scalars, ``repr``). Its NumPy operations (operators, ufuncs,
+it exports, views (basic indexing, reshapes, transposes; an integer for every axis gives a 0-d
+view, as dpnp's), element assignment, its layout (``flags``, ``copy(order=)``) and conversions (to
+another device, dtype or memory order; 0-d arrays to Python numbers: ``float``, ``int``, ``item``,
+``format``; ``repr`` and ``str``). Its NumPy operations (operators, ufuncs,
 reductions) come from its base class ``operators.ArrayOperators``.
 """
 
@@ -24,7 +26,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Iterator, Sequence
 from types import EllipsisType
-from typing import Any, Literal, NoReturn, SupportsIndex, overload
+from typing import Any, Literal, NoReturn, SupportsIndex, cast, overload
 
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
@@ -250,7 +252,7 @@ class ndarray(ArrayOperators):
     def __getitem__(self, key: BasicIndex) -> ndarray:
         items = key if isinstance(key, tuple) else (key,)
         # 0-d integer arrays index as their value (x[x.argmax()]), as NumPy's do
-        items = tuple(operator.index(k) if _is_integer_0d(k) else k for k in items)
+        items = tuple(operator.index(cast(ndarray, k)) if _is_integer_0d(k) else k for k in items)
         if any(isinstance(k, ndarray) for k in items) or not _is_basic_index(items):
             raise IndexError(
                 "numba_ext.ndarray supports basic indexing (integers, slices, ..., None); "
@@ -326,20 +328,19 @@ class ndarray(ArrayOperators):
     def _host_scalar(self) -> np.generic:
         if self.size != 1:
             raise TypeError("only arrays of one element can be converted to Python scalars")
-        value: np.generic = copy_to_host(self).reshape(())[()]
-        return value
+        return cast(np.generic, copy_to_host(self).reshape(())[()])
 
     def item(self, *args: Any) -> bool | int | float:
         """The element (of an array of one element, or at a flat index or an index tuple) as a
         Python scalar, copied to the host."""
         if not args:
-            return self._host_scalar().item()  # type: ignore[no-any-return]
+            return self._host_scalar().item()
         index = args[0] if len(args) == 1 else args
         if not isinstance(index, tuple):
             index = np.unravel_index(operator.index(index), self.shape)
         if len(index) != self.ndim:
             raise ValueError("incorrect number of indices for array")
-        return self[tuple(index)]._host_scalar().item()  # type: ignore[no-any-return]
+        return self[tuple(index)]._host_scalar().item()
 
     def __float__(self) -> float:
         return float(self._host_scalar())

@@ -13,7 +13,7 @@ to the library layer: every method hands its operands to the provider registered
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias, cast
 
 import numpy as np
 from numpy.typing import DTypeLike
@@ -36,7 +36,7 @@ def _result_axes(operands: Sequence[Any]) -> tuple[int, ...] | None:
     """The axis order of the result of an elementwise operation (NumPy's 'K' rule): that of the
     array operands of the full result shape (broadcast ones do not vote) when they all agree, else
     None (C order). None also where that is C order anyway."""
-    arrays = [o for o in operands if isinstance(o, ArrayOperators)]
+    arrays = [cast("ndarray", o) for o in operands if isinstance(o, ArrayOperators)]
     nd = max((a.ndim for a in arrays), default=0)
     if nd < 2 or all(a._desc.flags.c_contiguous for a in arrays):
         return None
@@ -56,14 +56,15 @@ def _apply(ufunc: np.ufunc, *operands: Any) -> ndarray:
     if axes is None:
         return hooks.operations.apply(ufunc, *operands)
     nd = len(axes)
-    moved = [
-        (o if o.ndim == nd else o[(None,) * (nd - o.ndim) + (Ellipsis,)]).transpose(axes)
-        if isinstance(o, ArrayOperators)
-        else o
-        for o in operands
-    ]
+    moved = [_moved(cast("ndarray", o), axes) if isinstance(o, ArrayOperators) else o for o in operands]
     out: ndarray = hooks.operations.apply(ufunc, *moved)
     return out.transpose(tuple(int(i) for i in np.argsort(axes)))
+
+
+def _moved(a: ndarray, axes: tuple[int, ...]) -> ndarray:
+    """`a` broadcast to len(axes) dimensions (leading axes of length 1) and transposed by `axes`."""
+    nd = len(axes)
+    return (a if a.ndim == nd else a[(None,) * (nd - a.ndim) + (Ellipsis,)]).transpose(axes)
 
 
 class ArrayOperators:
@@ -184,7 +185,7 @@ class ArrayOperators:
 def _binary(ufunc: np.ufunc, reflected: bool = False) -> Callable[[ndarray, Any], ndarray]:
     def op(self: ndarray, other: Any) -> ndarray:
         if not isinstance(other, (ArrayOperators, *_SCALARS)):
-            return NotImplemented  # type: ignore[no-any-return]
+            return NotImplemented
         return _apply(ufunc, other, self) if reflected else _apply(ufunc, self, other)
 
     return op

@@ -68,7 +68,13 @@ def test_full_integer_index_is_a_0d_view(rng, dtype):
 
 @pytest.mark.parametrize(
     "dtype, usm_type",
-    [("bool", "device"), ("int8", "shared"), ("uint64", "host"), ("float32", "device"), ("float64", "shared")],
+    [
+        ("bool", "device"),
+        ("int8", "shared"),
+        ("uint64", "host"),
+        ("float32", "device"),
+        ("float64", "shared"),
+    ],
 )
 def test_whole_reductions_are_0d_arrays(rng, dtype, usm_type):
     h = random_host(rng, (7, 13), dtype)

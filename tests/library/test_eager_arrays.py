@@ -112,7 +112,8 @@ def test_numpy_functions_eagerly_compute_on_the_queue(rng):
     assert vv.shape == () and vv.sycl_queue is q and vv.usm_type == "shared"
     assert float(vv) == pytest.approx(float(hv @ hv), rel=1e-12)
     np.testing.assert_allclose(nx.asnumpy(np.dot(f, f.T)), hf @ hf.T, rtol=1e-5)
-    assert float(np.sum(v)) == pytest.approx(hv.sum()) and np.reshape(f, (7, 5)).shape == (7, 5)  # via methods
+    assert float(np.sum(v)) == pytest.approx(hv.sum())  # via the array's methods
+    assert np.reshape(f, (7, 5)).shape == (7, 5)
 
 
 def test_numpy_functions_eagerly_keep_the_cfd_rules(rng):
