@@ -18,8 +18,12 @@ from typing import TYPE_CHECKING, Any, TypeAlias, cast
 import numpy as np
 from numpy.typing import DTypeLike
 
+from ..errors import UnsupportedError
 from . import hooks
+from .allocation import allocate
+from .dtypes import SUPPORTED_DTYPE_SET
 from .flags import layout_order
+from .transfers import copy_to_host, upload_into
 
 if TYPE_CHECKING:
     from .ndarray import ndarray
@@ -54,11 +58,36 @@ def _apply(ufunc: np.ufunc, *operands: Any) -> ndarray:
     dense in that order), and its C-ordered result is viewed back."""
     axes = _result_axes(operands)
     if axes is None:
-        return hooks.operations.apply(ufunc, *operands)
-    nd = len(axes)
+        try:
+            return hooks.operations.apply(ufunc, *operands)
+        except UnsupportedError:
+            out = _on_host_0d(ufunc, operands)
+            if out is None:
+                raise
+            return out
     moved = [_moved(cast("ndarray", o), axes) if isinstance(o, ArrayOperators) else o for o in operands]
     out: ndarray = hooks.operations.apply(ufunc, *moved)
     return out.transpose(tuple(int(i) for i in np.argsort(axes)))
+
+
+def _on_host_0d(ufunc: np.ufunc, operands: Sequence[Any]) -> ndarray | None:
+    """A ufunc the device cannot compute (np.isnan, ...) of 0-d arrays on one queue and Python or
+    NumPy scalars: computed by NumPy on their elements, the result a 0-d array on that queue with
+    the first array's USM type. None for anything else."""
+    arrays = [cast("ndarray", o) for o in operands if isinstance(o, ArrayOperators)]
+    if not arrays or any(a.ndim for a in arrays) or any(a._queue != arrays[0]._queue for a in arrays):
+        return None
+    if any(isinstance(o, (np.ndarray, list, tuple)) and np.ndim(o) for o in operands):
+        return None
+    with np.errstate(all="ignore"):
+        value = np.asarray(
+            ufunc(*(copy_to_host(o) if isinstance(o, ArrayOperators) else o for o in operands))
+        )
+    if not isinstance(value, np.ndarray) or value.dtype not in SUPPORTED_DTYPE_SET:
+        return None
+    out = allocate((), value.dtype, arrays[0]._queue, arrays[0]._usm_type)
+    upload_into(out, value)
+    return out
 
 
 def _moved(a: ndarray, axes: tuple[int, ...]) -> ndarray:

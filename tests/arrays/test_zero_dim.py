@@ -201,6 +201,21 @@ def test_arithmetic_and_comparisons_with_python_scalars(rng, dtype):
     assert neg.shape == () and host_value(neg) == -h
 
 
+def test_ufuncs_the_device_lacks_on_0d_arrays(rng):
+    # computed by NumPy on the element: the result is still a 0-d array on the queue
+    h = rng.standard_normal(25)
+    x = nx.asarray(h, usm_type="shared")
+    for got, want in [
+        (np.isnan(x.mean()), np.isnan(h.mean())),
+        (np.isfinite(x.max()), np.isfinite(h.max())),
+        (np.signbit(x.min()), np.signbit(h.min())),
+    ]:
+        assert isinstance(got, nx.ndarray) and got.shape == () and got.usm_type == "shared"
+        assert got.sycl_queue is x.sycl_queue and got.dtype == want.dtype and got.item() == want
+    with pytest.raises(nx.UnsupportedError, match="isnan"):
+        np.isnan(x)  # arrays of more elements are not computed on the host
+
+
 def test_0d_arrays_with_arrays_and_in_jitted_code(rng):
     h = rng.standard_normal(41)
     x = nx.asarray(h)

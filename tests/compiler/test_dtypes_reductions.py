@@ -208,7 +208,7 @@ def test_empty_reductions(dtype):
     assert tuple(getattr(x, op)().item() for op in ("sum", "prod", "any", "all")) == want
     assert EMPTY_OK(x) == want
     with pytest.warns(RuntimeWarning, match="Mean of empty slice"):
-        assert np.isnan(x.mean())
+        assert np.isnan(x.mean().item())
     for op in ("min", "max", "argmin", "argmax"):
         with pytest.raises(ValueError) as e:
             getattr(h, op)()
