@@ -61,10 +61,10 @@ def _apply(ufunc: np.ufunc, *operands: Any) -> ndarray:
         try:
             return hooks.operations.apply(ufunc, *operands)
         except UnsupportedError:
-            out = _on_host_0d(ufunc, operands)
-            if out is None:
+            fallback = _on_host_0d(ufunc, operands)
+            if fallback is None:
                 raise
-            return out
+            return fallback
     moved = [_moved(cast("ndarray", o), axes) if isinstance(o, ArrayOperators) else o for o in operands]
     out: ndarray = hooks.operations.apply(ufunc, *moved)
     return out.transpose(tuple(int(i) for i in np.argsort(axes)))
@@ -81,7 +81,9 @@ def _on_host_0d(ufunc: np.ufunc, operands: Sequence[Any]) -> ndarray | None:
         return None
     with np.errstate(all="ignore"):
         value = np.asarray(
-            ufunc(*(copy_to_host(o) if isinstance(o, ArrayOperators) else o for o in operands))
+            ufunc(
+                *(copy_to_host(cast("ndarray", o)) if isinstance(o, ArrayOperators) else o for o in operands)
+            )
         )
     if not isinstance(value, np.ndarray) or value.dtype not in SUPPORTED_DTYPE_SET:
         return None
