@@ -1,10 +1,11 @@
-"""Allocation of new C-contiguous arrays (the extension allocates and wraps them)."""
+"""Allocation of new arrays (the extension allocates and wraps C-contiguous ones; other memory orders
+are views of those) and the ``order=`` argument of the creation functions."""
 
 from __future__ import annotations
 
 import numbers
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, SupportsIndex
+from typing import TYPE_CHECKING, Any, Literal, SupportsIndex
 
 import numpy as np
 from numpy.typing import DTypeLike
@@ -14,6 +15,7 @@ from ..devices import Queue
 from ..errors import UnsupportedError
 from . import hooks
 from .dtypes import SUPPORTED_DTYPE_SET, check_dtype, check_usm_type
+from .flags import layout_order
 
 if TYPE_CHECKING:
     from .ndarray import ndarray
@@ -64,3 +66,42 @@ def allocate(shape: ShapeLike, dtype: DTypeLike, queue: Queue, usm_type: str) ->
             raise fp64_error(dt, queue)
         info = _infos[key] = hooks.typing.new_array_info(dt, len(shape), usm_type, key[3])
     return _core.empty(queue, shape, dt.itemsize, info)
+
+
+#: a memory order: NumPy's ``order=`` letters ('K' and 'A' follow another array's layout)
+OrderLike = Literal["C", "F", "A", "K"] | None
+
+
+def order_axes(
+    order: OrderLike, ndim: int, like: np.ndarray | None = None, allowed: str = "CFAK"
+) -> tuple[int, ...]:
+    """The axis order (from the slowest-varying axis to the fastest) of a new `ndim`-d array of
+    memory order `order`: 'C' row-major, 'F' column-major, 'A' column-major when `like` is
+    F-contiguous and not C-contiguous, 'K' `like`'s own layout (``flags.layout_order``); None
+    means 'K' where `allowed` has it, else 'C'."""
+    if order is None:
+        order = "K" if "K" in allowed else "C"
+    key = order.upper() if isinstance(order, str) else order
+    if key not in tuple(allowed):
+        names = " or ".join(repr(c) for c in allowed)
+        raise ValueError(f"order must be one of {names}, got {order!r}")
+    identity = tuple(range(ndim))
+    if key == "F" or (key == "A" and like is not None and like.flags.fnc):
+        return identity[::-1]
+    if key == "K" and like is not None and not like.flags.c_contiguous:
+        return layout_order(like.shape, like.strides)
+    return identity
+
+
+def allocate_in_order(
+    shape: ShapeLike, dtype: DTypeLike, queue: Queue, usm_type: str, axes: Sequence[int]
+) -> ndarray:
+    """A new dense ``numba_ext.ndarray`` whose axes run in memory in the order `axes` (slowest first;
+    ``order_axes`` gives them): a C-contiguous allocation of the permuted shape, viewed through the
+    inverse transpose (an F-contiguous array for reversed axes)."""
+    axes = tuple(axes)
+    if axes == tuple(range(len(axes))):
+        return allocate(shape, dtype, queue, usm_type)
+    shape = normalize_shape(shape)
+    base = allocate(tuple(shape[a] for a in axes), dtype, queue, usm_type)
+    return base.transpose(tuple(int(i) for i in np.argsort(axes)))

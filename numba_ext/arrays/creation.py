@@ -1,4 +1,7 @@
-"""Array creation: asarray, empty, zeros, ones, full, their *_like forms, arange, and asnumpy."""
+"""Array creation: asarray, empty, zeros, ones, full, their *_like forms, arange, and asnumpy.
+
+Every creation function takes NumPy's ``order=``: 'C' or 'F' for new arrays, also 'A' and 'K'
+(the default) for the *_like forms and asarray, which keep the layout of their input."""
 
 from __future__ import annotations
 
@@ -9,7 +12,7 @@ from numpy.typing import ArrayLike, DTypeLike
 
 from .. import _core
 from ..devices import DeviceArg, Queue, default_queue, resolve_queue
-from .allocation import ShapeLike, allocate
+from .allocation import OrderLike, ShapeLike, allocate_in_order, normalize_shape, order_axes
 from .dtypes import check_usm_type, default_float
 from .interface import from_usm_interface
 from .ndarray import ndarray
@@ -27,9 +30,16 @@ def empty(
     device: DeviceArg = None,
     usm_type: str = "device",
     sycl_queue: Queue | None = None,
+    order: OrderLike = "C",
 ) -> ndarray:
     q = _queue_for(device, sycl_queue)
-    return allocate(shape, dtype if dtype is not None else default_float(q), q, usm_type)
+    dt = dtype if dtype is not None else default_float(q)
+    return allocate_in_order(shape, dt, q, usm_type, _new_order(order, shape))
+
+
+def _new_order(order: OrderLike, shape: ShapeLike) -> tuple[int, ...]:
+    """The axis order of a new array of `shape` in memory order 'C' or 'F'."""
+    return order_axes(order, len(normalize_shape(shape)), allowed="CF")
 
 
 def full(
@@ -40,17 +50,23 @@ def full(
     device: DeviceArg = None,
     usm_type: str = "device",
     sycl_queue: Queue | None = None,
+    order: OrderLike = "C",
 ) -> ndarray:
     q = _queue_for(device, sycl_queue)
     if dtype is None:
         dtype = np.asarray(fill_value).dtype
         if dtype.kind == "f":
             dtype = default_float(q)
-    out = allocate(shape, dtype, q, usm_type)
+    out = allocate_in_order(shape, dtype, q, usm_type, _new_order(order, shape))
+    _fill(out, fill_value)
+    return out
+
+
+def _fill(out: ndarray, fill_value: ArrayLike) -> None:
+    """Fill a new dense array (any axis order) with one value."""
     if out.nbytes:
         pattern = np.asarray(fill_value, dtype=out.dtype).tobytes()
-        _core.fill(out._queue, out._data_ptr, pattern, out.nbytes)
-    return out
+        _core.fill(out._queue, out._data_ptr, pattern, out.nbytes)  # dense, from its first element
 
 
 def zeros(
@@ -60,6 +76,7 @@ def zeros(
     device: DeviceArg = None,
     usm_type: str = "device",
     sycl_queue: Queue | None = None,
+    order: OrderLike = "C",
 ) -> ndarray:
     return full(
         shape,
@@ -68,6 +85,7 @@ def zeros(
         device=device,
         usm_type=usm_type,
         sycl_queue=sycl_queue,
+        order=order,
     )
 
 
@@ -78,6 +96,7 @@ def ones(
     device: DeviceArg = None,
     usm_type: str = "device",
     sycl_queue: Queue | None = None,
+    order: OrderLike = "C",
 ) -> ndarray:
     return full(
         shape,
@@ -86,6 +105,7 @@ def ones(
         device=device,
         usm_type=usm_type,
         sycl_queue=sycl_queue,
+        order=order,
     )
 
 
@@ -95,19 +115,22 @@ def _like(
     device: DeviceArg,
     usm_type: str | None,
     sycl_queue: Queue | None,
-) -> tuple[tuple[int, ...], DTypeLike, Queue, str]:
-    """Shape, dtype, queue and USM type of a new array like `x` (dpctl.tensor's *_like rules): by
-    default those of `x`; a NumPy array (or anything array-like) gives its shape and dtype, on the
-    default queue with `device` USM."""
+    order: OrderLike,
+) -> tuple[tuple[int, ...], DTypeLike, Queue, str, tuple[int, ...]]:
+    """Shape, dtype, queue, USM type and axis order of a new array like `x` (dpctl.tensor's *_like
+    rules): by default those of `x`; a NumPy array (or anything array-like) gives its shape, dtype
+    and layout, on the default queue with `device` USM."""
     if isinstance(x, ndarray):
         q = resolve_queue(device, sycl_queue) or x._queue
-        return x.shape, dtype if dtype is not None else x.dtype, q, usm_type or x.usm_type
+        axes = order_axes(order, x.ndim, x._desc)
+        return x.shape, dtype if dtype is not None else x.dtype, q, usm_type or x.usm_type, axes
     h = np.asarray(x)
     return (
         h.shape,
         dtype if dtype is not None else h.dtype,
         _queue_for(device, sycl_queue),
         usm_type or "device",
+        order_axes(order, h.ndim, h),
     )
 
 
@@ -118,10 +141,12 @@ def empty_like(
     device: DeviceArg = None,
     usm_type: str | None = None,
     sycl_queue: Queue | None = None,
+    order: OrderLike = "K",
 ) -> ndarray:
-    """A new uninitialised array with the shape (and by default the dtype, queue and USM type) of `x`."""
-    shape, dt, q, usm = _like(x, dtype, device, usm_type, sycl_queue)
-    return allocate(shape, dt, q, usm)
+    """A new uninitialised array with the shape (and by default the dtype, queue, USM type and
+    layout) of `x`."""
+    shape, dt, q, usm, axes = _like(x, dtype, device, usm_type, sycl_queue, order)
+    return allocate_in_order(shape, dt, q, usm, axes)
 
 
 def full_like(
@@ -132,11 +157,14 @@ def full_like(
     device: DeviceArg = None,
     usm_type: str | None = None,
     sycl_queue: Queue | None = None,
+    order: OrderLike = "K",
 ) -> ndarray:
-    """A new array with the shape (and by default the dtype, queue and USM type) of `x`, filled with
-    `fill_value`."""
-    shape, dt, q, usm = _like(x, dtype, device, usm_type, sycl_queue)
-    return full(shape, fill_value, dt, usm_type=usm, sycl_queue=q)
+    """A new array with the shape (and by default the dtype, queue, USM type and layout) of `x`,
+    filled with `fill_value`."""
+    shape, dt, q, usm, axes = _like(x, dtype, device, usm_type, sycl_queue, order)
+    out = allocate_in_order(shape, dt, q, usm, axes)
+    _fill(out, fill_value)
+    return out
 
 
 def zeros_like(
@@ -146,8 +174,9 @@ def zeros_like(
     device: DeviceArg = None,
     usm_type: str | None = None,
     sycl_queue: Queue | None = None,
+    order: OrderLike = "K",
 ) -> ndarray:
-    return full_like(x, 0, dtype, device=device, usm_type=usm_type, sycl_queue=sycl_queue)
+    return full_like(x, 0, dtype, device=device, usm_type=usm_type, sycl_queue=sycl_queue, order=order)
 
 
 def ones_like(
@@ -157,8 +186,9 @@ def ones_like(
     device: DeviceArg = None,
     usm_type: str | None = None,
     sycl_queue: Queue | None = None,
+    order: OrderLike = "K",
 ) -> ndarray:
-    return full_like(x, 1, dtype, device=device, usm_type=usm_type, sycl_queue=sycl_queue)
+    return full_like(x, 1, dtype, device=device, usm_type=usm_type, sycl_queue=sycl_queue, order=order)
 
 
 def arange(
@@ -195,12 +225,14 @@ def asarray(
     sycl_queue: Queue | None = None,
     usm_type: str | None = None,
     copy: bool | None = None,
+    order: OrderLike = "K",
 ) -> ndarray:
-    """`obj` as a numba_ext.ndarray on the requested queue.
+    """`obj` as a numba_ext.ndarray on the requested queue, in memory order `order` ('K', the
+    default, keeps the layout of an array `obj`; 'A' keeps F-contiguous arrays F; 'C'; 'F').
 
     No copy when `obj` already is such an array on the same queue with the same dtype and USM type
-    (or on a queue sharing its context: USM memory belongs to the context). `copy=True` always
-    copies; `copy=False` raises ValueError if a copy would be needed."""
+    (or on a queue sharing its context: USM memory belongs to the context) and its layout satisfies
+    `order`. `copy=True` always copies; `copy=False` raises ValueError if a copy would be needed."""
     if usm_type is not None:
         check_usm_type(usm_type)
     target = resolve_queue(device, sycl_queue)
@@ -209,7 +241,7 @@ def asarray(
         obj = from_usm_interface(obj, obj.__sycl_usm_array_interface__)
 
     if isinstance(obj, ndarray):
-        return convert(obj, target, dtype, usm_type, copy)
+        return convert(obj, target, dtype, usm_type, copy, order)
 
     if copy is False:
         raise ValueError("asarray(copy=False): host data must be copied into USM memory")
@@ -217,6 +249,8 @@ def asarray(
     host = np.asarray(obj, dtype=dtype)
     if dtype is None and host.dtype.char in "dD" and not q.device.has_fp64:
         host = host.astype(np.float32 if host.dtype.kind == "f" else np.complex64)
-    out = allocate(host.shape, host.dtype, q, usm_type or "device")
+    out = allocate_in_order(
+        host.shape, host.dtype, q, usm_type or "device", order_axes(order, host.ndim, host)
+    )
     upload_into(out, host)
     return out

@@ -14,16 +14,19 @@ and make their queue object, USM type, Numba type and descriptor from it on firs
 unset are filled by ``__getattr__``.
 
 Owns: the class ``ndarray``: its storage and native image, its attributes, the USM array interface
-it exports, views (basic indexing, reshapes, transposes), element assignment and conversions (to
-another device or dtype, to Python scalars, ``repr``). Its NumPy operations (operators, ufuncs,
+it exports, views (basic indexing, reshapes, transposes; an integer for every axis gives a 0-d
+view, as dpnp's), element assignment, its layout (``flags``, ``copy(order=)``) and conversions (to
+another device, dtype or memory order; 0-d arrays to Python numbers: ``float``, ``int``, ``item``,
+``format``; ``repr`` and ``str``). Its NumPy operations (operators, ufuncs,
 reductions) come from its base class ``operators.ArrayOperators``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import operator
+from collections.abc import Iterator, Sequence
 from types import EllipsisType
-from typing import TYPE_CHECKING, Any, Literal, NoReturn, SupportsIndex, overload
+from typing import Any, Literal, NoReturn, SupportsIndex, cast, overload
 
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
@@ -31,13 +34,11 @@ from numpy.typing import ArrayLike, DTypeLike
 from .. import _core
 from ..devices import Context, Device, DeviceArg, Queue, default_queue, resolve_queue
 from . import hooks
-from .allocation import ShapeLike, allocate
+from .allocation import OrderLike, ShapeLike, allocate, allocate_in_order, normalize_shape, order_axes
 from .dtypes import check_usm_type, default_float
+from .flags import Flags
 from .operators import ArrayOperators
 from .transfers import convert, copy_to_host, upload_into
-
-if TYPE_CHECKING:
-    from numpy._core.multiarray import flagsobj  # the type of ndarray.flags (NumPy names it only here)
 
 _register_queue = _core._register_queue
 
@@ -52,6 +53,10 @@ def _is_basic_index(key: object) -> bool:
     return all(
         isinstance(k, (int, np.integer, slice)) or k is Ellipsis or k is None for k in items
     ) and not any(isinstance(k, (bool, np.bool_)) for k in items)
+
+
+def _is_integer_0d(k: object) -> bool:
+    return isinstance(k, ndarray) and k.ndim == 0 and k.dtype.kind in "iu"
 
 
 class ndarray(ArrayOperators):
@@ -77,9 +82,12 @@ class ndarray(ArrayOperators):
         device: DeviceArg = None,
         usm_type: str = "device",
         sycl_queue: Queue | None = None,
+        order: Literal["C", "F"] = "C",
     ) -> None:
         q = resolve_queue(device, sycl_queue) or default_queue()
-        other = allocate(shape, dtype if dtype is not None else default_float(q), q, check_usm_type(usm_type))
+        dt = dtype if dtype is not None else default_float(q)
+        axes = order_axes(order, len(normalize_shape(shape)), allowed="CF")
+        other = allocate_in_order(shape, dt, q, check_usm_type(usm_type), axes)
         for name in ("_desc", "_queue", "_usm_type", "_base"):
             setattr(self, name, getattr(other, name))
 
@@ -214,8 +222,10 @@ class ndarray(ArrayOperators):
         return self._ptr
 
     @property
-    def flags(self) -> flagsobj:
-        return self._desc.flags
+    def flags(self) -> Flags:
+        """The memory layout: ``c_contiguous``, ``f_contiguous``, ``writable`` (also NumPy's
+        ``writeable`` and item access, ``a.flags['C_CONTIGUOUS']``)."""
+        return Flags(self._desc)
 
     @property
     def T(self) -> ndarray:
@@ -256,12 +266,24 @@ class ndarray(ArrayOperators):
         return ndarray._wrap(desc, self._queue, self._usm_type, self._base_ptr)
 
     def __getitem__(self, key: BasicIndex) -> ndarray:
-        if isinstance(key, ndarray) or not _is_basic_index(key):
+        items = key if isinstance(key, tuple) else (key,)
+        # 0-d integer arrays index as their value (x[x.argmax()]), as NumPy's do
+        items = tuple(operator.index(cast(ndarray, k)) if _is_integer_0d(k) else k for k in items)
+        if any(isinstance(k, ndarray) for k in items) or not _is_basic_index(items):
             raise IndexError(
                 "numba_ext.ndarray supports basic indexing (integers, slices, ..., None); "
                 "index with NumPy on numba_ext.asnumpy(x) for advanced indexing"
             )
-        return self._view(self._desc[key])
+        # a view even where every axis gets an integer (a 0-d array, as dpnp gives): `...` last
+        # keeps NumPy from reading the element, which lives in device memory
+        if Ellipsis not in items:
+            items = (*items, Ellipsis)
+        return self._view(self._desc[items])
+
+    def __iter__(self) -> Iterator[ndarray]:
+        if self.ndim == 0:
+            raise TypeError("iteration over a 0-d array")
+        return (self[i] for i in range(self.shape[0]))
 
     def __setitem__(self, key: BasicIndex, value: ndarray | ArrayLike) -> None:
         view = self[key]
@@ -304,11 +326,13 @@ class ndarray(ArrayOperators):
         q = device if isinstance(device, Queue) else resolve_queue(device)
         return convert(self, q, None, None, None)
 
-    def copy(self) -> ndarray:
-        return convert(self, None, None, None, True)
+    def copy(self, order: OrderLike = "C") -> ndarray:
+        """A copy on the same queue in memory order `order` ('C' by default, as NumPy; 'F', 'A', 'K')."""
+        return convert(self, None, None, None, True, order)
 
-    def astype(self, dtype: DTypeLike) -> ndarray:
-        return convert(self, None, dtype, None, True)
+    def astype(self, dtype: DTypeLike, order: OrderLike = "K", copy: bool = True) -> ndarray:
+        """This array as `dtype`, in memory order `order` ('K': this array's layout), on its queue."""
+        return convert(self, None, dtype, None, copy or None, order)
 
     def __array__(self, dtype: DTypeLike | None = None, copy: bool | None = None) -> NoReturn:
         raise TypeError(
@@ -316,24 +340,47 @@ class ndarray(ArrayOperators):
             "use numba_ext.asnumpy(x) to copy it to the host"
         )
 
-    def _scalar(self) -> bool | int | float:
+    # -- 0-d arrays (and arrays of one element) as Python numbers: one copy to the host -------------
+    def _host_scalar(self) -> np.generic:
         if self.size != 1:
             raise TypeError("only arrays of one element can be converted to Python scalars")
-        return copy_to_host(self).reshape(()).item()
+        return cast(np.generic, copy_to_host(self).reshape(())[()])
+
+    def item(self, *args: Any) -> bool | int | float:
+        """The element (of an array of one element, or at a flat index or an index tuple) as a
+        Python scalar, copied to the host."""
+        if not args:
+            return self._host_scalar().item()
+        index = args[0] if len(args) == 1 else args
+        if not isinstance(index, tuple):
+            index = np.unravel_index(operator.index(index), self.shape)
+        if len(index) != self.ndim:
+            raise ValueError("incorrect number of indices for array")
+        return self[tuple(index)]._host_scalar().item()
 
     def __float__(self) -> float:
-        return float(self._scalar())
+        return float(self._host_scalar())
 
     def __int__(self) -> int:
-        return int(self._scalar())
+        return int(self._host_scalar())
+
+    def __complex__(self) -> complex:
+        return complex(self._host_scalar())
 
     def __bool__(self) -> bool:
-        return bool(self._scalar())
+        return bool(self._host_scalar())
 
     def __index__(self) -> int:
         if self.dtype.kind not in "iu":
-            raise TypeError("only integer arrays can be used as an index")
-        return int(self._scalar())
+            raise TypeError("only integer scalar arrays can be converted to a scalar index")
+        return int(self._host_scalar())
+
+    def __format__(self, spec: str) -> str:
+        if self.ndim == 0:
+            return format(self._host_scalar(), spec)  # NumPy formats 0-d arrays as their element
+        if spec:
+            raise TypeError("unsupported format string passed to numba_ext.ndarray.__format__")
+        return str(self)
 
     def __repr__(self) -> str:
         body = np.array2string(copy_to_host(self), separator=", ", prefix="numba_ext.ndarray(")
@@ -342,4 +389,6 @@ class ndarray(ArrayOperators):
             f"device={self.device.filter_string!r})"
         )
 
-    __str__ = __repr__
+    def __str__(self) -> str:
+        """NumPy's ``str`` of the data (``1.5`` for a 0-d array, ``[1. 2.]``), as dpnp prints."""
+        return str(copy_to_host(self))

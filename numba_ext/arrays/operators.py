@@ -4,25 +4,99 @@ function protocols (``np.sqrt(a)``, ``np.where(a, ...)``), the reduction methods
 and ``a.dot(b)``.
 
 Owns: ``ArrayOperators``, the base class of ``ndarray`` that holds these methods, and
-``ReductionResult``. The operations themselves belong to the library layer: every method hands its
-operands to the provider registered in ``hooks.operations``.
+``ReductionResult``, and the memory order of elementwise results (NumPy's ``order='K'``: the layout
+of the operands, so F-ordered operands give an F-ordered result). The operations themselves belong
+to the library layer: every method hands its operands to the provider registered in
+``hooks.operations``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias, cast
 
 import numpy as np
 from numpy.typing import DTypeLike
 
+from ..errors import UnsupportedError
 from . import hooks
+from .allocation import allocate
+from .dtypes import SUPPORTED_DTYPE_SET
+from .flags import layout_order
+from .transfers import copy_to_host, upload_into
 
 if TYPE_CHECKING:
     from .ndarray import ndarray
 
-#: what the reductions return: a NumPy scalar when they reduce every element, else an array
-ReductionResult: TypeAlias = "np.generic | ndarray"
+#: what the reductions return: a numba_ext array (0-d when they reduce every element, as dpnp's)
+ReductionResult: TypeAlias = "ndarray"
+
+#: operands Python's operators hand to NumPy's ufuncs; others get NotImplemented (Python then asks
+#: the other operand, as NumPy arrays do for objects that define the reflected operator)
+_SCALARS = (int, float, complex, bool, np.generic, np.ndarray, list, tuple)
+
+
+def _result_axes(operands: Sequence[Any]) -> tuple[int, ...] | None:
+    """The axis order of the result of an elementwise operation (NumPy's 'K' rule): that of the
+    array operands of the full result shape (broadcast ones do not vote) when they all agree, else
+    None (C order). None also where that is C order anyway."""
+    arrays = [cast("ndarray", o) for o in operands if isinstance(o, ArrayOperators)]
+    nd = max((a.ndim for a in arrays), default=0)
+    if nd < 2 or all(a._desc.flags.c_contiguous for a in arrays):
+        return None
+    shape = np.broadcast_shapes(*(a.shape for a in arrays))
+    votes = {layout_order(a.shape, a.strides) for a in arrays if a.shape == shape}
+    if len(votes) != 1:
+        return None
+    axes = votes.pop()
+    return None if axes == tuple(range(nd)) else axes
+
+
+def _apply(ufunc: np.ufunc, *operands: Any) -> Any:
+    """`ufunc(*operands)` by the library, the result in the operands' memory order: the operation
+    runs on views with the result's slowest axis first (each a C-contiguous view where the operand is
+    dense in that order), and its C-ordered result is viewed back."""
+    axes = _result_axes(operands)
+    if axes is None:
+        try:
+            return hooks.operations.apply(ufunc, *operands)
+        except UnsupportedError:
+            fallback = _on_host_0d(ufunc, operands)
+            if fallback is None:
+                raise
+            return fallback
+    moved = [_moved(cast("ndarray", o), axes) if isinstance(o, ArrayOperators) else o for o in operands]
+    res = hooks.operations.apply(ufunc, *moved)
+    back = tuple(int(i) for i in np.argsort(axes))
+    return tuple(r.transpose(back) for r in res) if isinstance(res, tuple) else res.transpose(back)
+
+
+def _on_host_0d(ufunc: np.ufunc, operands: Sequence[Any]) -> ndarray | None:
+    """A ufunc the device cannot compute (np.isnan, ...) of 0-d arrays on one queue and Python or
+    NumPy scalars: computed by NumPy on their elements, the result a 0-d array on that queue with
+    the first array's USM type. None for anything else."""
+    arrays = [cast("ndarray", o) for o in operands if isinstance(o, ArrayOperators)]
+    if not arrays or any(a.ndim for a in arrays) or any(a._queue != arrays[0]._queue for a in arrays):
+        return None
+    if any(isinstance(o, (np.ndarray, list, tuple)) and np.ndim(o) for o in operands):
+        return None
+    with np.errstate(all="ignore"):
+        value = np.asarray(
+            ufunc(
+                *(copy_to_host(cast("ndarray", o)) if isinstance(o, ArrayOperators) else o for o in operands)
+            )
+        )
+    if not isinstance(value, np.ndarray) or value.dtype not in SUPPORTED_DTYPE_SET:
+        return None
+    out = allocate((), value.dtype, arrays[0]._queue, arrays[0]._usm_type)
+    upload_into(out, value)
+    return out
+
+
+def _moved(a: ndarray, axes: tuple[int, ...]) -> ndarray:
+    """`a` broadcast to len(axes) dimensions (leading axes of length 1) and transposed by `axes`."""
+    nd = len(axes)
+    return (a if a.ndim == nd else a[(None,) * (nd - a.ndim) + (Ellipsis,)]).transpose(axes)
 
 
 class ArrayOperators:
@@ -39,7 +113,9 @@ class ArrayOperators:
         if ufunc is np.matmul:  # two inputs
             out = out[0] if isinstance(out, tuple) and len(out) == 1 else out
             return hooks.operations.dot(inputs[0], inputs[1], what="np.matmul", out=out)
-        return hooks.operations.apply(ufunc, *inputs, out=out)
+        if out is not None:
+            return hooks.operations.apply(ufunc, *inputs, out=out)
+        return _apply(ufunc, *inputs)
 
     def __array_function__(
         self,
@@ -149,20 +225,18 @@ class ArrayOperators:
 
 
 # -- Python's arithmetic, bitwise and comparison operators: NumPy's ufuncs ---------------------------
-def _binary(ufunc: np.ufunc, reflected: bool = False) -> Callable[[ndarray, Any], Any]:
-    def op(self: ndarray, other: Any) -> Any:
-        return (
-            hooks.operations.apply(ufunc, other, self)
-            if reflected
-            else hooks.operations.apply(ufunc, self, other)
-        )
+def _binary(ufunc: np.ufunc, reflected: bool = False) -> Callable[[ndarray, Any], ndarray]:
+    def op(self: ndarray, other: Any) -> ndarray:
+        if not isinstance(other, (ArrayOperators, *_SCALARS)):
+            return NotImplemented
+        return _apply(ufunc, other, self) if reflected else _apply(ufunc, self, other)
 
     return op
 
 
 def _unary(ufunc: np.ufunc) -> Callable[[ndarray], ndarray]:
     def op(self: ndarray) -> ndarray:
-        return hooks.operations.apply(ufunc, self)
+        return _apply(ufunc, self)
 
     return op
 

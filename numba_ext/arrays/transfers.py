@@ -10,7 +10,7 @@ from numpy.typing import DTypeLike
 
 from .. import _core
 from ..devices import Queue
-from .allocation import allocate
+from .allocation import OrderLike, allocate_in_order, order_axes
 from .dtypes import check_dtype, check_usm_type
 
 if TYPE_CHECKING:
@@ -28,38 +28,49 @@ def upload_into(dst: ndarray, host: np.ndarray) -> None:
     """Copy host data (same shape) into `dst` (any strides)."""
     if dst.size == 0:
         return
-    if dst._desc.flags.c_contiguous:
+    d = dst._desc
+    if d.flags.c_contiguous:
         src = np.ascontiguousarray(host, dtype=dst.dtype)
         _core.memcpy(dst._queue, dst._data_ptr, src.ctypes.data, dst.nbytes)
         return
-    lo, hi = byte_span(dst._desc)
+    lo, hi = byte_span(d)
     staging = np.empty(hi - lo, np.uint8)
-    _core.memcpy(dst._queue, staging.ctypes.data, dst._data_ptr + lo, hi - lo)  # keep gaps intact
-    view = np.ndarray(dst.shape, dst.dtype, buffer=staging, offset=-lo, strides=dst.strides)
+    if hi - lo != d.nbytes:  # gaps between the elements: keep them intact
+        _core.memcpy(dst._queue, staging.ctypes.data, dst._data_ptr + lo, hi - lo)
+    view = np.ndarray(d.shape, d.dtype, buffer=staging, offset=-lo, strides=d.strides)
     view[...] = host
     _core.memcpy(dst._queue, dst._data_ptr + lo, staging.ctypes.data, hi - lo)
 
 
 def copy_to_host(x: ndarray) -> np.ndarray:
-    """Copy a numba_ext array (any strides) into a new C-contiguous NumPy array."""
+    """Copy a numba_ext array (any strides) into a new NumPy array: one with the same strides where
+    the array is dense (C- or F-contiguous, or a permutation of those, as dpctl's ``asnumpy``
+    keeps them), else a C-contiguous one."""
     d = x._desc
-    out = np.empty(d.shape, d.dtype)
-    if d.size == 0:
-        return out
-    if d.flags.c_contiguous:
-        _core.memcpy(x._queue, out.ctypes.data, d.ctypes.data, d.nbytes)
+    if d.size == 0 or d.flags.c_contiguous:
+        out = np.empty(d.shape, d.dtype)
+        if d.size:
+            _core.memcpy(x._queue, out.ctypes.data, d.ctypes.data, d.nbytes)
         return out
     lo, hi = byte_span(d)
     staging = np.empty(hi - lo, np.uint8)
     _core.memcpy(x._queue, staging.ctypes.data, d.ctypes.data + lo, hi - lo)
-    out[...] = np.ndarray(d.shape, d.dtype, buffer=staging, offset=-lo, strides=d.strides)
-    return out
+    view = np.ndarray(d.shape, d.dtype, buffer=staging, offset=-lo, strides=d.strides)
+    if hi - lo == d.nbytes and all(s > 0 for s in d.strides):
+        return view
+    return np.ascontiguousarray(view)
 
 
 def convert(
-    x: ndarray, queue: Queue | None, dtype: DTypeLike | None, usm_type: str | None, copy: bool | None
+    x: ndarray,
+    queue: Queue | None,
+    dtype: DTypeLike | None,
+    usm_type: str | None,
+    copy: bool | None,
+    order: OrderLike = "K",
 ) -> ndarray:
-    """`x` on `queue` (default: its own) with `dtype` and `usm_type` (default: its own).
+    """`x` on `queue` (default: its own) with `dtype` and `usm_type` (default: its own) in memory
+    order `order` ('K' keeps `x`'s layout; 'A' keeps F-contiguous arrays F, else C).
 
     No copy when nothing changes, or when only the queue does and it shares `x`'s context (USM
     memory belongs to the context); `copy=True` always copies; `copy=False` raises ValueError if a
@@ -67,17 +78,30 @@ def convert(
     q = queue or x._queue
     want_dtype = check_dtype(dtype) if dtype is not None else x.dtype
     want_usm = check_usm_type(usm_type) if usm_type is not None else x.usm_type
-    same_memory_ok = q.context == x._queue.context and want_dtype == x.dtype and want_usm == x.usm_type
+    axes = order_axes(order, x.ndim, x._desc)
+    d = x._desc
+    layout_ok = (
+        (order or "K").upper() == "K"
+        or (d.flags.c_contiguous and axes == tuple(range(x.ndim)))
+        or (d.flags.f_contiguous and axes == tuple(range(x.ndim))[::-1])
+    )
+    same_memory_ok = (
+        q.context == x._queue.context and want_dtype == x.dtype and want_usm == x.usm_type and layout_ok
+    )
     if same_memory_ok and not copy:
         if q == x._queue:
             return x
         return x._wrap(x._desc, q, x._usm_type, x._base_ptr)  # the same memory, bound to `q`
     if copy is False:
         raise ValueError(
-            f"asarray(copy=False): a copy is needed (from {x._queue!r}/{x.usm_type}/{x.dtype} "
-            f"to {q!r}/{want_usm}/{want_dtype})"
+            f"asarray(copy=False): a copy is needed (from {x._queue!r}/{x.usm_type}/{x.dtype}/"
+            f"{_layout_name(d)} to {q!r}/{want_usm}/{want_dtype}/order={order!r})"
         )
     host = copy_to_host(x).astype(want_dtype, copy=False)
-    out = allocate(host.shape, want_dtype, q, want_usm)
+    out = allocate_in_order(host.shape, want_dtype, q, want_usm, axes)
     upload_into(out, host)
     return out
+
+
+def _layout_name(d: np.ndarray) -> str:
+    return "C" if d.flags.c_contiguous else ("F" if d.flags.f_contiguous else "strided")

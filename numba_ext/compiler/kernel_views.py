@@ -91,6 +91,8 @@ def _fold(op: str, a: Operand, b: Operand) -> Operand | None:
     if not (isinstance(a, Imm) and isinstance(b, Imm)):
         return None
     x, y = a.value, b.value
+    if isinstance(x, complex) or isinstance(y, complex):  # index arithmetic is on integers
+        return None
     table = {
         "add": lambda: x + y,
         "sub": lambda: x - y,
@@ -159,7 +161,7 @@ def _wrap(tr: Translator, i: Operand, n: Operand, lo: Operand, hi: Operand) -> O
 
 def _slice_dim(tr: Translator, dim: Sliced, s: SliceVal) -> Sliced:
     step = const("int64", 1) if s.step is None else tr.cast(s.step, "int64")
-    if not isinstance(step, Imm) or step.value == 0:
+    if not isinstance(step, Imm) or isinstance(step.value, complex) or step.value == 0:
         tr.fail("a slice whose step is not a non-zero constant")
     n, zero = dim.length, const("int64", 0)
     if step.value > 0:
@@ -197,7 +199,7 @@ def subscript(tr: Translator, view: View, items: list[Any]) -> View:
             dims.append(_slice_dim(tr, d, item))
         elif is_operand(item):
             i = tr.cast(item, "int64")
-            if isinstance(i, Imm) and i.value < 0:  # a[-1]
+            if isinstance(i, Imm) and not isinstance(i.value, complex) and i.value < 0:  # a[-1]
                 i = ibin(tr, "add", i, d.length)
             dims.append(ibin(tr, "add", d.start, ibin(tr, "mul", i, d.step)))
         else:

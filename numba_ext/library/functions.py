@@ -99,7 +99,7 @@ def clip(
 def _like_function(kind: str) -> Callable[..., ndarray]:
     make = getattr(arrays, f"{kind}_like")
 
-    # order= and subok= need nothing: results are C-contiguous ndarrays
+    # subok= needs nothing: results are numba_ext arrays
     def check(what: str, shape: ShapeLike | None, device: str | None) -> None:
         if shape is not None or device is not None:
             raise UnsupportedError(
@@ -118,7 +118,7 @@ def _like_function(kind: str) -> Callable[..., ndarray]:
         device: str | None = None,
     ) -> ndarray:
         check("a, fill_value", shape, device)
-        return make(a, fill_value, dtype)
+        return make(a, fill_value, dtype, order=order)
 
     def like(
         a: ndarray | ArrayLike,
@@ -130,7 +130,7 @@ def _like_function(kind: str) -> Callable[..., ndarray]:
         device: str | None = None,
     ) -> ndarray:
         check("a", shape, device)
-        return make(a, dtype)
+        return make(a, dtype, order=order)
 
     if kind == "full":
         return full_like
@@ -143,7 +143,7 @@ def _dot(a: ndarray, b: ndarray, out: ndarray | None = None) -> ndarray:
 
 
 def _copy(a: ndarray, order: Literal["K", "A", "C", "F"] | None = "K", subok: bool = False) -> ndarray:
-    return a.copy() if isinstance(a, ndarray) else np.copy(a, order=order, subok=subok)
+    return a.copy(order=order) if isinstance(a, ndarray) else np.copy(a, order=order, subok=subok)
 
 
 def _scan_function(op: str) -> Callable[..., ndarray]:

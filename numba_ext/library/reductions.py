@@ -1,6 +1,7 @@
 """Eager reductions (``x.sum(axis=1)``, ``x.argmax()``) and products (``np.dot``, ``@``) of numba_ext
 arrays: the same ``numba_ext.jit`` helpers jitted code calls (``compiler.reduction_helpers``), on the
-arrays' queue."""
+arrays' queue. Reductions over every element give a 0-d array on the input's queue with its USM
+type, as dpnp's do (``float(x.sum())`` or ``x.sum().item()`` bring the value to the host)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import warnings
 import numpy as np
 from numpy.typing import DTypeLike
 
-from ..arrays import ndarray
+from ..arrays import full, ndarray
 from ..compiler import products_out, reduction_helpers, reduction_rules
 from ..errors import ExecutionPlacementError, UnsupportedError
 from ..placement import coerce_usm_types
@@ -29,10 +30,10 @@ def reduce(
     dtype: DTypeLike | None = None,
     out: ndarray | None = None,
     keepdims: bool = False,
-) -> np.generic | ndarray:
+) -> ndarray:
     """`x.<name>(axis=axis)` (sum prod min max mean any all argmin argmax), computed by a kernel on
-    `x`'s queue: a NumPy scalar of NumPy's result dtype over all elements, else a numba_ext array on
-    the same queue."""
+    `x`'s queue: a numba_ext array of NumPy's result dtype on the same queue with the same USM type,
+    0-d over all elements."""
     check_unsupported(f"{name}", dtype=dtype, out=out, keepdims=keepdims)
     if axis is not None:
         if isinstance(axis, tuple):
@@ -49,17 +50,17 @@ def reduce(
     if axis is None:
         x = x if x.ndim else x.reshape(1)
         value = reduction_helpers.whole_function(name, x.ndim, x.dtype, x.flags.c_contiguous)(x)
-        return reduction_rules.result_dtype(name, x.dtype).type(
-            value
-        )  # NumPy's scalar type (np.float32 for float32 data)
+        dt = reduction_rules.result_dtype(name, x.dtype)  # NumPy's (float32 for float32 data)
+        return full((), dt.type(value), dt, sycl_queue=x.sycl_queue, usm_type=x.usm_type)
     return reduction_helpers.axis_reducer(
         name, x.ndim, reduction_rules.result_dtype(name, x.dtype).name, x.usm_type
     )(x, axis)
 
 
 def dot(a: ndarray, b: ndarray, what: str = "np.dot", out: ndarray | None = None) -> ndarray:
-    """`np.dot(a, b)` / `a @ b` of 1-D and 2-D numba_ext arrays, computed on their queue; with `out`,
-    stored into it (NumPy's dtype rules: np.dot's exactly the result's, matmul's a same_kind cast)."""
+    """`np.dot(a, b)` / `a @ b` of 1-D and 2-D numba_ext arrays, computed on their queue (0-d for
+    two vectors); with `out`, stored into it (NumPy's dtype rules: np.dot's exactly the result's,
+    matmul's a same_kind cast)."""
     if out is not None:
         return _dot_into(a, b, out, what)
     if not (isinstance(a, ndarray) and isinstance(b, ndarray)):
@@ -72,12 +73,13 @@ def dot(a: ndarray, b: ndarray, what: str = "np.dot", out: ndarray | None = None
             "(compute follows data); convert it with numba_ext.asarray(x, sycl_queue=<the array's queue>)"
         )
     reduction_rules.check_dot_ndims(a.ndim, b.ndim, what)
-    return reduction_helpers.dot_function(
-        a.ndim,
-        b.ndim,
-        reduction_rules.dot_dtype(a.dtype, b.dtype).name,
-        coerce_usm_types([a.usm_type, b.usm_type]),
-    )(a, b)
+    dt = reduction_rules.dot_dtype(a.dtype, b.dtype)
+    usm_type = coerce_usm_types([a.usm_type, b.usm_type])
+    result = reduction_helpers.dot_function(a.ndim, b.ndim, dt.name, usm_type)(a, b)
+    if isinstance(result, ndarray):
+        return result
+    # two vectors: a 0-d array on their queue, as dpnp gives
+    return full((), dt.type(result), dt, sycl_queue=a.sycl_queue, usm_type=usm_type or a.usm_type)
 
 
 def _dot_into(a: ndarray, b: ndarray, out: ndarray, what: str) -> ndarray:

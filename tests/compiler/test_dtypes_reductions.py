@@ -91,15 +91,20 @@ def _compare(got: dict, want: dict, x, dtype, how):
 def test_whole_array_reductions_eager(rng, dtype):
     hx, hp, hz = _data(rng, dtype)
     x, p, z = nx.asarray(hx), nx.asarray(hp), nx.asarray(hz)
-    got = {op: getattr(p if op == "prod" else x, op)() for op in OPS}
-    got.update({"all(p)": p.all(), "any(z)": z.any()})
+    arrays = {op: getattr(p if op == "prod" else x, op)() for op in OPS}
+    arrays.update({"all(p)": p.all(), "any(z)": z.any()})
     want = _expected(hx, hp, hz)
+    for k, v in arrays.items():  # eagerly: 0-d arrays of NumPy's result dtype on the queue, as dpnp's
+        assert isinstance(v, nx.ndarray) and v.shape == () and v.sycl_queue is x.sycl_queue, k
+        assert v.dtype == np.asarray(want[k]).dtype, (k, v.dtype)
+    got = {k: nx.asnumpy(v)[()] for k, v in arrays.items()}
     _compare(got, want, hx, dtype, "eager")
-    for k, v in got.items():  # eagerly: NumPy's scalar type exactly (np.float32 for float32 data)
+    for k, v in got.items():  # NumPy's scalar type exactly (np.float32 for float32 data)
         assert type(v) is type(want[k]), (k, type(v), type(want[k]))
     # NumPy's functions call the methods
-    assert _approx(np.sum(x), got["sum"], dtype, float(np.abs(hx.astype(np.float64)).sum()))
-    assert np.argmax(x) == got["argmax"]
+    total = nx.asnumpy(np.sum(x))[()]
+    assert _approx(total, got["sum"], dtype, float(np.abs(hx.astype(np.float64)).sum()))
+    assert int(np.argmax(x)) == got["argmax"]
 
 
 @nx.jit
@@ -177,7 +182,7 @@ def test_mean_of_large_integers_does_not_wrap(rng, dtype):
     h = rng.integers(info.max // 2, info.max, 64, dtype=dtype, endpoint=True)
     want = h.mean()
     x = nx.asarray(h)
-    assert x.mean() == pytest.approx(want, rel=1e-12), "eager"
+    assert float(x.mean()) == pytest.approx(want, rel=1e-12), "eager"
     assert MEAN(x)[0] == pytest.approx(want, rel=1e-12), "jit"
 
 
@@ -200,10 +205,10 @@ def test_empty_reductions(dtype):
     h = np.empty(0, dtype)
     x = nx.asarray(h)
     want = (h.sum(), h.prod(), h.any(), h.all())
-    assert tuple(getattr(x, op)() for op in ("sum", "prod", "any", "all")) == want
+    assert tuple(getattr(x, op)().item() for op in ("sum", "prod", "any", "all")) == want
     assert EMPTY_OK(x) == want
     with pytest.warns(RuntimeWarning, match="Mean of empty slice"):
-        assert np.isnan(x.mean())
+        assert np.isnan(x.mean().item())
     for op in ("min", "max", "argmin", "argmax"):
         with pytest.raises(ValueError) as e:
             getattr(h, op)()
