@@ -201,8 +201,8 @@ def test_arithmetic_and_comparisons_with_python_scalars(rng, dtype):
     assert neg.shape == () and host_value(neg) == -h
 
 
-def test_ufuncs_the_device_lacks_on_0d_arrays(rng):
-    # computed by NumPy on the element: the result is still a 0-d array on the queue
+def test_ufuncs_of_0d_arrays(rng):
+    # the result is still a 0-d array on the queue, with the operand's USM type
     h = rng.standard_normal(25)
     x = nx.asarray(h, usm_type="shared")
     for got, want in [
@@ -212,8 +212,15 @@ def test_ufuncs_the_device_lacks_on_0d_arrays(rng):
     ]:
         assert isinstance(got, nx.ndarray) and got.shape == () and got.usm_type == "shared"
         assert got.sycl_queue is x.sycl_queue and got.dtype == want.dtype and got.item() == want
-    with pytest.raises(nx.UnsupportedError, match="isnan"):
-        np.isnan(x)  # arrays of more elements are not computed on the host
+    np.testing.assert_array_equal(nx.asnumpy(np.isnan(x)), np.isnan(h))
+    # a ufunc the device does not compute (complex tan) of a 0-d array: computed on its element
+    hc = h + 1j * rng.standard_normal(25)
+    c = nx.asarray(hc, usm_type="shared")
+    t = np.tan(c.sum())
+    assert isinstance(t, nx.ndarray) and t.shape == () and t.sycl_queue is c.sycl_queue
+    np.testing.assert_allclose(complex(t), np.tan(hc.sum()), rtol=1e-12)
+    with pytest.raises(nx.UnsupportedError, match="tan"):
+        np.tan(c)  # arrays of more elements are not computed on the host
 
 
 def test_0d_arrays_with_arrays_and_in_jitted_code(rng):

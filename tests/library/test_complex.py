@@ -137,13 +137,13 @@ def test_reductions(rng, cdt):
     ha = crand(rng, cdt, 1000)
     a = nx.asarray(ha)
     r = 1e-4 if cdt == "complex64" else 1e-11
-    s = a.sum()
-    assert np.asarray(s).dtype == np.dtype(cdt)
-    np.testing.assert_allclose(s, ha.sum(), rtol=r)
-    np.testing.assert_allclose(np.sum(a), ha.sum(), rtol=r)
+    s = a.sum()  # a 0-d array on the queue
+    assert s.shape == () and s.dtype == np.dtype(cdt)
+    np.testing.assert_allclose(complex(s), ha.sum(), rtol=r)
+    np.testing.assert_allclose(nx.asnumpy(np.sum(a)), ha.sum(), rtol=r)
     m = a.mean()
-    assert np.asarray(m).dtype == np.dtype(cdt)
-    np.testing.assert_allclose(m, ha.mean(), rtol=r)
+    assert m.shape == () and m.dtype == np.dtype(cdt)
+    np.testing.assert_allclose(m.item(), ha.mean(), rtol=r)
     h2 = ha.reshape(20, 50)
     check(nx.asarray(h2).sum(axis=1), h2.sum(axis=1), "sum(axis=1)", rtol=r, atol=r)
     with pytest.raises(UnsupportedError, match=f"products of {cdt}"):
