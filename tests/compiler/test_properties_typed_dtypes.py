@@ -222,8 +222,19 @@ def _inputs(rng, dtype, shapes):
     return [rng.integers(lo, hi, s, dtype=dt, endpoint=True) for s in shapes]
 
 
+def _small_int_true_division(dtype, expr):
+    small = dtype in ("int8", "uint8", "int16", "uint16", "bool") or re.search(
+        r"astype\(np\.(u?int(8|16)|bool)", expr
+    )
+    return bool(small) and re.search(r"(?<!/)/(?!/)|true_divide|divide", expr) is not None
+
+
 def _compare(got, want, dtype, expr):
     got, want = np.asarray(got), np.asarray(want)
+    if want.dtype == np.float32 and got.dtype == np.float64 and _small_int_true_division(dtype, expr):
+        # numba_ext divides 8- and 16-bit integers and bools in float64 as NumPy does; plain Numba
+        # in float32 (compared below at float32's tolerance)
+        want = want.astype(np.float64)
     assert got.dtype == want.dtype, (expr, got.dtype, want.dtype)
     assert got.shape == want.shape, (expr, got.shape, want.shape)
     if want.dtype.kind == "f":
