@@ -104,13 +104,13 @@ def test_every_loop_is_covered():
 EXCLUDED_LOOPS = [(n, ins) for n, ins in CASES if uc.excluded(n, ins)]
 
 
-@pytest.mark.parametrize(("name", "ins"), EXCLUDED_LOOPS or [pytest.param(None, None, marks=pytest.mark.skip(
-    reason="no real loop is excluded"))])  # fmt: skip
-def test_excluded_loops_fail(rng, name, ins):
-    u = getattr(np, name)
-    xs = [nx.asarray(h) for h in uc.inputs(uc.domain(name, ins), ins, rng)]
-    with pytest.raises((UnsupportedError, TypingError)):
-        _jitted([u])(*xs)
+def test_excluded_loops_fail(rng):
+    """Every real loop the exclusion table names really fails in jitted code (so an entry that
+    starts working is noticed); the table holds none today."""
+    for name, ins in EXCLUDED_LOOPS:
+        xs = [nx.asarray(h) for h in uc.inputs(uc.domain(name, ins), ins, rng)]
+        with pytest.raises((UnsupportedError, TypingError)):
+            _jitted([getattr(np, name)])(*xs)
 
 
 @pytest.mark.parametrize("dtypes", [("bool", "bool"), ("int32", "int32"), ("uint8", "int64")])
