@@ -61,3 +61,11 @@ def check_all(gots, wants, what=""):
 def host_reference(f, *hs):
     with np.errstate(all="ignore"):
         return f(*hs)
+
+
+COMPLEX = ["complex64", "complex128"]
+
+
+def crand(rng, dtype, n=N):
+    """`n` random complex values of `dtype` (normal real and imaginary parts)."""
+    return (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(dtype)

@@ -80,6 +80,15 @@ def fp64(queue):
     return queue.device.has_fp64
 
 
+@pytest.fixture(params=["complex64", "complex128"])
+def cdt(request, fp64):
+    """Each complex dtype; complex128 on a device without fp64 is a failure (its refusal is tested
+    by test_complex128_needs_fp64)."""
+    if request.param == "complex128" and not fp64:
+        pytest.fail("the default device has no fp64 (complex128 needs it)")
+    return request.param
+
+
 def spirv_val(binary: bytes, tmp_path=None) -> None:
     import tempfile
 

@@ -12,20 +12,7 @@ from numba import prange
 import numba_ext as nx
 from numba_ext.errors import UnsupportedError
 
-from ..checks import N, check, poison
-
-COMPLEX = ["complex64", "complex128"]
-
-
-def crand(rng, dtype, n=N):
-    return (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(dtype)
-
-
-@pytest.fixture(params=COMPLEX)
-def cdt(request, fp64):
-    if request.param == "complex128" and not fp64:
-        pytest.fail("the default device has no fp64 (complex128 needs it)")
-    return request.param
+from ..checks import N, check, crand, poison
 
 
 def ref(f, *args):

@@ -12,21 +12,9 @@ import pytest
 import numba_ext as nx
 from numba_ext.errors import KernelArgumentError
 
-from ..checks import check, poison
+from ..checks import check, crand, poison
 
-COMPLEX = ["complex64", "complex128"]
 N = 128
-
-
-def crand(rng, dtype, n=N):
-    return (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(dtype)
-
-
-@pytest.fixture(params=COMPLEX)
-def cdt(request, fp64):
-    if request.param == "complex128" and not fp64:
-        pytest.fail("the default device has no fp64 (complex128 needs it)")
-    return request.param
 
 
 def _tol(cdt):
@@ -48,7 +36,7 @@ def arith(a, b, out, mag):
 
 
 def test_arithmetic(rng, cdt):
-    ha, hb = crand(rng, cdt), crand(rng, cdt)
+    ha, hb = crand(rng, cdt, N), crand(rng, cdt, N)
     real = np.dtype(cdt).type(0).real.dtype
     poison(N, cdt, real)
     out, mag = nx.empty(N, dtype=cdt), nx.empty(N, dtype=real)
@@ -73,7 +61,7 @@ def math_fns(a, out):
 
 
 def test_math_functions(rng, cdt):
-    ha = crand(rng, cdt)
+    ha = crand(rng, cdt, N)
     out = nx.empty((N, 7), dtype=cdt)
     math_fns[nx.Range(N)](nx.asarray(ha), out)
     want = np.stack(
@@ -128,7 +116,7 @@ def atomic_sum(a, acc):
 
 
 def test_atomic_add(rng, cdt):
-    ha = crand(rng, cdt)
+    ha = crand(rng, cdt, N)
     acc = nx.asarray(np.array([1 + 1j], dtype=cdt))
     atomic_sum[nx.Range(N)](nx.asarray(ha), acc)
     np.testing.assert_allclose(
@@ -145,7 +133,7 @@ def scaled(a, s, out):
 def test_complex_scalar_arguments_are_refused(rng, cdt):
     """Kernels take complex arrays, not complex scalars (pass a one-element array instead)."""
     out = nx.empty(N, dtype=cdt)
-    a = nx.asarray(crand(rng, cdt))
+    a = nx.asarray(crand(rng, cdt, N))
     for s in (np.dtype(cdt).type(1 + 2j), 1 + 2j):
         with pytest.raises(KernelArgumentError, match=f"argument 's' has type {type(s).__name__}"):
             scaled[nx.Range(N)](a, s, out)

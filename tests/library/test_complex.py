@@ -13,20 +13,7 @@ import pytest
 import numba_ext as nx
 from numba_ext.errors import UnsupportedError
 
-from ..checks import N, check, poison
-
-COMPLEX = ["complex64", "complex128"]
-
-
-def crand(rng, dtype, n=N):
-    return (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(dtype)
-
-
-@pytest.fixture(params=COMPLEX)
-def cdt(request, fp64):
-    if request.param == "complex128" and not fp64:
-        pytest.fail("the default device has no fp64: complex128 is covered by test_complex128_needs_fp64")
-    return request.param
+from ..checks import N, check, crand, poison
 
 
 def test_creation_and_transfers(rng, cdt):
