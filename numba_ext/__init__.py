@@ -18,6 +18,7 @@ from . import (
     atomic,
     compiler,
     errors,
+    kernel_api,
     kernels,  # noqa: F401
     library,  # noqa: F401  (registers the arrays' eager operations)
     local,
@@ -48,6 +49,7 @@ from .errors import (
     BuildError,
     ExecutionPlacementError,
     KernelArgumentError,
+    KernelTypingError,
     LaunchError,
     MixedUSMTypeWarning,
     NumbaExtError,
@@ -60,17 +62,25 @@ from .kernel_api import (
     LOCAL_MEM_FENCE,
     barrier,
     get_global_id,
+    get_global_linear_id,
+    get_global_linear_size,
     get_global_size,
     get_group_id,
+    get_group_linear_id,
     get_local_id,
+    get_local_linear_id,
+    get_local_linear_size,
     get_local_size,
     get_num_groups,
+    get_work_dim,
 )
-from .kernels import NdRange, Range, call_kernel, call_kernel_async, func, kernel
+from .kernels import NdRange, Range, USMNdArray, call_kernel, call_kernel_async, func, kernel
 from .placement import offload_to
 
 # numba_dpex.prange is Numba's prange; programs that import it from the offload package find it here
 prange = numba.prange
+# numba_dpex.device_func is numba_ext.func
+device_func = func
 
 compiler.install()
 
@@ -85,6 +95,7 @@ __all__ = [
     "Device",
     "ExecutionPlacementError",
     "KernelArgumentError",
+    "KernelTypingError",
     "LaunchError",
     "MixedUSMTypeWarning",
     "NdRange",
@@ -93,6 +104,7 @@ __all__ = [
     "QueueMismatchWarning",
     "Range",
     "USMError",
+    "USMNdArray",
     "UnsupportedError",
     "arange",
     "asarray",
@@ -102,6 +114,7 @@ __all__ = [
     "call_kernel",
     "call_kernel_async",
     "default_queue",
+    "device_func",
     "empty",
     "empty_like",
     "erf",
@@ -113,11 +126,18 @@ __all__ = [
     "func",
     "get_devices",
     "get_global_id",
+    "get_global_linear_id",
+    "get_global_linear_size",
     "get_global_size",
     "get_group_id",
+    "get_group_linear_id",
     "get_local_id",
+    "get_local_linear_id",
+    "get_local_linear_size",
     "get_local_size",
     "get_num_groups",
+    "get_work_dim",
+    "kernel_api",
     "jit",
     "kernel",
     "linspace",

@@ -38,6 +38,11 @@ class UnsupportedError(NumbaExtError, TypeError):
     """The code uses something numba_ext cannot offload (or the device cannot run)."""
 
 
+class KernelTypingError(UnsupportedError):
+    """A kernel or device function could not be typed for its arguments (an operand of the wrong
+    type, an atomic on an element type it does not support, no matching explicit signature)."""
+
+
 class LaunchError(NumbaExtError, ValueError):
     """A kernel launch was malformed."""
 

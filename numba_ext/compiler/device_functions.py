@@ -10,12 +10,15 @@ from __future__ import annotations
 from typing import Any
 
 from numba.core import compiler, typed_passes, types
+from numba.core.errors import TypingError
 from numba.core.imputils import lower_builtin
 from numba.core.registry import cpu_target
 from numba.core.typing.templates import AbstractTemplate, signature
 from numba.extending import typeof_impl
 
+from ..errors import KernelTypingError
 from . import kernel_typing  # noqa: F401  (registers the typing of the kernel API's functions)
+from .signatures import Signature, describe, match_signature
 
 
 def typed_ir(py_func: Any, argtys: tuple) -> tuple:
@@ -28,12 +31,34 @@ def typed_ir(py_func: Any, argtys: tuple) -> tuple:
 
 
 class DeviceFunction:
-    """A function callable from kernels (and other device functions); inlined where it is called."""
+    """A function callable from kernels (and other device functions); inlined where it is called.
+    With `signatures` (``@numba_ext.func(sig)``), typed for those at once and called only with
+    arguments that convert to one of them."""
 
-    def __init__(self, py_func: Any) -> None:
+    def __init__(self, py_func: Any, signatures: list[Signature] | None = None) -> None:
         self.py_func = py_func
         self.__name__ = py_func.__name__
+        self.signatures = signatures
+        for sig in signatures or ():
+            try:
+                typed_ir(py_func, sig)
+            except Exception as e:
+                raise KernelTypingError(
+                    f"device function {self.__name__} could not be typed for ({describe([sig])}):\n{e}"
+                ) from None
         lower_builtin(self, types.VarArg(types.Any))(self._lower_host_call)
+
+    def formal_types(self, args: tuple) -> tuple:
+        """The argument types a call with `args` is typed for: its own, or the signature they match."""
+        if self.signatures is None:
+            return tuple(args)
+        sig = match_signature(self.signatures, args, allow_unsafe=True)
+        if sig is None:
+            raise TypingError(
+                f"device function {self.__name__} has no signature for arguments "
+                f"({', '.join(map(str, args))}); its signatures: {describe(self.signatures)}"
+            )
+        return sig
 
     def _lower_host_call(self, context, builder, sig, args):
         """A call from host jitted code: the function compiled for the host for `sig` (Numba's
@@ -58,7 +83,8 @@ def _typeof_device_function(val: DeviceFunction, c: Any) -> types.Function:
         def generic(self, args, kws):
             if kws:
                 return None
-            _, _, _, restype = typed_ir(val.py_func, tuple(args))
-            return signature(restype, *args)
+            formal = val.formal_types(tuple(args))
+            _, _, _, restype = typed_ir(val.py_func, formal)
+            return signature(restype, *formal)
 
     return types.Function(DeviceFunctionTemplate)

@@ -90,8 +90,10 @@ class FunctionBuilder:
     """The function being built: locals, arrays, parameters and blocks (shared by a kernel and the
     device functions inlined into it)."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, work_dim: int | None = None) -> None:
         self.name = name
+        #: the launch's number of dimensions where the function is compiled per launch rank (kernels)
+        self.work_dim = work_dim
         self.locals: list[str] = []
         self.arrays: list[ArrayDecl] = []
         self.params: list[FnParam] = []

@@ -35,6 +35,25 @@ get_local_size = device_only("get_local_size")
 get_num_groups = device_only("get_num_groups")
 barrier = device_only("barrier")
 
+# Linear forms (OpenCL's: dimension 0 varies fastest) and the launch's number of dimensions; they
+# take no argument.
+get_global_linear_id = device_only("get_global_linear_id")
+get_local_linear_id = device_only("get_local_linear_id")
+get_group_linear_id = device_only("get_group_linear_id")
+get_global_linear_size = device_only("get_global_linear_size")
+get_local_linear_size = device_only("get_local_linear_size")
+get_work_dim = device_only("get_work_dim")
+
+#: the linear functions: (id query, size query) they combine, or None for get_work_dim
+LINEAR_FUNCTIONS = {
+    get_global_linear_id: ("get_global_id", "get_global_size"),
+    get_local_linear_id: ("get_local_id", "get_local_size"),
+    get_group_linear_id: ("get_group_id", "get_num_groups"),
+    get_global_linear_size: (None, "get_global_size"),
+    get_local_linear_size: (None, "get_local_size"),
+    get_work_dim: None,
+}
+
 WORK_ITEM_FUNCTIONS = (
     get_global_id,
     get_local_id,

@@ -6,7 +6,6 @@ scalar types and ufuncs on scalars, and ``@numba_ext.func`` device functions and
 from __future__ import annotations
 
 import math
-import operator
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -22,12 +21,12 @@ from numba.parfors.parfor import (
     min_checker,
 )
 
-from . import complex_lowering, intrinsics, kernel_views
+from . import complex_lowering, intrinsics, item_calls, kernel_views
 from .call_binding import CallBinder
 from .device_functions import DeviceFunction, typed_ir
 from .function_builder import ArrayRef, Range, const
 from .kernel_ir import Atomic, Barrier, BinaryInst, Imm, KernelSpec, Operand, Space, UnaryInst, WorkItem
-from .kernel_views import SliceVal
+from .kernel_views import SliceVal, const_value
 from .kernelspec import COMPARISONS, UFUNC_OPS, dtype_name
 from .reduction_rewrite import nx_require_nonempty
 
@@ -71,7 +70,14 @@ def translate_call(tr: Translator, target: ir.Var, e: ir.Expr, t: types.Type) ->
         # device functions and jitted functions (numba_ext.jit, numba.njit) are inlined
         if e.vararg:
             tr.fail(f"star arguments in a call of {fn.__name__}")
-        inline(tr, target, fn.py_func, args, dict(e.kws))
+        formal = None
+        if isinstance(fn, DeviceFunction) and fn.signatures is not None:
+            if e.kws:
+                tr.fail(f"keyword arguments in a call of {fn.__name__}, which has explicit signatures")
+            formal = fn.formal_types(tuple(tr.ty(a) for a in args))
+        inline(tr, target, fn.py_func, args, dict(e.kws), formal)
+        return
+    if not e.vararg and item_calls.translate_call(tr, target, fn, args, dict(e.kws), t):
         return
     if e.kws or e.vararg:
         tr.fail("keyword or star arguments")
@@ -285,29 +291,20 @@ def _ufunc(tr: Translator, target: ir.Var, e: ir.Expr, fn: np.ufunc, ops: list[O
     return True
 
 
-def const_value(tr: Translator, var: ir.Var) -> Any:
-    """A compile-time constant (ints, tuples of ints, '|' of flags)."""
-    v = tr.vals.get(var.name)
-    if isinstance(v, Imm):
-        return v.value
-    if isinstance(v, list) and all(isinstance(o, Imm) for o in v):
-        return tuple(o.value for o in v)
-    if isinstance(v, (int, tuple)):
-        return v
-    d = tr.func_ir.get_definition(var)
-    if isinstance(d, ir.Expr) and d.op == "binop" and d.fn is operator.or_:
-        return const_value(tr, d.lhs) | const_value(tr, d.rhs)
-    if isinstance(d, ir.Expr) and d.op == "build_tuple":
-        return tuple(const_value(tr, i) for i in d.items)
-    tr.fail(f"a non-constant value for {var.name} where a compile-time constant is needed")
-
-
-def inline(tr: Translator, target: ir.Var, py_func: Any, args: list[ir.Var], kws: dict[str, ir.Var]) -> None:
+def inline(
+    tr: Translator,
+    target: ir.Var,
+    py_func: Any,
+    args: list[ir.Var],
+    kws: dict[str, ir.Var],
+    formal: tuple[types.Type, ...] | None = None,
+) -> None:
     """Inline a call of `py_func` (a device function's or a jitted function's): its body continues
     in a new block that the call jumps to, and its returns jump to the block after the call. Keyword
-    arguments bind by name; omitted parameters take their (scalar) defaults."""
+    arguments bind by name; omitted parameters take their (scalar) defaults. `formal`: the argument
+    types of the signature a device function with explicit signatures is called with."""
     bound = CallBinder(py_func).bind(args, kws)
-    argtys = tuple(types.Omitted(b.value) if isinstance(b, OmittedArg) else tr.ty(b) for b in bound)
+    argtys = formal or tuple(types.Omitted(b.value) if isinstance(b, OmittedArg) else tr.ty(b) for b in bound)
     func_ir, typemap, calltypes, restype = typed_ir(py_func, argtys)
     values = [
         _default(tr, py_func, b.value) if isinstance(b, OmittedArg) else _arg_value(tr, b) for b in bound

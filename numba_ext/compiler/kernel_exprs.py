@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numba.core import ir, types
 
-from . import complex_lowering, kernel_views
+from . import complex_lowering, item_calls, kernel_views
 from .function_builder import ArrayRef, Element, Range, const, is_operand
 from .kernel_calls import translate_call
 from .kernel_ir import (
@@ -181,6 +181,8 @@ def _getattr(tr: Translator, target: ir.Var, e: ir.Expr) -> None:
     base = tr.vals.get(e.value.name)
     bt = tr.ty(e.value)
     t = tr.ty(target)
+    if item_calls.getattr_(tr, target, base, e.attr):
+        return
     if isinstance(bt, types.Module) or not isinstance(bt, (types.Array, types.Number)):
         if base is None or not hasattr(base, e.attr):
             tr.fail(f"the attribute {e.attr}")

@@ -17,8 +17,9 @@ import numpy as np
 from numba.core import ir, types
 
 from ..errors import UnsupportedError
-from . import complex_lowering, kernel_views
+from . import complex_lowering, item_calls, kernel_views
 from .function_builder import ArrayRef, FunctionBuilder, const, is_operand
+from .item_typing import LocalAccessorType
 from .kernel_exprs import translate_expr
 from .kernel_ir import (
     BinaryInst,
@@ -354,7 +355,12 @@ class Translator:
                 self.vals[target.name] = v
             return
         name = self.func_ir.arg_names[index]
-        if isinstance(t, types.Array):
+        if item_calls.bind_item_arg(self, target, t):
+            return
+        if isinstance(t, LocalAccessorType):  # work-group memory of the launch's LocalAccessor
+            arr = self.fb.new_array(f"local{len(self.fb.arrays)}", dtype_name(t), t.ndim, "local", t.shape)
+            self.vals[target.name] = ArrayRef(arr)
+        elif isinstance(t, types.Array):
             self.vals[target.name] = ArrayRef(
                 self.fb.array_param(name, dtype_name(t), t.ndim, t.layout == "C")
             )

@@ -1,5 +1,6 @@
-"""Numba typing of the kernel API (only typing: kernels are translated from typed Numba IR to the
-control-flow kernel IR by ``kernel_translate.py``, never lowered by Numba)."""
+"""Numba typing of the OpenCL-style kernel API (the item style's is ``item_typing.py``). Only
+typing: kernels are translated from typed Numba IR to the control-flow kernel IR by
+``kernel_translate.py``, never lowered by Numba."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from numba.core import types
 from numba.extending import type_callable
 
 from . import intrinsics
+from .item_typing import check_atomic
 
 
 def _int_arg(t) -> bool:
@@ -61,27 +63,30 @@ for _fn in (intrinsics.local_array, intrinsics.private_array):
         return typer
 
 
-for _fn in (
-    intrinsics.atomic_add,
-    intrinsics.atomic_sub,
-    intrinsics.atomic_min,
-    intrinsics.atomic_max,
-    intrinsics.atomic_exchange,
-):
+for _fn, _op in intrinsics.ATOMIC_OPS.items():
+    if _op == "compare_exchange":
+        continue
 
-    @type_callable(_fn)
-    def _type_atomic(context):
-        def typer(array, index, value):
-            if isinstance(array, types.Array):
-                return array.dtype
+    def _make_atomic_typing(op: str):
+        def _type_atomic(context):
+            def typer(array, index, value):
+                if isinstance(array, types.Array):
+                    check_atomic(op, array.dtype, value)
+                    return array.dtype
 
-        return typer
+            return typer
+
+        return _type_atomic
+
+    type_callable(_fn)(_make_atomic_typing(_op))
 
 
 @type_callable(intrinsics.atomic_compare_exchange)
 def _type_cas(context):
     def typer(array, index, expected, value):
         if isinstance(array, types.Array):
+            check_atomic("compare_exchange", array.dtype, expected)
+            check_atomic("compare_exchange", array.dtype, value)
             return array.dtype
 
     return typer

@@ -10,8 +10,11 @@ intrinsic that ``offload.py`` left there) is evaluated element by element where 
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from numba.core import ir
 
 from .function_builder import ArrayRef, const, is_operand
 from .kernel_ir import (
@@ -332,3 +335,20 @@ def assign_loop(tr: Translator, target: View, value: Any) -> None:
         for k in range(len(exits) - 1, 0, -1):  # an inner loop's exit continues the outer latch
             tr.fb.terminate(exits[k][2], Jump(exits[k - 1][1]))
         tr.cur = exits[0][2]
+
+
+def const_value(tr: Translator, var: ir.Var) -> Any:
+    """A compile-time constant (ints, tuples of ints, '|' of flags)."""
+    v = tr.vals.get(var.name)
+    if isinstance(v, Imm):
+        return v.value
+    if isinstance(v, list) and all(isinstance(o, Imm) for o in v):
+        return tuple(o.value for o in v)
+    if isinstance(v, (int, tuple)):
+        return v
+    d = tr.func_ir.get_definition(var)
+    if isinstance(d, ir.Expr) and d.op == "binop" and d.fn is operator.or_:
+        return const_value(tr, d.lhs) | const_value(tr, d.rhs)
+    if isinstance(d, ir.Expr) and d.op == "build_tuple":
+        return tuple(const_value(tr, i) for i in d.items)
+    tr.fail(f"a non-constant value for {var.name} where a compile-time constant is needed")

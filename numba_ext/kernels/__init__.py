@@ -13,6 +13,17 @@ May import: ``numba_ext.compiler``, ``numba_ext.placement``, ``numba_ext.arrays`
 from __future__ import annotations
 
 from . import jit_launch  # noqa: F401  (registers call_kernel, Range and NdRange in jitted code)
+from .forms import USMNdArray
 from .kernel import Event, Kernel, NdRange, Range, call_kernel, call_kernel_async, func, kernel
 
-__all__ = ["Event", "Kernel", "NdRange", "Range", "call_kernel", "call_kernel_async", "func", "kernel"]
+__all__ = [
+    "Event",
+    "Kernel",
+    "NdRange",
+    "Range",
+    "USMNdArray",
+    "call_kernel",
+    "call_kernel_async",
+    "func",
+    "kernel",
+]

@@ -17,10 +17,12 @@ from .. import _core
 from ..arrays import ndarray
 from ..compiler.device_functions import typed_ir
 from ..compiler.function_builder import FunctionBuilder
+from ..compiler.item_api import LocalAccessor
+from ..compiler.item_typing import LocalAccessorType
 from ..compiler.kernel_ir import Function
 from ..compiler.kernel_translate import Translator
 from ..devices import device_by_filter
-from ..errors import KernelArgumentError, NumbaExtError, UnsupportedError
+from ..errors import KernelArgumentError, KernelTypingError, NumbaExtError, UnsupportedError
 
 #: held while a kernel compiles, so that concurrent first launches compile it once
 compile_lock = threading.RLock()
@@ -54,30 +56,40 @@ def argument_types(kernel_name: str, params: Sequence[str], args: Sequence[Any])
             out.append(types.int64 if isinstance(a, int) else numba_typeof.typeof(a))
         elif isinstance(a, (float, np.floating)):
             out.append(types.float64 if isinstance(a, float) else numba_typeof.typeof(a))
+        elif isinstance(a, LocalAccessor):
+            out.append(LocalAccessorType(numba_typeof.typeof(a.dtype).dtype, a.shape))
         else:
             raise KernelArgumentError(
                 f"kernel {kernel_name}: argument '{name}' has type {type(a).__name__}; kernels take "
-                "numba_ext arrays, NumPy arrays (inside numba_ext.offload_to) and Python ints, floats, "
-                "bools"
+                "numba_ext arrays, NumPy arrays (inside numba_ext.offload_to), LocalAccessors and Python "
+                "ints, floats, bools"
             )
     return tuple(out)
 
 
-def compile_kernel(
-    py_func: Callable[..., Any], kernel_name: str, argtys: tuple[Any, ...], device_filter: str
-) -> CompiledKernel:
-    """`py_func` typed for `argtys`, translated and compiled for the device `device_filter`."""
+def translate_kernel(
+    py_func: Callable[..., Any], kernel_name: str, argtys: tuple[Any, ...], work_dim: int
+) -> Function:
+    """`py_func` typed for `argtys` and translated to the kernel IR, for launches of `work_dim`
+    dimensions."""
     try:
         func_ir, typemap, calltypes, restype = typed_ir(py_func, argtys)
     except NumbaExtError:
         raise
     except Exception as e:
-        raise UnsupportedError(f"kernel {kernel_name} could not be typed for {argtys}:\n{e}") from None
+        raise KernelTypingError(f"kernel {kernel_name} could not be typed for {argtys}:\n{e}") from None
     if not isinstance(restype, types.NoneType):
         raise UnsupportedError(f"kernel {kernel_name} returns a value ({restype}); kernels return nothing")
-    digest = hashlib.sha1(repr((py_func.__qualname__, argtys)).encode()).hexdigest()[:12]
-    fb = FunctionBuilder(f"{kernel_name}_{digest}")
+    digest = hashlib.sha1(repr((py_func.__qualname__, argtys, work_dim)).encode()).hexdigest()[:12]
+    fb = FunctionBuilder(f"{kernel_name}_{digest}", work_dim=work_dim)
     Translator(fb, func_ir, typemap, calltypes).translate()
-    spec = fb.function()
+    return fb.function()
+
+
+def compile_kernel(
+    py_func: Callable[..., Any], kernel_name: str, argtys: tuple[Any, ...], device_filter: str, work_dim: int
+) -> CompiledKernel:
+    """`py_func` typed for `argtys`, translated and compiled for the device `device_filter`."""
+    spec = translate_kernel(py_func, kernel_name, argtys, work_dim)
     kernel = _core.compile_function(spec, device_by_filter(device_filter))
     return CompiledKernel(kernel, spec)

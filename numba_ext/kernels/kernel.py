@@ -12,7 +12,6 @@ events ``launch.py``'s."""
 
 from __future__ import annotations
 
-import inspect
 import shutil
 import subprocess
 import tempfile
@@ -22,9 +21,17 @@ from typing import TYPE_CHECKING, Any, cast, overload
 from .. import _core
 from ..arrays import ndarray
 from ..compiler.device_functions import DeviceFunction
-from ..errors import ExecutionPlacementError, KernelArgumentError, LaunchError, UnsupportedError
+from ..compiler.signatures import is_signature_spec, parse_signatures
+from ..errors import (
+    ExecutionPlacementError,
+    KernelArgumentError,
+    KernelTypingError,
+    LaunchError,
+    UnsupportedError,
+)
 from ..placement import plan_call
-from .compilation import CompiledKernel, argument_types, compile_kernel, compile_lock
+from .compilation import CompiledKernel, argument_types, compile_kernel, compile_lock, translate_kernel
+from .forms import COMPILE_HINTS, KernelForm, item_kind, kernel_signatures
 from .launch import Event, argument_slots, check_limits, launch_and_finish, launch_async
 from .ranges import LaunchConfig, NdRange, Range, normalize_range
 
@@ -48,15 +55,38 @@ class Kernel(_core.KernelCaller):
     (numba_ext arrays on one queue, Python scalars) straight to the compiled kernel in Rust
     (rust/src/python/kernel_launch.rs); everything else comes to :meth:`launch`."""
 
-    def __init__(self, py_func: Callable[..., Any]) -> None:
+    def __init__(
+        self, py_func: Callable[..., Any], signatures: Any = None, options: dict[str, Any] | None = None
+    ) -> None:
         self.py_func = py_func
-        self._params = list(inspect.signature(py_func).parameters)
-        self._cache: dict = {}  # (argument types, device filter) -> CompiledKernel
-        self._fast: dict = {}  # the same by the argument types' identities
-        self._ranges: dict = {}  # launch configuration -> (global range, local range)
         self.__name__ = py_func.__name__
         self.__doc__ = py_func.__doc__
+        unknown = set(options or ()) - COMPILE_HINTS - {"cache"}
+        if unknown:
+            raise TypeError(f"kernel {self.__name__}: unknown option(s) {', '.join(sorted(unknown))}")
+        if (options or {}).get("cache"):
+            raise UnsupportedError(f"kernel {self.__name__}: cache=True is not supported yet")
+        item = item_kind(py_func)
+        sigs = None if signatures is None else kernel_signatures(signatures, item, self.__name__)
+        self._form = KernelForm(py_func, sigs)
+        self._params = self._form.params
+        self._cache: dict = {}  # (argument types, device filter, launch rank) -> CompiledKernel
+        self._fast: dict = {}  # the same by the argument types' identities
+        self._ranges: dict = {}  # launch configuration -> (global range, local range)
+        for sig in sigs or ():  # typed and translated now: errors show at decoration
+            self._eager(sig)
         self._set_fast_path(ndarray, len(self._params))
+
+    def _eager(self, sig: tuple[Any, ...]) -> None:
+        ranks = (1, 2, 3) if self._form.item is not None else (1,)
+        for ndim in ranks:
+            item = self._form.item_type([1] * ndim, [1] * ndim if self._form.item == "NdItem" else None)
+            try:
+                translate_kernel(self.py_func, self.__name__, (*([item] if item else []), *sig), ndim)
+                return
+            except (KernelTypingError, UnsupportedError):
+                if ndim == ranks[-1]:
+                    raise
 
     def __getitem__(self, cfg: LaunchConfig) -> _core.KernelLaunch:
         key: tuple[type, object] | None
@@ -74,21 +104,21 @@ class Kernel(_core.KernelCaller):
                 self._ranges[key] = ranges
         return _core.KernelLaunch(self, *ranges)
 
-    def __call__(self, *args: Any) -> NoReturn:
+    def __call__(self, *args: Any, **kwargs: Any) -> NoReturn:
         raise LaunchError(
             f"kernel {self.__name__} needs a launch range: call it as {self.__name__}[global_size](...) or "
             f"{self.__name__}[global_size, local_size](...), or use numba_ext.call_kernel"
         )
 
     # -- compilation ----------------------------------------------------------------------------------
-    def _compile(self, argtys: tuple[Any, ...], device_filter: str) -> CompiledKernel:
+    def _compile(self, argtys: tuple[Any, ...], device_filter: str, work_dim: int) -> CompiledKernel:
         # Numba interns its types (one object per type), so identities make a cheap first-level key;
         # the entry keeps the types alive, so the identities stay theirs
-        fast = (*map(id, argtys), device_filter)
+        fast = (*map(id, argtys), device_filter, work_dim)
         c = self._fast.get(fast)
         if c is not None:
             return c
-        key = (argtys, device_filter)
+        key = (argtys, device_filter, work_dim)
         c = self._cache.get(key)
         if c is not None:
             self._fast[fast] = c
@@ -96,16 +126,23 @@ class Kernel(_core.KernelCaller):
         with compile_lock:
             c = self._cache.get(key)
             if c is None:
-                c = self._cache[key] = compile_kernel(self.py_func, self.__name__, argtys, device_filter)
+                c = self._cache[key] = compile_kernel(
+                    self.py_func, self.__name__, argtys, device_filter, work_dim
+                )
         return c
 
-    def _prepare(self, args: Sequence[Any]) -> tuple[LaunchPlan, CompiledKernel]:
-        if len(args) != len(self._params):
-            raise KernelArgumentError(
-                f"kernel {self.__name__} takes {len(self._params)} arguments, got {len(args)}"
-            )
+    def _prepare(
+        self,
+        args: Sequence[Any],
+        kwargs: dict[str, Any] | None,
+        global_range: Sequence[int],
+        local_range: Sequence[int] | None,
+    ) -> tuple[LaunchPlan, CompiledKernel, bool]:
+        """The launch's plan (arguments bound, placed), its compiled kernel, and whether scalar
+        arguments were converted to an explicit signature's types."""
+        args = self._form.bind(args, kwargs)
         plan = plan_call(
-            f"kernel {self.__name__}", self._params, args, allow_host_and_usm=False, stacklevel=5
+            f"kernel {self.__name__}", self._params, args, allow_host_and_usm=False, stacklevel=6
         )
         if plan.queue is None:
             raise ExecutionPlacementError(
@@ -113,8 +150,12 @@ class Kernel(_core.KernelCaller):
                 "one numba_ext array (or NumPy arrays inside numba_ext.offload_to)"
             )
         argtys = argument_types(self.__name__, self._params, plan.args)
-        compiled = self._compile(argtys, plan.queue.device.filter_string)
-        return cast("LaunchPlan", plan), compiled  # its queue was checked above
+        argtys, plan.args, converted = self._form.specialize(argtys, tuple(plan.args))
+        item = self._form.item_type(global_range, local_range)
+        if item is not None:
+            argtys = (item, *argtys)
+        compiled = self._compile(argtys, plan.queue.device.filter_string, len(global_range))
+        return cast("LaunchPlan", plan), compiled, converted  # its queue was checked above
 
     # -- launch -------------------------------------------------------------------------------------
     @overload
@@ -125,6 +166,8 @@ class Kernel(_core.KernelCaller):
         args: Sequence[Any],
         *,
         wait: Literal[True] = True,
+        kwargs: dict[str, Any] | None = None,
+        after: Sequence[Event] = (),
     ) -> None: ...
     @overload
     def launch(
@@ -134,6 +177,8 @@ class Kernel(_core.KernelCaller):
         args: Sequence[Any],
         *,
         wait: Literal[False],
+        kwargs: dict[str, Any] | None = None,
+        after: Sequence[Event] = (),
     ) -> Event: ...
     def launch(
         self,
@@ -142,27 +187,39 @@ class Kernel(_core.KernelCaller):
         args: Sequence[Any],
         *,
         wait: bool = True,
+        kwargs: dict[str, Any] | None = None,
+        after: Sequence[Event] = (),
     ) -> Event | None:
-        plan, compiled = self._prepare(args)
+        """Launch over the ranges with `args` (and `kwargs`), once the events `after` have completed;
+        wait, or return the launch's Event."""
+        plan, compiled, _ = self._prepare(args, kwargs, global_range, local_range)
         check_limits(self.__name__, compiled.local_bytes, plan.queue.device, global_range, local_range)
         slots = argument_slots(plan.args)
         if wait:
+            for ev in after:
+                ev.wait()
             launch_and_finish(compiled.kernel, plan, slots, global_range, local_range)
             return None
-        return launch_async(compiled.kernel, plan, slots, global_range, local_range, (plan, args))
+        return launch_async(compiled.kernel, plan, slots, global_range, local_range, (plan, args), after)
 
-    def _fast_entry(self, args: Sequence[Any]) -> tuple[_core.Kernel, Queue, int] | None:
-        """For the Rust launch path, after a launch with `args` (all numba_ext arrays on one queue):
-        (compiled kernel, queue, the device's largest work-group), or None to keep launching here."""
-        plan, compiled = self._prepare(args)
+    def _fast_entry(
+        self, args: Sequence[Any], global_range: Sequence[int], local_range: Sequence[int] | None
+    ) -> tuple[_core.Kernel, Queue, int] | None:
+        """For the Rust launch path, after a launch with `args` (all numba_ext arrays on one queue)
+        over these ranges: (compiled kernel, queue, the device's largest work-group), or None to keep
+        launching here."""
+        plan, compiled, converted = self._prepare(args, None, global_range, local_range)
         dev = plan.queue.device
-        if compiled.local_bytes > dev.local_mem_size:
+        if converted or compiled.local_bytes > dev.local_mem_size:
             return None
         return compiled.kernel, plan.queue, dev.max_work_group_size
 
     # -- introspection --------------------------------------------------------------------------------
     def _compiled_for(self, args: Sequence[Any]) -> CompiledKernel:
-        return self._prepare(args)[1]
+        """The kernel compiled for these arguments, for a 1-d launch (the item-style ones: over a
+        Range, or an NdRange if the kernel takes an NdItem)."""
+        local = [1] if self._form.item == "NdItem" else None
+        return self._prepare(args, None, [1], local)[1]
 
     def inspect_llvm(self, *args: Any) -> str:
         """LLVM IR of the kernel for these arguments' types."""
@@ -186,38 +243,60 @@ class Kernel(_core.KernelCaller):
 
 
 @overload
-def kernel(func: None = None) -> Callable[[Callable[..., Any]], Kernel]: ...
+def kernel(func_or_sig: Callable[..., Any], **options: Any) -> Kernel: ...
 @overload
-def kernel(func: Callable[..., Any]) -> Kernel: ...
-def kernel(func: Callable[..., Any] | None = None) -> Kernel | Callable[[Callable[..., Any]], Kernel]:
-    """Decorator for data-parallel kernels (no return value)."""
-    if func is None:
-        return kernel
-    return Kernel(func)
+def kernel(func_or_sig: Any = None, **options: Any) -> Callable[[Callable[..., Any]], Kernel]: ...
+def kernel(func_or_sig: Any = None, **options: Any) -> Kernel | Callable[[Callable[..., Any]], Kernel]:
+    """Decorator for data-parallel kernels (no return value): ``@kernel``, ``@kernel(**options)``, or
+    ``@kernel(sig)`` / ``@kernel([sig, ...])`` to compile for those argument types only (typed when
+    decorated). The options numba-dpex and Numba take (``debug``, ``inline_threshold``, ...) are
+    accepted and change nothing."""
+    if func_or_sig is None or is_signature_spec(func_or_sig):
+        return lambda f: Kernel(f, func_or_sig, options)
+    return Kernel(func_or_sig, None, options)
 
 
 @overload
-def func(f: None = None) -> Callable[[Callable[..., Any]], DeviceFunction]: ...
+def func(func_or_sig: Callable[..., Any], **options: Any) -> DeviceFunction: ...
 @overload
-def func(f: Callable[..., Any]) -> DeviceFunction: ...
+def func(func_or_sig: Any = None, **options: Any) -> Callable[[Callable[..., Any]], DeviceFunction]: ...
 def func(
-    f: Callable[..., Any] | None = None,
+    func_or_sig: Any = None, **options: Any
 ) -> DeviceFunction | Callable[[Callable[..., Any]], DeviceFunction]:
-    """Decorator for device functions callable from kernels."""
-    if f is None:
-        return func
-    return DeviceFunction(f)
+    """Decorator for device functions callable from kernels (and jitted code): ``@func``, or
+    ``@func(sig)`` / ``@func([sig, ...])`` to type them for those argument types only."""
+    unknown = set(options) - COMPILE_HINTS
+    if unknown:
+        raise TypeError(f"numba_ext.func: unknown option(s) {', '.join(sorted(unknown))}")
+    if func_or_sig is None:
+        return lambda f: DeviceFunction(f)
+    if is_signature_spec(func_or_sig):
+        sigs = parse_signatures(func_or_sig, "device function")
+        return lambda f: DeviceFunction(f, sigs)
+    return DeviceFunction(func_or_sig)
 
 
-def call_kernel(k: Kernel, range_: LaunchConfig, *args: Any) -> None:
-    """Launch `k` over `range_` (an int, a tuple, a Range or an NdRange) and wait."""
-    return k[range_](*args)
+def call_kernel(kernel_fn: Kernel, index_space: LaunchConfig, *kernel_args: Any) -> None:
+    """Launch `kernel_fn` over `index_space` (an int, a tuple, a Range or an NdRange) and wait."""
+    return kernel_fn[index_space](*kernel_args)
 
 
-def call_kernel_async(k: Kernel, range_: LaunchConfig, *args: Any) -> Event:
-    """Launch `k` and return an Event; call `.wait()` before using the results."""
-    g, lo = normalize_range(range_)
-    return k.launch(g, lo, args, wait=False)
+def call_kernel_async(
+    kernel_fn: Kernel, index_space: LaunchConfig, dependent_events: Sequence[Event], *kernel_args: Any
+) -> tuple[Event, Event]:
+    """Launch `kernel_fn` once `dependent_events` have completed, without waiting for it; returns
+    (host event, kernel event) as numba-dpex does (here one Event twice: waiting on it waits for the
+    kernel and releases the arguments it keeps alive)."""
+    if not isinstance(dependent_events, (list, tuple)) or not all(
+        isinstance(e, Event) for e in dependent_events
+    ):
+        raise KernelArgumentError(
+            "call_kernel_async(kernel, index_space, dependent_events, *args): dependent_events is a list or "
+            f"tuple of the Events earlier launches returned, got {dependent_events!r}"
+        )
+    g, lo = normalize_range(index_space)
+    ev = kernel_fn.launch(g, lo, kernel_args, wait=False, after=tuple(dependent_events))
+    return ev, ev
 
 
 __all__: Sequence[str] = [

@@ -14,6 +14,7 @@ import numpy as np
 
 from .. import _core
 from ..arrays.ndarray import ndarray  # the class (mypy, in an import cycle, may take the module)
+from ..compiler.item_api import LocalAccessor
 from ..errors import LaunchError
 
 if TYPE_CHECKING:
@@ -46,9 +47,11 @@ class Event:
 
 def argument_slots(args: Sequence[Any]) -> list[int]:
     """The 64-bit argument slots of a launch: per array its data address, shape and byte strides,
-    per scalar its bits."""
+    per scalar its bits (a LocalAccessor has none: its memory is the kernel's own)."""
     slots = []
     for a in args:
+        if isinstance(a, LocalAccessor):
+            continue
         if isinstance(a, ndarray):
             slots.append(a._data_ptr)
             slots.extend(a.shape)
@@ -113,12 +116,16 @@ def launch_async(
     global_range: Sequence[int],
     local_range: Sequence[int] | None,
     keepalive: object,
+    after: Sequence[Event] = (),
 ) -> Event:
-    """`launch_and_finish` in a thread; its Event keeps `keepalive` until waited on and raises the
-    launch's error."""
+    """`launch_and_finish` in a thread, once the events `after` have completed (an error of theirs
+    is this launch's too); its Event keeps `keepalive` until waited on and raises the launch's
+    error."""
 
     def run() -> None:
         try:
+            for dep in after:
+                dep.wait()
             launch_and_finish(kernel, plan, slots, global_range, local_range)
         except Exception as e:  # surfaced by Event.wait()
             ev._error = e

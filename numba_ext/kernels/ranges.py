@@ -17,27 +17,63 @@ LaunchConfig: TypeAlias = "RangeArg | tuple[RangeArg, RangeArg] | NdRange"
 
 
 class Range(tuple[int, ...]):
-    """A global range of 1 to 3 dimensions."""
+    """A global range of 1 to 3 dimensions: ``Range(n)``, ``Range(n, m)``, ``Range(dim0=n, dim1=m)``
+    or ``Range((n, m))``."""
 
     @overload
     def __new__(cls, dims: tuple[SupportsIndex, ...] | list[SupportsIndex], /) -> Range: ...
     @overload
-    def __new__(cls, *dims: SupportsIndex) -> Range: ...
-    def __new__(cls, *dims: Any) -> Range:
+    def __new__(
+        cls, dim0: SupportsIndex, dim1: SupportsIndex | None = None, dim2: SupportsIndex | None = None
+    ) -> Range: ...
+    def __new__(cls, *dims: Any, **named: Any) -> Range:
+        if named:
+            unknown = set(named) - {"dim0", "dim1", "dim2"}
+            if unknown:
+                raise TypeError(f"Range() got unexpected keyword argument(s) {', '.join(sorted(unknown))}")
+            given = list(dims) + [named.get(k) for k in ("dim0", "dim1", "dim2")[len(dims) :]]
+            dims = tuple(d for d in given if d is not None)
         if 1 <= len(dims) <= 3 and all(type(d) is int and d >= 0 for d in dims):  # the common spelling
             return super().__new__(cls, dims)
         dims = _dims(dims[0] if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims, "global")
         return super().__new__(cls, dims)
 
+    @property
+    def ndim(self) -> int:
+        return len(self)
+
+    def get(self, index: int) -> int:
+        """The extent of dimension `index`."""
+        return self[index]
+
+    def size(self) -> int:
+        """The number of work-items (the product of the extents)."""
+        return int(np.prod(self, dtype=np.int64))
+
+    @property
+    def dim0(self) -> int:
+        return self[0]
+
+    @property
+    def dim1(self) -> int:
+        """The extent of dimension 1, -1 for a 1-d range."""
+        return self[1] if len(self) > 1 else -1
+
+    @property
+    def dim2(self) -> int:
+        """The extent of dimension 2, -1 for a range of fewer dimensions."""
+        return self[2] if len(self) > 2 else -1
+
 
 class NdRange:
-    """A global range and a work-group (local) range of the same dimensions."""
+    """A global range and a work-group (local) range of the same dimensions:
+    ``NdRange(global_size, local_size)`` (Ranges, tuples or ints)."""
 
-    def __init__(self, global_range: RangeArg, local_range: RangeArg) -> None:
+    def __init__(self, global_size: RangeArg, local_size: RangeArg) -> None:
         self.global_range = Range(
-            *(global_range if isinstance(global_range, (tuple, list)) else (global_range,))
+            *(global_size if isinstance(global_size, (tuple, list)) else (global_size,))
         )
-        self.local_range = Range(*(local_range if isinstance(local_range, (tuple, list)) else (local_range,)))
+        self.local_range = Range(*(local_size if isinstance(local_size, (tuple, list)) else (local_size,)))
         if len(self.global_range) != len(self.local_range):
             raise LaunchError(
                 f"global range {tuple(self.global_range)} and local range {tuple(self.local_range)} have "
@@ -46,6 +82,26 @@ class NdRange:
         for d, (g, lo) in enumerate(zip(self.global_range, self.local_range)):
             if g % lo:
                 raise LaunchError(f"local size {lo} does not divide global size {g} in dimension {d}")
+
+    @property
+    def ndim(self) -> int:
+        return len(self.global_range)
+
+    def get_global_range(self) -> Range:
+        return self.global_range
+
+    def get_local_range(self) -> Range:
+        return self.local_range
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, NdRange)
+            and self.global_range == other.global_range
+            and self.local_range == other.local_range
+        )
+
+    def __hash__(self) -> int:
+        return hash((NdRange, self.global_range, self.local_range))
 
     def __repr__(self) -> str:
         return f"NdRange({tuple(self.global_range)}, {tuple(self.local_range)})"

@@ -54,8 +54,9 @@ def test_launch_forms(rng, form):
     elif form == "call_kernel":
         nx.call_kernel(axpy, nx.NdRange((n,), (16,)), 2.5, x, y)
     else:
-        ev = nx.call_kernel_async(axpy, n, 2.5, x, y)
+        host_ev, ev = nx.call_kernel_async(axpy, n, (), 2.5, x, y)
         ev.wait()
+        host_ev.wait()
     np.testing.assert_allclose(nx.asnumpy(y), 2.5 * hx + hy, rtol=1e-13)
 
 

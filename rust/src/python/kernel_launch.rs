@@ -87,9 +87,21 @@ impl KernelLaunch {
         self.local.clone()
     }
 
-    #[pyo3(signature = (*args))]
-    fn __call__<'py>(&self, py: Python<'py>, args: &Bound<'py, PyTuple>) -> PyResult<Bound<'py, PyAny>> {
+    #[pyo3(signature = (*args, **kwargs))]
+    fn __call__<'py>(
+        &self,
+        py: Python<'py>,
+        args: &Bound<'py, PyTuple>,
+        kwargs: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
         let kernel = self.kernel.bind(py);
+        if let Some(kw) = kwargs.filter(|k| !k.is_empty()) {
+            // keyword arguments bind in Python
+            let opts = PyDict::new(py);
+            opts.set_item(intern!(py, "kwargs"), kw)?;
+            let call = (self.global.clone(), self.local.clone(), args);
+            return kernel.call_method(intern!(py, "launch"), call, Some(&opts));
+        }
         if let Some(fast) = kernel.get().fast.get() {
             if let Some(result) = self.fast_launch(kernel, fast, args)? {
                 return Ok(result);
@@ -117,14 +129,16 @@ impl KernelLaunch {
         if n != fast.nparams || n > MAX_ARGS || fast_path::offload_active() {
             return Ok(None);
         }
-        let mut key = [0usize; MAX_ARGS + 1];
+        let mut key = [0usize; MAX_ARGS + 2];
         let mut slots = Slots::new();
         let array_type = fast.array_type.bind(py);
         let scan = fast_path::scan_args(py, array_type, args, Others::Slots(&mut slots), true, &mut key[..n])?;
         // without an array argument, the Python path explains
         let Some(queue) = scan.and_then(|s| s.queue) else { return Ok(None) };
         key[n] = queue;
-        let key = &key[..n + 1];
+        // kernels compile per launch rank (and item-style ones per Range / NdRange)
+        key[n + 1] = self.global.len() | (usize::from(self.local.is_some()) << 2);
+        let key = &key[..n + 2];
         let hit = fast.cache.get(key, |e| (e.kernel.clone_ref(py), e.queue.clone_ref(py), e.max_work_group));
         match hit {
             Some((k, q, max_wg)) if self.local.as_ref().is_none_or(|l| l.iter().product::<usize>() <= max_wg) => {
@@ -136,7 +150,7 @@ impl KernelLaunch {
             None => {
                 let result = self.launch_slow(kernel, args)?;
                 // only a cache: if it cannot be filled, later launches take the Python path
-                let _ = remember(kernel, fast, args, key);
+                let _ = remember(kernel, fast, args, key, (&self.global, &self.local));
                 Ok(Some(result))
             }
         }
@@ -158,15 +172,16 @@ fn remember(
     fast: &FastPath,
     args: &Bound<'_, PyTuple>,
     key: &[usize],
+    ranges: (&Vec<usize>, &Option<Vec<usize>>),
 ) -> PyResult<()> {
     let py = kernel.py();
     let mut keep = fast_path::argument_types(py, fast.array_type.bind(py), args)?;
-    let entry = kernel.call_method1(intern!(py, "_fast_entry"), (args,))?;
+    let entry = kernel.call_method1(intern!(py, "_fast_entry"), (args, ranges.0.clone(), ranges.1.clone()))?;
     if entry.is_none() {
         return Ok(());
     }
     let (k, q, max_work_group): (Bound<'_, PyKernel>, Bound<'_, PyQueue>, usize) = entry.extract()?;
-    let (types, queue) = key.split_at(key.len() - 1);
+    let (types, queue) = key[..key.len() - 1].split_at(key.len() - 2);
     let unchanged = keep.iter().map(|o| o.as_ptr() as usize).eq(types.iter().copied());
     if !unchanged || q.get().inner.as_ptr() as usize != queue[0] {
         return Ok(()); // an argument changed during the launch: do not cache
