@@ -174,3 +174,6 @@ ITEM_ATTRIBUTES = frozenset(
         "dimensions",
     }
 )
+#: the attributes only an Item has, and only an NdItem has
+ITEM_ONLY = frozenset({"get_id", "get_range", "get_linear_id", "get_linear_range"})
+ND_ITEM_ONLY = ITEM_ATTRIBUTES - ITEM_ONLY - {"dimensions"}

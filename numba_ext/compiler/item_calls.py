@@ -195,8 +195,9 @@ def _item_method(tr: Translator, target: ir.Var, item: ItemVal, name: str, args:
         tr.fail(f"{item.kind}.{name}()")
     d = tr.scalar(args[0])
     if isinstance(d, Imm):
-        if not 0 <= int(d.value) < item.ndim:
-            tr.fail(f"{item.kind}.{name}({d.value}) on a {item.ndim}-d {item.kind} (dimension out of range)")
+        # dimensions the launch lacks read as the device reports them (id 0, range 1)
+        if not 0 <= int(d.value) <= 2:
+            tr.fail(f"{item.kind}.{name}({d.value}) (dimensions are 0, 1 and 2)")
         tr.assign_scalar(target, _query(tr, query, int(d.value)))
         return
     # a dimension known only at run time: choose among the dimensions' values

@@ -14,7 +14,7 @@ import numpy as np
 from numba.core import types
 from numba.np.numpy_support import from_dtype as numba_from_dtype
 
-from ..compiler.item_api import ITEM_ATTRIBUTES
+from ..compiler.item_api import ITEM_ATTRIBUTES, ITEM_ONLY, ND_ITEM_ONLY
 from ..compiler.item_typing import ItemType, NdItemType
 from ..compiler.signatures import Signature, describe, match_signature, parse_signatures
 from ..errors import KernelArgumentError, KernelTypingError, LaunchError
@@ -50,15 +50,19 @@ def item_kind(py_func: Callable[..., Any]) -> str | None:
     if code is None:
         return None
     ins = list(dis.get_instructions(code))
-    for a, b in zip(ins, ins[1:]):
-        if (
-            a.opname == "LOAD_FAST"
-            and a.argval == first.name
-            and b.opname in ("LOAD_ATTR", "LOAD_METHOD")
-            and b.argval in ITEM_ATTRIBUTES
-        ):
-            return "auto"
-    return None
+    used = {
+        b.argval
+        for a, b in zip(ins, ins[1:])
+        if a.opname == "LOAD_FAST"
+        and a.argval == first.name
+        and b.opname in ("LOAD_ATTR", "LOAD_METHOD")
+        and b.argval in ITEM_ATTRIBUTES
+    }
+    if not used:
+        return None
+    if used & ND_ITEM_ONLY:
+        return "NdItem"
+    return "Item" if used & ITEM_ONLY else "auto"
 
 
 class KernelForm:
