@@ -198,7 +198,7 @@ def _item_method(tr: Translator, target: ir.Var, item: ItemVal, name: str, args:
         # dimensions the launch lacks read as the device reports them (id 0, range 1)
         if not 0 <= int(d.value) <= 2:
             tr.fail(f"{item.kind}.{name}({d.value}) (dimensions are 0, 1 and 2)")
-        tr.assign_scalar(target, _query(tr, query, int(d.value)))
+        tr.emit(WorkItem(tr.local_for(target), query, int(d.value)))  # as get_global_id(d) does
         return
     # a dimension known only at run time: choose among the dimensions' values
     d = tr.cast(d, "int64")

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 from numba.core import sigutils, types
 from numba.core.registry import cpu_target
 from numba.core.typeconv import Conversion
@@ -50,30 +51,40 @@ def _array_matches(formal: types.Array, actual: types.Type) -> bool:
     )
 
 
-def _conversion(formal: types.Type, actual: types.Type) -> Conversion | None:
+def _conversion(formal: types.Type, actual: types.Type, unsafe: bool) -> Conversion | None:
     """How `actual` converts to `formal` (None: it does not)."""
     if isinstance(formal, types.Array):
         return Conversion.exact if _array_matches(formal, actual) else None
     if formal == actual:
         return Conversion.exact
-    if isinstance(formal, (types.Number, types.Boolean)) and isinstance(
-        actual, (types.Number, types.Boolean)
-    ):
-        return cpu_target.typing_context.can_convert(actual, formal)
+    scalars = (types.Number, types.Boolean)
+    if isinstance(formal, scalars) and isinstance(actual, scalars):
+        conv = cpu_target.typing_context.can_convert(actual, formal)
+        if conv is not None and conv > Conversion.safe and not unsafe:
+            # beyond Numba's safe conversions, NumPy's same-kind rule (an int into a float32, not a
+            # float into an int)
+            same_kind = np.can_cast(_np_dtype(actual), _np_dtype(formal), "same_kind")
+            return Conversion.safe if same_kind else None
+        return conv
     return None
+
+
+def _np_dtype(t: types.Type) -> np.dtype:
+    return np.dtype("bool" if isinstance(t, types.Boolean) else str(t))
 
 
 def match_signature(
     sigs: Sequence[Signature], actual: Sequence[types.Type], *, allow_unsafe: bool = False
 ) -> Signature | None:
-    """The signature in `sigs` that `actual` converts to best (scalars by safe conversions, or any
-    conversion with `allow_unsafe`, as Numba chooses among a function's overloads); None if none."""
+    """The signature in `sigs` that `actual` converts to best (scalars by Numba's safe conversions
+    or NumPy's same-kind casts, or by any conversion with `allow_unsafe`, as Numba chooses among a
+    function's overloads); None if none."""
     best: tuple[int, Signature] | None = None
     limit = Conversion.unsafe if allow_unsafe else Conversion.safe
     for sig in sigs:
         if len(sig) != len(actual):
             continue
-        convs = [_conversion(f, a) for f, a in zip(sig, actual)]
+        convs = [_conversion(f, a, allow_unsafe) for f, a in zip(sig, actual)]
         if any(c is None or c > limit for c in convs):
             continue
         cost = sum(int(c) for c in convs if c is not None)
