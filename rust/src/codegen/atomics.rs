@@ -26,11 +26,13 @@
 //!   SPIR-V's memory model lets order nothing), so fences are `__spirv_MemoryBarrier` calls naming
 //!   work-group and cross-work-group memory, as DPC++ emits them.
 //! * NVPTX ignores the ordering and scope of `atomicrmw` (it always emits a relaxed `atom`, which is
-//!   `.gpu`-scoped), so an ordered read-modify-write there is a relaxed one between fences of its
-//!   scope, PTX's own release and acquire patterns: a release (seq_cst: a seq_cst) fence before it
-//!   when it releases, an acquire fence after it when it acquires. A system-scope read-modify-write
-//!   is thus atomic at device scope on NVIDIA GPUs. `cmpxchg`, loads, stores and fences keep their
-//!   order and scope.
+//!   `.gpu`-scoped), and aborts on ordered loads, stores and `cmpxchg` for sm_60 and older. So an
+//!   ordered operation there is a relaxed one (of its scope) between fences of its scope, PTX's own
+//!   release and acquire patterns, which every compute capability has (`fence.acq_rel` / `fence.sc`
+//!   from sm_70, `membar` before): a release fence before it when it releases (a seq_cst fence for
+//!   seq_cst), an acquire fence after it when it acquires (not after a store). A compare-and-swap
+//!   loop is fenced once, outside the loop. A system-scope read-modify-write is thus atomic at
+//!   device scope on NVIDIA GPUs (its fences are system-wide).
 
 use inkwell::llvm_sys::core::{
     LLVMBuildAtomicCmpXchgSyncScope, LLVMBuildAtomicRMWSyncScope, LLVMBuildFenceSyncScope, LLVMGetSyncScopeID,
@@ -111,6 +113,17 @@ impl<'ctx> Lowering<'_, 'ctx> {
         cmp: Option<&Operand>,
         s: Sync,
     ) -> Result<Option<BasicValueEnum<'ctx>>> {
+        if self.kb.flavor == Flavor::Nvptx && s.order != MemOrder::Relaxed {
+            // the fences around a relaxed operation (see the module documentation)
+            if s.order.releases() {
+                self.fence(if s.order == MemOrder::SeqCst { MemOrder::SeqCst } else { MemOrder::Release }, s.scope)?;
+            }
+            let old = self.atomic(op, array, index, value, cmp, s.with(MemOrder::Relaxed))?;
+            if s.order.acquires() && op != AtomicOp::Store {
+                self.fence(MemOrder::Acquire, s.scope)?;
+            }
+            return Ok(old);
+        }
         let d = self.f.arrays[array].dtype;
         let p = self.address(array, index)?;
         if op == AtomicOp::Load {
@@ -172,12 +185,6 @@ impl<'ctx> Lowering<'_, 'ctx> {
 
     /// `atomicrmw` of `rmw` (integer or float `v`) with order and scope `s`: the old value.
     fn rmw(&self, rmw: Rmw, p: PointerValue<'ctx>, v: BasicValueEnum<'ctx>, s: Sync) -> Result<BasicValueEnum<'ctx>> {
-        // NVPTX drops an atomicrmw's order: fence a relaxed one instead (see the module docs)
-        let fenced = self.kb.flavor == Flavor::Nvptx;
-        let order = if fenced { MemOrder::Relaxed } else { s.order };
-        if fenced && s.order.releases() {
-            self.fence(if s.order == MemOrder::SeqCst { MemOrder::SeqCst } else { MemOrder::Release }, s.scope)?;
-        }
         let b = self.kb.b.as_mut_ptr();
         let old = unsafe {
             LLVMBuildAtomicRMWSyncScope(
@@ -185,13 +192,10 @@ impl<'ctx> Lowering<'_, 'ctx> {
                 rmw,
                 p.as_value_ref(),
                 v.as_value_ref(),
-                ordering(order).into(),
+                ordering(s.order).into(),
                 self.sync_scope(s.scope),
             )
         };
-        if fenced && s.order.acquires() {
-            self.fence(MemOrder::Acquire, s.scope)?;
-        }
         Ok(unsafe { BasicValueEnum::new(old) })
     }
 
