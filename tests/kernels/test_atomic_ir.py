@@ -5,8 +5,6 @@ atomic loads and stores, compare-exchange, work-group local memory between barri
 Every order and every scope is used; scopes narrower than the device only where the work-items
 that contend are within that scope."""
 
-from collections.abc import Callable
-
 import numpy as np
 import pytest
 
@@ -110,7 +108,8 @@ def test_read_modify_write_from_many_work_items(rng, op, dtype, order, scope):
         if op == "exchange":
             assert final[j] in part, (j, final[j])
         elif dtype.startswith("float"):
-            np.testing.assert_allclose(final[j], UFUNC[op].reduce(np.concatenate([[init[j]], part])), rtol=1e-12)
+            want = UFUNC[op].reduce(np.concatenate([[init[j]], part]))
+            np.testing.assert_allclose(final[j], want, rtol=1e-12)
         else:
             assert final[j] == UFUNC[op].reduce(np.concatenate([[init[j]], part])), (op, j)
         _check_chain(op, init[j], part, olds[j::groups], final[j])
@@ -175,9 +174,10 @@ def _cas_function(dtype: str, groups: int, order: str) -> kir.Function:
     return fb.function()
 
 
-@pytest.mark.parametrize(
-    "dtype, order", [("int32", "acq_rel"), ("uint64", "seq_cst"), ("float32", "release"), ("float64", "acquire")]
-)
+CAS_CASES = [("int32", "acq_rel"), ("uint64", "seq_cst"), ("float32", "release"), ("float64", "acquire")]
+
+
+@pytest.mark.parametrize("dtype, order", CAS_CASES)
 def test_compare_exchange_has_one_winner_per_element(rng, dtype, order):
     n, groups = 256, 4
     vals = rng.permutation(n + groups).astype(dtype)  # distinct values
@@ -269,22 +269,21 @@ def test_local_memory_atomics_between_barriers(rng, op, dtype, order):
     for g in range(groups):
         for j in range(M):
             part = x[g * WG + j : (g + 1) * WG : M]
-            want[g * M + j] = UFUNC[op].reduce(np.concatenate([np.array([_identity(op, dtype)], dtype), part]))
+            start = np.array([_identity(op, dtype)], dtype)
+            want[g * M + j] = UFUNC[op].reduce(np.concatenate([start, part]))
     check(out, want, f"local {op}")
 
 
-def _fenced_copy(dtype: str, scopes: list[str], emit: Callable[[FunctionBuilder, int, int], None]) -> kir.Function:
-    fb = FunctionBuilder(f"fenced_{dtype}")
-    x, y = fb.array_param("x", dtype, 1, True), fb.array_param("y", dtype, 1, True)
-    gid, v = fb.new_local("int64"), fb.new_local(dtype)
+def _fenced_double() -> kir.Function:
+    """y[g] = x[g] + x[g] between fences of every order and scope."""
+    fb = FunctionBuilder("fenced_double")
+    x, y = fb.array_param("x", "float64", 1, True), fb.array_param("y", "float64", 1, True)
+    gid, v = fb.new_local("int64"), fb.new_local("float64")
     entry = fb.new_block()
     fb.emit(entry, kir.WorkItem(gid, "get_global_id", 0), kir.LoadInst(v, x, (L(gid),)))
-    for scope in scopes:
-        fb.emit(entry, *(kir.Fence(order, scope) for order in ORDERS))
-    emit(fb, entry, v)
-    fb.emit(entry, kir.StoreInst(y, (L(gid),), L(v)))
-    for scope in reversed(scopes):
-        fb.emit(entry, *(kir.Fence(order, scope) for order in reversed(ORDERS)))
+    fb.emit(entry, *(kir.Fence(order, scope) for scope in SCOPES for order in ORDERS))
+    fb.emit(entry, kir.BinaryInst(v, "add", L(v), L(v)), kir.StoreInst(y, (L(gid),), L(v)))
+    fb.emit(entry, *(kir.Fence(order, scope) for scope in reversed(SCOPES) for order in reversed(ORDERS)))
     fb.terminate(entry, kir.Return())
     return fb.function()
 
@@ -293,11 +292,7 @@ def test_fences_of_every_order_and_scope_keep_the_program_correct(rng):
     n = 97
     x = rand(rng, "float64", n)
     y = _out(n, "float64")
-
-    def double(fb: FunctionBuilder, block: int, v: int) -> None:
-        fb.emit(block, kir.BinaryInst(v, "add", L(v), L(v)))
-
-    _launch(_fenced_copy("float64", SCOPES, double), [_dev(x), y], n)
+    _launch(_fenced_double(), [_dev(x), y], n)
     check(y, x + x, "fenced")
 
 

@@ -249,7 +249,7 @@ impl<'ctx> Lowering<'_, 'ctx> {
     /// An atomic load of the element at `p` (of dtype `d`, loaded as its bits).
     fn atomic_load(&self, d: DType, p: PointerValue<'ctx>, s: Sync) -> Result<BasicValueEnum<'ctx>> {
         let bits = self.load_bits(p, self.bits_type(d), s)?;
-        self.from_bits(bits, d)
+        self.bits_to_value(bits, d)
     }
 
     /// An atomic load of the integer of type `it` at `p`.
@@ -376,7 +376,7 @@ impl<'ctx> Lowering<'_, 'ctx> {
     }
 
     /// The value of dtype `d` whose bits are `bits` (`bits` itself for integers).
-    fn from_bits(&self, bits: IntValue<'ctx>, d: DType) -> Result<BasicValueEnum<'ctx>> {
+    fn bits_to_value(&self, bits: IntValue<'ctx>, d: DType) -> Result<BasicValueEnum<'ctx>> {
         if d.is_float() {
             cg(self.kb.b.build_bit_cast(bits, self.kb.reg_ty(d), "f"))
         } else {
@@ -402,7 +402,7 @@ impl<'ctx> Lowering<'_, 'ctx> {
             let c = self.to_bits(self.operand(cmp.expect("verified"))?, it)?;
             self.cmpxchg(p, c, new, s)?.0
         };
-        self.from_bits(old, d)
+        self.bits_to_value(old, d)
     }
 
     /// `op` (add, multiply, subtract, min, max) as a compare-and-swap loop on the bits: the first
@@ -428,7 +428,7 @@ impl<'ctx> Lowering<'_, 'ctx> {
         let phi = cg(b.build_phi(it, "expected"))?;
         phi.add_incoming(&[(&ld, pre)]);
         let expected = phi.as_basic_value().into_int_value();
-        let cur = self.from_bits(expected, d)?;
+        let cur = self.bits_to_value(expected, d)?;
         let bop = match op {
             AtomicOp::Add => BinaryOp::Add,
             AtomicOp::Mul => BinaryOp::Mul,
@@ -444,7 +444,7 @@ impl<'ctx> Lowering<'_, 'ctx> {
         phi.add_incoming(&[(&seen, here)]);
         cg(b.build_conditional_branch(ok, done, lp))?;
         b.position_at_end(done);
-        self.from_bits(expected, d)
+        self.bits_to_value(expected, d)
     }
 }
 
