@@ -17,7 +17,8 @@
 //! | system     | the default scope (CrossDevice)          | the default scope (`.sys`)     |
 //!
 //! PTX has no scope narrower than a thread block (CTA), and LLVM's NVPTX back end aborts on
-//! `singlethread` atomics and ordered fences, so the three narrow scopes widen to `block` there.
+//! `singlethread` atomics and on ordered `singlethread` fences, so the three narrow scopes widen to
+//! `block` there.
 //!
 //! Where LLVM 22's back ends fall short, the lowering differs from plain LLVM atomics:
 //! * SPIR-V turns `load atomic` / `store atomic` into plain loads and stores, so atomic loads and
@@ -31,8 +32,8 @@
 //!   release and acquire patterns, which every compute capability has (`fence.acq_rel` / `fence.sc`
 //!   from sm_70, `membar` before): a release fence before it when it releases (a seq_cst fence for
 //!   seq_cst), an acquire fence after it when it acquires (not after a store). A compare-and-swap
-//!   loop is fenced once, outside the loop. A system-scope read-modify-write is thus atomic at
-//!   device scope on NVIDIA GPUs (its fences are system-wide).
+//!   loop is fenced once, outside the loop. A system-scope `atomicrmw` is thus atomic at device
+//!   scope on NVIDIA GPUs (its fences, loads, stores and compare-exchanges are system-wide).
 
 use inkwell::llvm_sys::core::{
     LLVMBuildAtomicCmpXchgSyncScope, LLVMBuildAtomicRMWSyncScope, LLVMBuildFenceSyncScope, LLVMGetSyncScopeID,
