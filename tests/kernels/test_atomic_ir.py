@@ -5,6 +5,9 @@ atomic loads and stores, compare-exchange, work-group local memory between barri
 Every order and every scope is used; scopes narrower than the device only where the work-items
 that contend are within that scope."""
 
+import dataclasses
+import re
+
 import numpy as np
 import pytest
 
@@ -13,6 +16,7 @@ from numba_ext import _core
 from numba_ext.compiler import kernel_ir as kir
 from numba_ext.compiler.function_builder import FunctionBuilder, const
 from numba_ext.devices import device_by_filter
+from numba_ext.errors import KernelSpecError
 from numba_ext.kernels.launch import argument_slots
 
 from ..checks import check, poison, rand
@@ -301,3 +305,28 @@ def test_ir_defaults_and_fence_objects():
     assert (a.cmp, a.order, a.scope) == (None, "relaxed", "device")
     f = kir.Fence("seq_cst", "work_group")
     assert f.tag == "fence" and (f.order, f.scope) == ("seq_cst", "work_group")
+
+
+@pytest.mark.parametrize(
+    "op, order, scope, message",
+    [
+        ("load", "release", "device", "an atomic load cannot be 'release': use relaxed, acquire or seq_cst"),
+        (
+            "store",
+            "acq_rel",
+            "device",
+            "an atomic store cannot be 'acq_rel': use relaxed, release or seq_cst",
+        ),
+        ("add", "consume", "device", "unknown memory order 'consume'"),
+        ("add", "relaxed", "grid", "unknown memory scope 'grid'"),
+        ("nand", "relaxed", "device", "unknown atomic operation 'nand'"),
+    ],
+)
+def test_refused_orders_scopes_and_ops_name_the_problem(op, order, scope, message):
+    fn = _load_store_function("int32", "relaxed", "relaxed", "device")
+    entry = fn.blocks[0]
+    dst = None if op == "store" else 1
+    bad = kir.Atomic(dst, op, 0, (kir.Local(0),), const("int32", 0), None, order, scope)
+    fn = dataclasses.replace(fn, blocks=(dataclasses.replace(entry, insts=(*entry.insts, bad)),))
+    with pytest.raises(KernelSpecError, match=re.escape(message)):
+        _core.compile_function(fn, device_by_filter(DEV))
