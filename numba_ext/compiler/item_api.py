@@ -121,12 +121,24 @@ LOCAL_ACCESSOR_DTYPES = tuple(
 
 class LocalAccessor:
     """Work-group (local) memory of `shape` and `dtype` for one launch: pass it as a kernel argument;
-    inside the kernel it is an array shared by the work-items of a work-group."""
+    inside the kernel it is an array shared by the work-items of a work-group. Accessors are
+    immutable and interned (one object per shape and dtype), so launches key them by identity."""
 
     __slots__ = ("shape", "dtype")
+    _interned: dict[tuple, LocalAccessor] = {}
 
-    def __init__(self, shape: int | tuple[int, ...] | list[int], dtype: Any) -> None:
-        dims = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+    shape: tuple[int, ...]
+    dtype: np.dtype
+
+    def __new__(cls, shape: int | tuple[int, ...] | list[int], dtype: Any) -> LocalAccessor:
+        key = (tuple(shape) if isinstance(shape, (tuple, list)) else shape, dtype)
+        try:
+            hit = cls._interned.get(key)
+        except TypeError:  # an unhashable dtype spelling
+            hit = None
+        if hit is not None:
+            return hit
+        dims = key[0] if isinstance(key[0], tuple) else (key[0],)
         if not 1 <= len(dims) <= 3 or not all(
             isinstance(d, (int, np.integer)) and not isinstance(d, bool) and d > 0 for d in dims
         ):
@@ -138,8 +150,22 @@ class LocalAccessor:
         if dt not in LOCAL_ACCESSOR_DTYPES:
             names = ", ".join(d.name for d in LOCAL_ACCESSOR_DTYPES)
             raise TypeError(f"LocalAccessor dtype {dtype!r} is not supported; use one of {names}")
-        self.shape = tuple(int(d) for d in dims)
-        self.dtype = dt
+        canonical = (tuple(int(d) for d in dims), dt)
+        self = cls._interned.get(canonical)
+        if self is None:
+            self = object.__new__(cls)
+            object.__setattr__(self, "shape", canonical[0])
+            object.__setattr__(self, "dtype", dt)
+        if len(cls._interned) < 4096:  # beyond that, accessors are still correct, just not shared
+            cls._interned[canonical] = self
+            try:
+                cls._interned[key] = self
+            except TypeError:
+                pass
+        return self
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("LocalAccessor objects are immutable")
 
     @property
     def nbytes(self) -> int:

@@ -196,9 +196,9 @@ def _item_method(tr: Translator, target: ir.Var, item: ItemVal, name: str, args:
     d = tr.scalar(args[0])
     if isinstance(d, Imm):
         # dimensions the launch lacks read as the device reports them (id 0, range 1)
-        if not 0 <= int(d.value) <= 2:
+        if not isinstance(d.value, int) or not 0 <= d.value <= 2:
             tr.fail(f"{item.kind}.{name}({d.value}) (dimensions are 0, 1 and 2)")
-        tr.emit(WorkItem(tr.local_for(target), query, int(d.value)))  # as get_global_id(d) does
+        tr.emit(WorkItem(tr.local_for(target), query, d.value))  # as get_global_id(d) does
         return
     # a dimension known only at run time: choose among the dimensions' values
     d = tr.cast(d, "int64")

@@ -144,7 +144,7 @@ def USMNdArray(ndim: int, dtype: Any, layout: str = "C") -> types.Array:
     dt = dtype if isinstance(dtype, types.Type) else numba_from_dtype(np.dtype(dtype))
     if layout not in ("C", "F", "A"):
         raise ValueError(f"layout must be 'C', 'F' or 'A', not {layout!r}")
-    return types.Array(dt, int(ndim), layout)
+    return types.Array(dt, int(ndim), layout)  # type: ignore[call-overload]
 
 
 def kernel_signatures(spec: Any, item: str | None, name: str) -> list[Signature]:

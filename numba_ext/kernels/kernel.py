@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, cast, overload
 from .. import _core
 from ..arrays import ndarray
 from ..compiler.device_functions import DeviceFunction
+from ..compiler.item_api import LocalAccessor
 from ..compiler.signatures import is_signature_spec, parse_signatures
 from ..errors import (
     ExecutionPlacementError,
@@ -72,10 +73,10 @@ class Kernel(_core.KernelCaller):
         self._params = self._form.params
         self._cache: dict = {}  # (argument types, device filter, launch rank) -> CompiledKernel
         self._fast: dict = {}  # the same by the argument types' identities
-        self._ranges: dict = {}  # launch configuration -> (global range, local range)
+        self._ranges: dict = {}  # launch configuration -> its launch object (``k[cfg]``)
         for sig in sigs or ():  # typed and translated now: errors show at decoration
             self._eager(sig)
-        self._set_fast_path(ndarray, len(self._params))
+        self._set_fast_path(ndarray, len(self._params), LocalAccessor)
 
     def _eager(self, sig: tuple[Any, ...]) -> None:
         ranks = (1, 2, 3) if self._form.item is not None else (1,)
@@ -92,17 +93,19 @@ class Kernel(_core.KernelCaller):
         key: tuple[type, object] | None
         try:
             key = (type(cfg), cfg)  # (4, 4) is a 1-D launch with a local size, Range(4, 4) a 2-D range
-            ranges = self._ranges.get(key)
+            launch = self._ranges.get(key)
         except TypeError:  # unhashable (a list)
-            key = ranges = None
-        if ranges is None:
+            key = launch = None
+        if launch is None:
             global_range, local_range = normalize_range(cfg)
-            ranges = (list(global_range), None if local_range is None else list(local_range))
+            launch = _core.KernelLaunch(
+                self, list(global_range), None if local_range is None else list(local_range)
+            )
             if key is not None:
                 if len(self._ranges) >= _MAX_RANGES:
                     self._ranges.clear()
-                self._ranges[key] = ranges
-        return _core.KernelLaunch(self, *ranges)
+                self._ranges[key] = launch
+        return launch
 
     def __call__(self, *args: Any, **kwargs: Any) -> NoReturn:
         raise LaunchError(

@@ -316,6 +316,20 @@ def test_item_kernels_take_the_fast_launch_path(rng):
     assert len(inc._cache) == 1  # an Item kernel over an NdRange still takes an Item: one binary
 
 
+def test_local_accessor_launches_take_the_fast_path(rng):
+    # accessors are interned per shape and dtype, so launches key them by identity
+    assert LocalAccessor(32, np.float64) is LocalAccessor((32,), "float64")
+    for wg in (16, 32, 16):
+        hx = rng.standard_normal(wg * 4)
+        for _ in range(3):
+            out = nx.asarray(np.full(4, np.nan))
+            group_sums[NdRange(wg * 4, wg)](nx.asarray(hx), LocalAccessor(wg, np.float64), out)
+            np.testing.assert_allclose(nx.asnumpy(out), hx.reshape(4, wg).sum(axis=1), rtol=1e-12)
+    assert group_sums._fast_cache_len() >= 2  # one entry per accessor shape (and launch)
+    with pytest.raises(AttributeError, match="immutable"):
+        LocalAccessor(8, np.float32).shape = (4,)
+
+
 def test_local_accessor_validation():
     with pytest.raises(TypeError, match="shape"):
         LocalAccessor((0,), np.float32)

@@ -65,8 +65,9 @@ pub(super) enum Others<'a, 'py> {
     /// types it).
     Typed { numpy_type: &'a Bound<'py, PyType> },
     /// Kernel launches: Python floats, bools and ints within int64 become argument slots, keyed by
-    /// their type; anything else takes the Python path.
-    Slots(&'a mut Slots),
+    /// their type; objects of `local_type` (work-group memory sized per launch, interned per shape
+    /// and dtype) pass no slot and are keyed by their identity; anything else takes the Python path.
+    Slots { slots: &'a mut Slots, local_type: Option<&'a Bound<'py, PyType>> },
 }
 
 /// What [`scan_args`] found out about a call that qualifies for the fast path.
@@ -104,7 +105,7 @@ pub(super) fn scan_args(
                 // an interned Numba type, kept alive by the image (and by the cache entry)
                 key[i] = img.numba_type(&a)?.as_ptr() as usize;
             }
-            if let Others::Slots(slots) = &mut others {
+            if let Others::Slots { slots, .. } = &mut others {
                 img.push_slots(slots);
             }
             continue;
@@ -119,7 +120,13 @@ pub(super) fn scan_args(
                     key[i] = t.as_ptr() as usize;
                 }
             }
-            Others::Slots(slots) => {
+            Others::Slots { slots, local_type } => {
+                if local_type.is_some_and(|lt| t.is(lt)) {
+                    if keyed {
+                        key[i] = a.as_ptr() as usize;
+                    }
+                    continue;
+                }
                 let Some(bits) = scalar_slot(&a)? else { return Ok(None) };
                 slots.push(bits);
                 if keyed {
@@ -159,16 +166,20 @@ fn scalar_slot(a: &Bound<'_, PyAny>) -> PyResult<Option<u64>> {
     })
 }
 
-/// The objects whose addresses [`scan_args`] puts in a key: each array's Numba type, each other
-/// argument's Python type. A cache entry keeps them, so that the addresses stay theirs.
+/// The objects whose addresses [`scan_args`] puts in a key: each array's Numba type, each object of
+/// `local_type` itself, each other argument's Python type. A cache entry keeps them, so that the
+/// addresses stay theirs.
 pub(super) fn argument_types(
     py: Python<'_>,
     array_type: &Bound<'_, PyType>,
     args: &Bound<'_, PyTuple>,
+    local_type: Option<&Bound<'_, PyType>>,
 ) -> PyResult<Vec<Py<PyAny>>> {
     args.iter()
         .map(|a| {
-            if a.get_type().is(array_type) {
+            if local_type.is_some_and(|lt| a.get_type().is(lt)) {
+                Ok(a.clone().unbind())
+            } else if a.get_type().is(array_type) {
                 let nx = a.getattr(intern!(py, "_nx"))?;
                 let nx = nx.cast::<NativeArray>().map_err(PyErr::from)?;
                 Ok(nx.get().numba_type(&a)?.to_owned().unbind())

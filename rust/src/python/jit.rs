@@ -121,7 +121,7 @@ fn fast_call<'py>(
 /// for exactly these argument types (or that there is none).
 fn remember(slf: &Bound<'_, JitCaller>, fast: &FastPath, args: &Bound<'_, PyTuple>, key: &[usize]) -> PyResult<()> {
     let py = slf.py();
-    let keep = fast_path::argument_types(py, fast.array_type.bind(py), args)?;
+    let keep = fast_path::argument_types(py, fast.array_type.bind(py), args, None)?;
     if keep.iter().zip(key).any(|(o, &k)| o.as_ptr() as usize != k) {
         return Ok(()); // an argument changed type during the call: do not cache
     }

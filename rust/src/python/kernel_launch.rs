@@ -24,6 +24,8 @@ const MAX_ARGS: usize = 32;
 
 struct FastPath {
     array_type: Py<PyType>,
+    /// `LocalAccessor`: arguments of this type pass no slot and are keyed by identity.
+    local_type: Option<Py<PyType>>,
     nparams: usize,
     /// By argument types, then the address of the queue.
     cache: TypeCache<Entry>,
@@ -51,9 +53,11 @@ impl KernelCaller {
         KernelCaller { fast: OnceLock::new() }
     }
 
-    /// Enable the fast path for a kernel of `nparams` parameters; `array_type` is `numba_ext.ndarray`.
-    fn _set_fast_path(&self, array_type: Py<PyType>, nparams: usize) {
-        let _ = self.fast.set(FastPath { array_type, nparams, cache: TypeCache::default() });
+    /// Enable the fast path for a kernel of `nparams` parameters; `array_type` is `numba_ext.ndarray`,
+    /// `local_type` the class of work-group memory arguments (interned per shape and dtype).
+    #[pyo3(signature = (array_type, nparams, local_type = None))]
+    fn _set_fast_path(&self, array_type: Py<PyType>, nparams: usize, local_type: Option<Py<PyType>>) {
+        let _ = self.fast.set(FastPath { array_type, local_type, nparams, cache: TypeCache::default() });
     }
 
     /// Number of cached (argument types, queue) entries.
@@ -132,7 +136,9 @@ impl KernelLaunch {
         let mut key = [0usize; MAX_ARGS + 2];
         let mut slots = Slots::new();
         let array_type = fast.array_type.bind(py);
-        let scan = fast_path::scan_args(py, array_type, args, Others::Slots(&mut slots), true, &mut key[..n])?;
+        let local_type = fast.local_type.as_ref().map(|t| t.bind(py));
+        let others = Others::Slots { slots: &mut slots, local_type };
+        let scan = fast_path::scan_args(py, array_type, args, others, true, &mut key[..n])?;
         // without an array argument, the Python path explains
         let Some(queue) = scan.and_then(|s| s.queue) else { return Ok(None) };
         key[n] = queue;
@@ -175,7 +181,8 @@ fn remember(
     ranges: (&Vec<usize>, &Option<Vec<usize>>),
 ) -> PyResult<()> {
     let py = kernel.py();
-    let mut keep = fast_path::argument_types(py, fast.array_type.bind(py), args)?;
+    let local_type = fast.local_type.as_ref().map(|t| t.bind(py));
+    let mut keep = fast_path::argument_types(py, fast.array_type.bind(py), args, local_type)?;
     let entry = kernel.call_method1(intern!(py, "_fast_entry"), (args, ranges.0.clone(), ranges.1.clone()))?;
     if entry.is_none() {
         return Ok(());
