@@ -9,12 +9,13 @@ Variants: ``numpy`` and ``numba_ext_jit`` run the same array-expression source (
 ``cupy``, with ``np`` bound to their module); ``numba_parallel`` and ``numba_ext_prange`` run the same
 prange loop (``numba_ext_prange`` allocates its results with ``numba_ext.empty`` inside the jitted
 function, on the inputs' queue); ``numba_ext_kernel`` is an explicit ``@numba_ext.kernel`` with the
-prange loop's body, one work-item per option, writing both results in one launch into arrays
-allocated per call; ``numba_ext_kernel_item`` is that kernel in numba-dpex's item style (an ``Item``
-argument, launched with ``call_kernel`` over a ``Range``); ``numba_cuda`` is the same kernel body under ``numba.cuda.jit``. ``cupy_fused`` is
-that body in CUDA C++ as one ``cupy.ElementwiseKernel`` (call and put in one pass, results allocated by
-CuPy per call); ``cupy_fuse`` is the NumPy source compiled by ``cupy.fuse`` (one kernel, CuPy's own
-fusion of the ufunc calls). The plain ``cupy`` variant runs one kernel per ufunc call.
+prange loop's body, one work-item per option, writing both results in one launch into arrays allocated
+per call; ``numba_ext_kernel_item`` is that kernel in numba-dpex's item style (an ``Item`` argument,
+launched with ``call_kernel`` over a ``Range``); ``numba_cuda`` is the same kernel body under
+``numba.cuda.jit``. ``cupy_fused`` is that body in CUDA C++ as one ``cupy.ElementwiseKernel`` (call and
+put in one pass, results allocated by CuPy per call); ``cupy_fuse`` is the NumPy source compiled by
+``cupy.fuse`` (one kernel, CuPy's own fusion of the ufunc calls). The plain ``cupy`` variant runs one
+kernel per ufunc call.
 
 Preset M is 2^22 options, the size of the performance goals in RESULTS.md.
 """

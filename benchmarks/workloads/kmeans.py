@@ -264,7 +264,9 @@ def kmeans_kernel_item(points, nclusters, niters):
     lab = kapi.LocalAccessor(WG, np.int64)
     nx.call_kernel(_km_init_item, kapi.Range(nclusters), points, centroids)
     for _ in range(niters):
-        nx.call_kernel(_km_assign_item, kapi.NdRange(groups * WG, WG), points, centroids, labels, partial, lab)
+        nx.call_kernel(
+            _km_assign_item, kapi.NdRange(groups * WG, WG), points, centroids, labels, partial, lab
+        )
         nx.call_kernel(_km_update_item, kapi.Range(nclusters), centroids, partial)
     return centroids, labels
 

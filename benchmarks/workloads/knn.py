@@ -6,10 +6,11 @@ the k best distances and labels (insertion) and the votes live in rows of (n_tes
 (n_test, classes) scratch arrays allocated with the result (a prange body cannot allocate device
 memory of its own). ``numba_ext_jit`` stays n/a (argpartition and ``np.add.at`` in the NumPy source).
 
-``numba_ext_kernel`` is an explicit ``@numba_ext.kernel``, one work-item per test point, with the
-same algorithm in private arrays (compile-time size, so k <= MAXK and classes <= MAXCLASSES);
+``numba_ext_kernel`` is an explicit ``@numba_ext.kernel``, one work-item per test point, with the same
+algorithm in private arrays (compile-time size, so k <= MAXK and classes <= MAXCLASSES);
 ``numba_ext_kernel_item`` is that kernel in numba-dpex's item style (an ``Item`` argument,
-``PrivateArray`` memory, ``call_kernel`` over a ``Range``); ``numba_cuda`` is that kernel under ``numba.cuda.jit`` (``cuda.local.array``)."""
+``PrivateArray`` memory, ``call_kernel`` over a ``Range``); ``numba_cuda`` is that kernel under
+``numba.cuda.jit`` (``cuda.local.array``)."""
 
 import numba
 import numpy as np

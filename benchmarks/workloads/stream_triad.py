@@ -3,12 +3,12 @@ the harness reports GB/s, and ``stream_copy`` measures the copy bandwidth the pl
 
 ``numba_ext_jit`` is the NumPy source under ``@numba_ext.jit``; ``numba_ext_prange`` the prange loop of
 ``numba_parallel`` with the result allocated by ``numba_ext.empty`` inside the jitted function;
-``numba_ext_kernel`` an explicit ``@numba_ext.kernel``, one work-item per element, writing into a
-result allocated per call on the inputs' queue (like ``numba_ext_jit``); ``numba_ext_kernel_item`` is that
-kernel in numba-dpex's item style (an ``Item`` argument, ``call_kernel`` over a ``Range``). The plain ``cupy`` variant
-runs two kernels (``s * c``, then the sum: 40 bytes per element of traffic); ``cupy_fused`` is the
-triad as one ``cupy.ElementwiseKernel`` (24 bytes per element), to compare with ``stream_copy``'s
-``cupy_memcpy`` (the CUDA device-to-device copy)."""
+``numba_ext_kernel`` an explicit ``@numba_ext.kernel``, one work-item per element, writing into a result
+allocated per call on the inputs' queue (like ``numba_ext_jit``); ``numba_ext_kernel_item`` is that
+kernel in numba-dpex's item style (an ``Item`` argument, ``call_kernel`` over a ``Range``). The plain
+``cupy`` variant runs two kernels (``s * c``, then the sum: 40 bytes per element of traffic);
+``cupy_fused`` is the triad as one ``cupy.ElementwiseKernel`` (24 bytes per element), to compare with
+``stream_copy``'s ``cupy_memcpy`` (the CUDA device-to-device copy)."""
 
 import numba
 import numpy as np
