@@ -3,7 +3,9 @@
 //! dimensions) and control-flow kernels (loops, local memory, barriers, atomics) of several dtypes.
 //! Shared by `benchmarks/emit_stress.rs` and the in-process emission test (included with `#[path]`).
 
-use numba_ext_core::ir::cfg::{ArrayDecl, AtomicOp, Block, Function, Inst, KParam, Operand, Space, Term, WorkItem};
+use numba_ext_core::ir::cfg::{
+    ArrayDecl, AtomicOp, Block, Function, Inst, KParam, MemOrder, MemScope, Operand, Space, Term, WorkItem,
+};
 use numba_ext_core::ir::{BinaryOp, DType, KernelSpec, Node, Op, Param, ParamKind, UnaryOp};
 
 /// A small xorshift generator (no dependencies, same sequence everywhere).
@@ -300,7 +302,8 @@ fn reduce_and_update(rng: &mut Rng, zero: Operand) -> Vec<Inst> {
     for k in 0..1 + rng.below(3) {
         let op = rng.pick(&atomics);
         let dst = if rng.chance(50) { Some(7) } else { None };
-        tail.push(Inst::Atomic { dst, op, array: 3, index: vec![ci(k as i64)], value: l(4), cmp: None });
+        let (order, scope) = (MemOrder::Relaxed, MemScope::Device);
+        tail.push(Inst::Atomic { dst, op, array: 3, index: vec![ci(k as i64)], value: l(4), cmp: None, order, scope });
     }
     if rng.chance(30) {
         tail.push(Inst::Atomic {
@@ -310,6 +313,8 @@ fn reduce_and_update(rng: &mut Rng, zero: Operand) -> Vec<Inst> {
             index: vec![ci(3)],
             value: l(4),
             cmp: Some(zero),
+            order: MemOrder::Relaxed,
+            scope: MemScope::Device,
         });
     }
     tail

@@ -29,13 +29,22 @@ below:
       Inst = Copy(dst, src) | CastInst(dst, src) | UnaryInst(dst, op, src) | BinaryInst(dst, op, a, b)
            | SelectInst(dst, cond, a, b) | LoadInst(dst, array, index) | StoreInst(array, index, src)
            | Dim(dst, array, dim) | WorkItem(dst, query, dim) | Barrier(flags)
-           | Atomic(dst | None, op, array, index, value, cmp | None)
+           | Atomic(dst | None, op, array, index, value, cmp | None, order, scope)
+           | Fence(order, scope)
 
   ``dst``, ``local`` and ``Local.index`` index ``locals`` (the dtypes of typed mutable scalars);
   ``array`` indexes ``arrays``; ``index`` is a tuple of operands, one per dimension; block 0 is the
   entry and ``target``, ``then``, ``otherwise`` are block indices. ``space`` is ``"global"`` (a
   parameter), ``"local"`` (work-group memory) or ``"private"``; ``shape`` is the constant shape of a
   local or private array. A scalar parameter is bound to its local on entry.
+
+``Atomic`` ops: ``"add"``, ``"sub"``, ``"mul"``, ``"min"``, ``"max"``, ``"and"``, ``"or"``, ``"xor"``
+(the bitwise ones on integer arrays only), ``"exchange"``, ``"compare_exchange"`` (``cmp`` the
+expected value), ``"load"`` (``dst`` the value read; ``value`` is ignored) and ``"store"`` (``dst``
+None). ``order`` is ``"relaxed"``, ``"acquire"``, ``"release"``, ``"acq_rel"`` or ``"seq_cst"`` (a
+load cannot release, a store cannot acquire); ``scope`` is ``"work_item"``, ``"sub_group"``,
+``"work_group"``, ``"device"`` or ``"system"``. ``Fence`` orders memory without an operation (a
+relaxed fence does nothing).
 
 Dtypes are NumPy's names (``"float64"``, ``"int32"``, ``"bool"``, ``"complex128"``); operations use
 the names of ``rust/src/ir/spec.rs`` and ``cfg.rs`` (``"add"``, ``"sqrt"``, ``"get_global_id"``,
@@ -54,7 +63,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar, Literal
 
-KERNEL_IR_VERSION = 2
+KERNEL_IR_VERSION = 3
 
 Scalar = bool | int | float | complex
 
@@ -307,7 +316,8 @@ class Barrier:
 
 @dataclass(frozen=True, slots=True)
 class Atomic:
-    """The old value goes to `dst` (if any); `cmp` is the expected value of a compare-exchange."""
+    """The old value goes to `dst` (if any; for ``"load"`` the value read, for ``"store"`` None);
+    `cmp` is the expected value of a compare-exchange."""
 
     tag: ClassVar[str] = "atomic"
     dst: int | None
@@ -316,6 +326,17 @@ class Atomic:
     index: tuple[Operand, ...]
     value: Operand
     cmp: Operand | None = None
+    order: str = "relaxed"
+    scope: str = "device"
+
+
+@dataclass(frozen=True, slots=True)
+class Fence:
+    """A memory fence of `order` among the work-items of `scope` (``atomic_fence``)."""
+
+    tag: ClassVar[str] = "fence"
+    order: str
+    scope: str
 
 
 Inst = (
@@ -330,6 +351,7 @@ Inst = (
     | WorkItem
     | Barrier
     | Atomic
+    | Fence
 )
 
 

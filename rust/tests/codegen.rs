@@ -285,7 +285,9 @@ fn float64_needs_fp64() {
 }
 
 // ---- the control-flow form ----------------------------------------------------------------------
-use numba_ext_core::ir::cfg::{ArrayDecl, AtomicOp, Block, Function, Inst, KParam, Operand, Space, Term, WorkItem};
+use numba_ext_core::ir::cfg::{
+    ArrayDecl, AtomicOp, Block, Function, Inst, KParam, MemOrder, MemScope, Operand, Space, Term, WorkItem,
+};
 
 fn l(i: usize) -> Operand {
     Operand::Local(i)
@@ -334,8 +336,26 @@ fn cfg_function(dt: DType) -> Function {
                 Inst::Barrier { flags: 1 },
                 Inst::Load { dst: 4, array: 2, index: vec![l(6)] },
                 Inst::Store { array: 1, index: vec![l(0)], src: l(4) },
-                Inst::Atomic { dst: Some(7), op: AtomicOp::Add, array: 3, index: vec![ci(0)], value: l(4), cmp: None },
-                Inst::Atomic { dst: None, op: AtomicOp::Max, array: 3, index: vec![ci(1)], value: l(4), cmp: None },
+                Inst::Atomic {
+                    dst: Some(7),
+                    op: AtomicOp::Add,
+                    array: 3,
+                    index: vec![ci(0)],
+                    value: l(4),
+                    cmp: None,
+                    order: MemOrder::Relaxed,
+                    scope: MemScope::Device,
+                },
+                Inst::Atomic {
+                    dst: None,
+                    op: AtomicOp::Max,
+                    array: 3,
+                    index: vec![ci(1)],
+                    value: l(4),
+                    cmp: None,
+                    order: MemOrder::Relaxed,
+                    scope: MemScope::Device,
+                },
             ],
             term: Term::Return,
         },

@@ -3,7 +3,9 @@
 //! types `abs`, `real` and `imag` of complex values as their component dtype.
 
 use numba_ext_core::codegen::{self, DeviceCaps};
-use numba_ext_core::ir::cfg::{ArrayDecl, AtomicOp, Block, Function, Inst, KParam, Operand, Space, Term, WorkItem};
+use numba_ext_core::ir::cfg::{
+    ArrayDecl, AtomicOp, Block, Function, Inst, KParam, MemOrder, MemScope, Operand, Space, Term, WorkItem,
+};
 use numba_ext_core::ir::{BinaryOp, DType, Graph, KernelSpec, Node, Op, Param, ParamKind, UnaryOp};
 use numba_ext_core::target::Target;
 
@@ -158,7 +160,16 @@ fn complex_function(c: DType) -> Function {
                 Inst::Load { dst: 1, array: 0, index: vec![l(0)] },
                 Inst::Load { dst: 2, array: 1, index: vec![l(0)] },
                 Inst::Binary { dst: 3, op: BinaryOp::Mul, a: l(1), b: l(2) },
-                Inst::Atomic { dst: None, op: AtomicOp::Add, array: 3, index: vec![zero], value: l(3), cmp: None },
+                Inst::Atomic {
+                    dst: None,
+                    op: AtomicOp::Add,
+                    array: 3,
+                    index: vec![zero],
+                    value: l(3),
+                    cmp: None,
+                    order: MemOrder::Relaxed,
+                    scope: MemScope::Device,
+                },
                 Inst::Unary { dst: 4, op: UnaryOp::Conj, src: l(1) },
                 Inst::Store { array: 2, index: vec![l(0)], src: l(4) },
             ],
@@ -187,7 +198,9 @@ fn complex_control_flow_kernels_build_for_both_targets() {
             index: vec![Operand::Local(0)],
             value: Operand::Local(3),
             cmp: None,
+            order: MemOrder::Relaxed,
+            scope: MemScope::Device,
         };
-        assert!(bad.verify().unwrap_err().to_string().contains("atomics on complex"));
+        assert!(bad.verify().unwrap_err().to_string().contains("atomic mul on complex"));
     }
 }

@@ -288,13 +288,15 @@ impl<'ctx> Lowering<'_, 'ctx> {
             }
             Inst::WorkItem { dst, query, dim } => self.set(*dst, self.work_item(*query, *dim)?.into()),
             Inst::Barrier { flags } => self.barrier(*flags),
-            Inst::Atomic { dst, op, array, index, value, cmp } => {
-                let old = self.atomic(*op, *array, index, value, cmp.as_ref())?;
-                match dst {
-                    Some(d) => self.set(*d, old),
-                    None => Ok(()),
+            Inst::Atomic { dst, op, array, index, value, cmp, order, scope } => {
+                let sync = super::atomics::Sync { order: *order, scope: *scope };
+                let old = self.atomic(*op, *array, index, value, cmp.as_ref(), sync)?;
+                match (dst, old) {
+                    (Some(d), Some(old)) => self.set(*d, old),
+                    _ => Ok(()),
                 }
             }
+            Inst::Fence { order, scope } => self.fence(*order, *scope),
         }
     }
 

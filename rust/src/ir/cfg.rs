@@ -53,8 +53,16 @@ pub enum AtomicOp {
     Sub,
     Min,
     Max,
+    /// Bitwise and, or, exclusive or (integers only).
+    And,
+    Or,
+    Xor,
     Exchange,
     CompareExchange,
+    /// An atomic read: `dst` is the value read, `value` is ignored.
+    Load,
+    /// An atomic write of `value`; no result.
+    Store,
 }
 
 impl AtomicOp {
@@ -65,9 +73,118 @@ impl AtomicOp {
             "sub" => AtomicOp::Sub,
             "min" => AtomicOp::Min,
             "max" => AtomicOp::Max,
+            "and" => AtomicOp::And,
+            "or" => AtomicOp::Or,
+            "xor" => AtomicOp::Xor,
             "exchange" => AtomicOp::Exchange,
             "compare_exchange" => AtomicOp::CompareExchange,
+            "load" => AtomicOp::Load,
+            "store" => AtomicOp::Store,
             _ => return Err(Error::Graph(format!("unknown atomic operation '{s}'"))),
+        })
+    }
+
+    /// The name the kernel IR uses.
+    pub fn name(self) -> &'static str {
+        match self {
+            AtomicOp::Add => "add",
+            AtomicOp::Mul => "mul",
+            AtomicOp::Sub => "sub",
+            AtomicOp::Min => "min",
+            AtomicOp::Max => "max",
+            AtomicOp::And => "and",
+            AtomicOp::Or => "or",
+            AtomicOp::Xor => "xor",
+            AtomicOp::Exchange => "exchange",
+            AtomicOp::CompareExchange => "compare_exchange",
+            AtomicOp::Load => "load",
+            AtomicOp::Store => "store",
+        }
+    }
+}
+
+/// The memory order of an atomic operation or fence (SYCL's `memory_order`, C++'s orders without
+/// consume).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum MemOrder {
+    #[default]
+    Relaxed,
+    Acquire,
+    Release,
+    AcqRel,
+    SeqCst,
+}
+
+impl MemOrder {
+    pub fn parse(s: &str) -> Result<MemOrder> {
+        Ok(match s {
+            "relaxed" => MemOrder::Relaxed,
+            "acquire" => MemOrder::Acquire,
+            "release" => MemOrder::Release,
+            "acq_rel" => MemOrder::AcqRel,
+            "seq_cst" => MemOrder::SeqCst,
+            _ => {
+                return Err(Error::Graph(format!(
+                    "unknown memory order '{s}' (expected relaxed, acquire, release, acq_rel or seq_cst)"
+                )))
+            }
+        })
+    }
+
+    /// The name the kernel IR uses.
+    pub fn name(self) -> &'static str {
+        match self {
+            MemOrder::Relaxed => "relaxed",
+            MemOrder::Acquire => "acquire",
+            MemOrder::Release => "release",
+            MemOrder::AcqRel => "acq_rel",
+            MemOrder::SeqCst => "seq_cst",
+        }
+    }
+
+    /// The order of the read half of an operation: release dropped (a compare-exchange's failure
+    /// order, a compare-and-swap loop's first load).
+    pub fn read_half(self) -> MemOrder {
+        match self {
+            MemOrder::Release => MemOrder::Relaxed,
+            MemOrder::AcqRel => MemOrder::Acquire,
+            o => o,
+        }
+    }
+
+    pub fn acquires(self) -> bool {
+        matches!(self, MemOrder::Acquire | MemOrder::AcqRel | MemOrder::SeqCst)
+    }
+
+    pub fn releases(self) -> bool {
+        matches!(self, MemOrder::Release | MemOrder::AcqRel | MemOrder::SeqCst)
+    }
+}
+
+/// The set of work-items an atomic operation or fence synchronises with (SYCL's `memory_scope`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum MemScope {
+    WorkItem,
+    SubGroup,
+    WorkGroup,
+    #[default]
+    Device,
+    System,
+}
+
+impl MemScope {
+    pub fn parse(s: &str) -> Result<MemScope> {
+        Ok(match s {
+            "work_item" => MemScope::WorkItem,
+            "sub_group" => MemScope::SubGroup,
+            "work_group" => MemScope::WorkGroup,
+            "device" => MemScope::Device,
+            "system" => MemScope::System,
+            _ => {
+                return Err(Error::Graph(format!(
+                    "unknown memory scope '{s}' (expected work_item, sub_group, work_group, device or system)"
+                )))
+            }
         })
     }
 }
@@ -164,7 +281,8 @@ pub enum Inst {
     Barrier {
         flags: u32,
     },
-    /// Returns the old value in `dst` (if any). `cmp` is the expected value for compare-exchange.
+    /// Returns the old value in `dst` (if any; for `Load` the value read, for `Store` none). `cmp`
+    /// is the expected value for compare-exchange.
     Atomic {
         dst: Option<usize>,
         op: AtomicOp,
@@ -172,6 +290,13 @@ pub enum Inst {
         index: Vec<Operand>,
         value: Operand,
         cmp: Option<Operand>,
+        order: MemOrder,
+        scope: MemScope,
+    },
+    /// A memory fence (`atomic_fence`); a relaxed fence does nothing.
+    Fence {
+        order: MemOrder,
+        scope: MemScope,
     },
 }
 
@@ -325,9 +450,10 @@ impl Function {
                 _ => Err(format!("dimension {dim} of array {array}")),
             },
             Inst::WorkItem { dst, dim, .. } if is_i64(*dst) && *dim < 3 => Ok(()),
-            Inst::Barrier { .. } => Ok(()),
-            Inst::Atomic { dst, array, index, value, cmp, op } => {
-                self.check_atomic(*op, *dst, *array, index, value, cmp.as_ref())
+            Inst::Barrier { .. } | Inst::Fence { .. } => Ok(()),
+            Inst::Atomic { dst, array, index, value, cmp, op, order, .. } => {
+                self.check_atomic(*op, *dst, *array, index, value, cmp.as_ref())?;
+                check_order(*op, *order)
             }
             other => Err(format!("malformed instruction {other:?}")),
         }
@@ -370,11 +496,30 @@ impl Function {
         }
         let complex_add = d.is_complex() && matches!(op, AtomicOp::Add | AtomicOp::Sub);
         if !complex_add && !matches!(d, DType::I32 | DType::I64 | DType::U32 | DType::U64 | DType::F32 | DType::F64) {
-            return Err(format!("atomics on {} are not supported", d.name()));
+            return Err(format!("atomic {} on {} is not supported", op.name(), d.name()));
         }
-        match dst {
-            Some(l) if self.locals.get(l) != Some(&d) => Err("atomic result type".into()),
+        if matches!(op, AtomicOp::And | AtomicOp::Or | AtomicOp::Xor) && !d.is_int() {
+            return Err(format!("atomic {} needs an integer array, got {}", op.name(), d.name()));
+        }
+        match (op, dst) {
+            (AtomicOp::Load, None) => Err("atomic load needs a destination".into()),
+            (AtomicOp::Store, Some(_)) => Err("atomic store has no result".into()),
+            (_, Some(l)) if self.locals.get(l) != Some(&d) => Err("atomic result type".into()),
             _ => Ok(()),
         }
     }
+}
+
+/// The memory orders LLVM allows: a load does not release, a store does not acquire.
+fn check_order(op: AtomicOp, order: MemOrder) -> std::result::Result<(), String> {
+    let bad = match op {
+        AtomicOp::Load => order.releases() && order != MemOrder::SeqCst,
+        AtomicOp::Store => order.acquires() && order != MemOrder::SeqCst,
+        _ => false,
+    };
+    if bad {
+        let ok = if op == AtomicOp::Load { "relaxed, acquire or seq_cst" } else { "relaxed, release or seq_cst" };
+        return Err(format!("an atomic {} cannot be '{}': use {ok}", op.name(), order.name()));
+    }
+    Ok(())
 }

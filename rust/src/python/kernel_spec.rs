@@ -10,11 +10,11 @@ use pyo3::conversion::FromPyObjectOwned;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-use crate::ir::cfg::{ArrayDecl, AtomicOp, Block, Inst, KParam, Operand, Space, Term, WorkItem};
+use crate::ir::cfg::{ArrayDecl, AtomicOp, Block, Inst, KParam, MemOrder, MemScope, Operand, Space, Term, WorkItem};
 use crate::ir::{BinaryOp, DType, Function, KernelSpec, Node, Op, Param, ParamKind, UnaryOp};
 
 /// The kernel IR version this build reads (`KERNEL_IR_VERSION` in `numba_ext/compiler/kernel_ir.py`).
-pub const KERNEL_IR_VERSION: u32 = 2;
+pub const KERNEL_IR_VERSION: u32 = 3;
 
 fn bad(msg: impl Display) -> PyErr {
     PyValueError::new_err(format!("malformed kernel IR: {msg}"))
@@ -209,8 +209,11 @@ fn inst(i: &Bound<'_, PyAny>) -> PyResult<Inst> {
                 index: operands(i, "index")?,
                 value: o("value")?,
                 cmp: if cmp.is_none() { None } else { Some(operand(&cmp)?) },
+                order: MemOrder::parse(&s("order")?)?,
+                scope: MemScope::parse(&s("scope")?)?,
             }
         }
+        "fence" => Inst::Fence { order: MemOrder::parse(&s("order")?)?, scope: MemScope::parse(&s("scope")?)? },
         other => return Err(unknown("instruction", i, other)),
     })
 }

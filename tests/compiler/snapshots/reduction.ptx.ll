@@ -74,7 +74,7 @@ b4:                                               ; preds = %b1
   %off = add i64 %3, 0
   %p = getelementptr i8, ptr addrspace(1) %acc0, i64 %off
   %v16 = load double, ptr %l7, align 8
-  %9 = atomicrmw fadd ptr addrspace(1) %p, double %v16 monotonic, align 8
+  %9 = atomicrmw fadd ptr addrspace(1) %p, double %v16 syncscope("device") monotonic, align 8
   ret void
 
 b5:                                               ; preds = %b2

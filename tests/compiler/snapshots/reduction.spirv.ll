@@ -63,39 +63,41 @@ b4:                                               ; preds = %b1
   %off = add i64 %3, 0
   %p = getelementptr i8, ptr addrspace(1) %acc0, i64 %off
   %v12 = load double, ptr %l7, align 8
-  %cur = load atomic i64, ptr addrspace(1) %p monotonic, align 8
+  %call13 = call spir_func i64 @_Z18__spirv_AtomicLoadPU3AS1lii(ptr addrspace(1) %p, i32 1, i32 0)
   br label %cas
 
 b5:                                               ; preds = %b2
-  %v14 = load i64, ptr %l11, align 4
-  %t = mul i64 %v14, 8
-  %off15 = add i64 %0, %t
-  %p16 = getelementptr i8, ptr addrspace(1) %a, i64 %off15
-  %ld = load double, ptr addrspace(1) %p16, align 8
+  %v16 = load i64, ptr %l11, align 4
+  %t = mul i64 %v16, 8
+  %off17 = add i64 %0, %t
+  %p18 = getelementptr i8, ptr addrspace(1) %a, i64 %off17
+  %ld = load double, ptr addrspace(1) %p18, align 8
   store double %ld, ptr %l12, align 8
-  %v17 = load double, ptr %l7, align 8
-  %v18 = load double, ptr %l12, align 8
-  %add19 = fadd double %v17, %v18
-  store double %add19, ptr %l13, align 8
-  %v20 = load double, ptr %l13, align 8
-  store double %v20, ptr %l7, align 8
+  %v19 = load double, ptr %l7, align 8
+  %v20 = load double, ptr %l12, align 8
+  %add21 = fadd double %v19, %v20
+  store double %add21, ptr %l13, align 8
+  %v22 = load double, ptr %l13, align 8
+  store double %v22, ptr %l7, align 8
   br label %b3
 
 cas:                                              ; preds = %cas, %b4
-  %expected = phi i64 [ %cur, %b4 ], [ %seen, %cas ]
-  %curf = bitcast i64 %expected to double
-  %add13 = fadd double %curf, %v12
-  %bits = bitcast double %add13 to i64
-  %9 = cmpxchg ptr addrspace(1) %p, i64 %expected, i64 %bits monotonic monotonic, align 8
-  %seen = extractvalue { i64, i1 } %9, 0
+  %expected = phi i64 [ %call13, %b4 ], [ %old, %cas ]
+  %f = bitcast i64 %expected to double
+  %add14 = fadd double %f, %v12
+  %bits = bitcast double %add14 to i64
+  %9 = cmpxchg ptr addrspace(1) %p, i64 %expected, i64 %bits syncscope("device") monotonic monotonic, align 8
+  %old = extractvalue { i64, i1 } %9, 0
   %ok = extractvalue { i64, i1 } %9, 1
   br i1 %ok, label %cas_done, label %cas
 
 cas_done:                                         ; preds = %cas
-  %oldf = bitcast i64 %expected to double
+  %f15 = bitcast i64 %expected to double
   ret void
 }
 
 declare spir_func i64 @_Z13get_global_idj(i32)
 
 declare spir_func i64 @_Z15get_global_sizej(i32)
+
+declare spir_func i64 @_Z18__spirv_AtomicLoadPU3AS1lii(ptr addrspace(1), i32, i32)
