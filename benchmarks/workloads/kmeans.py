@@ -10,7 +10,9 @@ is fixed and results are reproducible. (A version with local-memory float64 atom
 global sums with atomics, as in tests/kernels/test_kernels_workloads.py, validated too but took about
 twice as long at M.) ``numba_ext_kernel_item`` is the same three kernels in numba-dpex's item style
 (``Item`` and ``NdItem`` arguments, the labels in a ``LocalAccessor``, ``group_barrier``, launches with
-``call_kernel`` over a ``Range`` or an ``NdRange``).
+``call_kernel`` over a ``Range`` or an ``NdRange``): the same code, but a ``LocalAccessor`` argument
+sends each assignment launch through the Python launch path (about 0.1 ms more per launch on the
+2-core CPU device, so about 2x the OpenCL style's time at preset S, 1.2x at M).
 ``numba_cuda`` is the same three kernels under ``numba.cuda.jit``.
 
 ``numba_parallel`` and ``numba_ext_prange`` run the same prange source: per iteration a prange over the
@@ -178,7 +180,9 @@ def _km_update(centroids, partial):
             centroids[c, k] = s / cnt
 
 
-def kmeans_kernel(points, nclusters, niters):
+def _kernel_arrays(points, nclusters):
+    """The number of work-groups and the arrays of the kernel variants: centroids, per-group
+    partial sums and counts, labels."""
     n, dims = points.shape
     if nclusters * (dims + 1) > WG:
         raise ValueError(f"kmeans kernel: nclusters * (dims + 1) = {nclusters * (dims + 1)} > WG = {WG}")
@@ -186,7 +190,11 @@ def kmeans_kernel(points, nclusters, niters):
     groups = (n + WG - 1) // WG
     centroids = nx.empty((nclusters, dims), dtype=points.dtype, sycl_queue=q)
     partial = nx.empty((groups, nclusters, dims + 1), dtype=points.dtype, sycl_queue=q)
-    labels = nx.empty(n, dtype="int64", sycl_queue=q)
+    return groups, centroids, partial, nx.empty(n, dtype="int64", sycl_queue=q)
+
+
+def kmeans_kernel(points, nclusters, niters):
+    groups, centroids, partial, labels = _kernel_arrays(points, nclusters)
     _km_init[nclusters](points, centroids)
     for _ in range(niters):
         _km_assign[groups * WG, WG](points, centroids, labels, partial)
@@ -253,20 +261,11 @@ def _km_update_item(item: kapi.Item, centroids, partial):
 
 
 def kmeans_kernel_item(points, nclusters, niters):
-    n, dims = points.shape
-    if nclusters * (dims + 1) > WG:
-        raise ValueError(f"kmeans kernel: nclusters * (dims + 1) = {nclusters * (dims + 1)} > WG = {WG}")
-    q = points.sycl_queue
-    groups = (n + WG - 1) // WG
-    centroids = nx.empty((nclusters, dims), dtype=points.dtype, sycl_queue=q)
-    partial = nx.empty((groups, nclusters, dims + 1), dtype=points.dtype, sycl_queue=q)
-    labels = nx.empty(n, dtype="int64", sycl_queue=q)
-    lab = kapi.LocalAccessor(WG, np.int64)
+    groups, centroids, partial, labels = _kernel_arrays(points, nclusters)
+    lab, nd = kapi.LocalAccessor(WG, np.int64), kapi.NdRange(groups * WG, WG)
     nx.call_kernel(_km_init_item, kapi.Range(nclusters), points, centroids)
     for _ in range(niters):
-        nx.call_kernel(
-            _km_assign_item, kapi.NdRange(groups * WG, WG), points, centroids, labels, partial, lab
-        )
+        nx.call_kernel(_km_assign_item, nd, points, centroids, labels, partial, lab)
         nx.call_kernel(_km_update_item, kapi.Range(nclusters), centroids, partial)
     return centroids, labels
 
