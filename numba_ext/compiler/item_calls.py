@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, Any
 
 from numba.core import ir, types
 
-from . import intrinsics, item_api, kernel_ir, kernel_views
+from . import intrinsics, item_api, kernel_views
 from .function_builder import ArrayRef, const
 from .item_typing import ItemType
-from .kernel_ir import Barrier, BinaryInst, Imm, LoadInst, Operand, StoreInst, WorkItem
+from .kernel_ir import Atomic, Barrier, BinaryInst, Fence, Imm, LoadInst, Operand, StoreInst, WorkItem
 from .kernelspec import dtype_name
 
 if TYPE_CHECKING:
@@ -136,7 +136,7 @@ def translate_call(
     if fn is item_api.atomic_fence:
         a = _bind(tr, "atomic_fence", args, kws, ("memory_order", "memory_scope"))
         order, scope = _order(tr, a["memory_order"]), _scope(tr, a["memory_scope"])
-        tr.emit(kernel_ir.Fence(order, scope))  # type: ignore[attr-defined]
+        tr.emit(Fence(order, scope))
         return True
     return False
 
@@ -256,9 +256,7 @@ def _atomic(
 ) -> Operand:
     adt = tr.fb.arrays[ref.array].dtype
     dst, dst_op = tr.new_value(adt)
-    inst = kernel_ir.Atomic(
-        dst, op, ref.array, ref.index, tr.cast(value, adt), cmp, order=ref.order, scope=ref.scope
-    )  # type: ignore[call-arg]
+    inst = Atomic(dst, op, ref.array, ref.index, tr.cast(value, adt), cmp, order=ref.order, scope=ref.scope)
     tr.emit(inst)
     return dst_op
 
@@ -274,7 +272,7 @@ def _atomic_method(
     if name == "load":
         tr.assign_scalar(target, _atomic(tr, ref, "load", const(adt, 0)))
     elif name == "store":
-        inst = kernel_ir.Atomic(
+        inst = Atomic(
             None,
             "store",
             ref.array,
@@ -283,7 +281,7 @@ def _atomic_method(
             None,
             order=ref.order,
             scope=ref.scope,
-        )  # type: ignore[call-arg]
+        )
         tr.emit(inst)
     elif name in _FETCH or name == "exchange":
         op = name.removeprefix("fetch_")

@@ -13,7 +13,13 @@ from typing import Any
 import numpy as np
 from numba.core import types
 from numba.core.errors import TypingError
-from numba.core.typing.templates import AbstractTemplate, AttributeTemplate, infer_getattr, signature
+from numba.core.typing.templates import (
+    AbstractTemplate,
+    AttributeTemplate,
+    infer_getattr,
+    infer_global,
+    signature,
+)
 from numba.extending import type_callable
 
 from . import intrinsics, item_api
@@ -87,6 +93,8 @@ def check_atomic(op: str, dtype: types.Type, value: types.Type | None = None) ->
         raise TypingError(f"atomic {op} needs integer elements, not {dtype}")
     if value is None or value == dtype or isinstance(value, types.Boolean):
         return
+    if isinstance(value, types.Integer) and isinstance(dtype, types.Integer):
+        return  # integers of any width and signedness wrap as in C (an int constant into uint64)
     if isinstance(value, types.Number):
         # NumPy's same-kind rule (as for ufuncs with out=): float64 into float32 is fine, a float
         # into an integer element or a complex into a real one is refused
@@ -228,17 +236,24 @@ def _is_enum_or_int(t: Any) -> bool:
     return t is None or isinstance(t, (types.Integer, types.IntEnumMember, types.Omitted))
 
 
-@type_callable(item_api.AtomicRef)
-def _type_atomic_ref(context):
-    def typer(ref, index=None, memory_order=None, memory_scope=None, address_space=None):
-        if not isinstance(ref, types.Array):
-            raise TypingError(f"AtomicRef takes an array (global or local memory), got {ref}")
-        check_atomic("add" if isinstance(ref.dtype, types.Complex) else "load", ref.dtype)
-        if not all(map(_is_enum_or_int, (memory_order, memory_scope, address_space))):
-            raise TypingError("AtomicRef's memory_order, memory_scope and address_space are enum constants")
-        return AtomicRefType(ref.dtype)
+_REF_PARAMS = ("ref", "index", "memory_order", "memory_scope", "address_space")
 
-    return typer
+
+@infer_global(item_api.AtomicRef)
+class _AtomicRefConstructor(AbstractTemplate):
+    # an AbstractTemplate rather than type_callable: keywords may skip parameters
+    # (AtomicRef(a, index=i, memory_scope=s)), which type_callable's folding refuses
+    def generic(self, args, kws):
+        if len(args) > len(_REF_PARAMS) or set(kws) - set(_REF_PARAMS[len(args) :]):
+            return None
+        bound = {**dict(zip(_REF_PARAMS, args)), **kws}
+        ref = bound.get("ref")
+        if not isinstance(ref, types.Array) or "index" not in bound:
+            raise TypingError(f"AtomicRef takes an array (global or local memory) and an index, got {ref}")
+        check_atomic("add" if isinstance(ref.dtype, types.Complex) else "load", ref.dtype)
+        if not all(_is_enum_or_int(bound.get(k)) for k in _REF_PARAMS[2:]):
+            raise TypingError("AtomicRef's memory_order, memory_scope and address_space are enum constants")
+        return signature(AtomicRefType(ref.dtype), *args, *kws.values())
 
 
 # -- functions ------------------------------------------------------------------------------------
