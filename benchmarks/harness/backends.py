@@ -47,6 +47,9 @@ def _import_numba_ext():
 
 # numba_ext (or a Missing): workload modules use ``from harness import nx`` and decorate kernels with it.
 nx = _import_numba_ext()
+# numba_ext's kernel API in numba-dpex's spelling (``from numba_dpex import kernel_api as kapi``): the
+# item-style kernel variants use it (a Missing where numba_ext is)
+kapi = nx.kernel_api
 
 
 def walk(obj):

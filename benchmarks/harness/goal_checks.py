@@ -6,6 +6,7 @@ from __future__ import annotations
 from .report import status_text
 
 BS_GOAL_N = 1 << 22
+ITEM_LIMIT = 1.05  # item-style kernels: at most this times the OpenCL-style kernels' median time
 
 
 def _find(records, workload, variant, size=None):
@@ -53,6 +54,7 @@ def goals(records: list[dict]) -> list[dict]:
             0.25,
             lambda r: f"{r:.2f}x dpnp's time (goal <= 0.25x)",
         ),
+        *_item_goals(records),
     ]
 
 
@@ -60,7 +62,7 @@ def _bs_goal(records, wl, goal, test, what) -> dict:
     """numba_ext_jit against ``what`` on Black-Scholes at n=2^22 (workload ``wl``): ``test`` is
     (met?, text) of the ratio of their median times."""
     size = f"n={BS_GOAL_N}"
-    nxv = [v for v in ("numba_ext_jit", "numba_ext_prange", "numba_ext_kernel")]
+    nxv = [v for v in ("numba_ext_jit", "numba_ext_prange", "numba_ext_kernel", "numba_ext_kernel_item")]
     jit = _find(records, wl, "numba_ext_jit", size)
     peer = _find(records, wl, what, size)
     others = [r for r in (_find(records, wl, v, size) for v in nxv) if _ok(r)]
@@ -111,6 +113,44 @@ def _overhead_goal(records, goal, peer_name, limit, fmt) -> dict:
         "detail": f"cached numba_ext_jit call {jit['median_ms'] * 1e3:.3g} us, {peer_name} "
         f"{peer['median_ms'] * 1e3:.3g} us: {fmt(ratio)}",
     }
+
+
+def _item_goals(records) -> list[dict]:
+    """Per workload (and size) where either ran: the item-style kernel variant
+    (``numba_ext_kernel_item``) against the OpenCL-style one (``numba_ext_kernel``), met when the ratio
+    of their median times is at most ITEM_LIMIT."""
+    goal = f"item-style kernels within {ITEM_LIMIT - 1:.0%} of the OpenCL style"
+    runs = dict.fromkeys(
+        (r["workload"], r["size"])
+        for r in records
+        if r["variant"] in ("numba_ext_kernel", "numba_ext_kernel_item") and r["status"] != "n/a"
+    )
+    if not runs:
+        return [{"goal": goal, "status": "not measured", "detail": "no numba_ext_kernel(_item) variant ran"}]
+    out = []
+    for wl, size in runs:
+        cl = _find(records, wl, "numba_ext_kernel", size)
+        item = _find(records, wl, "numba_ext_kernel_item", size)
+        g = f"{wl} ({size}): {goal}"
+        if not (_ok(cl) and _ok(item)):
+            why = "; ".join(
+                f"{name}: {status_text(r) if r else 'not run'}"
+                for name, r in (("numba_ext_kernel", cl), ("numba_ext_kernel_item", item))
+                if not _ok(r)
+            )
+            out.append({"goal": g, "status": "not measured", "detail": why})
+            continue
+        ratio = item["median_ms"] / cl["median_ms"]
+        out.append(
+            {
+                "goal": g,
+                "status": "met" if ratio <= ITEM_LIMIT else "not met",
+                "detail": f"numba_ext_kernel_item {item['median_ms']:.4g} ms, numba_ext_kernel "
+                f"{cl['median_ms']:.4g} ms: {ratio:.3f}x (goal <= {ITEM_LIMIT}x; best samples "
+                f"{item['min_ms'] / cl['min_ms']:.3f}x)",
+            }
+        )
+    return out
 
 
 def goals_text(gs: list[dict]) -> str:

@@ -9,11 +9,13 @@ Variants: ``numpy`` and ``numba_ext_jit`` run the same array-expression source (
 ``cupy``, with ``np`` bound to their module); ``numba_parallel`` and ``numba_ext_prange`` run the same
 prange loop (``numba_ext_prange`` allocates its results with ``numba_ext.empty`` inside the jitted
 function, on the inputs' queue); ``numba_ext_kernel`` is an explicit ``@numba_ext.kernel`` with the
-prange loop's body, one work-item per option, writing both results in one launch into arrays
-allocated per call; ``numba_cuda`` is the same kernel body under ``numba.cuda.jit``. ``cupy_fused`` is
-that body in CUDA C++ as one ``cupy.ElementwiseKernel`` (call and put in one pass, results allocated by
-CuPy per call); ``cupy_fuse`` is the NumPy source compiled by ``cupy.fuse`` (one kernel, CuPy's own
-fusion of the ufunc calls). The plain ``cupy`` variant runs one kernel per ufunc call.
+prange loop's body, one work-item per option, writing both results in one launch into arrays allocated
+per call; ``numba_ext_kernel_item`` is that kernel in numba-dpex's item style (an ``Item`` argument,
+launched with ``call_kernel`` over a ``Range``); ``numba_cuda`` is the same kernel body under
+``numba.cuda.jit``. ``cupy_fused`` is that body in CUDA C++ as one ``cupy.ElementwiseKernel`` (call and
+put in one pass, results allocated by CuPy per call); ``cupy_fuse`` is the NumPy source compiled by
+``cupy.fuse`` (one kernel, CuPy's own fusion of the ufunc calls). The plain ``cupy`` variant runs one
+kernel per ufunc call.
 
 Preset M is 2^22 options, the size of the performance goals in RESULTS.md.
 """
@@ -22,7 +24,7 @@ import math
 
 import numba
 import numpy as np
-from harness import Variant, backend_module, namespace_variant, nx, with_globals
+from harness import Variant, backend_module, kapi, namespace_variant, nx, with_globals
 
 SIZES = {"S": {"n": 1 << 16}, "M": {"n": 1 << 22}, "L": {"n": 1 << 23}}
 RATE, VOLATILITY = 0.1, 0.2
@@ -119,6 +121,34 @@ def black_scholes_kernel(price, strike, t, rate, volatility):
     return call, put
 
 
+@nx.kernel
+def _black_scholes_item(item: kapi.Item, price, strike, t, rate, volatility, call, put):
+    i = item.get_id(0)
+    mr = -rate
+    sig_sig_two = volatility * volatility * 2.0
+    a = math.log(price[i] / strike[i])
+    b = t[i] * mr
+    z = t[i] * sig_sig_two
+    c = 0.25 * z
+    y = 1.0 / math.sqrt(z)
+    w1 = (a - b + c) * y
+    w2 = (a - b - c) * y
+    d1 = 0.5 + 0.5 * math.tanh(C1 * (w1 + C3 * w1 * w1 * w1))
+    d2 = 0.5 + 0.5 * math.tanh(C1 * (w2 + C3 * w2 * w2 * w2))
+    se = math.exp(b) * strike[i]
+    cv = price[i] * d1 - se * d2
+    call[i] = cv
+    put[i] = cv - price[i] + se
+
+
+def black_scholes_kernel_item(price, strike, t, rate, volatility):
+    n, q = price.shape[0], price.sycl_queue
+    call = nx.empty(n, dtype=price.dtype, sycl_queue=q)
+    put = nx.empty(n, dtype=price.dtype, sycl_queue=q)
+    nx.call_kernel(_black_scholes_item, kapi.Range(n), price, strike, t, rate, volatility, call, put)
+    return call, put
+
+
 def make_cuda(*args):
     cuda = backend_module("numba_cuda")
 
@@ -198,6 +228,12 @@ VARIANTS = [
     Variant("numba_ext_jit", nx.jit(black_scholes), backend="numba_ext"),
     Variant("numba_ext_prange", black_scholes_nx_prange, backend="numba_ext"),
     Variant("numba_ext_kernel", black_scholes_kernel, backend="numba_ext"),
+    Variant(
+        "numba_ext_kernel_item",
+        black_scholes_kernel_item,
+        backend="numba_ext",
+        note="the numba_ext_kernel body in item style: call_kernel over a Range",
+    ),
     namespace_variant("dpnp", black_scholes, "dpnp"),
     namespace_variant("cupy", black_scholes, "cupy"),
     Variant(

@@ -14,6 +14,9 @@ per pair), ``np.bincount`` with weights (blocked partial counts, added up per bi
 work-item per point of the first set keeps a private histogram (the prange loop's linear bin search),
 turns it into cumulative counts, the work-group sums those in local memory, and one work-item per bin
 adds the group's sum into the result with a float64 atomic (one atomic per group and bin).
+``numba_ext_kernel_item`` is that kernel in numba-dpex's item style (an ``NdItem`` argument, a
+``LocalAccessor`` for the group's sums, a ``PrivateArray`` histogram, ``group_barrier``,
+``AtomicRef.fetch_add``, ``call_kernel`` over an ``NdRange``).
 ``numba_cuda`` is the same kernel under ``numba.cuda.jit`` (shared memory, ``cuda.atomic.add``) and
 ``cupy_fused`` the same kernel in CUDA C++ as a ``cupy.RawKernel`` (``__shared__`` memory, ``atomicAdd``
 on float64), compiled without FMA contraction (``--fmad=false``) so that the squared distances, and with
@@ -21,7 +24,7 @@ them the bins, are those of NumPy's arithmetic."""
 
 import numba
 import numpy as np
-from harness import Variant, backend_module, namespace_variant, nx, with_globals
+from harness import Variant, backend_module, kapi, namespace_variant, nx, with_globals
 
 SIZES = {"S": {"n": 1024, "nbins": 20}, "M": {"n": 4096, "nbins": 20}, "L": {"n": 16384, "nbins": 20}}
 CHUNK_PAIRS = 1 << 21  # pairs per NumPy block (bounds the temporaries)
@@ -139,6 +142,54 @@ def gpairs_kernel(x1, y1, z1, w1, x2, y2, z2, w2, rbins_sq):
     hist = nx.zeros(nbins, dtype=x1.dtype, sycl_queue=x1.sycl_queue)
     groups = (x1.shape[0] + WG - 1) // WG
     _gpairs_kernel[groups * WG, WG](x1, y1, z1, w1, x2, y2, z2, w2, rbins_sq, hist)
+    return hist
+
+
+@nx.kernel
+def _gpairs_item(it: kapi.NdItem, x1, y1, z1, w1, x2, y2, z2, w2, rbins_sq, hist, part):
+    # _gpairs_kernel with the group's cumulative counts in `part`, a (WG, MAXBINS) LocalAccessor
+    i = it.get_global_id(0)
+    lid = it.get_local_id(0)
+    nbins = rbins_sq.shape[0]
+    h = kapi.PrivateArray(MAXBINS, np.float64)
+    for b in range(nbins + 1):
+        h[b] = 0.0
+    if i < x1.shape[0]:
+        px = x1[i]
+        py = y1[i]
+        pz = z1[i]
+        pw = w1[i]
+        for j in range(x2.shape[0]):
+            dx = px - x2[j]
+            dy = py - y2[j]
+            dz = pz - z2[j]
+            dsq = dx * dx + dy * dy + dz * dz
+            k = 0
+            while k < nbins and rbins_sq[k] < dsq:
+                k += 1
+            h[k] += pw * w2[j]
+    acc = 0.0
+    for b in range(nbins):  # cumulative: pairs with dsq <= rbins_sq[b]
+        acc += h[b]
+        part[lid, b] = acc
+    kapi.group_barrier(it.get_group())
+    if lid < nbins:
+        t = 0.0
+        for m in range(WG):
+            t += part[m, lid]
+        kapi.AtomicRef(hist, index=lid).fetch_add(t)
+
+
+def gpairs_kernel_item(x1, y1, z1, w1, x2, y2, z2, w2, rbins_sq):
+    nbins = rbins_sq.shape[0]
+    if nbins + 1 > MAXBINS or nbins > WG:
+        raise ValueError(f"gpairs kernel: nbins {nbins} exceeds MAXBINS - 1 = {MAXBINS - 1} or WG = {WG}")
+    hist = nx.zeros(nbins, dtype=x1.dtype, sycl_queue=x1.sycl_queue)
+    groups = (x1.shape[0] + WG - 1) // WG
+    part = kapi.LocalAccessor((WG, MAXBINS), np.float64)
+    nx.call_kernel(
+        _gpairs_item, kapi.NdRange(groups * WG, WG), x1, y1, z1, w1, x2, y2, z2, w2, rbins_sq, hist, part
+    )
     return hist
 
 
@@ -263,6 +314,12 @@ VARIANTS = [
         backend="numba_ext",
     ),
     Variant("numba_ext_kernel", gpairs_kernel, backend="numba_ext"),
+    Variant(
+        "numba_ext_kernel_item",
+        gpairs_kernel_item,
+        backend="numba_ext",
+        note="the numba_ext_kernel algorithm in item style: LocalAccessor, PrivateArray, AtomicRef, NdRange",
+    ),
     namespace_variant("dpnp", gpairs, "dpnp"),
     namespace_variant("cupy", gpairs, "cupy"),
     Variant(

@@ -8,7 +8,11 @@ written to a (groups, nclusters, dims + 1) array) and update (one work-item per 
 groups' partials and divides; empty clusters keep their centroid). No atomics, so the summation order
 is fixed and results are reproducible. (A version with local-memory float64 atomics merged into
 global sums with atomics, as in tests/kernels/test_kernels_workloads.py, validated too but took about
-twice as long at M.)
+twice as long at M.) ``numba_ext_kernel_item`` is the same three kernels in numba-dpex's item style
+(``Item`` and ``NdItem`` arguments, the labels in a ``LocalAccessor``, ``group_barrier``, launches with
+``call_kernel`` over a ``Range`` or an ``NdRange``): the same code, but a ``LocalAccessor`` argument
+sends each assignment launch through the Python launch path (about 0.1 ms more per launch on the
+2-core CPU device, so about 2x the OpenCL style's time at preset S, 1.2x at M).
 ``numba_cuda`` is the same three kernels under ``numba.cuda.jit``.
 
 ``numba_parallel`` and ``numba_ext_prange`` run the same prange source: per iteration a prange over the
@@ -23,7 +27,7 @@ mask indexing (``centroids[filled] = ...``), which numba_ext does not offload.
 
 import numba
 import numpy as np
-from harness import Variant, backend_module, namespace_variant, nx, with_globals
+from harness import Variant, backend_module, kapi, namespace_variant, nx, with_globals
 
 SIZES = {
     "S": {"n": 1 << 12, "dims": 2, "nclusters": 4, "niters": 20},
@@ -176,7 +180,9 @@ def _km_update(centroids, partial):
             centroids[c, k] = s / cnt
 
 
-def kmeans_kernel(points, nclusters, niters):
+def _kernel_arrays(points, nclusters):
+    """The number of work-groups and the arrays of the kernel variants: centroids, per-group
+    partial sums and counts, labels."""
     n, dims = points.shape
     if nclusters * (dims + 1) > WG:
         raise ValueError(f"kmeans kernel: nclusters * (dims + 1) = {nclusters * (dims + 1)} > WG = {WG}")
@@ -184,11 +190,83 @@ def kmeans_kernel(points, nclusters, niters):
     groups = (n + WG - 1) // WG
     centroids = nx.empty((nclusters, dims), dtype=points.dtype, sycl_queue=q)
     partial = nx.empty((groups, nclusters, dims + 1), dtype=points.dtype, sycl_queue=q)
-    labels = nx.empty(n, dtype="int64", sycl_queue=q)
+    return groups, centroids, partial, nx.empty(n, dtype="int64", sycl_queue=q)
+
+
+def kmeans_kernel(points, nclusters, niters):
+    groups, centroids, partial, labels = _kernel_arrays(points, nclusters)
     _km_init[nclusters](points, centroids)
     for _ in range(niters):
         _km_assign[groups * WG, WG](points, centroids, labels, partial)
         _km_update[nclusters](centroids, partial)
+    return centroids, labels
+
+
+@nx.kernel
+def _km_init_item(item: kapi.Item, points, centroids):
+    c = item.get_id(0)
+    for k in range(points.shape[1]):
+        centroids[c, k] = points[c, k]
+
+
+@nx.kernel
+def _km_assign_item(it: kapi.NdItem, points, centroids, labels, partial, lab):
+    # _km_assign with the work-group's labels in `lab`, a LocalAccessor of WG int64
+    gid = it.get_global_id(0)
+    lid = it.get_local_id(0)
+    nclusters = centroids.shape[0]
+    dims = points.shape[1]
+    best = -1
+    if gid < points.shape[0]:
+        best = 0
+        best_d = INF
+        for c in range(nclusters):
+            d = 0.0
+            for k in range(dims):
+                t = points[gid, k] - centroids[c, k]
+                d += t * t
+            if d < best_d:
+                best = c
+                best_d = d
+        labels[gid] = best
+    lab[lid] = best
+    kapi.group_barrier(it.get_group())
+    if lid < nclusters * (dims + 1):
+        c = lid // (dims + 1)
+        k = lid % (dims + 1)
+        first = gid - lid
+        s = 0.0
+        for m in range(WG):
+            if lab[m] == c:
+                if k == dims:
+                    s += 1.0
+                else:
+                    s += points[first + m, k]
+        partial[it.get_group().get_group_id(0), c, k] = s
+
+
+@nx.kernel
+def _km_update_item(item: kapi.Item, centroids, partial):
+    c = item.get_id(0)
+    dims = centroids.shape[1]
+    cnt = 0.0
+    for g in range(partial.shape[0]):
+        cnt += partial[g, c, dims]
+    if cnt > 0.0:
+        for k in range(dims):
+            s = 0.0
+            for g in range(partial.shape[0]):
+                s += partial[g, c, k]
+            centroids[c, k] = s / cnt
+
+
+def kmeans_kernel_item(points, nclusters, niters):
+    groups, centroids, partial, labels = _kernel_arrays(points, nclusters)
+    lab, nd = kapi.LocalAccessor(WG, np.int64), kapi.NdRange(groups * WG, WG)
+    nx.call_kernel(_km_init_item, kapi.Range(nclusters), points, centroids)
+    for _ in range(niters):
+        nx.call_kernel(_km_assign_item, nd, points, centroids, labels, partial, lab)
+        nx.call_kernel(_km_update_item, kapi.Range(nclusters), centroids, partial)
     return centroids, labels
 
 
@@ -304,6 +382,12 @@ VARIANTS = [
         kmeans_kernel,
         backend="numba_ext",
         note="1 + 2 * niters launches (init; per iteration: assignment with per-group partial sums, update)",
+    ),
+    Variant(
+        "numba_ext_kernel_item",
+        kmeans_kernel_item,
+        backend="numba_ext",
+        note="the numba_ext_kernel algorithm in item style: a LocalAccessor, call_kernel over Range/NdRange",
     ),
     namespace_variant("dpnp", kmeans, "dpnp"),
     namespace_variant("cupy", kmeans, "cupy"),

@@ -6,13 +6,15 @@ the k best distances and labels (insertion) and the votes live in rows of (n_tes
 (n_test, classes) scratch arrays allocated with the result (a prange body cannot allocate device
 memory of its own). ``numba_ext_jit`` stays n/a (argpartition and ``np.add.at`` in the NumPy source).
 
-``numba_ext_kernel`` is an explicit ``@numba_ext.kernel``, one work-item per test point, with the
-same algorithm in private arrays (compile-time size, so k <= MAXK and classes <= MAXCLASSES);
-``numba_cuda`` is that kernel under ``numba.cuda.jit`` (``cuda.local.array``)."""
+``numba_ext_kernel`` is an explicit ``@numba_ext.kernel``, one work-item per test point, with the same
+algorithm in private arrays (compile-time size, so k <= MAXK and classes <= MAXCLASSES);
+``numba_ext_kernel_item`` is that kernel in numba-dpex's item style (an ``Item`` argument,
+``PrivateArray`` memory, ``call_kernel`` over a ``Range``); ``numba_cuda`` is that kernel under
+``numba.cuda.jit`` (``cuda.local.array``)."""
 
 import numba
 import numpy as np
-from harness import Variant, backend_module, namespace_variant, nx, with_globals
+from harness import Variant, backend_module, kapi, namespace_variant, nx, with_globals
 
 SIZES = {
     "S": {"n_train": 1024, "n_test": 256, "dims": 16, "k": 5, "classes": 3},
@@ -128,6 +130,48 @@ def knn_kernel(x_train, y_train, x_test, k, classes):
     return out
 
 
+@nx.kernel
+def _knn_item(item: kapi.Item, x_train, y_train, x_test, k, classes, out):
+    i = item.get_id(0)
+    best_d = kapi.PrivateArray(MAXK, np.float64)
+    best_l = kapi.PrivateArray(MAXK, np.int64)
+    votes = kapi.PrivateArray(MAXCLASSES, np.int64)
+    for p in range(k):
+        best_d[p] = INF
+        best_l[p] = 0
+    for j in range(x_train.shape[0]):
+        d = 0.0
+        for m in range(x_train.shape[1]):
+            t = x_test[i, m] - x_train[j, m]
+            d += t * t
+        if d < best_d[k - 1]:  # insertion into the sorted k best
+            p = k - 1
+            while p > 0 and best_d[p - 1] > d:
+                best_d[p] = best_d[p - 1]
+                best_l[p] = best_l[p - 1]
+                p -= 1
+            best_d[p] = d
+            best_l[p] = y_train[j]
+    for c in range(classes):
+        votes[c] = 0
+    for p in range(k):
+        votes[best_l[p]] += 1
+    best = 0
+    for c in range(1, classes):
+        if votes[c] > votes[best]:
+            best = c
+    out[i] = best
+
+
+def knn_kernel_item(x_train, y_train, x_test, k, classes):
+    if k > MAXK or classes > MAXCLASSES:
+        raise ValueError(f"knn kernel: k {k} > {MAXK} or classes {classes} > {MAXCLASSES}")
+    n = x_test.shape[0]
+    out = nx.empty(n, dtype="int64", sycl_queue=x_test.sycl_queue)
+    nx.call_kernel(_knn_item, kapi.Range(n), x_train, y_train, x_test, k, classes, out)
+    return out
+
+
 def make_cuda(*args):
     cuda = backend_module("numba_cuda")
 
@@ -182,6 +226,12 @@ VARIANTS = [
     Variant.unavailable("numba_ext_jit", "argpartition and np.add.at in @numba_ext.jit", backend="numba_ext"),
     Variant("numba_ext_prange", nx.jit(with_globals(_knn_prange, empty=nx.empty)), backend="numba_ext"),
     Variant("numba_ext_kernel", knn_kernel, backend="numba_ext"),
+    Variant(
+        "numba_ext_kernel_item",
+        knn_kernel_item,
+        backend="numba_ext",
+        note="the numba_ext_kernel algorithm in item style: PrivateArray memory, call_kernel over a Range",
+    ),
     Variant.unavailable("dpnp", "argpartition and add.at, which dpnp 0.20 lacks", backend="dpnp"),
     namespace_variant("cupy", knn, "cupy"),
     Variant(

@@ -9,7 +9,8 @@ squares back and NumPy's row sums and sqrt. ``numba_ext_prange`` is the prange l
 
 ``numba_ext_kernel`` is an explicit ``@numba_ext.kernel``, all on the device: one work-item per row
 sums its ``dims`` squares in a loop and writes the square root (the reduction is along a row, so no
-cross-work-item reduction is needed).
+cross-work-item reduction is needed). ``numba_ext_kernel_item`` is that kernel in numba-dpex's item
+style (an ``Item`` argument, ``call_kernel`` over a ``Range``).
 
 ``cupy_fused`` is one ``cupy.ReductionKernel`` (square, sum along axis 1, square root in one kernel);
 the plain ``cupy`` variant runs the NumPy source (a square, a sum and a sqrt kernel).
@@ -19,7 +20,7 @@ import math
 
 import numba
 import numpy as np
-from harness import Variant, backend_module, namespace_variant, nx, with_globals
+from harness import Variant, backend_module, kapi, namespace_variant, nx, with_globals
 
 SIZES = {"S": {"n": 1 << 16, "dims": 3}, "M": {"n": 1 << 20, "dims": 3}, "L": {"n": 1 << 23, "dims": 3}}
 
@@ -80,6 +81,21 @@ def l2_norm_kernel(a):
     return d
 
 
+@nx.kernel
+def _l2_norm_item(item: kapi.Item, a, d):
+    i = item.get_id(0)
+    s = 0.0
+    for k in range(a.shape[1]):
+        s += a[i, k] * a[i, k]
+    d[i] = math.sqrt(s)
+
+
+def l2_norm_kernel_item(a):
+    d = nx.empty(a.shape[0], dtype=a.dtype, sycl_queue=a.sycl_queue)
+    nx.call_kernel(_l2_norm_item, kapi.Range(a.shape[0]), a, d)
+    return d
+
+
 def make_cuda(*args):
     cuda = backend_module("numba_cuda")
 
@@ -123,6 +139,12 @@ VARIANTS = [
         note="device a*a, then copy back and host row sums + sqrt (all timed)",
     ),
     Variant("numba_ext_kernel", l2_norm_kernel, backend="numba_ext"),
+    Variant(
+        "numba_ext_kernel_item",
+        l2_norm_kernel_item,
+        backend="numba_ext",
+        note="the numba_ext_kernel body in item style: call_kernel over a Range",
+    ),
     namespace_variant("dpnp", l2_norm, "dpnp"),
     namespace_variant("cupy", l2_norm, "cupy"),
     Variant(

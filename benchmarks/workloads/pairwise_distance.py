@@ -9,7 +9,9 @@ the in-place additions that broadcast all on the device. ``numba_ext_prange``
 is the prange loop of ``numba_parallel`` under ``@numba_ext.jit`` (result from ``numba_ext.empty``).
 ``numba_ext_kernel`` is an explicit ``@numba_ext.kernel`` over a 2-D range (one work-item per output
 element, the prange loop's body; range dimension 0, the fastest-varying, runs along rows of the
-result), writing into a result allocated per call. ``dpnp`` and ``cupy`` run
+result), writing into a result allocated per call; ``numba_ext_kernel_item`` is that kernel in
+numba-dpex's item style (an ``Item`` argument, ``call_kernel`` over the same 2-D ``Range``: in
+numba_ext dimension 0 varies fastest in both styles). ``dpnp`` and ``cupy`` run
 the NumPy source (matmul form; dpnp without the ``out=`` arguments). ``cupy_fused`` is a
 ``cupy.ElementwiseKernel`` with one thread per output element (the kernel body: a loop over ``dims``,
 no matmul), writing into a result allocated per call."""
@@ -18,7 +20,7 @@ import math
 
 import numba
 import numpy as np
-from harness import Variant, backend_module, namespace_variant, nx, with_globals
+from harness import Variant, backend_module, kapi, namespace_variant, nx, with_globals
 
 SIZES = {"S": {"n": 512, "dims": 3}, "M": {"n": 2048, "dims": 3}, "L": {"n": 4096, "dims": 3}}
 
@@ -93,6 +95,25 @@ def pairwise_distance_kernel(x1, x2):
     n1, n2 = x1.shape[0], x2.shape[0]
     d = nx.empty((n1, n2), dtype=x1.dtype, sycl_queue=x1.sycl_queue)
     _pairwise_distance_kernel[nx.Range(n2, n1)](x1, x2, d)
+    return d
+
+
+@nx.kernel
+def _pairwise_distance_item(item: kapi.Item, x1, x2, d):
+    # as above: dimension 0 (the fastest-varying) runs along the contiguous axis of d
+    j = item.get_id(0)
+    i = item.get_id(1)
+    s = 0.0
+    for k in range(x1.shape[1]):
+        t = x1[i, k] - x2[j, k]
+        s += t * t
+    d[i, j] = math.sqrt(s)
+
+
+def pairwise_distance_kernel_item(x1, x2):
+    n1, n2 = x1.shape[0], x2.shape[0]
+    d = nx.empty((n1, n2), dtype=x1.dtype, sycl_queue=x1.sycl_queue)
+    nx.call_kernel(_pairwise_distance_item, kapi.Range(n2, n1), x1, x2, d)
     return d
 
 
@@ -171,6 +192,12 @@ VARIANTS = [
         backend="numba_ext",
     ),
     Variant("numba_ext_kernel", pairwise_distance_kernel, backend="numba_ext"),
+    Variant(
+        "numba_ext_kernel_item",
+        pairwise_distance_kernel_item,
+        backend="numba_ext",
+        note="the numba_ext_kernel body in item style: call_kernel over the same 2-D Range",
+    ),
     namespace_variant(
         "dpnp",
         pairwise_distance_no_out,

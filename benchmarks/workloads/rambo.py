@@ -8,14 +8,16 @@
 untimed. ``numba_ext_prange`` is the prange loop of ``numba_parallel`` under ``@numba_ext.jit``.
 
 ``numba_ext_kernel`` is an explicit ``@numba_ext.kernel`` over a 2-D (nevts, nout) range that stores
-the four components straight into the interleaved (nevts, nout, 4) result, like the prange loop.
+the four components straight into the interleaved (nevts, nout, 4) result, like the prange loop;
+``numba_ext_kernel_item`` is that kernel in numba-dpex's item style (an ``Item`` argument,
+``call_kernel`` over the same 2-D ``Range``).
 """
 
 import math
 
 import numba
 import numpy as np
-from harness import Variant, backend_module, namespace_variant, nx, with_globals
+from harness import Variant, backend_module, kapi, namespace_variant, nx, with_globals
 
 SIZES = {
     "S": {"nevts": 1 << 14, "nout": 4},
@@ -111,6 +113,27 @@ def rambo_kernel(c1, f1, q1):
     return out
 
 
+@nx.kernel
+def _rambo_item(item: kapi.Item, c1, f1, q1, out):
+    i = item.get_id(0)
+    j = item.get_id(1)
+    c = 2.0 * c1[i, j] - 1.0
+    s = math.sqrt(1.0 - c * c)
+    f = TWO_PI * f1[i, j]
+    q = -math.log(q1[i, j])
+    out[i, j, 0] = q
+    out[i, j, 1] = q * s * math.sin(f)
+    out[i, j, 2] = q * s * math.cos(f)
+    out[i, j, 3] = q * c
+
+
+def rambo_kernel_item(c1, f1, q1):
+    nevts, nout = c1.shape
+    out = nx.empty((nevts, nout, 4), dtype=c1.dtype, sycl_queue=c1.sycl_queue)
+    nx.call_kernel(_rambo_item, kapi.Range(nevts, nout), c1, f1, q1, out)
+    return out
+
+
 def make_cuda(*args):
     cuda = backend_module("numba_cuda")
 
@@ -154,6 +177,12 @@ VARIANTS = [
         note="four planar (nevts, nout) results; interleaving for validation is untimed",
     ),
     Variant("numba_ext_kernel", rambo_kernel, backend="numba_ext"),
+    Variant(
+        "numba_ext_kernel_item",
+        rambo_kernel_item,
+        backend="numba_ext",
+        note="the numba_ext_kernel body in item style: call_kernel over the same 2-D Range",
+    ),
     namespace_variant("dpnp", rambo, "dpnp", helpers=("_components",)),
     namespace_variant("cupy", rambo, "cupy", helpers=("_components",)),
     Variant("numba_cuda", backend="numba_cuda", make=make_cuda, note="2-D grid, 64x4 threads per block"),

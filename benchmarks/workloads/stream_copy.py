@@ -7,6 +7,7 @@ its result (so first-touch costs of fresh memory are included, as in ``stream_tr
   (``b.copy()`` and ``np.copy(b)`` do not compile under ``@numba_ext.jit`` yet);
 * ``numba_ext_prange``: the prange copy loop of ``numba_parallel``, result from ``numba_ext.empty``;
 * ``numba_ext_kernel``: ``a[i] = b[i]``, one work-item per element;
+* ``numba_ext_kernel_item``: the same kernel in numba-dpex's item style (``call_kernel`` over a ``Range``);
 * ``numba_ext_memcpy``: the OpenCL runtime's USM copy into a fresh ``numba_ext.empty`` array
   (``numba_ext._core.memcpy``, internal: what the driver's own copy achieves, no kernel of ours).
 
@@ -20,7 +21,7 @@ where CuPy or numba-cuda ran, the best of their copies is drawn as the "CUDA cop
 
 import numba
 import numpy as np
-from harness import Variant, backend_module, namespace_variant, nx, with_globals
+from harness import Variant, backend_module, kapi, namespace_variant, nx, with_globals
 
 SIZES = {"S": {"n": 1 << 18}, "M": {"n": 1 << 22}, "L": {"n": 1 << 25}}
 
@@ -69,6 +70,18 @@ def copy_kernel(b):
     return a
 
 
+@nx.kernel
+def _copy_item(item: kapi.Item, b, a):
+    i = item.get_id(0)
+    a[i] = b[i]
+
+
+def copy_kernel_item(b):
+    a = nx.empty(b.shape, dtype=b.dtype, sycl_queue=b.sycl_queue)
+    nx.call_kernel(_copy_item, kapi.Range(b.shape[0]), b, a)
+    return a
+
+
 def copy_memcpy(b):
     a = nx.empty(b.shape, dtype=b.dtype, sycl_queue=b.sycl_queue)
     nx._core.memcpy(b.sycl_queue, a._data_ptr, b._data_ptr, b.nbytes)
@@ -114,6 +127,12 @@ VARIANTS = [
     ),
     Variant("numba_ext_prange", nx.jit(with_globals(_copy_prange, empty=nx.empty)), backend="numba_ext"),
     Variant("numba_ext_kernel", copy_kernel, backend="numba_ext"),
+    Variant(
+        "numba_ext_kernel_item",
+        copy_kernel_item,
+        backend="numba_ext",
+        note="the numba_ext_kernel body in item style: call_kernel over a Range",
+    ),
     Variant(
         "numba_ext_memcpy",
         copy_memcpy,

@@ -3,15 +3,16 @@ the harness reports GB/s, and ``stream_copy`` measures the copy bandwidth the pl
 
 ``numba_ext_jit`` is the NumPy source under ``@numba_ext.jit``; ``numba_ext_prange`` the prange loop of
 ``numba_parallel`` with the result allocated by ``numba_ext.empty`` inside the jitted function;
-``numba_ext_kernel`` an explicit ``@numba_ext.kernel``, one work-item per element, writing into a
-result allocated per call on the inputs' queue (like ``numba_ext_jit``). The plain ``cupy`` variant
-runs two kernels (``s * c``, then the sum: 40 bytes per element of traffic); ``cupy_fused`` is the
-triad as one ``cupy.ElementwiseKernel`` (24 bytes per element), to compare with ``stream_copy``'s
-``cupy_memcpy`` (the CUDA device-to-device copy)."""
+``numba_ext_kernel`` an explicit ``@numba_ext.kernel``, one work-item per element, writing into a result
+allocated per call on the inputs' queue (like ``numba_ext_jit``); ``numba_ext_kernel_item`` is that
+kernel in numba-dpex's item style (an ``Item`` argument, ``call_kernel`` over a ``Range``). The plain
+``cupy`` variant runs two kernels (``s * c``, then the sum: 40 bytes per element of traffic);
+``cupy_fused`` is the triad as one ``cupy.ElementwiseKernel`` (24 bytes per element), to compare with
+``stream_copy``'s ``cupy_memcpy`` (the CUDA device-to-device copy)."""
 
 import numba
 import numpy as np
-from harness import Variant, backend_module, namespace_variant, nx, with_globals
+from harness import Variant, backend_module, kapi, namespace_variant, nx, with_globals
 
 SIZES = {"S": {"n": 1 << 18}, "M": {"n": 1 << 22}, "L": {"n": 1 << 25}}
 SCALAR = 3.0
@@ -56,6 +57,18 @@ def triad_kernel(b, c, s):
     return a
 
 
+@nx.kernel
+def _triad_item(item: kapi.Item, b, c, s, a):
+    i = item.get_id(0)
+    a[i] = b[i] + s * c[i]
+
+
+def triad_kernel_item(b, c, s):
+    a = nx.empty(b.shape, dtype=b.dtype, sycl_queue=b.sycl_queue)
+    nx.call_kernel(_triad_item, kapi.Range(b.shape[0]), b, c, s, a)
+    return a
+
+
 def make_cuda(*args):
     cuda = backend_module("numba_cuda")
 
@@ -87,6 +100,12 @@ VARIANTS = [
     Variant("numba_ext_jit", nx.jit(triad), backend="numba_ext"),
     Variant("numba_ext_prange", nx.jit(with_globals(_triad_prange, empty=nx.empty)), backend="numba_ext"),
     Variant("numba_ext_kernel", triad_kernel, backend="numba_ext"),
+    Variant(
+        "numba_ext_kernel_item",
+        triad_kernel_item,
+        backend="numba_ext",
+        note="the numba_ext_kernel body in item style: call_kernel over a Range",
+    ),
     namespace_variant("dpnp", triad, "dpnp"),
     namespace_variant("cupy", triad, "cupy"),
     Variant(
