@@ -357,3 +357,26 @@ def test_ranges_keep_numba_dpex_signatures():
     nd = NdRange(global_size=Range(8, 4), local_size=(2, 2))
     assert nd.ndim == 2 and nd.get_global_range() == (8, 4) and nd.get_local_range() == (2, 2)
     assert nd == NdRange((8, 4), (2, 2)) and hash(nd) == hash(NdRange((8, 4), (2, 2)))
+
+
+def test_item_kernels_launched_from_jitted_code(rng):
+    @nx.kernel
+    def add(item: Item, a, b, c):
+        i = item.get_id(0)
+        c[i] = a[i] + b[i]
+
+    @nx.kernel
+    def group_ids(it: NdItem, out):
+        out[it.get_global_id(0)] = it.get_group().get_group_id(0)
+
+    @nx.jit
+    def f(a, b, c, o):
+        nx.call_kernel(add, Range(a.shape[0]), a, b, c)
+        nx.call_kernel(group_ids, NdRange(a.shape[0], 8), o)
+        return c
+
+    ha, hb = rng.standard_normal(64), rng.standard_normal(64)
+    c, o = nx.asarray(np.full(64, np.nan)), _poisoned(64)
+    assert f(nx.asarray(ha), nx.asarray(hb), c, o) is c
+    np.testing.assert_array_equal(nx.asnumpy(c), ha + hb)
+    np.testing.assert_array_equal(nx.asnumpy(o), np.arange(64) // 8)
