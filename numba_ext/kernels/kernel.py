@@ -34,7 +34,7 @@ from ..placement import plan_call
 from .compilation import CompiledKernel, argument_types, compile_kernel, compile_lock, translate_kernel
 from .forms import COMPILE_HINTS, KernelForm, item_kind, kernel_signatures
 from .launch import Event, argument_slots, check_limits, launch_and_finish, launch_async
-from .ranges import LaunchConfig, NdRange, Range, normalize_range
+from .ranges import LaunchConfig, NdRange, Range, cache_key, normalize_range
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -90,12 +90,10 @@ class Kernel(_core.KernelCaller):
                     raise
 
     def __getitem__(self, cfg: LaunchConfig) -> _core.KernelLaunch:
-        key: tuple[type, object] | None
-        try:
-            key = (type(cfg), cfg)  # (4, 4) is a 1-D launch with a local size, Range(4, 4) a 2-D range
-            launch = self._ranges.get(key)
-        except TypeError:  # unhashable (a list)
-            key = launch = None
+        # keyed by exact types: (4, 4) is a 1-D launch with a local size, Range(4, 4) a 2-D range, and
+        # (64.0,) (equal to (64,)) is no range at all, so it is never found in the cache
+        key = cache_key(cfg)
+        launch = None if key is None else self._ranges.get(key)
         if launch is None:
             global_range, local_range = normalize_range(cfg)
             launch = _core.KernelLaunch(

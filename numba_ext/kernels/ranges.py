@@ -4,6 +4,8 @@ range and an optional local range (``normalize_range``)."""
 
 from __future__ import annotations
 
+import math
+import operator
 from typing import Any, SupportsIndex, TypeAlias, overload
 
 import numpy as np
@@ -35,7 +37,11 @@ class Range(tuple[int, ...]):
                 raise TypeError(f"Range() got unexpected keyword argument(s) {', '.join(sorted(unknown))}")
             given = list(dims) + [named.get(k) for k in ("dim0", "dim1", "dim2")[len(dims) :]]
             dims = tuple(d for d in given if d is not None)
-        if 1 <= len(dims) <= 3 and all(type(d) is int and d >= 0 for d in dims):  # the common spelling
+        if (
+            1 <= len(dims) <= 3
+            and all(type(d) is int and d >= 0 for d in dims)
+            and math.prod(dims) <= MAX_WORK_ITEMS
+        ):  # the common spelling
             return super().__new__(cls, dims)
         dims = _dims(dims[0] if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims, "global")
         return super().__new__(cls, dims)
@@ -82,6 +88,10 @@ class NdRange:
                 "different numbers of dimensions"
             )
         for d, (g, lo) in enumerate(zip(self.global_range, self.local_range)):
+            if lo < 1:
+                raise LaunchError(
+                    f"local size {lo} in dimension {d}: work-groups have at least one work-item"
+                )
             if g % lo:
                 raise LaunchError(f"local size {lo} does not divide global size {g} in dimension {d}")
 
@@ -109,13 +119,47 @@ class NdRange:
         return f"NdRange({tuple(self.global_range)}, {tuple(self.local_range)})"
 
 
+#: the largest number of work-items in a launch (counts are signed 64-bit in the runtimes)
+MAX_WORK_ITEMS = 2**63 - 1
+
+
+def _extent(d: Any) -> int | None:
+    """`d` as an integer extent (anything ``operator.index`` takes, but not a bool), else None."""
+    if isinstance(d, (bool, np.bool_)):
+        return None
+    try:
+        return operator.index(d)
+    except TypeError:
+        return None
+
+
 def _dims(dims: Any, what: str) -> tuple[int, ...]:
-    if isinstance(dims, (int, np.integer)):
+    if not isinstance(dims, (tuple, list)):
         dims = (dims,)
-    dims = tuple(dims)
-    if not 1 <= len(dims) <= 3 or not all(isinstance(d, (int, np.integer)) and d >= 0 for d in dims):
-        raise LaunchError(f"a {what} range is 1 to 3 non-negative integers, got {dims!r}")
-    return tuple(int(d) for d in dims)
+    out = tuple(_extent(d) for d in dims)
+    if not 1 <= len(out) <= 3 or not all(d is not None and d >= 0 for d in out):
+        raise LaunchError(f"a {what} range is 1 to 3 non-negative integers, got {tuple(dims)!r}")
+    ext = tuple(int(d) for d in out if d is not None)
+    if int(np.prod(ext, dtype=object)) > MAX_WORK_ITEMS:
+        raise LaunchError(f"a {what} range of {ext} has more than 2**63 - 1 work-items")
+    return ext
+
+
+def cache_key(cfg: Any) -> tuple | None:
+    """A key under which a launch configuration's normalised ranges may be cached: exact types only
+    (``(64.0,)`` equals ``(64,)`` but is no valid range), None for anything else."""
+    t = type(cfg)
+    if t is int or t is Range or t is NdRange:
+        return (t, cfg)
+    if t is tuple and all(type(c) is int for c in cfg):
+        return (t, cfg)
+    if t is tuple and len(cfg) == 2 and all(type(c) in (int, Range) or _int_tuple(c) for c in cfg):
+        return (t, tuple((type(c), c) for c in cfg))
+    return None
+
+
+def _int_tuple(c: Any) -> bool:
+    return type(c) is tuple and all(type(x) is int for x in c)
 
 
 def normalize_range(cfg: LaunchConfig) -> tuple[tuple[int, ...], tuple[int, ...] | None]:
