@@ -8,7 +8,8 @@ array expressions and parfors as kernels (``offload``, ``parfor_offload``, ``par
 ``parfor_fusion``, ``setitem_offload``), the kernel IR handed to the Rust compiler (``kernel_ir``)
 and its builders (``kernelspec``, ``function_builder``, ``kernel_translate``, ``kernel_exprs``,
 ``kernel_calls``, ``kernel_views``), the kernel API's typing (``intrinsics``, ``kernel_typing``,
-``device_functions``), the launch C ABI of compiled host code (``host_abi``), ``numba_ext.jit``
+``device_functions``; the item style's ``item_api``, ``item_typing`` and its translation
+``item_calls``; explicit signatures ``signatures``), the launch C ABI of compiled host code (``host_abi``), ``numba_ext.jit``
 (``jit_function``) and the one module that hooks into Numba's internals and checks the Numba version
 (``numba_hooks``).
 

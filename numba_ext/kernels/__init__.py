@@ -1,6 +1,7 @@
 """The kernels layer: explicit data-parallel kernels (``@numba_ext.kernel``, ``@numba_ext.func``).
 
-Owns: the kernel object (``kernel``), its launch configurations (``ranges``: ``Range`` / ``NdRange``),
+Owns: the kernel object (``kernel``), its forms (``forms``: OpenCL or item style, parameter binding,
+explicit signatures), its launch configurations (``ranges``: ``Range`` / ``NdRange``),
 typing per launch signature and compilation per device (``compilation``), the launch with its
 argument slots, limits and events (``launch``), and ``call_kernel`` (also inside jitted code:
 ``jit_launch``). Launches follow compute follows
