@@ -34,6 +34,9 @@ Numba symbol                                                    why
                                                                 our type (it follows NumPy's semantics)
 ``Dispatcher._reset_overloads`` (per jitted function)           ``recompile()`` clears the launch fast
                                                                 path's cached entry points too
+``numba.core.datamodel.default_manager``, ``pythonapi._boxers``  host code holds float16 arrays and values
+and ``_unboxers`` (their ``types.Float`` handlers wrapped)       (``half.py``): Numba's CPU target has no
+                                                                float16 model or boxing (CUDA has)
 ==============================================================  ===========================================
 
 :func:`install` applies all of them once (idempotent); Numba calls it through the ``numba_extensions``
@@ -50,7 +53,11 @@ import llvmlite.binding as llvm
 import numba
 from numba.core import ir_utils
 from numba.core.compiler import CompilerBase, DefaultPassBuilder
+from numba.core import types as nb_types
 from numba.core.compiler_machinery import register_pass
+from numba.core.datamodel import default_manager
+from numba.core import boxing as numba_boxing  # registers Numba's boxers, which install() wraps
+from numba.core.pythonapi import _boxers, _unboxers
 from numba.core.errors import NumbaPerformanceWarning
 from numba.core.rewrites import register_rewrite
 from numba.core.runtime import _nrt_python
@@ -89,6 +96,7 @@ from . import (  # noqa: E402
     alloc_calls,
     boxing,
     elementwise,
+    half,
     numpy_calls,
     offload,
     reduction_rewrite,
@@ -183,6 +191,10 @@ def install() -> None:
     register_pass(mutates_CFG=False, analysis_only=True)(reduction_rules.CheckReductionsPass)
 
     USMArrayType._is_internal = True
+    float_handler = default_manager._handlers[nb_types.Float]
+    default_manager.register(nb_types.Float, half.float_model_with_half(float_handler))
+    _boxers.functions[nb_types.Float] = half.box_float_with_half(_boxers.functions[nb_types.Float])
+    _unboxers.functions[nb_types.Float] = half.unbox_float_with_half(_unboxers.functions[nb_types.Float])
     _installed = True
 
 

@@ -5,7 +5,7 @@
 
 use numba_ext_core::codegen::{self, DeviceCaps};
 use numba_ext_core::ir::cfg::{ArrayDecl, AtomicOp, Block, Function, Inst, KParam, Operand, Space, Term, WorkItem};
-use numba_ext_core::ir::{round_f16, BinaryOp, DType, Graph, KernelSpec, Node, Op, Param, ParamKind, UnaryOp};
+use numba_ext_core::ir::{f16_bits, f16_value, round_f16, BinaryOp, DType, Graph, KernelSpec, Node, Op, Param, ParamKind, UnaryOp};
 use numba_ext_core::target::{DeviceTarget, Target};
 
 fn arr(name: &str, dtype: DType) -> Param {
@@ -102,6 +102,21 @@ fn half_rounding_of_constants() {
     assert_eq!(round_f16(1.0 + 2f64.powi(-11)), 1.0); // a tie rounds to even
     assert_eq!(round_f16(1.0 + 3.0 * 2f64.powi(-11)), 1.0 + 2f64.powi(-9));
     assert!(round_f16(f64::NAN).is_nan());
+}
+
+#[test]
+fn half_bits_round_trip() {
+    assert_eq!(f16_bits(1.0), 0x3c00);
+    assert_eq!(f16_bits(-2.0), 0xc000);
+    assert_eq!(f16_bits(65504.0), 0x7bff);
+    assert_eq!(f16_bits(1e9), 0x7c00);
+    assert_eq!(f16_bits(2f64.powi(-24)), 0x0001);
+    assert_eq!(f16_bits(0.1), 0x2e66);
+    assert_eq!(f16_bits(-0.0), 0x8000);
+    assert_eq!(f16_bits(f64::NAN) & 0x7e00, 0x7e00);
+    for h in (0u16..0x7c00).chain(0x8000..0xfc00) {
+        assert_eq!(f16_bits(f16_value(h)), h, "{h:#x}");
+    }
 }
 
 #[test]

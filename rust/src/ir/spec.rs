@@ -139,6 +139,38 @@ pub fn round_f16(x: f64) -> f64 {
     ((a / q).round_ties_even() * q).copysign(x)
 }
 
+/// The IEEE half bits of `x`, rounded to nearest even (NaN stays a quiet NaN with its sign).
+pub fn f16_bits(x: f64) -> u16 {
+    let sign: u16 = if x.is_sign_negative() { 0x8000 } else { 0 };
+    if x.is_nan() {
+        return sign | 0x7e00;
+    }
+    let v = round_f16(x).abs();
+    if v.is_infinite() {
+        return sign | 0x7c00;
+    }
+    if v < 2f64.powi(-14) {
+        // subnormal (or zero): a multiple of 2^-24
+        return sign | (v * 2f64.powi(24)) as u16;
+    }
+    let e = ((v.to_bits() >> 52) & 0x7ff) as i32 - 1023;
+    let mantissa = (v * 2f64.powi(10 - e)) as u16 - 1024;
+    sign | (((e + 15) as u16) << 10) | mantissa
+}
+
+/// The value of the IEEE half with bits `h`.
+pub fn f16_value(h: u16) -> f64 {
+    let sign = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
+    let e = ((h >> 10) & 0x1f) as i32;
+    let m = (h & 0x3ff) as f64;
+    sign * match e {
+        0 => m * 2f64.powi(-24),
+        31 if m == 0.0 => f64::INFINITY,
+        31 => f64::NAN,
+        _ => (1.0 + m / 1024.0) * 2f64.powi(e - 15),
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum UnaryOp {
     Neg,
