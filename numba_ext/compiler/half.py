@@ -74,17 +74,16 @@ def promotion_operand(dtype: str, scalar: bool) -> Any:
 
 
 def numpy_half_loop(ufunc: np.ufunc, operands: list[Any]) -> tuple[list[str], str] | None:
-    """NumPy's loop for `ufunc` on `operands` (dtypes, or Python scalar types for weak scalars) as
-    (input dtype names, output dtype name) where it involves float16, else None. Numba has no
-    float16 loops and picks float32 ones, so ``float16 + float16`` would be float32; NumPy's float16
-    loops compute in float32 and round each result to half, which the offloaded code does as well
+    """NumPy's loop for `ufunc` on `operands` (dtypes, or Python scalar types for weak scalars), some
+    of them float16, as (input dtype names, output dtype name); None for ufuncs with several outputs
+    or without a loop. Numba has no float16 loops and picks float32 ones, so ``float16 + float16``
+    would be float32 (and float16 + int32 float32, where NumPy gives float64); NumPy's float16 loops
+    compute in float32 and round each result to half, which the offloaded code does as well
     (operands cast to the loop's float16 inputs, the float32 loop, the result cast to float16)."""
     if ufunc.nout != 1:
         return None
     try:
         dts = ufunc.resolve_dtypes((*operands, None))
     except (TypeError, NotImplementedError, np.exceptions.DTypePromotionError):
-        return None
-    if not any(d == np.float16 for d in dts):
         return None
     return [d.name for d in dts[:-1]], dts[-1].name

@@ -108,8 +108,8 @@ class USMArrayType(types.Array):
 
 
 def half_result(ufunc, inputs) -> types.Type | None:
-    """float16 where NumPy's type resolution gives a float16 result for `ufunc` on `inputs` (arrays
-    by dtype, scalars as weak Python scalars), else None (``half.numpy_half_loop``)."""
+    """NumPy's result dtype for `ufunc` on `inputs`, some of them float16 (arrays by dtype, scalars
+    as weak Python scalars), or None (``half.numpy_half_loop``)."""
     try:
         ops = [
             half.promotion_operand(numpy_support.as_dtype(getattr(a, "dtype", a)).name, not isinstance(a, types.Array))
@@ -118,7 +118,7 @@ def half_result(ufunc, inputs) -> types.Type | None:
     except NotImplementedError:
         return None
     loop = half.numpy_half_loop(ufunc, ops)
-    return types.float16 if loop is not None and loop[1] == "float16" else None
+    return None if loop is None else numpy_support.from_dtype(np.dtype(loop[1]))
 
 
 def source_location(user_code: bool = False) -> str:
