@@ -62,7 +62,9 @@ impl<'ctx> KernelBuilder<'ctx> {
     /// is float16 rounds it to half precision (`round_half`), so a chain of float16 operations gives
     /// NumPy's float16 results, which NumPy also computes in float32 and rounds per operation. Single
     /// precision has more than twice half's significand bits plus two, so rounding the float32 result
-    /// of `+ - * / sqrt` once more to half gives the correctly rounded half result.
+    /// of `+ - * / sqrt` once more to half gives the correctly rounded half result. (The optimiser
+    /// may narrow such an operation into a `half` one, which is exact; LLVM's SPIR-V back end then
+    /// declares the Float16 capability, and the device needs cl_khr_fp16: `DeviceTarget::has_fp16`.)
     pub(super) fn reg_ty(&self, d: DType) -> BasicTypeEnum<'ctx> {
         match d {
             DType::F16 => self.ctx.f32_type().into(),
