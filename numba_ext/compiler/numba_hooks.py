@@ -51,14 +51,14 @@ from typing import Any
 
 import llvmlite.binding as llvm
 import numba
+from numba.core import boxing as numba_boxing
 from numba.core import ir_utils
-from numba.core.compiler import CompilerBase, DefaultPassBuilder
 from numba.core import types as nb_types
+from numba.core.compiler import CompilerBase, DefaultPassBuilder
 from numba.core.compiler_machinery import register_pass
 from numba.core.datamodel import default_manager
-from numba.core import boxing as numba_boxing  # registers Numba's boxers, which install() wraps
-from numba.core.pythonapi import _boxers, _unboxers
 from numba.core.errors import NumbaPerformanceWarning
+from numba.core.pythonapi import _boxers, _unboxers
 from numba.core.rewrites import register_rewrite
 from numba.core.runtime import _nrt_python
 from numba.core.typed_passes import NopythonTypeInference, ParforPass, ParforPreLoweringPass
@@ -193,8 +193,8 @@ def install() -> None:
     USMArrayType._is_internal = True
     float_handler = default_manager._handlers[nb_types.Float]
     default_manager.register(nb_types.Float, half.float_model_with_half(float_handler))
-    _boxers.functions[nb_types.Float] = half.box_float_with_half(_boxers.functions[nb_types.Float])
-    _unboxers.functions[nb_types.Float] = half.unbox_float_with_half(_unboxers.functions[nb_types.Float])
+    _boxers.functions[nb_types.Float] = half.box_float_with_half(numba_boxing.box_float)
+    _unboxers.functions[nb_types.Float] = half.unbox_float_with_half(numba_boxing.unbox_float)
     _installed = True
 
 

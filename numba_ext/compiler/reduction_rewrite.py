@@ -130,7 +130,13 @@ class RewriteReductions(Rewrite):
             # Numba's parfor pass turns whole-array sum/prod/min/max/mean into device loops, but not
             # any/all (they would run as host code, which buffer memory cannot serve)
             half = self.half and name in ("min", "max")
-            if axis is not None or name not in WHOLE_OPS or not self.parallel or name in ("any", "all") or half:
+            if (
+                axis is not None
+                or name not in WHOLE_OPS
+                or not self.parallel
+                or name in ("any", "all")
+                or half
+            ):
                 self.todo.append((inst, DISPATCH[name, op.startswith("x.")][0], [array, axis], False))
             elif name in EMPTY_MESSAGES and id(e) not in self.guarded:
                 self.guarded.add(id(e))

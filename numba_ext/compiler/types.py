@@ -112,7 +112,9 @@ def half_result(ufunc, inputs) -> types.Type | None:
     as weak Python scalars), or None (``half.numpy_half_loop``)."""
     try:
         ops = [
-            half.promotion_operand(numpy_support.as_dtype(getattr(a, "dtype", a)).name, not isinstance(a, types.Array))
+            half.promotion_operand(
+                numpy_support.as_dtype(getattr(a, "dtype", a)).name, not isinstance(a, types.Array)
+            )
             for a in inputs
         ]
     except NotImplementedError:

@@ -5,7 +5,9 @@
 
 use numba_ext_core::codegen::{self, DeviceCaps};
 use numba_ext_core::ir::cfg::{ArrayDecl, AtomicOp, Block, Function, Inst, KParam, Operand, Space, Term, WorkItem};
-use numba_ext_core::ir::{f16_bits, f16_value, round_f16, BinaryOp, DType, Graph, KernelSpec, Node, Op, Param, ParamKind, UnaryOp};
+use numba_ext_core::ir::{
+    f16_bits, f16_value, round_f16, BinaryOp, DType, Graph, KernelSpec, Node, Op, Param, ParamKind, UnaryOp,
+};
 use numba_ext_core::target::{DeviceTarget, Target};
 
 fn arr(name: &str, dtype: DType) -> Param {
@@ -17,11 +19,11 @@ fn f16_spec() -> KernelSpec {
     let h = DType::F16;
     let n = |op, dtype| Node { op, dtype };
     let mut nodes = vec![
-        n(Op::Load { param: 0 }, h),                  // 0 a
-        n(Op::Load { param: 1 }, h),                  // 1 b
-        n(Op::Scalar { param: 2 }, h),                // 2 s
-        n(Op::Const { value: 0.1, bits: 0 }, h),      // 3 0.1 as a half
-        n(Op::Load { param: 3 }, DType::F32),         // 4 x
+        n(Op::Load { param: 0 }, h),             // 0 a
+        n(Op::Load { param: 1 }, h),             // 1 b
+        n(Op::Scalar { param: 2 }, h),           // 2 s
+        n(Op::Const { value: 0.1, bits: 0 }, h), // 3 0.1 as a half
+        n(Op::Load { param: 3 }, DType::F32),    // 4 x
     ];
     let mut acc = 0;
     for op in [BinaryOp::Add, BinaryOp::Sub, BinaryOp::Mul, BinaryOp::Div, BinaryOp::Pow, BinaryOp::Max] {
@@ -141,7 +143,8 @@ fn half_elementwise_kernels_build_for_both_targets() {
 /// out[g] = a[g] * a[g] + s through a local float16 array; acc[0] += a[g] (refused: an atomic).
 fn f16_function(atomic: bool) -> Function {
     let h = DType::F16;
-    let decl = |space, shape: Vec<usize>| ArrayDecl { name: "x".into(), dtype: h, ndim: 1, space, shape, contiguous: true };
+    let decl =
+        |space, shape: Vec<usize>| ArrayDecl { name: "x".into(), dtype: h, ndim: 1, space, shape, contiguous: true };
     let l = Operand::Local;
     let zero = Operand::Const { value: 0.0, bits: 0, dtype: DType::I64 };
     let mut insts = vec![
@@ -149,8 +152,8 @@ fn f16_function(atomic: bool) -> Function {
         Inst::Load { dst: 1, array: 0, index: vec![l(0)] },
         Inst::Binary { dst: 2, op: BinaryOp::Mul, a: l(1), b: l(1) },
         Inst::Binary { dst: 2, op: BinaryOp::Add, a: l(2), b: l(3) },
-        Inst::Store { array: 2, index: vec![zero.clone()], src: l(2) },
-        Inst::Load { dst: 4, array: 2, index: vec![zero.clone()] },
+        Inst::Store { array: 2, index: vec![zero], src: l(2) },
+        Inst::Load { dst: 4, array: 2, index: vec![zero] },
         Inst::Cast { dst: 5, src: l(4) },
         Inst::Store { array: 1, index: vec![l(0)], src: l(4) },
     ];

@@ -32,7 +32,9 @@ def test_float16_where_the_device_has_fp16(make):
 
 @pytest.mark.parametrize("dtype", ["float16", np.float16, "e", "<f2"])
 def test_float16_needs_fp16(dtype):
-    dev = types.SimpleNamespace(has_fp64=True, has_aspect_fp16=False, filter_string="opencl:gpu:3", name="Old GPU")
+    dev = types.SimpleNamespace(
+        has_fp64=True, has_aspect_fp16=False, filter_string="opencl:gpu:3", name="Old GPU"
+    )
     with pytest.raises(UnsupportedError) as e:
         allocate((4,), dtype, types.SimpleNamespace(device=dev), "device")
     msg = str(e.value)

@@ -156,7 +156,9 @@ def test_reductions(rng):
     assert all(type(v) is float for v in (s, m, lo, hi))  # float16 results box as Python floats
     sums, maxes, argmins = axis_reductions(nx.asarray(h))
     assert nx.asnumpy(sums).dtype == F16
-    np.testing.assert_array_less(np.abs(nx.asnumpy(sums) - exact.sum(axis=0)), ULP * np.abs(exact).sum(axis=0) + ULP)
+    np.testing.assert_array_less(
+        np.abs(nx.asnumpy(sums) - exact.sum(axis=0)), ULP * np.abs(exact).sum(axis=0) + ULP
+    )
     same(maxes, h.max(axis=1))
     same(argmins, h.argmin(axis=0))
 

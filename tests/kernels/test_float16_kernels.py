@@ -76,7 +76,9 @@ def test_math(rng):
     out = nx.empty((N, 7), dtype=F16)
     math_fns[nx.Range(N)](nx.asarray(h), out)
     x = h.astype(np.float64)
-    want = np.stack([np.sqrt(x), np.exp(x), np.log(x), np.sin(x), np.cos(x), np.abs(x - 2), np.tanh(x)], axis=1)
+    want = np.stack(
+        [np.sqrt(x), np.exp(x), np.log(x), np.sin(x), np.cos(x), np.abs(x - 2), np.tanh(x)], axis=1
+    )
     got = nx.asnumpy(out)
     assert got.dtype == F16
     # computed in float32 or float64 (math's functions on a float32 value), rounded once to half

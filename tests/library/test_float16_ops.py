@@ -37,8 +37,8 @@ def same(got, want, ulps=0):
     else:
         spacing = np.abs(np.spacing(want.astype(host.dtype))).astype(np.float64)
         err = np.abs(host.astype(np.float64) - want.astype(np.float64))
-        assert np.all((err <= ulps * spacing) | (host == want) | (np.isnan(host) & np.isnan(want))), (
-            np.max(err / spacing)
+        assert np.all((err <= ulps * spacing) | (host == want) | (np.isnan(host) & np.isnan(want))), np.max(
+            err / spacing
         )
 
 
@@ -186,4 +186,6 @@ def test_cumsum(rng):
     got = nx.asnumpy(np.cumsum(nx.asarray(h)))
     assert got.dtype == F16
     exact = np.cumsum(h.astype(np.float64))
-    np.testing.assert_array_less(np.abs(got - exact), 50 * ULP * np.cumsum(np.abs(h.astype(np.float64))) + ULP)
+    np.testing.assert_array_less(
+        np.abs(got - exact), 50 * ULP * np.cumsum(np.abs(h.astype(np.float64))) + ULP
+    )

@@ -87,7 +87,7 @@ impl<'ctx> KernelBuilder<'ctx> {
     }
 
     /// A value of dtype `d` as loaded from memory (or received as an argument) in its register form.
-    pub(super) fn from_mem(&self, v: BasicValueEnum<'ctx>, d: DType) -> Result<BasicValueEnum<'ctx>> {
+    pub(super) fn mem_to_reg(&self, v: BasicValueEnum<'ctx>, d: DType) -> Result<BasicValueEnum<'ctx>> {
         Ok(match d {
             DType::Bool => self.i8_to_bool(v.into_int_value())?,
             DType::F16 => cg(self.b.build_float_ext(v.into_float_value(), self.ctx.f32_type(), "h2f"))?.into(),
@@ -97,7 +97,7 @@ impl<'ctx> KernelBuilder<'ctx> {
 
     /// A register value of dtype `d` in its memory form (float16 values are already rounded to half,
     /// so the truncation is exact).
-    pub(super) fn to_mem(&self, v: BasicValueEnum<'ctx>, d: DType) -> Result<BasicValueEnum<'ctx>> {
+    pub(super) fn reg_to_mem(&self, v: BasicValueEnum<'ctx>, d: DType) -> Result<BasicValueEnum<'ctx>> {
         Ok(match d {
             DType::Bool => cg(self.b.build_int_z_extend(v.into_int_value(), self.ctx.i8_type(), "b8"))?.into(),
             DType::F16 => cg(self.b.build_float_trunc(v.into_float_value(), self.ctx.f16_type(), "f2h"))?.into(),
@@ -200,7 +200,7 @@ impl<'ctx> KernelBuilder<'ctx> {
                 ParamKind::Scalar { dtype } => {
                     let v = param(k);
                     v.set_name(&p.name);
-                    scalars.insert(pi, self.from_mem(v, dtype)?);
+                    scalars.insert(pi, self.mem_to_reg(v, dtype)?);
                     k += 1;
                 }
             }
@@ -247,7 +247,7 @@ impl<'ctx> KernelBuilder<'ctx> {
                 if let Some(inst) = ld.as_instruction_value() {
                     let _ = inst.set_alignment(node.dtype.align() as u32);
                 }
-                self.from_mem(ld, node.dtype)?
+                self.mem_to_reg(ld, node.dtype)?
             }
             Op::Scalar { param } => p.scalars[&param],
             Op::Const { value, bits } => self.constant(node.dtype, value, bits),
@@ -259,7 +259,7 @@ impl<'ctx> KernelBuilder<'ctx> {
             }
             Op::Store { param, value } => {
                 let ptr = self.element_ptr(&p.arrays[&param], at, node.dtype)?;
-                let v = self.to_mem(vals[&value], node.dtype)?;
+                let v = self.reg_to_mem(vals[&value], node.dtype)?;
                 let st = cg(self.b.build_store(ptr, v))?;
                 let _ = st.set_alignment(node.dtype.align() as u32);
                 return Ok(None);

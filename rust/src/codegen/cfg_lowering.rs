@@ -159,7 +159,7 @@ impl<'ctx> KernelBuilder<'ctx> {
                     k += 2 + 2 * a.ndim as u32;
                 }
                 KParam::Scalar { local } => {
-                    let v = self.from_mem(param(k), f.locals[*local])?;
+                    let v = self.mem_to_reg(param(k), f.locals[*local])?;
                     cg(self.b.build_store(slots[*local], v))?;
                     k += 1;
                 }
@@ -238,7 +238,7 @@ impl<'ctx> Lowering<'_, 'ctx> {
         if let Some(i) = v.as_instruction_value() {
             let _ = i.set_alignment(d.align() as u32);
         }
-        self.kb.from_mem(v, d)
+        self.kb.mem_to_reg(v, d)
     }
 
     fn inst(&self, inst: &Inst) -> Result<()> {
@@ -265,7 +265,7 @@ impl<'ctx> Lowering<'_, 'ctx> {
             Inst::Store { array, index, src } => {
                 let d = self.f.arrays[*array].dtype;
                 let p = self.address(*array, index)?;
-                let v = kb.to_mem(self.operand(src)?, d)?;
+                let v = kb.reg_to_mem(self.operand(src)?, d)?;
                 let st = cg(kb.b.build_store(p, v))?;
                 let _ = st.set_alignment(d.align() as u32);
                 Ok(())
