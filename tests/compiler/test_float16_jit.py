@@ -174,9 +174,13 @@ def scale_by(a, s):
 
 
 @pytest.mark.needs_host_access
-def test_scalars_cross_the_boundary(rng):
+def test_float16_element_returned(rng):
     ha = halves(rng)
     v = first_element(nx.asarray(ha))
     assert type(v) is float and v == float(ha[0])
-    # a float16 argument unboxes to half (rounded once from the Python value)
+
+
+def test_float16_scalar_argument(rng):
+    ha = halves(rng)
+    # a float16 argument unboxes to half; NumPy scalars of float16 are float16 in the promotion
     same(scale_by(nx.asarray(ha), np.float16(0.1)), ha * np.float16(0.1))
