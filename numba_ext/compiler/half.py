@@ -19,6 +19,8 @@ from numba.core import types
 from numba.core.datamodel.models import PrimitiveModel
 from numba.core.pythonapi import NativeValue
 
+from ..errors import UnsupportedError
+
 
 class HalfModel(PrimitiveModel):
     """float16 in host code: LLVM ``half``."""
@@ -60,6 +62,16 @@ def unbox_float_with_half(unbox: Callable[[Any, Any, Any], Any]) -> Callable[[An
         return NativeValue(val, is_error=c.pyapi.c_api_error())
 
     return unbox_float
+
+
+def host_code_error(function: str, error: Exception) -> UnsupportedError:
+    """The error for a float16 operation Numba's CPU target cannot compile in host code (NumPy
+    ufuncs and ``np.sort`` on float16 values, for example), raised while compiling `function`."""
+    return UnsupportedError(
+        f"{function}: Numba cannot compile this float16 operation in host code ({error}); float16 "
+        "arrays compute in offloaded code (array expressions, prange loops, kernels): convert float16 "
+        "scalars first (np.float32(x)), or use float32 arrays (x.astype(np.float32))"
+    )
 
 
 #: The dtypes Numba gives Python scalars, and the Python type NumPy 2 promotes as weak for them

@@ -219,14 +219,13 @@ class SpecBuilder:
     ) -> tuple[int, str]:
         """Nodes computing `ufunc` on operand nodes `vals` ((node, dtype) pairs) with NumPy's
         semantics: the same loop selection Numba's typing uses picks the computation types, except
-        for NumPy's float16 loops (``half.numpy_half_loop``; constants and scalars are weak)."""
+        where an operand is float16 (NumPy's loop, ``half.numpy_half_loop``; scalars are weak)."""
         ops = [half.promotion_operand(dt, isinstance(self.nodes[v], (Const, ScalarArg))) for v, dt in vals]
-        half_loop = half.numpy_half_loop(ufunc, ops) if "float16" in (dt for _, dt in vals) else None
-        if half_loop is None:
-            return self._apply_loop(ufunc, vals, name)
-        vals = [(self.cast(v, dt, want), want) for (v, dt), want in zip(vals, half_loop[0])]
+        loop = half.numpy_half_loop(ufunc, ops) if "float16" in (dt for _, dt in vals) else None
+        if loop is not None:
+            vals = [(self.cast(v, dt, want), want) for (v, dt), want in zip(vals, loop[0])]
         v, dt = self._apply_loop(ufunc, vals, name)
-        return self.cast(v, dt, half_loop[1]), half_loop[1]
+        return (v, dt) if loop is None else (self.cast(v, dt, loop[1]), loop[1])
 
     def _apply_loop(
         self, ufunc: np.ufunc, vals: list[tuple[int, str]], name: str | None = None

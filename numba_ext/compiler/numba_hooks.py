@@ -16,6 +16,8 @@ Numba symbol                                                    why
                                                                 arrays it returns to compiled code
 ``llvmlite.binding.add_symbol``                                 compiled host code calls the extension's
                                                                 C ABI (``nx_box``, ``nx_launch``, ...)
+                                                                and its half-precision conversions
+                                                                (``__truncdfhf2``, ...)
 ``numba.np.arrayobj.populate_array`` (wrapped)                  arrays of our type take their queue from
                                                                 their meminfo, so views keep the queue
 ``numba.parfors.parfor_lowering._lower_parfor_parallel``        ``prange`` loops over USM arrays in plain
@@ -34,9 +36,9 @@ Numba symbol                                                    why
                                                                 our type (it follows NumPy's semantics)
 ``Dispatcher._reset_overloads`` (per jitted function)           ``recompile()`` clears the launch fast
                                                                 path's cached entry points too
-``numba.core.datamodel.default_manager``, ``pythonapi._boxers``  host code holds float16 arrays and values
-and ``_unboxers`` (their ``types.Float`` handlers wrapped)       (``half.py``): Numba's CPU target has no
-                                                                float16 model or boxing (CUDA has)
+``numba.core.datamodel.default_manager``,                       host code holds float16 arrays and values
+``numba.core.pythonapi._boxers`` and ``_unboxers`` (their       (``half.py``): Numba's CPU target has no
+``types.Float`` handlers wrapped)                               float16 model or boxing (CUDA has)
 ==============================================================  ===========================================
 
 :func:`install` applies all of them once (idempotent); Numba calls it through the ``numba_extensions``
@@ -125,9 +127,18 @@ class QuietParforPass(ParforPass):
 
 
 class OffloadCompiler(CompilerBase):
-    """Numba's nopython pipeline (with parfors) plus the reduction checks and OffloadParfors."""
+    """Numba's nopython pipeline (with parfors) plus the reduction checks and OffloadParfors; Numba's
+    refusals of float16 operations in host code become UnsupportedError."""
 
     offloads_setitems = True  # OffloadParfors runs the slice assignments left on the host on the device
+
+    def compile_extra(self, func):
+        try:
+            return super().compile_extra(func)
+        except NotImplementedError as e:
+            if "float16" not in str(e):
+                raise
+            raise half.host_code_error(self.state.func_id.func_qualname, e) from None
 
     def define_pipelines(self):
         pm = DefaultPassBuilder.define_nopython_pipeline(self.state)

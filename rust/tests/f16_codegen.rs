@@ -14,7 +14,8 @@ fn arr(name: &str, dtype: DType) -> Param {
     Param { name: name.into(), kind: ParamKind::Array { dtype, ndim: 1, contiguous: true } }
 }
 
-/// out = where(a < b, f(a, b, s), 0.1) in float16, wide = float32(out) + float32 x, back = float16(x).
+/// out = where(a < b, f(a, b, s), 0.1) in float16, wide = float32(out) + float32 x, back = float16(x),
+/// dh = float16(d) for float64 d.
 fn f16_spec() -> KernelSpec {
     let h = DType::F16;
     let n = |op, dtype| Node { op, dtype };
@@ -49,6 +50,12 @@ fn f16_spec() -> KernelSpec {
     nodes.push(n(Op::Cast { arg: 4 }, h));
     let back = nodes.len() - 1;
     nodes.push(n(Op::Store { param: 6, value: back }, h));
+    // float64 rounds to half directly
+    nodes.push(n(Op::Load { param: 7 }, DType::F64));
+    let d = nodes.len() - 1;
+    nodes.push(n(Op::Cast { arg: d }, h));
+    let dh = nodes.len() - 1;
+    nodes.push(n(Op::Store { param: 8, value: dh }, h));
     KernelSpec {
         name: "k_half".into(),
         ndim: 1,
@@ -60,6 +67,8 @@ fn f16_spec() -> KernelSpec {
             arr("out", h),
             arr("wide", DType::F32),
             arr("back", h),
+            arr("d", DType::F64),
+            arr("dh", h),
         ],
         nodes,
     }
@@ -130,6 +139,7 @@ fn half_elementwise_kernels_build_for_both_targets() {
     let ir = &spv.llvm_ir;
     assert!(ir.contains("load half") && ir.contains("store half"), "{ir}");
     assert!(ir.contains("fpext half") && ir.contains("fptrunc float"), "{ir}");
+    assert!(ir.contains("fptrunc double") && ir.contains("to half"), "{ir}");
     // the constant 0.1 is the half nearest to it, held as a float
     assert!(ir.contains("0x3FB9980000000000"), "{ir}");
     // math runs in single precision
@@ -138,6 +148,7 @@ fn half_elementwise_kernels_build_for_both_targets() {
     assert!(ptx.contains(".entry k_half") && !ptx.contains(".extern .func"), "{ptx}");
     assert!(ptx.contains("ld.global.b16") || ptx.contains("ld.global.u16"), "{ptx}");
     assert!(ptx.contains("cvt.rn.f16.f32") && ptx.contains("cvt.f32.f16"), "{ptx}");
+    assert!(ptx.contains("cvt.rn.f16.f64"), "{ptx}");
 }
 
 /// out[g] = a[g] * a[g] + s through a local float16 array; acc[0] += a[g] (refused: an atomic).

@@ -10,6 +10,7 @@ import pytest
 from numba import prange
 
 import numba_ext as nx
+from numba_ext.errors import UnsupportedError
 
 from ..checks import N, poison
 
@@ -184,3 +185,25 @@ def test_float16_scalar_argument(rng):
     ha = halves(rng)
     # a float16 argument unboxes to half; NumPy scalars of float16 are float16 in the promotion
     same(scale_by(nx.asarray(ha), np.float16(0.1)), ha * np.float16(0.1))
+
+
+@nx.jit
+def host_ufunc_on_half(a):
+    return np.isnan(a[0])
+
+
+@nx.jit
+def sorted_halves(a):
+    return np.sort(a)
+
+
+@pytest.mark.parametrize(
+    "f",
+    [pytest.param(host_ufunc_on_half, marks=pytest.mark.needs_host_access), sorted_halves],
+    ids=lambda f: f.__name__,
+)
+def test_numba_refusals_are_clear(rng, f):
+    # Numba's CPU target has no float16 loops for NumPy functions on host values: a clear error
+    with pytest.raises(UnsupportedError, match="float16") as e:
+        f(nx.asarray(halves(rng)))
+    assert "np.float32" in str(e.value) and f.__name__ in str(e.value)
