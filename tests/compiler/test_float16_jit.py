@@ -207,3 +207,20 @@ def test_numba_refusals_are_clear(rng, f):
     with pytest.raises(UnsupportedError, match="float16") as e:
         f(nx.asarray(halves(rng)))
     assert "np.float32" in str(e.value) and f.__name__ in str(e.value)
+
+
+@nx.jit
+def in_place(a, b):
+    a += 1.5
+    a *= b
+    a[a > 1] = 0.3
+    return a
+
+
+def test_in_place_operations(rng):
+    ha, hb = halves(rng), halves(rng)
+    want = ha.copy()
+    want += 1.5
+    want *= hb
+    want[want > 1] = 0.3
+    same(in_place(nx.asarray(ha), nx.asarray(hb)), want)
