@@ -32,6 +32,8 @@ def poison(n, *dtypes, copies=6):
 
 
 def tol(dtype):
+    if np.dtype(dtype) == np.float16:
+        return (1e-3, 1e-4)  # one unit in the last place of half precision: 2**-10
     return (1e-5, 1e-6) if np.dtype(dtype) in (np.float32, np.complex64) else (1e-12, 1e-14)
 
 

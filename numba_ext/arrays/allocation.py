@@ -14,7 +14,7 @@ from .. import _core
 from ..devices import Queue
 from ..errors import UnsupportedError
 from . import hooks
-from .dtypes import SUPPORTED_DTYPE_SET, check_dtype, check_usm_type
+from .dtypes import SUPPORTED_DTYPE_SET, check_dtype, check_precision, check_usm_type
 from .flags import layout_order
 
 if TYPE_CHECKING:
@@ -64,6 +64,7 @@ def allocate(shape: ShapeLike, dtype: DTypeLike, queue: Queue, usm_type: str) ->
         check_usm_type(usm_type)
         if dt.char in "dD" and not queue.device.has_fp64:
             raise fp64_error(dt, queue)
+        check_precision(dt, queue)
         info = _infos[key] = hooks.typing.new_array_info(dt, len(shape), usm_type, key[3])
     return _core.empty(queue, shape, dt.itemsize, info)
 

@@ -19,6 +19,7 @@ SUPPORTED_DTYPES: tuple[np.dtype, ...] = tuple(
         "uint16",
         "uint32",
         "uint64",
+        "float16",
         "float32",
         "float64",
         "complex64",
@@ -42,15 +43,30 @@ def check_dtype(dtype: object) -> np.dtype:
         dt = np.dtype(dtype)  # type: ignore[call-overload]
     except TypeError as e:
         raise TypeError(f"unsupported dtype {dtype!r}: {e}") from None
-    if dt == np.float16:
-        raise UnsupportedError(
-            "float16 arrays are not supported by numba_ext yet, on any device (Device.has_aspect_fp16 "
-            "tells whether a device reports cl_khr_fp16); use float32 (x.astype(np.float32))"
-        )
     if dt not in SUPPORTED_DTYPE_SET:
         names = ", ".join(d.name for d in SUPPORTED_DTYPES)
         raise TypeError(f"unsupported dtype {dt}: numba_ext arrays hold {names}")
     return dt.newbyteorder("=") if dt.byteorder not in ("=", "|") else dt
+
+
+def fp16_error(queue: Queue) -> UnsupportedError:
+    """The error for float16 data on a device without half precision (``has_aspect_fp16``: the
+    OpenCL extension cl_khr_fp16), naming the device and the dtype to use instead.
+
+    float16 arrays hold IEEE half values (2 bytes each); code on them computes in float32 and
+    rounds every float16 result to half precision, as NumPy's float16 loops do."""
+    return UnsupportedError(
+        f"float16 data needs half precision, but device {queue.device.filter_string} "
+        f"({queue.device.name}) does not report it (Device.has_aspect_fp16 is False: no cl_khr_fp16); "
+        "use float32 (x.astype(np.float32) on the host, or dtype=np.float32)"
+    )
+
+
+def check_precision(dt: np.dtype, queue: Queue) -> None:
+    """UnsupportedError where `queue`'s device cannot hold `dt`: float16 without half precision.
+    (float64 and complex128 without fp64: ``allocation.fp64_error``.)"""
+    if dt.char == "e" and not queue.device.has_aspect_fp16:
+        raise fp16_error(queue)
 
 
 def default_float(queue: Queue) -> np.dtype:

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..devices import Queue
 from ..errors import ArrayInterfaceError
-from .dtypes import SUPPORTED_DTYPE_SET, SUPPORTED_DTYPES, check_usm_type
+from .dtypes import SUPPORTED_DTYPE_SET, SUPPORTED_DTYPES, check_precision, check_usm_type
 from .ndarray import ndarray
 
 #: the protocol versions understood (dpctl's ``usm_ndarray`` exports version 1, as numba_ext does)
@@ -71,6 +71,7 @@ def validate_interface(
         )
     q = _queue(what, iface["syclobj"])
     dt = _dtype(what, iface["typestr"])
+    check_precision(dt, q)
     shape = _ints(what, "shape", iface["shape"])
     if any(n < 0 for n in shape):
         raise ArrayInterfaceError(f"{what} has shape={iface['shape']!r} with a negative extent")

@@ -1,6 +1,7 @@
 """The compiler layer: numba_ext arrays in Numba, and Numba functions as device kernels.
 
-Owns: the Numba type and data model of ``numba_ext.ndarray`` (``types``), boxing (``boxing``), the
+Owns: the Numba type and data model of ``numba_ext.ndarray`` (``types``), boxing (``boxing``),
+float16 in host code and NumPy's float16 loops (``half``), the
 rewrites of NumPy calls on USM arrays (``alloc``, ``elementwise``, ``reduction_rewrite``, ``scans``,
 ``numpy_calls`` with ``search_and_count``, ``reshape_views`` and ``products_out``, and
 ``inplace_broadcast`` with ``inplace_helpers``),

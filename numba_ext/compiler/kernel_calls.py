@@ -177,6 +177,8 @@ def _kernel_api(tr: Translator, fn: Any, target: ir.Var, args: list[ir.Var], t: 
         arr = tr.array(args[0])
         index = tr.index_ops(args[1], arr)
         adt = tr.fb.arrays[arr].dtype
+        if adt == "float16":
+            tr.fail(f"atomic.{op} on a float16 array (atomics take int32, int64, float32 and float64 arrays)")
         cmp: Operand | None = None
         if op == "compare_exchange":
             cmp, val = tr.cast(tr.scalar(args[2]), adt), tr.cast(tr.scalar(args[3]), adt)

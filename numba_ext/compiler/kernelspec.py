@@ -18,7 +18,7 @@ from numba.np import numpy_support
 from numba.np.ufunc.array_exprs import _binops, _unaryops
 
 from ..errors import UnsupportedError
-from . import complex_lowering
+from . import complex_lowering, half
 from .kernel_ir import (
     ArrayParam,
     Binary,
@@ -218,7 +218,18 @@ class SpecBuilder:
         self, ufunc: np.ufunc, vals: list[tuple[int, str]], name: str | None = None
     ) -> tuple[int, str]:
         """Nodes computing `ufunc` on operand nodes `vals` ((node, dtype) pairs) with NumPy's
-        semantics: the same loop selection Numba's typing uses picks the computation types."""
+        semantics: the same loop selection Numba's typing uses picks the computation types, except
+        where an operand is float16 (NumPy's loop, ``half.numpy_half_loop``; scalars are weak)."""
+        ops = [half.promotion_operand(dt, isinstance(self.nodes[v], (Const, ScalarArg))) for v, dt in vals]
+        loop = half.numpy_half_loop(ufunc, ops) if "float16" in (dt for _, dt in vals) else None
+        if loop is not None:
+            vals = [(self.cast(v, dt, want), want) for (v, dt), want in zip(vals, loop[0])]
+        v, dt = self._apply_loop(ufunc, vals, name)
+        return (v, dt) if loop is None else (self.cast(v, dt, loop[1]), loop[1])
+
+    def _apply_loop(
+        self, ufunc: np.ufunc, vals: list[tuple[int, str]], name: str | None = None
+    ) -> tuple[int, str]:
         arg_tys = tuple(numpy_support.from_dtype(np.dtype(dt)) for _, dt in vals)
         loop = numpy_support.ufunc_find_matching_loop(ufunc, arg_tys)
         if loop is None:

@@ -16,6 +16,8 @@ Numba symbol                                                    why
                                                                 arrays it returns to compiled code
 ``llvmlite.binding.add_symbol``                                 compiled host code calls the extension's
                                                                 C ABI (``nx_box``, ``nx_launch``, ...)
+                                                                and its half-precision conversions
+                                                                (``__truncdfhf2``, ...)
 ``numba.np.arrayobj.populate_array`` (wrapped)                  arrays of our type take their queue from
                                                                 their meminfo, so views keep the queue
 ``numba.parfors.parfor_lowering._lower_parfor_parallel``        ``prange`` loops over USM arrays in plain
@@ -34,6 +36,9 @@ Numba symbol                                                    why
                                                                 our type (it follows NumPy's semantics)
 ``Dispatcher._reset_overloads`` (per jitted function)           ``recompile()`` clears the launch fast
                                                                 path's cached entry points too
+``numba.core.datamodel.default_manager``,                       host code holds float16 arrays and values
+``numba.core.pythonapi._boxers`` and ``_unboxers`` (their       (``half.py``): Numba's CPU target has no
+``types.Float`` handlers wrapped)                               float16 model or boxing (CUDA has)
 ==============================================================  ===========================================
 
 :func:`install` applies all of them once (idempotent); Numba calls it through the ``numba_extensions``
@@ -48,10 +53,14 @@ from typing import Any
 
 import llvmlite.binding as llvm
 import numba
+from numba.core import boxing as numba_boxing
 from numba.core import ir_utils
+from numba.core import types as nb_types
 from numba.core.compiler import CompilerBase, DefaultPassBuilder
 from numba.core.compiler_machinery import register_pass
+from numba.core.datamodel import default_manager
 from numba.core.errors import NumbaPerformanceWarning
+from numba.core.pythonapi import _boxers, _unboxers
 from numba.core.rewrites import register_rewrite
 from numba.core.runtime import _nrt_python
 from numba.core.typed_passes import NopythonTypeInference, ParforPass, ParforPreLoweringPass
@@ -89,6 +98,7 @@ from . import (  # noqa: E402
     alloc_calls,
     boxing,
     elementwise,
+    half,
     numpy_calls,
     offload,
     reduction_rewrite,
@@ -117,9 +127,18 @@ class QuietParforPass(ParforPass):
 
 
 class OffloadCompiler(CompilerBase):
-    """Numba's nopython pipeline (with parfors) plus the reduction checks and OffloadParfors."""
+    """Numba's nopython pipeline (with parfors) plus the reduction checks and OffloadParfors; Numba's
+    refusals of float16 operations in host code become UnsupportedError."""
 
     offloads_setitems = True  # OffloadParfors runs the slice assignments left on the host on the device
+
+    def compile_extra(self, func):
+        try:
+            return super().compile_extra(func)
+        except NotImplementedError as e:
+            if "float16" not in str(e):
+                raise
+            raise half.host_code_error(self.state.func_id.func_qualname, e) from None
 
     def define_pipelines(self):
         pm = DefaultPassBuilder.define_nopython_pipeline(self.state)
@@ -183,6 +202,10 @@ def install() -> None:
     register_pass(mutates_CFG=False, analysis_only=True)(reduction_rules.CheckReductionsPass)
 
     USMArrayType._is_internal = True
+    float_handler = default_manager._handlers[nb_types.Float]
+    default_manager.register(nb_types.Float, half.float_model_with_half(float_handler))
+    _boxers.functions[nb_types.Float] = half.box_float_with_half(numba_boxing.box_float)
+    _unboxers.functions[nb_types.Float] = half.unbox_float_with_half(numba_boxing.unbox_float)
     _installed = True
 
 

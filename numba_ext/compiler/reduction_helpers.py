@@ -51,6 +51,8 @@ def whole_function(op: str, ndim: int, dtype, contiguous: bool) -> JitFunction:
     `dtype`: a scalar, raising NumPy's ValueError for min/max/argmin/argmax of nothing. C-contiguous
     arrays (`contiguous`) are read as one flat run, which saves unravelling N-D indices."""
     complex_lowering.check_ordered(op, dtype)
+    if np.dtype(dtype) == np.float16 and op in ("min", "max", "argmin", "argmax"):
+        return half_extreme(op, ndim, contiguous)
     boolean = np.dtype(dtype) == np.bool_
     flat = contiguous and ndim > 1
     if op.startswith("arg"):
@@ -62,6 +64,20 @@ def whole_function(op: str, ndim: int, dtype, contiguous: bool) -> JitFunction:
     if op == "mean":
         return mean_reducer(result_dtype("mean", dtype).name, 1 if flat else ndim, flat)
     return whole_reducer(op, EMPTY_MESSAGES.get(op), flat)
+
+
+@functools.cache
+def half_extreme(op: str, ndim: int, contiguous: bool) -> JitFunction:
+    """np.min / np.max / np.argmin / np.argmax of float16 data: Numba's own implementations do not
+    compile for float16 (no float16 NaN test in host code), so the data is reduced as float32 (every
+    half is a float32, so the extreme and its index are the same); min and max return float16."""
+    inner = whole_function(op, ndim, np.dtype(np.float32), contiguous)._dispatcher
+    back = unchanged if op.startswith("arg") else np.float16
+
+    def reduce_half(a):
+        return back(inner(a.astype(np.float32)))
+
+    return jit(reduce_half)
 
 
 @functools.cache

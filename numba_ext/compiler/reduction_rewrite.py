@@ -92,6 +92,10 @@ class RewriteReductions(Rewrite):
     def __init__(self, state):
         super().__init__(state)
         self.parallel = parallelizes(state)
+        # Numba's np.min / np.max do not compile for float16 (no float16 NaN test): with float16
+        # array arguments, whole-array min/max go to the helpers too (they reduce as float32)
+        args = getattr(state, "args", None) or ()
+        self.half = any(getattr(t, "dtype", None) == numba.core.types.float16 for t in args)
         self.guarded = set()  # the whole-array min/max calls given a check (ids of their IR nodes)
 
     def match(self, func_ir, block, typemap, calltypes):
@@ -125,7 +129,14 @@ class RewriteReductions(Rewrite):
             name = op.removeprefix("x.")
             # Numba's parfor pass turns whole-array sum/prod/min/max/mean into device loops, but not
             # any/all (they would run as host code, which buffer memory cannot serve)
-            if axis is not None or name not in WHOLE_OPS or not self.parallel or name in ("any", "all"):
+            half = self.half and name in ("min", "max")
+            if (
+                axis is not None
+                or name not in WHOLE_OPS
+                or not self.parallel
+                or name in ("any", "all")
+                or half
+            ):
                 self.todo.append((inst, DISPATCH[name, op.startswith("x.")][0], [array, axis], False))
             elif name in EMPTY_MESSAGES and id(e) not in self.guarded:
                 self.guarded.add(id(e))

@@ -24,6 +24,7 @@ from .. import _core
 from ..arrays import hooks, ndarray
 from ..errors import ExecutionPlacementError
 from ..placement import coerce_usm_types
+from . import half
 
 
 class USMArrayType(types.Array):
@@ -101,7 +102,25 @@ class USMArrayType(types.Array):
             isinstance(getattr(a, "dtype", a), (types.Integer, types.Boolean)) for a in inputs
         ):
             force = types.float64  # NumPy divides integers and bools in float64 (Numba: float32 for int8)
+        elif ufunc.nout == 1 and any(getattr(a, "dtype", a) == types.float16 for a in inputs):
+            force = half_result(ufunc, inputs)  # Numba has no float16 loops: it picks float32 ones
         return result_class(coerce_usm_types([a.usm_type for a in ours]), devices[0], force)
+
+
+def half_result(ufunc, inputs) -> types.Type | None:
+    """NumPy's result dtype for `ufunc` on `inputs`, some of them float16 (arrays by dtype, scalars
+    as weak Python scalars), or None (``half.numpy_half_loop``)."""
+    try:
+        ops = [
+            half.promotion_operand(
+                numpy_support.as_dtype(getattr(a, "dtype", a)).name, not isinstance(a, types.Array)
+            )
+            for a in inputs
+        ]
+    except NotImplementedError:
+        return None
+    loop = half.numpy_half_loop(ufunc, ops)
+    return None if loop is None else numpy_support.from_dtype(np.dtype(loop[1]))
 
 
 def source_location(user_code: bool = False) -> str:

@@ -46,18 +46,27 @@ pub struct DeviceTarget {
     pub target: Target,
     /// Whether the device computes in float64 (kernels using it are refused otherwise).
     pub has_fp64: bool,
+    /// Whether the device reports half precision (`cl_khr_fp16`; kernels using float16 are refused
+    /// otherwise). [`DeviceTarget::new`] assumes it; the runtime sets it from the device.
+    pub has_fp16: bool,
     /// How error messages name the device.
     pub name: String,
 }
 
 impl DeviceTarget {
     pub fn new(target: Target, has_fp64: bool, name: String) -> Self {
-        DeviceTarget { target, has_fp64, name }
+        DeviceTarget { target, has_fp64, has_fp16: true, name }
+    }
+
+    /// This target with `has_fp16` set.
+    pub fn with_fp16(mut self, has_fp16: bool) -> Self {
+        self.has_fp16 = has_fp16;
+        self
     }
 
     /// The part of a compiled-binary cache key that depends on the device: devices agreeing on it
     /// share binaries.
     pub fn cache_key(&self) -> String {
-        format!("{:?}|{}", self.target, self.has_fp64)
+        format!("{:?}|{}|{}", self.target, self.has_fp64, self.has_fp16)
     }
 }

@@ -57,7 +57,7 @@ BAD = [
     ("typestr", KeyError, "'typestr'"),
     ("syclobj", KeyError, "'syclobj'"),
     ("typestr", ">f8", "typestr='>f8'"),
-    ("typestr", "<f2", "typestr='<f2'"),  # float16 arrays are not supported
+    ("typestr", "<m8[s]", "typestr='<m8[s]'"),  # timedelta arrays are not supported
     ("typestr", "nonsense", "typestr='nonsense'"),
     ("typestr", np.float64, "typestr=<class 'numpy.float64'>"),
     ("shape", (3, -4), "shape=(3, -4)"),

@@ -1,7 +1,8 @@
 """What a device says about half and double precision (``has_aspect_fp16`` / ``has_aspect_fp64``,
-dpctl's names), the clear refusal of float16 arrays, and complex128 / float64 on a device without
-fp64 (the error names the dtype, the device and the dtype to use; checked with the facts of such a
-device, since the test devices all have fp64)."""
+dpctl's names), float16 arrays where the device reports half precision and their clear refusal where
+it does not, and complex128 / float64 on a device without fp64 (the error names the dtype, the
+device and the dtype to use; checked with the facts of such a device, since the test devices all
+have fp64 and fp16)."""
 
 import types
 
@@ -20,12 +21,25 @@ def test_device_precision_aspects():
 
 
 @pytest.mark.parametrize(
-    "make", [lambda: nx.asarray(np.ones(3, np.float16)), lambda: nx.empty(3, dtype="float16")]
+    "make", [lambda: nx.asarray(np.full(3, 0.1, np.float16)), lambda: nx.full(3, 0.1, dtype="float16")]
 )
-def test_float16_is_refused_clearly(make):
-    with pytest.raises(UnsupportedError, match="float16") as e:
-        make()
-    assert "has_aspect_fp16" in str(e.value) and "float32" in str(e.value)
+def test_float16_where_the_device_has_fp16(make):
+    assert nx.asarray([1.0]).device.has_aspect_fp16, "the test devices report cl_khr_fp16"
+    x = make()
+    assert x.dtype == np.float16 and x.__sycl_usm_array_interface__["typestr"] == "<f2"
+    np.testing.assert_array_equal(nx.asnumpy(x), np.full(3, 0.1, np.float16))
+
+
+@pytest.mark.parametrize("dtype", ["float16", np.float16, "e", "<f2"])
+def test_float16_needs_fp16(dtype):
+    dev = types.SimpleNamespace(
+        has_fp64=True, has_aspect_fp16=False, filter_string="opencl:gpu:3", name="Old GPU"
+    )
+    with pytest.raises(UnsupportedError) as e:
+        allocate((4,), dtype, types.SimpleNamespace(device=dev), "device")
+    msg = str(e.value)
+    assert "float16" in msg and "opencl:gpu:3" in msg and "Old GPU" in msg, msg
+    assert "has_aspect_fp16" in msg and "float32" in msg, msg
     assert isinstance(e.value, TypeError)
 
 

@@ -55,9 +55,19 @@ impl<'ctx> KernelBuilder<'ctx> {
         KernelBuilder { ctx, module, b: ctx.create_builder(), flavor }
     }
 
-    /// Register type of a dtype (bool is `i1` in registers, `i8` in memory).
+    /// Register type of a dtype (bool is `i1` in registers, `i8` in memory; float16 is `float` in
+    /// registers, `half` in memory).
+    ///
+    /// float16: values are stored as IEEE half and computed in float32; every operation whose result
+    /// is float16 rounds it to half precision (`round_half`), so a chain of float16 operations gives
+    /// NumPy's float16 results, which NumPy also computes in float32 and rounds per operation. Single
+    /// precision has more than twice half's significand bits plus two, so rounding the float32 result
+    /// of `+ - * / sqrt` once more to half gives the correctly rounded half result. (The optimiser
+    /// may narrow such an operation into a `half` one, which is exact; LLVM's SPIR-V back end then
+    /// declares the Float16 capability, and the device needs cl_khr_fp16: `DeviceTarget::has_fp16`.)
     pub(super) fn reg_ty(&self, d: DType) -> BasicTypeEnum<'ctx> {
         match d {
+            DType::F16 => self.ctx.f32_type().into(),
             DType::Bool => self.ctx.bool_type().into(),
             DType::I8 | DType::U8 => self.ctx.i8_type().into(),
             DType::I16 | DType::U16 => self.ctx.i16_type().into(),
@@ -69,11 +79,36 @@ impl<'ctx> KernelBuilder<'ctx> {
         }
     }
     pub(super) fn mem_ty(&self, d: DType) -> BasicTypeEnum<'ctx> {
-        if d == DType::Bool {
-            self.ctx.i8_type().into()
-        } else {
-            self.reg_ty(d)
+        match d {
+            DType::Bool => self.ctx.i8_type().into(),
+            DType::F16 => self.ctx.f16_type().into(),
+            _ => self.reg_ty(d),
         }
+    }
+
+    /// A value of dtype `d` as loaded from memory (or received as an argument) in its register form.
+    pub(super) fn mem_to_reg(&self, v: BasicValueEnum<'ctx>, d: DType) -> Result<BasicValueEnum<'ctx>> {
+        Ok(match d {
+            DType::Bool => self.i8_to_bool(v.into_int_value())?,
+            DType::F16 => cg(self.b.build_float_ext(v.into_float_value(), self.ctx.f32_type(), "h2f"))?.into(),
+            _ => v,
+        })
+    }
+
+    /// A register value of dtype `d` in its memory form (float16 values are already rounded to half,
+    /// so the truncation is exact).
+    pub(super) fn reg_to_mem(&self, v: BasicValueEnum<'ctx>, d: DType) -> Result<BasicValueEnum<'ctx>> {
+        Ok(match d {
+            DType::Bool => cg(self.b.build_int_z_extend(v.into_int_value(), self.ctx.i8_type(), "b8"))?.into(),
+            DType::F16 => cg(self.b.build_float_trunc(v.into_float_value(), self.ctx.f16_type(), "f2h"))?.into(),
+            _ => v,
+        })
+    }
+
+    /// A float value (float32 or float64) rounded to half precision, in float16's register form.
+    pub(super) fn round_half(&self, v: BasicValueEnum<'ctx>) -> Result<BasicValueEnum<'ctx>> {
+        let h = cg(self.b.build_float_trunc(v.into_float_value(), self.ctx.f16_type(), "rh"))?;
+        Ok(cg(self.b.build_float_ext(h, self.ctx.f32_type(), "h2f"))?.into())
     }
 
     pub fn build(self, g: &Graph) -> Result<Module<'ctx>> {
@@ -165,8 +200,7 @@ impl<'ctx> KernelBuilder<'ctx> {
                 ParamKind::Scalar { dtype } => {
                     let v = param(k);
                     v.set_name(&p.name);
-                    let v = if dtype == DType::Bool { self.i8_to_bool(v.into_int_value())? } else { v };
-                    scalars.insert(pi, v);
+                    scalars.insert(pi, self.mem_to_reg(v, dtype)?);
                     k += 1;
                 }
             }
@@ -213,11 +247,7 @@ impl<'ctx> KernelBuilder<'ctx> {
                 if let Some(inst) = ld.as_instruction_value() {
                     let _ = inst.set_alignment(node.dtype.align() as u32);
                 }
-                if node.dtype == DType::Bool {
-                    self.i8_to_bool(ld.into_int_value())?
-                } else {
-                    ld
-                }
+                self.mem_to_reg(ld, node.dtype)?
             }
             Op::Scalar { param } => p.scalars[&param],
             Op::Const { value, bits } => self.constant(node.dtype, value, bits),
@@ -229,10 +259,7 @@ impl<'ctx> KernelBuilder<'ctx> {
             }
             Op::Store { param, value } => {
                 let ptr = self.element_ptr(&p.arrays[&param], at, node.dtype)?;
-                let mut v = vals[&value];
-                if node.dtype == DType::Bool {
-                    v = cg(self.b.build_int_z_extend(v.into_int_value(), self.ctx.i8_type(), "b8"))?.into();
-                }
+                let v = self.reg_to_mem(vals[&value], node.dtype)?;
                 let st = cg(self.b.build_store(ptr, v))?;
                 let _ = st.set_alignment(node.dtype.align() as u32);
                 return Ok(None);

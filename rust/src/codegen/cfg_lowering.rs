@@ -159,10 +159,7 @@ impl<'ctx> KernelBuilder<'ctx> {
                     k += 2 + 2 * a.ndim as u32;
                 }
                 KParam::Scalar { local } => {
-                    let mut v = param(k);
-                    if f.locals[*local] == DType::Bool {
-                        v = self.i8_to_bool(v.into_int_value())?;
-                    }
+                    let v = self.mem_to_reg(param(k), f.locals[*local])?;
                     cg(self.b.build_store(slots[*local], v))?;
                     k += 1;
                 }
@@ -241,10 +238,7 @@ impl<'ctx> Lowering<'_, 'ctx> {
         if let Some(i) = v.as_instruction_value() {
             let _ = i.set_alignment(d.align() as u32);
         }
-        if d == DType::Bool {
-            return self.kb.i8_to_bool(v.into_int_value());
-        }
-        Ok(v)
+        self.kb.mem_to_reg(v, d)
     }
 
     fn inst(&self, inst: &Inst) -> Result<()> {
@@ -271,10 +265,7 @@ impl<'ctx> Lowering<'_, 'ctx> {
             Inst::Store { array, index, src } => {
                 let d = self.f.arrays[*array].dtype;
                 let p = self.address(*array, index)?;
-                let mut v = self.operand(src)?;
-                if d == DType::Bool {
-                    v = cg(kb.b.build_int_z_extend(v.into_int_value(), kb.ctx.i8_type(), "b8"))?.into();
-                }
+                let v = kb.reg_to_mem(self.operand(src)?, d)?;
                 let st = cg(kb.b.build_store(p, v))?;
                 let _ = st.set_alignment(d.align() as u32);
                 Ok(())

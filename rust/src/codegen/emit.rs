@@ -151,7 +151,9 @@ fn libdevice_candidates() -> Vec<std::path::PathBuf> {
 }
 
 /// Let the NVPTX back end fuse multiplies and adds into FMAs (as CUDA compilers do by default,
-/// `--fmad=true`): marks our float add/sub/mul instructions `contract` (libdevice keeps its own).
+/// `--fmad=true`): marks our float add/sub/mul instructions `contract` (libdevice keeps its own),
+/// except those whose result is rounded to half (float16 results round after every operation, as
+/// NumPy's do; the back end would otherwise fuse them into half-precision FMAs).
 fn allow_contraction(module: &Module) {
     use inkwell::llvm_sys::core::{LLVMGetFastMathFlags, LLVMSetFastMathFlags};
     use inkwell::llvm_sys::LLVMFastMathAllowContract;
@@ -164,7 +166,8 @@ fn allow_contraction(module: &Module) {
                 if matches!(
                     inst.get_opcode(),
                     InstructionOpcode::FAdd | InstructionOpcode::FSub | InstructionOpcode::FMul
-                ) {
+                ) && !rounded_to_half(inst)
+                {
                     unsafe {
                         let v = inst.as_value_ref();
                         LLVMSetFastMathFlags(v, LLVMGetFastMathFlags(v) | LLVMFastMathAllowContract);
@@ -175,6 +178,30 @@ fn allow_contraction(module: &Module) {
         }
         f = func.get_next_function();
     }
+}
+
+/// Whether a use of `inst` truncates it to `half`.
+fn rounded_to_half(inst: inkwell::values::InstructionValue) -> bool {
+    use inkwell::llvm_sys::core::{
+        LLVMGetFirstUse, LLVMGetInstructionOpcode, LLVMGetNextUse, LLVMGetTypeKind, LLVMGetUser, LLVMIsAInstruction,
+        LLVMTypeOf,
+    };
+    use inkwell::llvm_sys::{LLVMOpcode, LLVMTypeKind};
+    use inkwell::values::AsValueRef;
+    unsafe {
+        let mut u = LLVMGetFirstUse(inst.as_value_ref());
+        while !u.is_null() {
+            let user = LLVMGetUser(u);
+            if !LLVMIsAInstruction(user).is_null()
+                && LLVMGetInstructionOpcode(user) == LLVMOpcode::LLVMFPTrunc
+                && LLVMGetTypeKind(LLVMTypeOf(user)) == LLVMTypeKind::LLVMHalfTypeKind
+            {
+                return true;
+            }
+            u = LLVMGetNextUse(u);
+        }
+    }
+    false
 }
 
 /// Link libdevice into `module` when it calls libdevice functions (`__nv_*`), and make every

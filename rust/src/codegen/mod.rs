@@ -121,8 +121,15 @@ impl DeviceCaps {
     }
 }
 
-fn target_of(name: &str, uses_f64: bool, caps: &DeviceCaps) -> Result<(Flavor, String)> {
+fn target_of(name: &str, uses_f64: bool, uses_f16: bool, caps: &DeviceCaps) -> Result<(Flavor, String)> {
     let device = &caps.device;
+    if uses_f16 && !device.has_fp16 {
+        return Err(Error::Unsupported(format!(
+            "kernel '{name}' uses float16, but device '{}' does not report half precision (cl_khr_fp16, \
+             Device.has_aspect_fp16); use float32 data",
+            device.name
+        )));
+    }
     if uses_f64 && !device.has_fp64 {
         return Err(Error::Unsupported(format!(
             "kernel '{name}' uses float64 or complex128, but device '{}' has no fp64 support; use float32 or \
@@ -157,7 +164,7 @@ fn check_scalar_dtype(kernel: &str, d: DType) -> Result<()> {
 
 /// Verify, optimise, lower and emit one kernel for a device.
 pub fn compile(spec: &KernelSpec, caps: &DeviceCaps) -> Result<Binary> {
-    let (flavor, cpu) = target_of(&spec.name, spec.uses_f64(), caps)?;
+    let (flavor, cpu) = target_of(&spec.name, spec.uses_f64(), spec.uses_f16(), caps)?;
     let graph = passes::optimize(&Graph::from_spec(spec)?)?;
     let _llvm = emit::CODEGEN_LOCK.lock().unwrap_or_else(|p| p.into_inner());
     let ctx = inkwell::context::Context::create();
@@ -188,7 +195,7 @@ pub fn compile_function(f: &Function, caps: &DeviceCaps) -> Result<Binary> {
             check_scalar_dtype(&f.name, f.locals[*local])?;
         }
     }
-    let (flavor, cpu) = target_of(&f.name, f.uses_f64(), caps)?;
+    let (flavor, cpu) = target_of(&f.name, f.uses_f64(), f.uses_f16(), caps)?;
     f.verify()?;
     let _llvm = emit::CODEGEN_LOCK.lock().unwrap_or_else(|p| p.into_inner());
     let ctx = inkwell::context::Context::create();

@@ -8,11 +8,12 @@ use inkwell::{FloatPredicate, IntPredicate};
 use super::builder::{cg, KernelBuilder};
 use super::intrinsics;
 use crate::error::{Error, Result};
-use crate::ir::{BinaryOp, DType, UnaryOp};
+use crate::ir::{round_f16, BinaryOp, DType, UnaryOp};
 
 impl<'ctx> KernelBuilder<'ctx> {
     pub(super) fn constant(&self, d: DType, value: f64, bits: i64) -> BasicValueEnum<'ctx> {
         match d {
+            DType::F16 => self.ctx.f32_type().const_float(round_f16(value)).into(),
             DType::C64 | DType::C128 => self.complex_constant(d, value, f64::from_bits(bits as u64)),
             DType::F32 => self.ctx.f32_type().const_float(value).into(),
             DType::F64 => self.ctx.f64_type().const_float(value).into(),
@@ -24,6 +25,15 @@ impl<'ctx> KernelBuilder<'ctx> {
     pub(super) fn cast(&self, v: BasicValueEnum<'ctx>, from: DType, to: DType) -> Result<BasicValueEnum<'ctx>> {
         if from == to {
             return Ok(v);
+        }
+        if to == DType::F16 {
+            // float64 rounds to half directly (through float32 it could round twice)
+            let wide = if from.is_float() || from.is_complex() { from.component() } else { DType::F32 };
+            let wide = if wide == DType::F16 { DType::F32 } else { wide };
+            return self.round_half(self.cast(v, from, wide)?);
+        }
+        if from == DType::F16 {
+            return self.cast(v, DType::F32, to);
         }
         if from.is_complex() || to.is_complex() {
             return self.complex_cast(v, from, to);
@@ -77,6 +87,9 @@ impl<'ctx> KernelBuilder<'ctx> {
 
     /// Unary operation `op` on `v`, a value of dtype `d`.
     pub(super) fn unary(&self, op: UnaryOp, v: BasicValueEnum<'ctx>, d: DType) -> Result<BasicValueEnum<'ctx>> {
+        if d == DType::F16 {
+            return self.round_half(self.unary(op, v, DType::F32)?);
+        }
         if d.is_complex() {
             return self.complex_unary(op, v, d);
         }
@@ -132,6 +145,10 @@ impl<'ctx> KernelBuilder<'ctx> {
         r: BasicValueEnum<'ctx>,
         d: DType,
     ) -> Result<BasicValueEnum<'ctx>> {
+        if d == DType::F16 {
+            let v = self.binary(op, l, r, DType::F32)?;
+            return if op.is_comparison() { Ok(v) } else { self.round_half(v) };
+        }
         if d.is_complex() {
             self.complex_binary(op, l, r, d)
         } else if d.is_float() {

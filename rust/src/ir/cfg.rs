@@ -327,6 +327,10 @@ impl Function {
     pub fn uses_f64(&self) -> bool {
         self.locals.iter().any(|d| d.needs_fp64()) || self.arrays.iter().any(|a| a.dtype.needs_fp64())
     }
+    /// Whether any local or array is float16 (needs fp16 on the device).
+    pub fn uses_f16(&self) -> bool {
+        self.locals.iter().any(|d| d.needs_fp16()) || self.arrays.iter().any(|a| a.dtype.needs_fp16())
+    }
 
     /// The block graph (an edge per control transfer).
     pub fn block_graph(&self) -> DiGraph<usize, ()> {

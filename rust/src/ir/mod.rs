@@ -9,4 +9,4 @@ mod spec;
 
 pub use cfg::Function;
 pub use graph::Graph;
-pub use spec::{BinaryOp, DType, KernelSpec, Node, Op, Param, ParamKind, UnaryOp};
+pub use spec::{f16_bits, f16_value, round_f16, BinaryOp, DType, KernelSpec, Node, Op, Param, ParamKind, UnaryOp};

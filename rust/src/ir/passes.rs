@@ -88,7 +88,11 @@ pub fn fold_constants(g: &Graph) -> Result<Graph> {
         };
         match folded {
             Some(v) => {
-                let v = if node.dtype == DType::F32 { v as f32 as f64 } else { v };
+                let v = match node.dtype {
+                    DType::F32 => v as f32 as f64,
+                    DType::F16 => super::spec::round_f16(v),
+                    _ => v,
+                };
                 out.add(Node { op: Op::Const { value: v, bits: 0 }, dtype: node.dtype })
             }
             None => out.add(node),

@@ -17,6 +17,9 @@ pub enum DType {
     U16,
     U32,
     U64,
+    /// NumPy's float16: IEEE half precision in memory; values compute in float32 registers and
+    /// every result is rounded to half precision (see `codegen/builder.rs`).
+    F16,
     F32,
     F64,
     /// NumPy's complex64: two float32 (real, imaginary) interleaved in memory.
@@ -38,6 +41,7 @@ impl DType {
             "uint16" => DType::U16,
             "uint32" => DType::U32,
             "uint64" => DType::U64,
+            "float16" => DType::F16,
             "float32" => DType::F32,
             "float64" => DType::F64,
             "complex64" => DType::C64,
@@ -56,6 +60,7 @@ impl DType {
             DType::U16 => "uint16",
             DType::U32 => "uint32",
             DType::U64 => "uint64",
+            DType::F16 => "float16",
             DType::F32 => "float32",
             DType::F64 => "float64",
             DType::C64 => "complex64",
@@ -66,7 +71,7 @@ impl DType {
     pub fn size(self) -> usize {
         match self {
             DType::Bool | DType::I8 | DType::U8 => 1,
-            DType::I16 | DType::U16 => 2,
+            DType::I16 | DType::U16 | DType::F16 => 2,
             DType::I32 | DType::U32 | DType::F32 => 4,
             DType::I64 | DType::U64 | DType::F64 | DType::C64 => 8,
             DType::C128 => 16,
@@ -81,7 +86,15 @@ impl DType {
     }
     /// Real floating-point dtypes (complex dtypes are not).
     pub fn is_float(self) -> bool {
-        matches!(self, DType::F32 | DType::F64)
+        matches!(self, DType::F16 | DType::F32 | DType::F64)
+    }
+    /// The dtype values of this dtype compute in: float32 for float16, else the dtype itself.
+    pub fn compute(self) -> DType {
+        if self == DType::F16 {
+            DType::F32
+        } else {
+            self
+        }
     }
     pub fn is_complex(self) -> bool {
         matches!(self, DType::C64 | DType::C128)
@@ -98,11 +111,63 @@ impl DType {
     pub fn needs_fp64(self) -> bool {
         matches!(self, DType::F64 | DType::C128)
     }
+    /// Whether values of this dtype need half precision on the device (`cl_khr_fp16`).
+    pub fn needs_fp16(self) -> bool {
+        self == DType::F16
+    }
     pub fn is_signed(self) -> bool {
         matches!(self, DType::I8 | DType::I16 | DType::I32 | DType::I64)
     }
     pub fn is_int(self) -> bool {
         !self.is_float() && !self.is_complex() && self != DType::Bool
+    }
+}
+
+/// `x` rounded to the nearest IEEE half-precision value (ties to even; beyond the largest half,
+/// infinity), as an f64: how constants of dtype float16 are stored and folded.
+pub fn round_f16(x: f64) -> f64 {
+    if !x.is_finite() || x == 0.0 {
+        return x;
+    }
+    let a = x.abs();
+    if a >= 65520.0 {
+        return f64::INFINITY.copysign(x);
+    }
+    // the spacing of halves near `a`: 2^(e - 10), with e >= -14 (subnormals below 2^-14)
+    let e = (((a.to_bits() >> 52) & 0x7ff) as i32 - 1023).max(-14);
+    let q = 2f64.powi(e - 10);
+    ((a / q).round_ties_even() * q).copysign(x)
+}
+
+/// The IEEE half bits of `x`, rounded to nearest even (NaN stays a quiet NaN with its sign).
+pub fn f16_bits(x: f64) -> u16 {
+    let sign: u16 = if x.is_sign_negative() { 0x8000 } else { 0 };
+    if x.is_nan() {
+        return sign | 0x7e00;
+    }
+    let v = round_f16(x).abs();
+    if v.is_infinite() {
+        return sign | 0x7c00;
+    }
+    if v < 2f64.powi(-14) {
+        // subnormal (or zero): a multiple of 2^-24
+        return sign | (v * 2f64.powi(24)) as u16;
+    }
+    let e = ((v.to_bits() >> 52) & 0x7ff) as i32 - 1023;
+    let mantissa = (v * 2f64.powi(10 - e)) as u16 - 1024;
+    sign | (((e + 15) as u16) << 10) | mantissa
+}
+
+/// The value of the IEEE half with bits `h`.
+pub fn f16_value(h: u16) -> f64 {
+    let sign = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
+    let e = ((h >> 10) & 0x1f) as i32;
+    let m = (h & 0x3ff) as f64;
+    sign * match e {
+        0 => m * 2f64.powi(-24),
+        31 if m == 0.0 => f64::INFINITY,
+        31 => f64::NAN,
+        _ => (1.0 + m / 1024.0) * 2f64.powi(e - 15),
     }
 }
 
@@ -420,9 +485,16 @@ pub struct KernelSpec {
 impl KernelSpec {
     /// Whether any value or parameter is float64 or complex128 (needs fp64 on the device).
     pub fn uses_f64(&self) -> bool {
-        self.nodes.iter().any(|n| n.dtype.needs_fp64())
+        self.uses(DType::needs_fp64)
+    }
+    /// Whether any value or parameter is float16 (needs fp16 on the device).
+    pub fn uses_f16(&self) -> bool {
+        self.uses(DType::needs_fp16)
+    }
+    fn uses(&self, pred: fn(DType) -> bool) -> bool {
+        self.nodes.iter().any(|n| pred(n.dtype))
             || self.params.iter().any(|p| match p.kind {
-                ParamKind::Array { dtype, .. } | ParamKind::Scalar { dtype } => dtype.needs_fp64(),
+                ParamKind::Array { dtype, .. } | ParamKind::Scalar { dtype } => pred(dtype),
             })
     }
 }

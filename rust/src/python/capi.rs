@@ -180,5 +180,8 @@ pub fn capi_addresses(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     d.set_item("nx_box", super::native::nx_box as *const () as usize)?;
     d.set_item("nx_queue_unbox", super::queues::nx_queue_unbox as *const () as usize)?;
     d.set_item("nx_queue_box", super::queues::nx_queue_box as *const () as usize)?;
+    for (name, addr) in super::half_abi::addresses() {
+        d.set_item(name, addr)?;
+    }
     Ok(d)
 }

@@ -4,6 +4,7 @@ mod capi;
 mod compiler;
 mod errors;
 mod fast_path;
+mod half_abi;
 mod jit;
 mod kernel_launch;
 mod kernel_spec;

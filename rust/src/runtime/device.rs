@@ -132,6 +132,7 @@ impl Device {
     /// What code generation needs of this device.
     pub fn device_target(&self) -> DeviceTarget {
         DeviceTarget::new(self.target().clone(), self.has_fp64(), format!("{} [{}]", self.name(), self.filter_string()))
+            .with_fp16(self.has_fp16())
     }
 
     /// Partition the device into sub-devices of `units` compute units each.
