@@ -46,7 +46,7 @@ def probe(name: str, preset: str, rounds: int) -> tuple[float, float, float]:
             sync(f(*dev))
     times = np.empty((rounds, 2))
     for r in range(rounds):
-        for k in ((0, 1) if r % 2 == 0 else (1, 0)):  # alternate which goes first
+        for k in (0, 1) if r % 2 == 0 else (1, 0):  # alternate which goes first
             t = time.perf_counter()
             sync(fns[k](*dev))
             times[r, k] = time.perf_counter() - t

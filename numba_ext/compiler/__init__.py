@@ -10,9 +10,9 @@ array expressions and parfors as kernels (``offload``, ``parfor_offload``, ``par
 and its builders (``kernelspec``, ``function_builder``, ``kernel_translate``, ``kernel_exprs``,
 ``kernel_calls``, ``kernel_views``), the kernel API's typing (``intrinsics``, ``kernel_typing``,
 ``device_functions``; the item style's ``item_api``, ``item_typing`` and its translation
-``item_calls``; explicit signatures ``signatures``), the launch C ABI of compiled host code (``host_abi``), ``numba_ext.jit``
-(``jit_function``) and the one module that hooks into Numba's internals and checks the Numba version
-(``numba_hooks``).
+``item_calls``; explicit signatures ``signatures``), the launch C ABI of compiled host code
+(``host_abi``), ``numba_ext.jit`` (``jit_function``) and the one module that hooks into Numba's
+internals and checks the Numba version (``numba_hooks``).
 
 May import: ``numba_ext.placement``, ``numba_ext.arrays``, ``numba_ext.devices``,
 ``numba_ext.errors``, ``numba_ext._core`` and Numba. Never the kernels or the library.

@@ -143,5 +143,5 @@ def accumulate(a, total):
 
 
 def test_atomics_on_float16_are_refused(rng):
-    with pytest.raises(UnsupportedError, match="atomic.add on a float16 array"):
+    with pytest.raises(UnsupportedError, match="atomic add is not supported on float16"):
         accumulate[nx.Range(N)](nx.asarray(halves(rng)), nx.zeros(1, dtype=F16))
