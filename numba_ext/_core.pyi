@@ -36,6 +36,8 @@ __all__ = [
     "_register_queue",
     "empty",
     "_offload_active",
+    "program_cache_info",
+    "program_cache_clear",
 ]
 
 NVIDIA_WORK_GROUP: int

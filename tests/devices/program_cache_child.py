@@ -67,7 +67,9 @@ def main() -> None:
             run(name, (rng.standard_normal(1000) * 3).astype(np.float32))
     info = nx._core.program_cache_info()
     info["checked"] = len(names)
-    info["cache_warnings"] = [str(w.message) for w in caught if issubclass(w.category, nx.errors.CacheWarning)]
+    info["cache_warnings"] = [
+        str(w.message) for w in caught if issubclass(w.category, nx.errors.CacheWarning)
+    ]
     print(json.dumps(info))
 
 

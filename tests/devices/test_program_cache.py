@@ -42,7 +42,9 @@ def finish(proc_out, rc, err):
 def run_child(rng, cache_dir, names="a", **extra):
     """Run the named kernels in a fresh process (each result checked against NumPy there); returns
     that process's program cache state."""
-    p = subprocess.run(child_cmd(rng, names), env=child_env(cache_dir, **extra), capture_output=True, text=True)
+    p = subprocess.run(
+        child_cmd(rng, names), env=child_env(cache_dir, **extra), capture_output=True, text=True
+    )
     return finish(p.stdout, p.returncode, p.stderr)
 
 
@@ -88,7 +90,11 @@ def test_eight_processes_compiling_at_once_leave_one_valid_entry(rng, tmp_path):
     sync.mkdir()
     procs = [
         subprocess.Popen(
-            child_cmd(rng, "a", sync), env=child_env(cache), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+            child_cmd(rng, "a", sync),
+            env=child_env(cache),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
         )
         for _ in range(8)
     ]
@@ -224,5 +230,7 @@ def test_command_line_shows_and_clears_the_cache(rng, tmp_path):
     cleared = subprocess.run(cmd + ["--clear"], env=env, capture_output=True, text=True, check=True).stdout
     assert "removed 2 entries" in cleared and "entries: 0" in cleared
     assert entries(tmp_path) == []
-    devices = subprocess.run([sys.executable, "-m", "numba_ext"], env=env, capture_output=True, text=True, check=True)
+    devices = subprocess.run(
+        [sys.executable, "-m", "numba_ext"], env=env, capture_output=True, text=True, check=True
+    )
     assert DEV in devices.stdout  # the device listing stays the default command
