@@ -24,6 +24,7 @@ use std::collections::HashSet;
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::time::SystemTime;
 
@@ -264,8 +265,10 @@ pub fn store(key: &[u8; 32], binary: &[u8]) {
 
 fn write_entry(dir: &Path, name: &str, key: &[u8; 32], binary: &[u8]) -> std::io::Result<()> {
     fs::create_dir_all(dir)?;
-    let nanos = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
-    let tmp = dir.join(format!(".{name}.{}.{nanos:x}.tmp", std::process::id()));
+    // unique among processes (pid) and among this process's threads (sequence number)
+    static SEQ: AtomicU64 = AtomicU64::new(0);
+    let seq = SEQ.fetch_add(1, Ordering::Relaxed);
+    let tmp = dir.join(format!(".{name}.{}.{seq}.tmp", std::process::id()));
     let mut header = Vec::with_capacity(HEADER_LEN);
     header.extend_from_slice(MAGIC);
     header.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
