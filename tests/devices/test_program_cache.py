@@ -134,6 +134,11 @@ def _wrong_version(data):
     return data[:8] + struct.pack("<I", 9999) + data[12:]
 
 
+def _other_key(data):
+    # an entry of another program (another numba_ext version, device or driver) under this name
+    return data[:12] + hashlib.sha256(b"another program").digest() + data[44:]
+
+
 def _header_only(data):
     return data[: HEADER.size]
 
@@ -147,7 +152,15 @@ def _garbage_with_valid_checksum(data):
 
 @pytest.mark.parametrize(
     "damage",
-    [_truncate, _flip_payload_byte, _wrong_magic, _wrong_version, _header_only, _garbage_with_valid_checksum],
+    [
+        _truncate,
+        _flip_payload_byte,
+        _wrong_magic,
+        _wrong_version,
+        _other_key,
+        _header_only,
+        _garbage_with_valid_checksum,
+    ],
 )
 def test_invalid_entries_are_ignored_and_rebuilt(rng, tmp_path, damage):
     run_child(rng, tmp_path)
