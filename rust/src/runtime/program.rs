@@ -1,5 +1,7 @@
 //! Compiled kernels: the device binary for one (kernel description, target) pair, and the programs
-//! built from it per context (launching them: `launch.rs`).
+//! built from it per context (launching them: `launch.rs`). A program's build goes through the
+//! on-disk cache of device binaries (`program_cache.rs`), which spares a new process the driver's
+//! translation of SPIR-V / PTX it built before.
 //!
 //! Code is keyed by kernel description and device capabilities, never by queue: a new queue (or a
 //! new context) on a device that already has the binary only loads it, it never recompiles.
