@@ -63,3 +63,8 @@ class MixedUSMTypeWarning(UserWarning):
 
 class QueueMismatchWarning(UserWarning):
     """An offload_to() context names a queue that is not the one the data lives on."""
+
+
+class CacheWarning(UserWarning):
+    """The on-disk program cache cannot be used (e.g. its directory cannot be written); programs are
+    then cached in memory only, for the process."""

@@ -10,6 +10,7 @@ mod kernel_launch;
 mod kernel_spec;
 mod native;
 mod nrt;
+mod program_cache;
 mod queues;
 mod runtime;
 
@@ -38,6 +39,7 @@ fn _live_buffers() -> usize {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     crate::codegen::emit::spirv_helper::prestart();
+    program_cache::install_warning_hook();
     m.add_class::<PyDevice>()?;
     m.add_class::<PyContext>()?;
     m.add_class::<PyQueue>()?;
@@ -64,5 +66,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(queues::_register_queue, m)?)?;
     m.add_function(wrap_pyfunction!(native::empty, m)?)?;
     m.add_function(wrap_pyfunction!(fast_path::_offload_active, m)?)?;
+    m.add_function(wrap_pyfunction!(program_cache::program_cache_info, m)?)?;
+    m.add_function(wrap_pyfunction!(program_cache::program_cache_clear, m)?)?;
     Ok(())
 }

@@ -2,7 +2,7 @@
 //! USM / buffer memory, the program cache and kernel launch. Everything here is thread-safe:
 //! handles are `Arc`s over OpenCL objects, and the only process-wide state is the (immutable once
 //! built) list of root devices, each device's lazily created default context, the buffer address
-//! registry and the binary cache.
+//! registry, the binary cache and the on-disk program cache's counters.
 //!
 //! The modules form one-way layers; each uses only modules listed before it:
 //!
@@ -16,9 +16,11 @@
 //! 6. `queue`: queues, their equivalence and the submissions in flight;
 //! 7. `transfer`: blocking copies and fills on a queue, for both memory back ends;
 //! 8. `memory`: [`Allocation`], a block bound to a queue;
-//! 9. `program`: the binary cache (compiling through `codegen` on a miss) and programs built per
-//!    context;
-//! 10. `launch`: argument slots, ND-ranges, setting kernel arguments and enqueueing.
+//! 9. `program_cache`: the on-disk cache of the device binaries of built programs, across
+//!    processes (`device`);
+//! 10. `program`: the binary cache (compiling through `codegen` on a miss) and programs built per
+//!     context (through `program_cache`);
+//! 11. `launch`: argument slots, ND-ranges, setting kernel arguments and enqueueing.
 
 mod buffers;
 mod context;
@@ -27,6 +29,7 @@ mod launch;
 mod memory;
 mod pool;
 mod program;
+pub mod program_cache;
 mod queue;
 mod transfer;
 mod usm;

@@ -1,5 +1,7 @@
 //! Compiled kernels: the device binary for one (kernel description, target) pair, and the programs
-//! built from it per context (launching them: `launch.rs`).
+//! built from it per context (launching them: `launch.rs`). A program's build goes through the
+//! on-disk cache of device binaries (`program_cache.rs`), which spares a new process the driver's
+//! translation of SPIR-V / PTX it built before.
 //!
 //! Code is keyed by kernel description and device capabilities, never by queue: a new queue (or a
 //! new context) on a device that already has the binary only loads it, it never recompiles.
@@ -9,10 +11,11 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use opencl3::kernel::Kernel;
 use opencl3::program::Program;
-use opencl3::types::cl_context;
+use opencl3::types::{cl_context, cl_device_id};
 
 use super::context::Context;
 use super::device::Device;
+use super::program_cache;
 use super::FastMap;
 use crate::codegen::{self, ArgSlot, Binary, DeviceCaps, Flavor};
 use crate::error::{ClResultExt, Error, Result};
@@ -158,18 +161,59 @@ impl CompiledKernel {
         if let Some(l) = self.loaded.lock().unwrap().get(&(ctx as usize)) {
             return Ok(l.clone());
         }
-        let (cl, dev) = (context.cl(), device);
         dump(&self.binary);
+        let program = self.build(context, device)?;
+        let kernel = Kernel::create(&program, &self.binary.kernel_name).cl("clCreateKernel")?;
+        let l = Arc::new(Mutex::new(Loaded { _program: program, kernel, last: vec![None; self.binary.slots.len()] }));
+        let l = self.loaded.lock().unwrap().entry(ctx as usize).or_insert(l).clone();
+        let _ = self.first.set((ctx as usize, l.clone())); // the first context to get here keeps the fast slot
+        Ok(l)
+    }
+
+    /// The program for `context`: from the on-disk program cache where the context has one device
+    /// and the cache holds a binary the driver accepts, else built from the SPIR-V / PTX (and its
+    /// binary stored in the cache).
+    fn build(&self, context: &Context, device: &Device) -> Result<Program> {
         let ids: Vec<_> = context.devices().iter().map(|d| d.id()).collect();
+        let options = build_options(&self.binary);
+        let key = match context.devices() {
+            [only] if program_cache::enabled() => Some(program_cache::key(&self.binary.bytes, &options, only)),
+            _ => None,
+        };
+        if let Some(cached) = key.as_ref().and_then(program_cache::lookup) {
+            match build_from_binary(context, &ids, &cached, &options) {
+                Some(program) => {
+                    program_cache::record_hit();
+                    return Ok(program);
+                }
+                None => program_cache::record_refused(),
+            }
+        }
+        let program = self.build_from_source(context, &ids, &options, device)?;
+        if let Some(key) = key {
+            if let Some(binary) = program.get_binaries().ok().and_then(|b| b.into_iter().next()) {
+                program_cache::store(&key, &binary);
+            }
+        }
+        Ok(program)
+    }
+
+    fn build_from_source(
+        &self,
+        context: &Context,
+        ids: &[cl_device_id],
+        options: &str,
+        dev: &Device,
+    ) -> Result<Program> {
+        let cl = context.cl();
         let mut program = match self.binary.flavor {
             Flavor::Spirv => Program::create_from_il(cl, &self.binary.bytes).cl("clCreateProgramWithIL")?,
             Flavor::Nvptx => unsafe {
                 let bins: Vec<&[u8]> = ids.iter().map(|_| self.binary.bytes.as_slice()).collect();
-                Program::create_from_binary(cl, &ids, &bins).cl("clCreateProgramWithBinary")?
+                Program::create_from_binary(cl, ids, &bins).cl("clCreateProgramWithBinary")?
             },
         };
-        let options = build_options(&self.binary);
-        if let Err(e) = program.build(&ids, &options) {
+        if let Err(e) = program.build(ids, options) {
             let log = program.get_build_log(dev.id()).unwrap_or_else(|_| "<no build log>".into());
             return Err(Error::Build {
                 device: format!("{} [{}]", dev.name(), dev.filter_string()),
@@ -177,10 +221,15 @@ impl CompiledKernel {
                 log,
             });
         }
-        let kernel = Kernel::create(&program, &self.binary.kernel_name).cl("clCreateKernel")?;
-        let l = Arc::new(Mutex::new(Loaded { _program: program, kernel, last: vec![None; self.binary.slots.len()] }));
-        let l = self.loaded.lock().unwrap().entry(ctx as usize).or_insert(l).clone();
-        let _ = self.first.set((ctx as usize, l.clone())); // the first context to get here keeps the fast slot
-        Ok(l)
+        Ok(program)
     }
+}
+
+/// A program created from a device binary the driver returned earlier (None: the driver refused it).
+fn build_from_binary(context: &Context, ids: &[cl_device_id], binary: &[u8], options: &str) -> Option<Program> {
+    // Safety: one binary per device, each a valid slice; a binary the driver does not recognise is
+    // refused with an error status (the cache validated it as a whole entry written by this format).
+    let mut program = unsafe { Program::create_from_binary(context.cl(), ids, &[binary]) }.ok()?;
+    program.build(ids, options).ok()?;
+    Some(program)
 }

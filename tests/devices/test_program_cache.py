@@ -1,0 +1,249 @@
+"""The on-disk program cache: a second process loads the built program from it; concurrent writers
+leave one valid entry; invalid entries are ignored and rebuilt; an unwritable directory warns once;
+``NUMBA_EXT_CACHE=0`` writes nothing; least-recently-used eviction; ``python -m numba_ext cache``.
+Every compile runs in a child process (tests/devices/program_cache_child.py), so that the in-process
+caches cannot hide the disk cache."""
+
+import hashlib
+import json
+import os
+import struct
+import subprocess
+import sys
+import time
+
+import pytest
+
+from ..conftest import DEV, require_device_in_child_process
+
+CHILD = os.path.join(os.path.dirname(__file__), "program_cache_child.py")
+MAGIC = b"NXPROGC\0"
+HEADER = struct.Struct("<8sI32sQ32s")  # magic, format version, key, payload length, payload SHA-256
+
+
+def child_env(cache_dir, **extra):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_EXT_CACHE")}
+    env.update(NUMBA_EXT_CACHE_DIR=str(cache_dir), NUMBA_EXT_DEVICE=DEV, **extra)
+    return env
+
+
+def child_cmd(rng, names, sync=None):
+    cmd = [sys.executable, CHILD, str(int(rng.integers(2**31))), names]
+    return cmd + ([str(sync)] if sync else [])
+
+
+def finish(proc_out, rc, err):
+    assert rc == 0, err
+    info = json.loads(proc_out.strip().splitlines()[-1])
+    assert info["checked"] >= 1
+    return info
+
+
+def run_child(rng, cache_dir, names="a", **extra):
+    """Run the named kernels in a fresh process (each result checked against NumPy there); returns
+    that process's program cache state."""
+    p = subprocess.run(
+        child_cmd(rng, names), env=child_env(cache_dir, **extra), capture_output=True, text=True
+    )
+    return finish(p.stdout, p.returncode, p.stderr)
+
+
+def entries(cache_dir):
+    return sorted(f for f in os.listdir(cache_dir) if f.endswith(".bin")) if os.path.isdir(cache_dir) else []
+
+
+def assert_valid_entry(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    magic, version, key, length, digest = HEADER.unpack_from(data)
+    payload = data[HEADER.size :]
+    assert magic == MAGIC and version >= 1
+    assert key.hex() + ".bin" == os.path.basename(path)
+    assert length == len(payload) > 0 and hashlib.sha256(payload).digest() == digest
+
+
+@pytest.fixture(autouse=True)
+def _child_sees_device():
+    require_device_in_child_process()
+
+
+def test_second_process_loads_the_program_from_the_cache(rng, tmp_path):
+    first = run_child(rng, tmp_path)
+    assert (first["hits"], first["misses"], first["stores"]) == (0, 1, 1)
+    assert first["dir"] == str(tmp_path) and first["enabled"]
+    [entry] = entries(tmp_path)
+    assert_valid_entry(tmp_path / entry)
+    second = run_child(rng, tmp_path)
+    assert (second["hits"], second["misses"], second["stores"], second["rejected"]) == (1, 0, 0, 0)
+    assert entries(tmp_path) == [entry]
+
+
+def test_eager_operations_use_the_cache(rng, tmp_path):
+    first = run_child(rng, tmp_path, "e")
+    assert first["stores"] >= 1 and first["hits"] == 0
+    second = run_child(rng, tmp_path, "e")
+    assert second["hits"] == first["stores"] and second["misses"] == 0
+
+
+def test_eight_processes_compiling_at_once_leave_one_valid_entry(rng, tmp_path):
+    cache, sync = tmp_path / "cache", tmp_path / "sync"
+    sync.mkdir()
+    procs = [
+        subprocess.Popen(
+            child_cmd(rng, "a", sync),
+            env=child_env(cache),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(8)
+    ]
+    deadline = time.monotonic() + 240
+    while len([f for f in os.listdir(sync) if f.startswith("ready.")]) < 8:
+        assert time.monotonic() < deadline and all(p.poll() is None for p in procs), "a child did not start"
+        time.sleep(0.05)
+    (sync / "go").touch()  # all eight compile from here on
+    infos = [finish(*_wait(p)) for p in procs]
+    assert sum(i["stores"] for i in infos) >= 1
+    assert os.listdir(cache) == entries(cache), "temporary files left behind"
+    [entry] = entries(cache)
+    assert_valid_entry(cache / entry)
+    after = run_child(rng, cache)
+    assert (after["hits"], after["rejected"]) == (1, 0)
+
+
+def _wait(p):
+    out, err = p.communicate(timeout=240)
+    return out, p.returncode, err
+
+
+def _truncate(data):
+    return data[: len(data) // 2]
+
+
+def _flip_payload_byte(data):
+    i = HEADER.size + (len(data) - HEADER.size) // 2
+    return data[:i] + bytes([data[i] ^ 0xFF]) + data[i + 1 :]
+
+
+def _wrong_magic(data):
+    return b"NOTOURS\0" + data[8:]
+
+
+def _wrong_version(data):
+    return data[:8] + struct.pack("<I", 9999) + data[12:]
+
+
+def _other_key(data):
+    # an entry of another program (another numba_ext version, device or driver) under this name
+    return data[:12] + hashlib.sha256(b"another program").digest() + data[44:]
+
+
+def _header_only(data):
+    return data[: HEADER.size]
+
+
+def _garbage_with_valid_checksum(data):
+    # a whole, self-consistent entry whose binary the driver cannot load: refused, then rebuilt
+    payload = b"\x7fnot a device binary" * 40
+    magic, version, key, _, _ = HEADER.unpack_from(data)
+    return HEADER.pack(magic, version, key, len(payload), hashlib.sha256(payload).digest()) + payload
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        _truncate,
+        _flip_payload_byte,
+        _wrong_magic,
+        _wrong_version,
+        _other_key,
+        _header_only,
+        _garbage_with_valid_checksum,
+    ],
+)
+def test_invalid_entries_are_ignored_and_rebuilt(rng, tmp_path, damage):
+    run_child(rng, tmp_path)
+    [entry] = entries(tmp_path)
+    path = tmp_path / entry
+    path.write_bytes(damage(path.read_bytes()))
+    info = run_child(rng, tmp_path)
+    assert (info["hits"], info["rejected"], info["stores"]) == (0, 1, 1)
+    assert entries(tmp_path) == [entry]
+    assert_valid_entry(path)
+
+
+def _unwritable_child(rng, cache_dir):
+    info = run_child(rng, cache_dir, "a,b")
+    assert info["checked"] == 2  # both results correct, from programs built in memory
+    assert len(info["cache_warnings"]) == 1, info["cache_warnings"]
+    assert str(cache_dir) in info["cache_warnings"][0] and "NUMBA_EXT_CACHE_DIR" in info["cache_warnings"][0]
+    assert info["stores"] == 0 and info["last_error"]
+
+
+@pytest.mark.skipif(
+    hasattr(os, "geteuid") and os.geteuid() == 0,
+    reason="running as root: chmod 0o500 does not stop root writing (the path-below-a-file test covers it)",
+)
+def test_read_only_directory_warns_once_and_still_computes(rng, tmp_path):
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    cache.chmod(0o500)
+    try:
+        _unwritable_child(rng, cache)
+        assert entries(cache) == []
+    finally:
+        cache.chmod(0o700)
+
+
+def test_directory_below_a_file_warns_once_and_still_computes(rng, tmp_path):
+    (tmp_path / "file").write_text("not a directory")
+    _unwritable_child(rng, tmp_path / "file" / "cache")
+
+
+def test_cache_off_writes_nothing(rng, tmp_path):
+    cache = tmp_path / "cache"
+    info = run_child(rng, cache, "a,e", NUMBA_EXT_CACHE="0")
+    assert not info["enabled"] and (info["hits"], info["misses"], info["stores"]) == (0, 0, 0)
+    assert not cache.exists()
+
+
+def test_tiny_bound_keeps_only_the_newest_entry(rng, tmp_path):
+    info = run_child(rng, tmp_path, "a,b,c", NUMBA_EXT_CACHE_MAX_MB="0.001")
+    assert info["stores"] == 3 and info["evicted"] == 2
+    assert len(entries(tmp_path)) == 1
+    alone = run_child(rng, tmp_path / "alone", "c")  # the same program in a cache of its own
+    assert entries(tmp_path) == entries(tmp_path / "alone")
+    assert alone["stores"] == 1
+
+
+def test_least_recently_used_entry_is_evicted(rng, tmp_path):
+    sizes = {}
+    for name in "abc":  # the size and file name of each program's entry, each in a cache of its own
+        run_child(rng, tmp_path / name, name)
+        [entry] = entries(tmp_path / name)
+        sizes[name] = (entry, os.path.getsize(tmp_path / name / entry))
+    cache = tmp_path / "lru"
+    run_child(rng, cache, "a,b")
+    assert run_child(rng, cache, "a")["hits"] == 1  # a is now more recently used than b
+    bound = sum(n for _, n in sizes.values()) - 1  # room for two of the three entries
+    info = run_child(rng, cache, "c", NUMBA_EXT_CACHE_MAX_MB=repr(bound / 2**20))
+    assert info["evicted"] == 1
+    assert entries(cache) == sorted([sizes["a"][0], sizes["c"][0]])
+
+
+def test_command_line_shows_and_clears_the_cache(rng, tmp_path):
+    run_child(rng, tmp_path, "a,b")
+    env = child_env(tmp_path)
+    cmd = [sys.executable, "-m", "numba_ext", "cache"]
+    shown = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True).stdout
+    size = sum(os.path.getsize(tmp_path / e) for e in entries(tmp_path))
+    assert str(tmp_path) in shown and "entries: 2" in shown
+    assert f"{size / 1024:.1f} KiB" in shown or f"{size} bytes" in shown
+    cleared = subprocess.run(cmd + ["--clear"], env=env, capture_output=True, text=True, check=True).stdout
+    assert "removed 2 entries" in cleared and "entries: 0" in cleared
+    assert entries(tmp_path) == []
+    devices = subprocess.run(
+        [sys.executable, "-m", "numba_ext"], env=env, capture_output=True, text=True, check=True
+    )
+    assert DEV in devices.stdout  # the device listing stays the default command
