@@ -5,9 +5,15 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 
 import numpy as np
 import pytest
+
+# The suite's device programs go to a fresh cache directory (shared by the xdist workers, which
+# inherit the environment), not the user's: every run compiles for real, and a read-only home
+# directory cannot turn the cache's warning into test errors.
+os.environ.setdefault("NUMBA_EXT_CACHE_DIR", tempfile.mkdtemp(prefix="numba_ext_test_programs_"))
 
 import numba_ext
 
