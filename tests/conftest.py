@@ -41,7 +41,9 @@ DEV = _default_device().filter_string
 #       arithmetic), which needs host-addressable device memory (USM on the CPU device), not the
 #       cl_mem buffer back end (NVIDIA GPUs, or NUMBA_EXT_FORCE_BUFFERS=1);
 #   needs_spirv: checks SPIR-V binaries (the default device must take SPIR-V, not PTX);
-#   needs_cpu: checks facts of the CPU runtime (sub-devices, the Intel CPU driver).
+#   needs_cpu: checks facts of the CPU runtime (sub-devices, the Intel CPU driver);
+#   needs_fp16: computes on float16 data, which needs a device reporting cl_khr_fp16 (elsewhere
+#       float16 is refused, which tests/arrays/test_precision_support.py checks on every device).
 def pytest_collection_modifyitems(config, items):
     dev = _default_device()
     reasons = {
@@ -55,6 +57,10 @@ def pytest_collection_modifyitems(config, items):
         "needs_cpu": None
         if dev.device_type == "cpu"
         else f"checks the CPU device; the default is {dev.filter_string}",
+        "needs_fp16": None
+        if dev.has_aspect_fp16
+        else f"float16 computation; {dev.filter_string} does not report cl_khr_fp16, so float16 is refused "
+        "there (checked by test_precision_support.py)",
     }
     for item in items:
         for name, reason in reasons.items():

@@ -1,25 +1,19 @@
 """float16 arrays on a device reporting half precision (``has_aspect_fp16``): creation, the
 asarray / asnumpy round trip, views, the ``__sycl_usm_array_interface__`` typestr ``<f2`` both ways,
 ``astype`` to and from float16 (NumPy's rounding, ties to even, overflow to infinity), element access
-and the clear refusal where the device lacks half precision."""
-
-import types
+(the refusal where a device lacks half precision: test_precision_support.py)."""
 
 import numpy as np
 import pytest
 
 import numba_ext as nx
-from numba_ext.arrays import dtypes
-from numba_ext.errors import UnsupportedError
 
 from ..checks import INTS, N, poison, rand
 
 F16 = np.float16
 
 
-@pytest.fixture(autouse=True)
-def _fp16(queue):
-    assert queue.device.has_aspect_fp16, f"{queue.device.filter_string} does not report cl_khr_fp16"
+pytestmark = pytest.mark.needs_fp16
 
 
 def half_values(rng, n=N):
@@ -121,13 +115,3 @@ def test_element_access(rng):
     x[10:20] = np.float16(-2.5)
     h[3], h[10:20] = 0.1, -2.5
     np.testing.assert_array_equal(nx.asnumpy(x), h)
-
-
-def test_refused_without_fp16():
-    dev = types.SimpleNamespace(filter_string="opencl:gpu:2", name="No Half GPU", has_aspect_fp16=False)
-    fake = types.SimpleNamespace(device=dev)
-    with pytest.raises(UnsupportedError) as e:
-        dtypes.check_precision(np.dtype(F16), fake)
-    msg = str(e.value)
-    assert "float16" in msg and "opencl:gpu:2" in msg and "No Half GPU" in msg and "float32" in msg, msg
-    dtypes.check_precision(np.dtype(np.float32), fake)  # other dtypes do not need half precision

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import numba_ext as nx
+from numba_ext.arrays import dtypes
 from numba_ext.arrays.allocation import allocate
 from numba_ext.errors import UnsupportedError
 
@@ -51,3 +52,28 @@ def test_double_precision_needs_fp64(dtype, single):
     msg = str(e.value)
     assert dtype in msg and "opencl:gpu:7" in msg and "Small GPU" in msg and single in msg, msg
     assert isinstance(e.value, TypeError)
+
+
+def test_float16_refused_without_fp16():
+    dev = types.SimpleNamespace(filter_string="opencl:gpu:2", name="No Half GPU", has_aspect_fp16=False)
+    fake = types.SimpleNamespace(device=dev)
+    with pytest.raises(UnsupportedError) as e:
+        dtypes.check_precision(np.dtype(np.float16), fake)
+    msg = str(e.value)
+    assert "float16" in msg and "opencl:gpu:2" in msg and "No Half GPU" in msg and "float32" in msg, msg
+    dtypes.check_precision(np.dtype(np.float32), fake)  # other dtypes do not need half precision
+
+
+def test_float16_on_the_default_device(rng, queue):
+    """Works where the device reports cl_khr_fp16; a clear error naming the device elsewhere."""
+    h = rng.standard_normal(50).astype(np.float16)
+    if queue.device.has_aspect_fp16:
+        np.testing.assert_array_equal(nx.asnumpy(nx.asarray(h)), h)
+        return
+    for make in (
+        lambda: nx.asarray(h),
+        lambda: nx.empty(4, dtype="float16"),
+        lambda: nx.zeros(4).astype("f2"),
+    ):
+        with pytest.raises(UnsupportedError, match=f"float16.*{queue.device.filter_string}"):
+            make()

@@ -18,6 +18,9 @@ F16, F32 = np.float16, np.float32
 ULP = 2.0**-10
 
 
+pytestmark = pytest.mark.needs_fp16
+
+
 def halves(rng, shape=N, lo=-4.0, hi=4.0):
     return rng.uniform(lo, hi, shape).astype(F16)
 

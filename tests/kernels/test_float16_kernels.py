@@ -14,6 +14,8 @@ from numba_ext.errors import UnsupportedError
 
 from ..checks import poison
 
+pytestmark = pytest.mark.needs_fp16
+
 N = 128
 F16, F32 = np.float16, np.float32
 

@@ -18,6 +18,9 @@ F16 = np.float16
 ULP = 2.0**-10  # half precision: a unit in the last place of 1
 
 
+pytestmark = pytest.mark.needs_fp16
+
+
 def halves(rng, shape=N, lo=-4.0, hi=4.0):
     return rng.uniform(lo, hi, shape).astype(F16)
 
