@@ -51,8 +51,11 @@ def test_default_device_and_queue():
 @pytest.mark.needs_cpu
 @pytest.mark.parametrize("selector", ["opencl:cpu:7", "tpu", "opencl:cpu:x", "level_zero:gpu", "cpu:cpu"])
 def test_unknown_selector_lists_devices(selector):
-    with pytest.raises(ValueError) as ei:
+    with pytest.raises(numba_ext.errors.DeviceSelectorError) as ei:  # a ValueError too
         Device(selector)
+    with pytest.raises(numba_ext.errors.DeviceSelectorError):
+        numba_ext.Queue(selector)
+    assert isinstance(ei.value, ValueError)
     msg = str(ei.value)
     assert selector in msg
     assert "opencl:cpu:0" in msg  # the available devices are listed
@@ -62,7 +65,7 @@ def test_gpu_selector_without_gpu_is_clear():
     if any(d.device_type == "gpu" for d in numba_ext.get_devices()):
         assert Device("gpu").device_type == "gpu"
     else:
-        with pytest.raises(ValueError, match="matches no device"):
+        with pytest.raises(numba_ext.errors.DeviceSelectorError, match="matches no device"):
             Device("gpu")
 
 

@@ -32,7 +32,7 @@ pub fn device_from(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Device> {
         Some(o) if o.is_none() => Ok(runtime::select_device("")?),
         Some(o) => {
             if let Ok(s) = o.extract::<String>() {
-                Ok(runtime::select_device(&s).map_err(|e| PyValueError::new_err(e.to_string()))?)
+                Ok(runtime::select_device(&s)?) // DeviceSelectorError (a ValueError) for no match
             } else if let Ok(d) = o.cast::<PyDevice>() {
                 Ok(d.get().inner.clone())
             } else if let Ok(q) = o.cast::<PyQueue>() {
