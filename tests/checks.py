@@ -71,3 +71,22 @@ COMPLEX = ["complex64", "complex128"]
 def crand(rng, dtype, n=N):
     """`n` random complex values of `dtype` (normal real and imaginary parts)."""
     return (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(dtype)
+
+
+def halves(rng, shape=N, lo=-4.0, hi=4.0):
+    """Random float16 values in [lo, hi)."""
+    return rng.uniform(lo, hi, shape).astype(np.float16)
+
+
+def same_ulps(got, want, ulps=0):
+    """`got` (a numba_ext array) has `want`'s dtype and shape and its values within `ulps` units in
+    the last place (exactly equal for 0)."""
+    host = nx.asnumpy(got)
+    want = np.asarray(want)
+    assert host.dtype == want.dtype and host.shape == want.shape, (host.dtype, want.dtype)
+    if ulps == 0:
+        np.testing.assert_array_equal(host, want)
+    else:
+        spacing = np.abs(np.spacing(want)).astype(np.float64)
+        err = np.abs(host.astype(np.float64) - want.astype(np.float64))
+        assert np.all((err <= ulps * spacing) | (host == want)), np.max(err / spacing)

@@ -12,29 +12,12 @@ import pytest
 import numba_ext as nx
 from numba_ext.errors import UnsupportedError
 
-from ..checks import poison
+from ..checks import halves, poison, same_ulps
 
 pytestmark = pytest.mark.needs_fp16
 
 N = 128
 F16, F32 = np.float16, np.float32
-
-
-def halves(rng, n=N, lo=-4.0, hi=4.0):
-    return rng.uniform(lo, hi, n).astype(F16)
-
-
-def same(got, want, ulps=0):
-    """`got` has `want`'s dtype and shape and its values within `ulps` units in the last place."""
-    host = nx.asnumpy(got)
-    want = np.asarray(want)
-    assert host.dtype == want.dtype and host.shape == want.shape, (host.dtype, want.dtype)
-    if ulps == 0:
-        np.testing.assert_array_equal(host, want)
-    else:
-        spacing = np.abs(np.spacing(want)).astype(np.float64)
-        err = np.abs(host.astype(np.float64) - want.astype(np.float64))
-        assert np.all((err <= ulps * spacing) | (host == want)), np.max(err / spacing)
 
 
 @nx.kernel
@@ -47,7 +30,7 @@ def arith(a, b, s, out, flags):
 
 
 def test_arithmetic_and_scalar_argument(rng):
-    ha, hb = halves(rng), halves(rng)
+    ha, hb = halves(rng, N), halves(rng, N)
     poison(N, "float16", "bool")
     out, flags = nx.empty(N, dtype=F16), nx.empty(N, dtype=np.bool_)
     s = F16(0.3)
@@ -55,8 +38,8 @@ def test_arithmetic_and_scalar_argument(rng):
     a, b, s32 = ha.astype(F32), hb.astype(F32), F32(s)
     # Numba computes the literal 0.5's subtraction in float64 (a float32 value minus a float64 one);
     # on PTX a float32 a * b + c may be fused into an FMA before the rounding to half: an ulp apart
-    same(out, (((a * b + a / (b * b + s32)).astype(np.float64)) - 0.5).astype(F16), ulps=1)
-    same(flags, ha < hb)
+    same_ulps(out, (((a * b + a / (b * b + s32)).astype(np.float64)) - 0.5).astype(F16), ulps=1)
+    same_ulps(flags, ha < hb)
 
 
 @nx.kernel
@@ -96,12 +79,12 @@ def convert(a, wide, narrow):
 
 
 def test_casts(rng):
-    h = halves(rng)
+    h = halves(rng, N)
     poison(N, "float64", "float16")
     wide, narrow = nx.empty(N, dtype=np.float64), nx.empty(N, dtype=F16)
     convert[nx.Range(N)](nx.asarray(h), wide, narrow)
-    same(wide, h.astype(np.float64))
-    same(narrow, (h.astype(np.float64) * 3.0).astype(F16))
+    same_ulps(wide, h.astype(np.float64))
+    same_ulps(narrow, (h.astype(np.float64) * 3.0).astype(F16))
 
 
 @nx.kernel
@@ -117,7 +100,7 @@ def test_strided_views(rng):
     out = nx.empty((8, 8), dtype=F16)
     strided_copy[nx.Range(8, 8)](v, out)
     hv = h[::2, 1::2].astype(F32)
-    same(out, (hv[:8, :8] + hv[:8, :8].T).astype(F16))
+    same_ulps(out, (hv[:8, :8] + hv[:8, :8].T).astype(F16))
 
 
 @nx.kernel
@@ -131,11 +114,11 @@ def reverse_in_groups(a, out):
 
 
 def test_local_memory(rng):
-    h = halves(rng)
+    h = halves(rng, N)
     poison(N, "float16")
     out = nx.empty(N, dtype=F16)
     reverse_in_groups[nx.NdRange(nx.Range(N), nx.Range(16))](nx.asarray(h), out)
-    same(out, (h.reshape(-1, 16)[:, ::-1].reshape(-1).astype(F32) * 2).astype(F16))
+    same_ulps(out, (h.reshape(-1, 16)[:, ::-1].reshape(-1).astype(F32) * 2).astype(F16))
 
 
 @nx.kernel
@@ -146,4 +129,4 @@ def accumulate(a, total):
 
 def test_atomics_on_float16_are_refused(rng):
     with pytest.raises(UnsupportedError, match="atomic add is not supported on float16"):
-        accumulate[nx.Range(N)](nx.asarray(halves(rng)), nx.zeros(1, dtype=F16))
+        accumulate[nx.Range(N)](nx.asarray(halves(rng, N)), nx.zeros(1, dtype=F16))
