@@ -2,6 +2,8 @@
 //! emits PTX with libdevice linked in (no NVIDIA device needed); complex128 needs fp64; the verifier
 //! types `abs`, `real` and `imag` of complex values as their component dtype.
 
+mod common;
+use common::{ptx_caps, spirv_val};
 use numba_ext_core::codegen::{self, DeviceCaps};
 use numba_ext_core::ir::cfg::{
     ArrayDecl, AtomicOp, Block, Function, Inst, KParam, MemOrder, MemScope, Operand, Space, Term, WorkItem,
@@ -76,29 +78,6 @@ fn complex_spec(c: DType) -> KernelSpec {
         ],
         nodes,
     }
-}
-
-fn spirv_val(bytes: &[u8]) {
-    let path = std::env::temp_dir().join(format!("nx-cplx-{}-{}", std::process::id(), bytes.len()));
-    std::fs::write(&path, bytes).unwrap();
-    let out = std::process::Command::new("spirv-val").arg(&path).output().expect("spirv-val must be installed");
-    let _ = std::fs::remove_file(&path);
-    assert!(out.status.success(), "spirv-val rejected the module: {}", String::from_utf8_lossy(&out.stderr));
-}
-
-fn ptx_caps() -> DeviceCaps {
-    let mut caps = DeviceCaps::new(Target::Ptx("sm_90".into()), true, "h100".into());
-    if caps.libdevice.is_none() {
-        let venv = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/lib");
-        caps.libdevice = std::fs::read_dir(&venv)
-            .into_iter()
-            .flatten()
-            .flatten()
-            .map(|e| e.path().join("site-packages/nvidia/cu13/nvvm/libdevice/libdevice.10.bc"))
-            .find(|p| p.is_file());
-    }
-    assert!(caps.libdevice.is_some(), "libdevice.10.bc not found (make setup, or NUMBA_EXT_LIBDEVICE)");
-    caps
 }
 
 #[test]

@@ -3,6 +3,8 @@
 //! libdevice linked in (no device needed); kernels using float16 are refused on a device without
 //! half precision; atomics on float16 are refused by the verifier.
 
+mod common;
+use common::{ptx_caps, spirv_val};
 use numba_ext_core::codegen::{self, DeviceCaps};
 use numba_ext_core::ir::cfg::{
     ArrayDecl, AtomicOp, Block, Function, Inst, KParam, MemOrder, MemScope, Operand, Space, Term, WorkItem,
@@ -74,29 +76,6 @@ fn f16_spec() -> KernelSpec {
         ],
         nodes,
     }
-}
-
-fn spirv_val(bytes: &[u8]) {
-    let path = std::env::temp_dir().join(format!("nx-half-{}-{}", std::process::id(), bytes.len()));
-    std::fs::write(&path, bytes).unwrap();
-    let out = std::process::Command::new("spirv-val").arg(&path).output().expect("spirv-val must be installed");
-    let _ = std::fs::remove_file(&path);
-    assert!(out.status.success(), "spirv-val rejected the module: {}", String::from_utf8_lossy(&out.stderr));
-}
-
-fn ptx_caps() -> DeviceCaps {
-    let mut caps = DeviceCaps::new(Target::Ptx("sm_90".into()), true, "h100".into());
-    if caps.libdevice.is_none() {
-        let venv = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/lib");
-        caps.libdevice = std::fs::read_dir(&venv)
-            .into_iter()
-            .flatten()
-            .flatten()
-            .map(|e| e.path().join("site-packages/nvidia/cu13/nvvm/libdevice/libdevice.10.bc"))
-            .find(|p| p.is_file());
-    }
-    assert!(caps.libdevice.is_some(), "libdevice.10.bc not found (make setup, or NUMBA_EXT_LIBDEVICE)");
-    caps
 }
 
 fn spirv_caps() -> DeviceCaps {
