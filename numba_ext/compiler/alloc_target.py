@@ -16,14 +16,12 @@ from dataclasses import dataclass
 
 from numba.core import types
 
-from .. import _core
-from ..devices import Device, default_queue, device_by_filter, device_queue
+from ..devices import Device, default_queue, device_by_filter
 from ..errors import DeviceSelectorError, UnsupportedError
 from .host_abi import I8P
+from .lazy_refs import QueueRef, lazy_address
 from .queue_types import DeviceType, QueueType
 from .types import USMArrayType
-
-_KEEP_QUEUES: list = []  # queues embedded in compiled code by address
 
 
 def given(t) -> bool:
@@ -89,10 +87,7 @@ def target_queue(context, builder, target: Target, device_v, queue_v, sources_t,
             context, builder, value=builder.extract_value(sources_v, target.index)
         )
         return builder.bitcast(src.queue, I8P)
-    q = device_queue(device_by_filter(target.device))
-    _KEEP_QUEUES.append(q)
-    _core._register_queue(q)  # results on it carry this object (device_queue's, as eagerly)
-    return context.add_dynamic_addr(builder, q._handle, info="numba_ext queue")  # not cacheable
+    return lazy_address(context, builder, QueueRef(target.device))
 
 
 def default_float(target: Target):

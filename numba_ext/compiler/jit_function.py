@@ -16,6 +16,7 @@ from ..arrays import ndarray
 from ..errors import UnsupportedError
 from ..placement import CallPlan, plan_call
 from .call_binding import CallBinder
+from .disk_cache import FunctionDiskCache
 from .numba_hooks import OffloadCompiler, on_reset_overloads
 
 
@@ -26,17 +27,18 @@ class JitFunction(_core.JitCaller):
     (rust/src/python/jit.rs); everything else in ``_call_slow``."""
 
     def __init__(self, py_func: Callable[..., Any], **options: Any) -> None:
-        if options.get("cache"):
-            raise UnsupportedError(
-                "numba_ext.jit(cache=True) is not supported yet: compiled host code refers to device "
-                "kernels by process-local addresses. (Plain numba.njit(cache=True) skips caching such "
-                "functions with a warning.)"
-            )
+        cache = bool(options.pop("cache", False))
         options.setdefault("nopython", True)
         options.setdefault("parallel", True)  # prange loops and NumPy reductions become parfors -> kernels
         options.setdefault("pipeline_class", OffloadCompiler)
         self._binder = CallBinder(py_func)
         self._dispatcher = numba.jit(**options)(py_func)
+        if cache:  # Numba's cache with checksummed entries
+            try:
+                self._dispatcher._cache = FunctionDiskCache(py_func)
+            except RuntimeError as e:  # Numba finds no place for the cache (a function typed at a prompt)
+                name = py_func.__qualname__
+                raise UnsupportedError(f"{name}: cache=True is not possible here: {e}") from None
         self.py_func = py_func
         functools.update_wrapper(self, py_func)
         # Calls passing only positional arguments take the fast path (rust/src/python/jit.rs); its

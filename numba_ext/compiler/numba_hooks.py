@@ -36,6 +36,10 @@ Numba symbol                                                    why
                                                                 our type (it follows NumPy's semantics)
 ``Dispatcher._reset_overloads`` (per jitted function)           ``recompile()`` clears the launch fast
                                                                 path's cached entry points too
+``numba.core.caching.Cache._index_key`` (wrapped)              entries of functions cached on disk
+                                                                (``cache=True``) are keyed by numba_ext's
+                                                                version and build too: their kernels'
+                                                                device code and ABI come from it
 ``numba.core.datamodel.default_manager``,                       host code holds float16 arrays and values
 ``numba.core.pythonapi._boxers`` and ``_unboxers`` (their       (``half.py``): Numba's CPU target has no
 ``types.Float`` handlers wrapped)                               float16 model or boxing (CUDA has)
@@ -47,6 +51,9 @@ entry point before its first compilation, and ``import numba_ext`` calls it too.
 
 from __future__ import annotations
 
+import functools
+import importlib.metadata
+import os
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -54,7 +61,7 @@ from typing import Any
 import llvmlite.binding as llvm
 import numba
 from numba.core import boxing as numba_boxing
-from numba.core import ir_utils
+from numba.core import caching, ir_utils
 from numba.core import types as nb_types
 from numba.core.compiler import CompilerBase, DefaultPassBuilder
 from numba.core.compiler_machinery import register_pass
@@ -105,6 +112,7 @@ from . import (  # noqa: E402
     reduction_rules,
 )
 from .inplace_broadcast import RewriteInplaceBroadcast  # noqa: E402
+from .kernel_ir import KERNEL_IR_VERSION  # noqa: E402
 from .parfor_offload import OffloadParfors, parfor_lowering_with_offload  # noqa: E402
 from .types import USMArrayType  # noqa: E402
 
@@ -161,6 +169,26 @@ def on_reset_overloads(dispatcher: Any, callback: Callable[[], None]) -> None:
     dispatcher._reset_overloads = reset_overloads
 
 
+@functools.cache
+def build_id() -> tuple:
+    """What compiled code cached on disk depends on besides Numba's own key: numba_ext's version,
+    the kernel IR version and the compiled extension (its size and modification time, so a rebuilt
+    extension invalidates the entries)."""
+    try:
+        version = importlib.metadata.version("numba_ext")
+    except importlib.metadata.PackageNotFoundError:  # run from a source tree
+        version = "source"
+    st = os.stat(_core.__file__)
+    return ("numba_ext", version, KERNEL_IR_VERSION, st.st_size, st.st_mtime_ns)
+
+
+def index_key_with_build(index_key: Callable[..., Any]) -> Callable[..., Any]:
+    def key(self: Any, sig: Any, codegen: Any) -> Any:
+        return (*index_key(self, sig, codegen), build_id())
+
+    return key
+
+
 _installed = False
 
 
@@ -198,6 +226,7 @@ def install() -> None:
     for rewrite in (RewriteInplaceBroadcast, offload.OffloadArrayExprs, reduction_rules.CheckReductions):
         register_rewrite("after-inference")(rewrite)
     register_pass(mutates_CFG=False, analysis_only=False)(OffloadParfors)
+    caching.Cache._index_key = index_key_with_build(caching.Cache._index_key)
     register_pass(mutates_CFG=True, analysis_only=False)(QuietParforPass)
     register_pass(mutates_CFG=False, analysis_only=True)(reduction_rules.CheckReductionsPass)
 

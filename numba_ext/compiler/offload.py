@@ -31,6 +31,7 @@ from .host_abi import (
 )
 from .kernel_ir import ArrayParam, KernelSpec
 from .kernelspec import RegionTranslator
+from .lazy_refs import KernelRef, lazy_address
 from .redirects import is_offloadable
 
 
@@ -212,6 +213,7 @@ def make_launch_intrinsic(
     n_in = len(params) - len(out_types)
     ndim = out_types[0].ndim
     ret_type = out_types[0] if len(out_types) == 1 else types.Tuple(out_types)
+    kref = KernelRef(kernel, spec, out_types[0].device)
 
     def codegen(context, builder, sig, llargs):
         arrays = [
@@ -257,8 +259,7 @@ def make_launch_intrinsic(
         for i, sv in enumerate(slot_vals):
             builder.store(sv, builder.gep(slots, [I32(i)]))
         launch = declare(builder, "nx_launch", I32, [I8P, I8P, I64.as_pointer(), I32, I32])
-        # a process-local address: add_dynamic_addr also tells Numba not to cache this function on disk
-        kaddr = context.add_dynamic_addr(builder, kernel.address, info="numba_ext kernel")
+        kaddr = lazy_address(context, builder, kref)
         st = builder.call(launch, [kaddr, queue, slots, I32(len(slot_vals)), builder.zext(broadcast, I32)])
         with cgutils.if_unlikely(builder, builder.icmp_signed("!=", st, I32(0))):
             for ty, o in zip(out_types, outs):

@@ -28,6 +28,7 @@ from .host_abi import (
     scalar_bits,
 )
 from .kernelspec import dtype_name
+from .lazy_refs import KernelRef, lazy_address
 from .parfor_fusion import fuse_regions_into_parfors
 from .parfor_kernel import ParforKernel, accumulator_dtype, parfor_vars
 from .setitem_offload import offload_setitems
@@ -290,9 +291,7 @@ class _ParforLaunch:
             I32,
             [I8P, I8P, I64.as_pointer(), I32, I32, I64.as_pointer(), I64.as_pointer()],
         )
-        kaddr = context.add_dynamic_addr(
-            builder, self.kernel.address, info="numba_ext kernel"
-        )  # not cacheable
+        kaddr = lazy_address(context, builder, KernelRef(self.kernel, self.pk.spec, self.device))
         st = builder.call(launch, [kaddr, self.queue, slots, I32(len(self.slot_vals)), I32(1), gsize, local])
         with cgutils.if_unlikely(builder, builder.icmp_signed("!=", st, I32(0))):
             release = declare(builder, "NRT_MemInfo_release", llir.VoidType(), [I8P])

@@ -16,6 +16,7 @@ from numba.core.typing import typeof as numba_typeof
 from .. import _core
 from ..arrays import ndarray
 from ..compiler.device_functions import typed_ir
+from ..compiler.disk_cache import KernelDiskCache
 from ..compiler.function_builder import FunctionBuilder
 from ..compiler.item_api import LocalAccessor
 from ..compiler.item_typing import LocalAccessorType
@@ -87,9 +88,31 @@ def translate_kernel(
 
 
 def compile_kernel(
-    py_func: Callable[..., Any], kernel_name: str, argtys: tuple[Any, ...], device_filter: str, work_dim: int
+    py_func: Callable[..., Any],
+    kernel_name: str,
+    argtys: tuple[Any, ...],
+    device_filter: str,
+    work_dim: int,
+    disk: KernelDiskCache | None = None,
 ) -> CompiledKernel:
-    """`py_func` typed for `argtys`, translated and compiled for the device `device_filter`."""
+    """`py_func` typed for `argtys`, translated and compiled for the device `device_filter`; with a
+    disk cache (``kernel(cache=True)``), loaded from it when it holds the kernel, else saved to it."""
+    device = device_by_filter(device_filter)
+    key = (argtys, device_filter, work_dim)
+    entry = None if disk is None else disk.load(key)
+    if entry is not None:
+        package, spec = entry
+        return CompiledKernel(_core.kernel_from_package(package, spec, device), spec)
     spec = translate_kernel(py_func, kernel_name, argtys, work_dim)
-    kernel = _core.compile_function(spec, device_by_filter(device_filter))
+    kernel = _core.compile_function(spec, device)
+    if disk is not None:
+        disk.save(key, kernel.package, spec)
     return CompiledKernel(kernel, spec)
+
+
+def disk_cache(py_func: Callable[..., Any], kernel_name: str) -> KernelDiskCache:
+    """The disk cache of kernel `py_func` (``kernel(cache=True)``)."""
+    try:
+        return KernelDiskCache(py_func)
+    except RuntimeError as e:  # Numba finds no place for the cache (e.g. a function typed at a prompt)
+        raise UnsupportedError(f"kernel {kernel_name}: cache=True is not possible here: {e}") from None

@@ -31,7 +31,14 @@ from ..errors import (
     UnsupportedError,
 )
 from ..placement import plan_call
-from .compilation import CompiledKernel, argument_types, compile_kernel, compile_lock, translate_kernel
+from .compilation import (
+    CompiledKernel,
+    argument_types,
+    compile_kernel,
+    compile_lock,
+    disk_cache,
+    translate_kernel,
+)
 from .forms import COMPILE_HINTS, KernelForm, item_kind, kernel_signatures
 from .launch import Event, argument_slots, check_limits, launch_and_finish, launch_async
 from .ranges import LaunchConfig, NdRange, Range, cache_key, normalize_range
@@ -65,8 +72,7 @@ class Kernel(_core.KernelCaller):
         unknown = set(options or ()) - COMPILE_HINTS - {"cache"}
         if unknown:
             raise TypeError(f"kernel {self.__name__}: unknown option(s) {', '.join(sorted(unknown))}")
-        if (options or {}).get("cache"):
-            raise UnsupportedError(f"kernel {self.__name__}: cache=True is not supported yet")
+        self._disk = disk_cache(py_func, self.__name__) if (options or {}).get("cache") else None
         item = item_kind(py_func)
         sigs = None if signatures is None else kernel_signatures(signatures, item, self.__name__)
         self._form = KernelForm(py_func, sigs)
@@ -128,7 +134,7 @@ class Kernel(_core.KernelCaller):
             c = self._cache.get(key)
             if c is None:
                 c = self._cache[key] = compile_kernel(
-                    self.py_func, self.__name__, argtys, device_filter, work_dim
+                    self.py_func, self.__name__, argtys, device_filter, work_dim, self._disk
                 )
         return c
 

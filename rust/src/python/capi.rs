@@ -165,6 +165,27 @@ pub unsafe extern "C" fn nx_check_queues(queues: *const *const c_void, n: u32, n
     -1
 }
 
+/// The process-local address behind `obj`, a reference compiled host code keeps in its environment
+/// (a kernel or queue it uses; see `numba_ext/compiler/lazy_refs.py`): `obj._resolve_address()`,
+/// asked once per process and call site. Null with a Python exception set on failure.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nx_resolve(obj: *mut pyo3::ffi::PyObject) -> *const c_void {
+    Python::attach(|py| {
+        if obj.is_null() {
+            to_pyerr(py, Error::Launch("compiled code lost a kernel or queue reference".into())).restore(py);
+            return std::ptr::null();
+        }
+        let o = unsafe { Bound::from_borrowed_ptr(py, obj) };
+        match o.call_method0("_resolve_address").and_then(|a| a.extract::<usize>()) {
+            Ok(a) => a as *const c_void,
+            Err(e) => {
+                e.restore(py);
+                std::ptr::null()
+            }
+        }
+    })
+}
+
 /// Address of each entry point, by name.
 #[pyfunction]
 pub fn capi_addresses(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
@@ -172,6 +193,7 @@ pub fn capi_addresses(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     d.set_item("nx_usm_alloc", nx_usm_alloc as *const () as usize)?;
     d.set_item("nx_meminfo_queue", nx_meminfo_queue as *const () as usize)?;
     d.set_item("nx_launch", nx_launch as *const () as usize)?;
+    d.set_item("nx_resolve", nx_resolve as *const () as usize)?;
     d.set_item("nx_usm_fill", nx_usm_fill as *const () as usize)?;
     d.set_item("nx_memcpy", nx_memcpy as *const () as usize)?;
     d.set_item("nx_launch_nd", nx_launch_nd as *const () as usize)?;

@@ -56,6 +56,11 @@ impl PyKernel {
     fn binary<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
         PyBytes::new(py, &self.inner.binary().bytes)
     }
+    /// This kernel as bytes (device binary, slots, target) for compiled code cached on disk.
+    #[getter]
+    fn package<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &self.inner.package())
+    }
     #[getter]
     fn num_slots(&self) -> usize {
         self.inner.slots().len()
@@ -93,6 +98,27 @@ pub fn compile_kernel(py: Python<'_>, spec: &Bound<'_, PyAny>, device: PyRef<'_,
     let spec = spec_from_py(spec)?;
     let dev = device.inner.clone();
     Ok(PyKernel { inner: py.detach(|| CompiledKernel::get_or_compile(&spec, &dev))? })
+}
+
+/// The kernel in `package` (see `Kernel.package`) for `device`: `spec` is its description, a
+/// `KernelSpec` or a control-flow `Function`, compiled again only where the package was made for
+/// another device target.
+#[pyfunction]
+pub fn kernel_from_package(
+    py: Python<'_>,
+    package: &[u8],
+    spec: &Bound<'_, PyAny>,
+    device: PyRef<'_, PyDevice>,
+) -> PyResult<PyKernel> {
+    let dev = device.inner.clone();
+    let inner = if spec.hasattr("blocks")? {
+        let f = function_from_py(spec)?;
+        py.detach(|| CompiledKernel::from_package_function(package, &f, &dev))?
+    } else {
+        let s = spec_from_py(spec)?;
+        py.detach(|| CompiledKernel::from_package_elementwise(package, &s, &dev))?
+    };
+    Ok(PyKernel { inner })
 }
 
 /// LLVM IR for a control-flow kernel without compiling device code (`target` is "spirv" or "ptx").

@@ -27,6 +27,7 @@ mod context;
 mod device;
 mod launch;
 mod memory;
+mod package;
 mod pool;
 mod program;
 pub mod program_cache;

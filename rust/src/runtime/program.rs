@@ -15,6 +15,7 @@ use opencl3::types::{cl_context, cl_device_id};
 
 use super::context::Context;
 use super::device::Device;
+use super::package;
 use super::program_cache;
 use super::FastMap;
 use crate::codegen::{self, ArgSlot, Binary, DeviceCaps, Flavor};
@@ -35,6 +36,8 @@ unsafe impl Send for Loaded {}
 /// A kernel compiled for one kind of device; loadable into any context holding such a device.
 pub struct CompiledKernel {
     binary: Binary,
+    /// The device target it was compiled for (`DeviceTarget::cache_key`).
+    target: String,
     /// The kernel loaded into the first context that launched it (the common case: one context),
     /// then the others by context.
     first: OnceLock<(usize, Arc<Mutex<Loaded>>)>,
@@ -82,6 +85,7 @@ fn build_options(b: &Binary) -> String {
 
 fn cached(
     key: String,
+    target: String,
     source: Option<(KernelSpec, Device)>,
     compile: impl FnOnce() -> Result<Binary>,
 ) -> Result<Arc<CompiledKernel>> {
@@ -93,6 +97,7 @@ fn cached(
     // Compile outside the lock; a racing duplicate compile is harmless.
     let compiled = Arc::new(CompiledKernel {
         binary: compile()?,
+        target,
         first: OnceLock::new(),
         loaded: Mutex::new(FastMap::default()),
         source,
@@ -107,7 +112,7 @@ impl CompiledKernel {
     pub fn get_or_compile(spec: &KernelSpec, device: &Device) -> Result<Arc<CompiledKernel>> {
         let target = device.device_target();
         let source = Some((spec.clone(), device.clone()));
-        cached(format!("E{:?}|{}", spec, target.cache_key()), source, || {
+        cached(format!("E{:?}|{}", spec, target.cache_key()), target.cache_key(), source, || {
             codegen::compile(spec, &DeviceCaps::for_device(target))
         })
     }
@@ -115,9 +120,37 @@ impl CompiledKernel {
     /// Same as [`CompiledKernel::get_or_compile`] for a control-flow kernel.
     pub fn get_or_compile_function(f: &Function, device: &Device) -> Result<Arc<CompiledKernel>> {
         let target = device.device_target();
-        cached(format!("F{:?}|{}", f, target.cache_key()), None, || {
+        cached(format!("F{:?}|{}", f, target.cache_key()), target.cache_key(), None, || {
             codegen::compile_function(f, &DeviceCaps::for_device(target))
         })
+    }
+
+    /// This kernel as a package (`package.rs`): what compiled host code cached on disk keeps.
+    pub fn package(&self) -> Vec<u8> {
+        package::encode(&self.binary, &self.target)
+    }
+
+    /// The elementwise kernel `spec` for `device` from `package`, without code generation where the
+    /// package was compiled for the device's target (else compiled again from `spec`). Shares the
+    /// process-wide cache with [`CompiledKernel::get_or_compile`].
+    pub fn from_package_elementwise(package: &[u8], spec: &KernelSpec, device: &Device) -> Result<Arc<CompiledKernel>> {
+        let (binary, target) = package::decode(package)?;
+        let key = device.device_target().cache_key();
+        if target != key {
+            return CompiledKernel::get_or_compile(spec, device);
+        }
+        let source = Some((spec.clone(), device.clone()));
+        cached(format!("E{:?}|{}", spec, key), target, source, || Ok(binary))
+    }
+
+    /// Same as [`CompiledKernel::from_package_elementwise`] for a control-flow kernel.
+    pub fn from_package_function(package: &[u8], f: &Function, device: &Device) -> Result<Arc<CompiledKernel>> {
+        let (binary, target) = package::decode(package)?;
+        let key = device.device_target().cache_key();
+        if target != key {
+            return CompiledKernel::get_or_compile_function(f, device);
+        }
+        cached(format!("F{:?}|{}", f, key), target, None, || Ok(binary))
     }
 
     /// For an elementwise kernel: its description.
