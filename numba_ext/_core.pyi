@@ -25,6 +25,7 @@ __all__ = [
     "_live_buffers",
     "KERNEL_IR_VERSION",
     "NVIDIA_WORK_GROUP",
+    "MAX_CONTEXT_PROGRAMS",
     "_set_nrt_api",
     "memcpy",
     "fill",
@@ -42,6 +43,8 @@ __all__ = [
 ]
 
 NVIDIA_WORK_GROUP: int
+#: programs one kernel keeps built, one per context
+MAX_CONTEXT_PROGRAMS: int
 #: the version of the kernel IR (numba_ext/compiler/kernel_ir.py) this module reads
 KERNEL_IR_VERSION: int
 
@@ -190,6 +193,8 @@ class Kernel:
     def binary(self) -> bytes: ...
     @property
     def package(self) -> bytes: ...
+    @property
+    def loaded_contexts(self) -> int: ...
     @property
     def num_slots(self) -> int: ...
     @property

@@ -35,6 +35,10 @@ def test_freed_or_foreign_objects_do_not_crash():
         f(bogus)
 
 
-def test_disk_caching_is_refused_clearly(tmp_path):
-    with pytest.raises(numba_ext.UnsupportedError, match="cache=True"):
-        numba_ext.jit(lambda a: a + 1.0, cache=True)
+def test_disk_caching_without_a_source_file_is_refused_clearly():
+    # a function typed at a prompt has no source file, so Numba's cache has no place for it
+    at_prompt = eval(compile("lambda a: a + 1.0", "<prompt>", "eval"))
+    with pytest.raises(numba_ext.UnsupportedError, match="cache=True is not possible here"):
+        numba_ext.jit(at_prompt, cache=True)
+    with pytest.raises(numba_ext.UnsupportedError, match="cache=True is not possible here"):
+        numba_ext.kernel(cache=True)(at_prompt)

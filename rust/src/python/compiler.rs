@@ -61,6 +61,11 @@ impl PyKernel {
     fn package<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
         PyBytes::new(py, &self.inner.package())
     }
+    /// The number of contexts this kernel has a built program for (at most `MAX_CONTEXT_PROGRAMS`).
+    #[getter]
+    fn loaded_contexts(&self) -> usize {
+        self.inner.loaded_contexts()
+    }
     #[getter]
     fn num_slots(&self) -> usize {
         self.inner.slots().len()

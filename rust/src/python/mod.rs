@@ -55,6 +55,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_live_buffers, m)?)?;
     m.add("KERNEL_IR_VERSION", kernel_spec::KERNEL_IR_VERSION)?;
     m.add("NVIDIA_WORK_GROUP", crate::runtime::NVIDIA_WORK_GROUP)?;
+    m.add("MAX_CONTEXT_PROGRAMS", crate::runtime::MAX_CONTEXT_PROGRAMS)?;
     m.add_function(wrap_pyfunction!(nrt::_set_nrt_api, m)?)?;
     m.add_function(wrap_pyfunction!(runtime::memcpy, m)?)?;
     m.add_function(wrap_pyfunction!(runtime::fill, m)?)?;

@@ -33,6 +33,10 @@ pub(super) struct Loaded {
 }
 unsafe impl Send for Loaded {}
 
+/// Programs one kernel keeps built, one per context it was launched in (a program retains its
+/// context, so an unbounded map would keep every context ever used alive).
+pub const MAX_CONTEXT_PROGRAMS: usize = 8;
+
 /// A kernel compiled for one kind of device; loadable into any context holding such a device.
 pub struct CompiledKernel {
     binary: Binary,
@@ -175,6 +179,11 @@ impl CompiledKernel {
         twin.clone().map_err(Error::Codegen)
     }
 
+    /// The number of contexts this kernel has a built program for.
+    pub fn loaded_contexts(&self) -> usize {
+        self.loaded.lock().unwrap().len()
+    }
+
     pub fn binary(&self) -> &Binary {
         &self.binary
     }
@@ -198,7 +207,17 @@ impl CompiledKernel {
         let program = self.build(context, device)?;
         let kernel = Kernel::create(&program, &self.binary.kernel_name).cl("clCreateKernel")?;
         let l = Arc::new(Mutex::new(Loaded { _program: program, kernel, last: vec![None; self.binary.slots.len()] }));
-        let l = self.loaded.lock().unwrap().entry(ctx as usize).or_insert(l).clone();
+        let mut loaded = self.loaded.lock().unwrap();
+        if loaded.len() >= MAX_CONTEXT_PROGRAMS && !loaded.contains_key(&(ctx as usize)) {
+            // bounded: the program of another context goes (built again if that context comes back;
+            // a launch holding it keeps its own reference), never the first context's
+            let first = self.first.get().map(|(c, _)| *c);
+            if let Some(victim) = loaded.keys().copied().find(|c| Some(*c) != first) {
+                loaded.remove(&victim);
+            }
+        }
+        let l = loaded.entry(ctx as usize).or_insert(l).clone();
+        drop(loaded);
         let _ = self.first.set((ctx as usize, l.clone())); // the first context to get here keeps the fast slot
         Ok(l)
     }
