@@ -8,9 +8,11 @@ back through a file and is validated like any other. Process start and imports a
 * ``numba_parallel_cache_hit``: the same with ``cache=True``, loaded from a cache directory that an
   untimed child filled first (under ``$BENCH_OUT_DIR`` or benchmarks/out/, removed afterwards);
 * ``numba_ext_jit`` / ``numba_ext_prange``: the array-expression and prange sources under
-  ``@numba_ext.jit`` (Numba's compilation plus the device kernels: SPIR-V generation and the OpenCL
-  driver's build);
-* ``numba_ext_jit_cache_hit``: n/a, numba_ext has no disk cache yet (see the variant's reason).
+  ``@numba_ext.jit``, cold: Numba's compilation plus the device kernels (SPIR-V/PTX generation and the
+  OpenCL driver's build, with an empty program cache);
+* ``numba_ext_jit_cache_hit`` / ``numba_ext_prange_cache_hit``: the same with ``cache=True``, loaded
+  from Numba's cache directory and numba_ext's program cache that an untimed child filled first;
+* ``numba_ext_jit_warm_memory``: the second call in the same process (compiled code in memory).
 
 Only the first sample of a variant differs from the others in the OS file cache; all are first calls.
 """
@@ -37,7 +39,15 @@ if __name__ != "__main__":
 SIZES = {preset: {"n": 1024} for preset in ("S", "M", "L")}
 MAX_REPS = 3  # every sample is a new process
 WARMUP = 0
-KINDS = ("numba_parallel", "numba_parallel_cache", "numba_ext_jit", "numba_ext_prange")
+KINDS = (
+    "numba_parallel",
+    "numba_parallel_cache",
+    "numba_ext_jit",
+    "numba_ext_prange",
+    "numba_ext_jit_cache",
+    "numba_ext_prange_cache",
+    "numba_ext_jit_second",
+)
 
 
 def make_inputs(rng, n):
@@ -74,16 +84,33 @@ def _runner(kind: str, env: dict | None = None):
     return run
 
 
-def make_cache_hit(*args):
-    cache = Path(tempfile.mkdtemp(prefix="numba-cache-", dir=_cache_root()))
-    env = {"NUMBA_CACHE_DIR": str(cache)}
-    _child("numba_parallel_cache", args, env)  # fills the cache (untimed, part of "first call")
-    run = _runner("numba_parallel_cache", env)
-    run.cache_dir = cache
+def _temp_dir(prefix: str) -> Path:
     import atexit
 
-    atexit.register(shutil.rmtree, cache, True)
+    d = Path(tempfile.mkdtemp(prefix=prefix, dir=_cache_root()))
+    atexit.register(shutil.rmtree, d, True)
+    return d
+
+
+def make_cold(kind: str):
+    """A runner whose every process starts with an empty program cache (nothing built before)."""
+
+    def run(*args):
+        return _child(kind, args, {"NUMBA_EXT_CACHE_DIR": str(_temp_dir("programs-"))})
+
     return run
+
+
+def make_cache_hit(kind: str):
+    def make(*args):
+        cache = _temp_dir("numba-cache-")
+        env = {"NUMBA_CACHE_DIR": str(cache / "numba"), "NUMBA_EXT_CACHE_DIR": str(cache / "programs")}
+        _child(kind, args, env)  # fills the caches (untimed, part of "first call")
+        run = _runner(kind, env)
+        run.cache_dir = cache
+        return run
+
+    return make
 
 
 def _cache_root() -> Path:
@@ -101,29 +128,44 @@ if __name__ != "__main__":
         ),
         Variant(
             "numba_parallel_cache_hit",
-            make=make_cache_hit,
+            make=make_cache_hit("numba_parallel_cache"),
             self_timed=True,
             note="numba.njit(parallel=True, cache=True), first call in a new process with a warm disk cache",
         ),
         Variant(
             "numba_ext_jit",
-            make=lambda *a: _runner("numba_ext_jit"),
+            make=lambda *a: make_cold("numba_ext_jit"),
             self_timed=True,
             requires="numba_ext",
-            note="@numba_ext.jit array expressions, first call in a new process",
+            note="@numba_ext.jit array expressions, first call in a new process, empty program cache",
         ),
         Variant(
             "numba_ext_prange",
-            make=lambda *a: _runner("numba_ext_prange"),
+            make=lambda *a: make_cold("numba_ext_prange"),
             self_timed=True,
             requires="numba_ext",
-            note="@numba_ext.jit prange loop, first call in a new process",
+            note="@numba_ext.jit prange loop, first call in a new process, empty program cache",
         ),
-        Variant.unavailable(
+        Variant(
             "numba_ext_jit_cache_hit",
-            "a disk cache in numba_ext: there is none yet (compiled host code refers to device kernels by "
-            "process-local addresses; numba_ext.jit(f, cache=True) raises UnsupportedError and plain "
-            "numba.njit(cache=True) skips caching such functions)",
+            make=make_cache_hit("numba_ext_jit_cache"),
+            self_timed=True,
+            requires="numba_ext",
+            note="@numba_ext.jit(cache=True) array expressions, first call in a new process, warm caches",
+        ),
+        Variant(
+            "numba_ext_prange_cache_hit",
+            make=make_cache_hit("numba_ext_prange_cache"),
+            self_timed=True,
+            requires="numba_ext",
+            note="@numba_ext.jit(cache=True) prange loop, first call in a new process, warm disk caches",
+        ),
+        Variant(
+            "numba_ext_jit_warm_memory",
+            make=lambda *a: _runner("numba_ext_jit_second"),
+            self_timed=True,
+            requires="numba_ext",
+            note="@numba_ext.jit array expressions, second call in the process (compiled code in memory)",
         ),
     ]
 
@@ -142,7 +184,13 @@ def _child_main(kind: str, d: str) -> None:
 
         args = [numba_ext.asarray(a) if isinstance(a, np.ndarray) else a for a in args]
         args[0].sycl_queue.wait()
-        fn = numba_ext.jit(bsm.black_scholes) if kind == "numba_ext_jit" else bsm.black_scholes_nx_prange
+        cache = kind.endswith("_cache")
+        if kind.startswith("numba_ext_jit"):
+            fn = numba_ext.jit(bsm.black_scholes, cache=cache)
+        else:
+            fn = numba_ext.jit(bsm.black_scholes_nx_prange.py_func, cache=cache)
+        if kind.endswith("_second"):
+            fn(*args)[0].sycl_queue.wait()
     else:
         fn = numba.njit(parallel=True, cache=kind == "numba_parallel_cache")(bsm._black_scholes_prange)
     t0 = time.perf_counter()

@@ -20,6 +20,7 @@ import warnings
 from typing import Any
 
 from numba.core import caching
+from numba.core.runtime import rtsys
 from numba.core.serialize import dumps
 
 from ..errors import CacheWarning
@@ -56,6 +57,13 @@ class FunctionDiskCache(caching.FunctionCache):
     """Numba's cache of compiled functions with checksummed entries (``numba_ext.jit(cache=True)``)."""
 
     _impl_class = _FunctionCacheImpl
+
+    def load_overload(self, sig: Any, target_context: Any) -> Any:
+        # Numba refreshes the whole target context first (importing and installing every typing and
+        # lowering registry: most of a cache hit's time); loading compiled code needs only the
+        # runtime (NRT) its code calls. A compile after a miss refreshes the context itself.
+        rtsys.initialize(target_context)
+        return self._load_overload(sig, target_context)
 
     def _load_overload(self, sig: Any, target_context: Any) -> Any:
         try:
