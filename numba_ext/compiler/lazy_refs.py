@@ -24,7 +24,7 @@ class KernelRef:
     """A compiled device kernel for one device (`device_filter`), with its description `spec` (a
     ``KernelSpec`` or ``Function``)."""
 
-    __slots__ = ("spec", "device_filter", "_package", "_kernel")
+    __slots__ = ("spec", "device_filter", "_package", "_kernel", "__weakref__")
 
     def __init__(self, kernel: Any, spec: Any, device_filter: str, package: bytes | None = None) -> None:
         self.spec, self.device_filter = spec, device_filter

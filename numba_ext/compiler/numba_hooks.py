@@ -26,9 +26,10 @@ Numba symbol                                                    why
                                                                 as in NumPy (Numba's loop divides by 0)
 ``numba.core.ir_utils.remove_call_handlers``                    allocations are free of side effects, so
                                                                 parfor fusion can move them
-``numba.core.ir_utils.alias_func_extensions``                   the results of reshape and of products
-                                                                into ``out`` alias an argument (parfor
-                                                                dead-code removal must know)
+``numba.core.ir_utils.alias_func_extensions``                   the results of reshape, of products into
+                                                                ``out`` and of the reductions' views
+                                                                alias an argument (parfor dead-code
+                                                                removal must know)
 ``numba.core.rewrites.register_rewrite``                        NumPy calls and array expressions on USM
                                                                 arrays become device kernels
 ``numba.core.compiler_machinery.register_pass``                 the passes of :class:`OffloadCompiler`
@@ -108,6 +109,7 @@ from . import (  # noqa: E402
     half,
     numpy_calls,
     offload,
+    reduction_parts,
     reduction_rewrite,
     reduction_rules,
 )
@@ -208,7 +210,7 @@ def install() -> None:
     key = ("mean", "numpy")
     parfor.swap_functions_map[key] = reduction_rewrite.usm_mean_swap(parfor.swap_functions_map[key])
     ir_utils.remove_call_handlers.append(alloc.allocation_has_no_side_effect)
-    for fn, position in numpy_calls.ALIASING:
+    for fn, position in (*numpy_calls.ALIASING, *reduction_parts.VIEWS):
         ir_utils.alias_func_extensions[(fn.__name__, fn.__module__)] = numpy_calls.result_aliases(position)
 
     # Rewrites run in registration order: elementwise calls first (their results are allocations

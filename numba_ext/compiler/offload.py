@@ -8,6 +8,7 @@ queues, allocates the result on the execution queue and launches through the ext
 from __future__ import annotations
 
 import inspect
+import weakref
 from typing import Any
 
 from numba.core import cgutils, ir, types
@@ -176,11 +177,13 @@ class OffloadArrayExprs(Rewrite):
         out_types = [self.typemap[o.name] for o in outputs]
         kernel = _core.compile_kernel(spec, device_by_filter(out_types[0].device))
         md = getattr(self.state, "metadata", None)
-        if md is not None:
+        kref = KernelRef(kernel, spec, out_types[0].device)
+        if md is not None:  # the compile result's: inspect_kernels, and the kernel alive while it is
             md.setdefault("numba_ext_kernels", []).append(kernel)
+            md.setdefault("numba_ext_refs", []).append(kref)
 
         arg_types = tuple(self.typemap[v.name] for v in tr.args)
-        fn = make_launch_intrinsic(kernel, spec, out_types, arg_types)
+        fn = make_launch_intrinsic(kref, spec, out_types, arg_types)
         scope, loc = first.target.scope, insts[-1].loc
         fvar = ir.Var(scope, scope.redefine("$nx_launch", loc).name, loc)
         typingctx = self.state.typingctx
@@ -204,7 +207,7 @@ class OffloadArrayExprs(Rewrite):
 
 
 def make_launch_intrinsic(
-    kernel: Any, spec: KernelSpec, out_types: list[types.Array], arg_types: tuple[types.Type, ...]
+    kref: KernelRef, spec: KernelSpec, out_types: list[types.Array], arg_types: tuple[types.Type, ...]
 ) -> Any:
     """An intrinsic whose lowering launches `kernel` over the arrays/scalars of one region and
     returns its output array(s) (a tuple when there are several). (One function of about 80 lines:
@@ -213,7 +216,10 @@ def make_launch_intrinsic(
     n_in = len(params) - len(out_types)
     ndim = out_types[0].ndim
     ret_type = out_types[0] if len(out_types) == 1 else types.Tuple(out_types)
-    kref = KernelRef(kernel, spec, out_types[0].device)
+    # Numba keeps every intrinsic for the life of the process: it refers to the kernel weakly, so
+    # the kernel lives as long as the function compiled with it (its environment and metadata)
+    weak_kref = weakref.ref(kref)
+    device_filter = out_types[0].device
 
     def codegen(context, builder, sig, llargs):
         arrays = [
@@ -259,7 +265,7 @@ def make_launch_intrinsic(
         for i, sv in enumerate(slot_vals):
             builder.store(sv, builder.gep(slots, [I32(i)]))
         launch = declare(builder, "nx_launch", I32, [I8P, I8P, I64.as_pointer(), I32, I32])
-        kaddr = lazy_address(context, builder, kref)
+        kaddr = lazy_address(context, builder, weak_kref() or KernelRef(None, spec, device_filter))
         st = builder.call(launch, [kaddr, queue, slots, I32(len(slot_vals)), builder.zext(broadcast, I32)])
         with cgutils.if_unlikely(builder, builder.icmp_signed("!=", st, I32(0))):
             for ty, o in zip(out_types, outs):
@@ -281,6 +287,6 @@ def make_launch_intrinsic(
     )
     typer.__name__ = typer.__qualname__ = f"nx_launch_{spec.name}"
     fn: Any = intrinsic(typer)
-    fn._numba_ext_kernel = kernel  # keeps the compiled kernel (and its address) alive
+    fn._numba_ext_kernel = weak_kref  # for fusion with prange loops (parfor_fusion.py)
     fn._nx_spec, fn._nx_out_types = spec, list(out_types)  # for fusion with prange loops (parfor_fusion.py)
     return fn

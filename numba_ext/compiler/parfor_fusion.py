@@ -250,8 +250,10 @@ def fuse_regions_into_parfors(func_ir, typemap, offloaded, metadata=None) -> int
                 fused += n_pro
                 fused += _fuse_epilogues(func_ir, typemap, block, k, p)
                 for fn in getattr(p, "_nx_fused_fns", ()):
-                    if metadata is not None and fn._numba_ext_kernel in metadata.get("numba_ext_kernels", []):
-                        metadata["numba_ext_kernels"].remove(fn._numba_ext_kernel)
+                    kernels = [] if metadata is None else metadata.get("numba_ext_kernels", [])
+                    kref = fn._numba_ext_kernel()
+                    if kref is not None and kref._kernel in kernels:
+                        kernels.remove(kref._kernel)
             k += 1
     return fused
 

@@ -146,7 +146,6 @@ class _ParforLaunch:
         self.kernel = kernel = _core.compile_function(pk.spec, device_by_filter(self.device))
         if lowerer.metadata is not None:  # the compile result's metadata (for inspect_kernels)
             lowerer.metadata.setdefault("numba_ext_kernels", []).append(kernel)
-        _KEEP_ALIVE.append(kernel)
         self.arrays = {
             n: context.make_array(typemap[n])(context, builder, value=lowerer.loadvar(n))
             for n in pk.arrays + extra_arrays
@@ -319,9 +318,6 @@ class _ParforLaunch:
 def _accumulator_type(t):
     """The Numba type of the device accumulator of a reduction variable of type `t`."""
     return numpy_support.from_dtype(np.dtype(accumulator_dtype(dtype_name(t))))
-
-
-_KEEP_ALIVE: list = []  # compiled kernels referenced by address from compiled host code
 
 
 def _asI64(lowerer, builder, x):

@@ -191,7 +191,7 @@ def _axis_fold(op: str, out_type, usm_type: str, rows, outer, take):
         v = axis_last(a, axis)
         n = v.shape[-1]
         out = arrays.empty(v.shape[:-1], out_type, usm_type=usm_type)
-        o = out.reshape(out.size)
+        o = as_flat(out)
         x = rows(v, out.size)
         for t in prange(out.size):
             i = outer(x, t)
@@ -214,7 +214,7 @@ def _axis_extreme(op: str, out_type, usm_type: str, rows, outer, take):
         if n == 0:
             raise ValueError(message)
         out = arrays.empty(v.shape[:-1], out_type, usm_type=usm_type)
-        o = out.reshape(out.size)
+        o = as_flat(out)
         x = rows(v, out.size)
         for t in prange(out.size):
             i = outer(x, t)
@@ -240,7 +240,7 @@ def _axis_arg(op: str, out_type, usm_type: str, rows, outer, take):
         if n == 0:
             raise ValueError(message)
         out = arrays.empty(v.shape[:-1], out_type, usm_type=usm_type)
-        o = out.reshape(out.size)
+        o = as_flat(out)
         x = rows(v, out.size)
         for t in prange(out.size):
             i = outer(x, t)
@@ -265,7 +265,7 @@ def _axis_test(op: str, out_type, usm_type: str, rows, outer, take):
         v = axis_last(a, axis)
         n = v.shape[-1]
         out = arrays.empty(v.shape[:-1], out_type, usm_type=usm_type)
-        o = out.reshape(out.size)
+        o = as_flat(out)
         x = rows(v, out.size)
         for t in prange(out.size):
             i = outer(x, t)

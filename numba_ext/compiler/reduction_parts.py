@@ -25,7 +25,10 @@ from typing import Any
 
 import numba
 import numpy as np
-from numba.cpython.unsafe.tuple import tuple_setitem
+from numba.core import cgutils, types
+from numba.core.imputils import impl_ret_borrowed
+from numba.extending import intrinsic
+from numba.np import arrayobj
 
 #: decorator: Numba inlines the function into the code calling it, before its loops become kernels
 inline = numba.njit(inline="always")
@@ -100,10 +103,32 @@ def _as_is(a):
     return a
 
 
-@inline
-def as_flat(a):
-    """A C-contiguous array as a 1-D view (a reshape: no copy)."""
-    return a.reshape(a.size)
+@intrinsic
+def as_flat(typingctx, a):
+    """A C-contiguous array as a 1-D view (no copy; built from the size, without the general
+    reshape's checks and their compilation)."""
+    if not isinstance(a, types.Array) or a.layout != "C":
+        return None
+
+    def codegen(context, builder, sig, args):
+        aryty, ret_ty = sig.args[0], sig.return_type
+        ary = arrayobj.make_array(aryty)(context, builder, args[0])
+        size = context.get_constant(types.intp, 1)
+        for d in cgutils.unpack_tuple(builder, ary.shape, aryty.ndim):
+            size = builder.mul(size, d)
+        out = arrayobj.make_array(ret_ty)(context, builder)
+        arrayobj.populate_array(  # the module's (wrapped: views keep their queue)
+            out,
+            data=ary.data,
+            shape=cgutils.pack_array(builder, [size]),
+            strides=cgutils.pack_array(builder, [ary.itemsize]),
+            itemsize=ary.itemsize,
+            meminfo=ary.meminfo,
+            parent=ary.parent,
+        )
+        return impl_ret_borrowed(context, builder, ret_ty, out._getvalue())
+
+    return a.copy(ndim=1, layout="C")(a), codegen
 
 
 @inline
@@ -123,14 +148,50 @@ def whole_view(ndim: int, flat: bool) -> tuple[Callable[..., Any], int]:
     return _as_is, ndim
 
 
-@inline
-def axis_last(a, axis):
-    """A view of `a` with `axis` (0 <= axis < a.ndim) moved last; the other axes keep their order."""
-    perm = a.shape  # a tuple of the right length; every item is replaced below
-    for j in range(len(perm) - 1):
-        perm = tuple_setitem(perm, j, j if j < axis else j + 1)
-    perm = tuple_setitem(perm, len(perm) - 1, axis)
-    return a.transpose(perm)
+@intrinsic
+def axis_last(typingctx, a, axis):
+    """A view of `a` with `axis` (0 <= axis < a.ndim) moved last; the other axes keep their order.
+    (Built here from the shape and strides: Numba's ``transpose`` with a tuple compiles its general
+    permutation check and error messages, seconds of compilation per reduction.)"""
+    if not isinstance(a, types.Array) or not isinstance(axis, types.Integer):
+        return None
+
+    def codegen(context, builder, sig, args):
+        aryty, ret_ty = sig.args[0], sig.return_type
+        ary = arrayobj.make_array(aryty)(context, builder, args[0])
+        n = aryty.ndim
+        ax = context.cast(builder, args[1], sig.args[1], types.intp)
+        shape = cgutils.unpack_tuple(builder, ary.shape, n)
+        strides = cgutils.unpack_tuple(builder, ary.strides, n)
+        intp = context.get_value_type(types.intp)
+        out_shape, out_strides = [], []
+        for j in range(n - 1):  # position j takes axis j before `axis`, axis j + 1 from it on
+            before = builder.icmp_signed("<", intp(j), ax)
+            out_shape.append(builder.select(before, shape[j], shape[j + 1]))
+            out_strides.append(builder.select(before, strides[j], strides[j + 1]))
+        last_shape, last_stride = shape[0], strides[0]
+        for j in range(1, n):
+            at = builder.icmp_signed("==", intp(j), ax)
+            last_shape = builder.select(at, shape[j], last_shape)
+            last_stride = builder.select(at, strides[j], last_stride)
+        out = arrayobj.make_array(ret_ty)(context, builder)
+        arrayobj.populate_array(  # the module's (wrapped: views keep their queue)
+            out,
+            data=ary.data,
+            shape=cgutils.pack_array(builder, [*out_shape, last_shape]),
+            strides=cgutils.pack_array(builder, [*out_strides, last_stride]),
+            itemsize=ary.itemsize,
+            meminfo=ary.meminfo,
+            parent=ary.parent,
+        )
+        return impl_ret_borrowed(context, builder, ret_ty, out._getvalue())
+
+    return a.copy(layout="A")(a, axis), codegen
+
+
+#: the views above and the argument each aliases (registered with Numba's alias analysis, so that
+#: parfors writing through a view are not removed as dead code)
+VIEWS = ((as_flat, 0), (axis_last, 0))
 
 
 @inline

@@ -16,6 +16,7 @@ use std::sync::Mutex;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyComplex, PyFloat, PyInt, PyTuple, PyType};
+use pyo3::{PyTraverseError, PyVisit};
 
 use super::native::NativeArray;
 use crate::runtime::{CompiledKernel, Queue, Slots};
@@ -235,5 +236,22 @@ impl<E> TypeCache<E> {
 
     pub(super) fn len(&self) -> usize {
         self.entries().len()
+    }
+
+    /// Show the garbage collector the objects the entries hold (`visit_value`: those of one value).
+    /// A cache another thread holds locked right now is skipped: a missed cycle is collected later.
+    pub(super) fn traverse(
+        &self,
+        visit: &PyVisit<'_>,
+        visit_value: impl Fn(&E, &PyVisit<'_>) -> Result<(), PyTraverseError>,
+    ) -> Result<(), PyTraverseError> {
+        let Ok(entries) = self.entries.try_lock() else { return Ok(()) };
+        for e in entries.iter() {
+            for k in &e._keep {
+                visit.call(k)?;
+            }
+            visit_value(&e.value, visit)?;
+        }
+        Ok(())
     }
 }

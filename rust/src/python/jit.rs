@@ -16,6 +16,7 @@ use std::sync::OnceLock;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple, PyType};
+use pyo3::{PyTraverseError, PyVisit};
 
 use super::fast_path::{self, Others, TypeCache};
 
@@ -59,6 +60,18 @@ impl JitCaller {
     ) {
         let cache = TypeCache::default();
         let _ = self.fast.set(FastPath { dispatcher, array_type, numpy_type, nparams, cache });
+    }
+
+    /// The objects the fast path holds, for the garbage collector: a jitted function and its
+    /// dispatcher refer to each other (through the dispatcher's reset hook).
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        if let Some(f) = self.fast.get() {
+            visit.call(&f.dispatcher)?;
+            visit.call(&f.array_type)?;
+            visit.call(&f.numpy_type)?;
+            f.cache.traverse(&visit, |v, visit| v.as_ref().map_or(Ok(()), |e| visit.call(e)))?;
+        }
+        Ok(())
     }
 
     /// Forget the cached entry points (the dispatcher's overloads were reset).

@@ -13,6 +13,7 @@ use std::sync::OnceLock;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple, PyType};
+use pyo3::{PyTraverseError, PyVisit};
 
 use super::compiler::PyKernel;
 use super::fast_path::{self, Others, Range, TypeCache};
@@ -60,6 +61,21 @@ impl KernelCaller {
         let _ = self.fast.set(FastPath { array_type, local_type, nparams, cache: TypeCache::default() });
     }
 
+    /// The objects the fast path holds, for the garbage collector.
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        if let Some(f) = self.fast.get() {
+            visit.call(&f.array_type)?;
+            if let Some(t) = &f.local_type {
+                visit.call(t)?;
+            }
+            f.cache.traverse(&visit, |e, visit| {
+                visit.call(&e.kernel)?;
+                visit.call(&e.queue)
+            })?;
+        }
+        Ok(())
+    }
+
     /// Number of cached (argument types, queue) entries.
     fn _fast_cache_len(&self) -> usize {
         self.fast.get().map_or(0, |f| f.cache.len())
@@ -80,6 +96,11 @@ impl KernelLaunch {
     #[pyo3(signature = (kernel, global_range, local_range = None))]
     fn new(kernel: Py<KernelCaller>, global_range: Vec<usize>, local_range: Option<Vec<usize>>) -> Self {
         KernelLaunch { kernel, global: global_range, local: local_range }
+    }
+
+    /// The kernel, for the garbage collector (a kernel caches its launch objects).
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        visit.call(&self.kernel)
     }
 
     #[getter]

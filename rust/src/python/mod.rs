@@ -30,6 +30,12 @@ fn _live_allocations() -> usize {
     crate::runtime::live_allocations()
 }
 
+/// Number of compiled kernels alive in this process (dropped functions release theirs).
+#[pyfunction]
+fn _live_kernels() -> usize {
+    crate::runtime::live_kernels()
+}
+
 /// Number of `cl_mem` buffers alive in this process (buffer back end, pool included).
 #[pyfunction]
 fn _live_buffers() -> usize {
@@ -53,6 +59,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(get_devices, m)?)?;
     m.add_function(wrap_pyfunction!(_live_allocations, m)?)?;
     m.add_function(wrap_pyfunction!(_live_buffers, m)?)?;
+    m.add_function(wrap_pyfunction!(_live_kernels, m)?)?;
     m.add("KERNEL_IR_VERSION", kernel_spec::KERNEL_IR_VERSION)?;
     m.add("NVIDIA_WORK_GROUP", crate::runtime::NVIDIA_WORK_GROUP)?;
     m.add("MAX_CONTEXT_PROGRAMS", crate::runtime::MAX_CONTEXT_PROGRAMS)?;

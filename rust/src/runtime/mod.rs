@@ -40,7 +40,7 @@ pub use context::Context;
 pub use device::{devices, select_device, Device, DeviceKind};
 pub use launch::{Slots, NVIDIA_WORK_GROUP};
 pub use memory::{live_allocations, Allocation};
-pub use program::{CompiledKernel, MAX_CONTEXT_PROGRAMS};
+pub use program::{live_kernels, CompiledKernel, MAX_CONTEXT_PROGRAMS};
 pub use queue::Queue;
 pub use transfer::{copy, fill};
 pub use usm::UsmKind;

@@ -7,7 +7,8 @@
 //! new context) on a device that already has the binary only loads it, it never recompiles.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use opencl3::kernel::Kernel;
 use opencl3::program::Program;
@@ -93,21 +94,47 @@ fn cached(
     source: Option<(KernelSpec, Device)>,
     compile: impl FnOnce() -> Result<Binary>,
 ) -> Result<Arc<CompiledKernel>> {
-    static CACHE: OnceLock<Mutex<HashMap<String, Arc<CompiledKernel>>>> = OnceLock::new();
+    // Weak entries: a kernel lives as long as something uses it (a jitted function's environment, a
+    // kernel object, an eager operation's cache); dropping the last user releases its binary and
+    // programs, and the next request compiles it again.
+    static CACHE: OnceLock<Mutex<HashMap<String, Weak<CompiledKernel>>>> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
-    if let Some(k) = cache.lock().unwrap().get(&key) {
-        return Ok(k.clone());
+    if let Some(k) = cache.lock().unwrap().get(&key).and_then(Weak::upgrade) {
+        return Ok(k);
     }
     // Compile outside the lock; a racing duplicate compile is harmless.
+    let binary = compile()?;
+    LIVE.fetch_add(1, Ordering::Relaxed);
     let compiled = Arc::new(CompiledKernel {
-        binary: compile()?,
+        binary,
         target,
         first: OnceLock::new(),
         loaded: Mutex::new(FastMap::default()),
         source,
         strided: OnceLock::new(),
     });
-    Ok(cache.lock().unwrap().entry(key).or_insert(compiled).clone())
+    let mut map = cache.lock().unwrap();
+    if let Some(k) = map.get(&key).and_then(Weak::upgrade) {
+        return Ok(k);
+    }
+    if map.len() >= 64 && map.len().is_power_of_two() {
+        map.retain(|_, w| w.strong_count() > 0); // forget dropped kernels now and then
+    }
+    map.insert(key, Arc::downgrade(&compiled));
+    Ok(compiled)
+}
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+
+/// Kernels alive in this process (compiled or loaded, and not yet dropped).
+pub fn live_kernels() -> usize {
+    LIVE.load(Ordering::Relaxed)
+}
+
+impl Drop for CompiledKernel {
+    fn drop(&mut self) {
+        LIVE.fetch_sub(1, Ordering::Relaxed);
+    }
 }
 
 impl CompiledKernel {

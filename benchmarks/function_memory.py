@@ -1,0 +1,58 @@
+"""Memory kept per compiled-then-dropped function: compiles N distinct jitted functions (each with
+its own device kernel), calls and drops each, and reports the growth of the process's resident
+memory and the device kernels still alive, next to plain ``numba.njit`` on NumPy arrays (Numba's own
+cost per compiled function: its JIT keeps every compiled module for the life of the process).
+
+    python benchmarks/function_memory.py [--n 200]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+
+import numba
+import numpy as np
+
+import numba_ext
+
+
+def rss_mb() -> float:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def make(c: float):
+    def f(a):
+        return np.sqrt(a) * 2.0 + c
+
+    return f
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--n", type=int, default=200)
+    n = ap.parse_args().n
+    x, xn = numba_ext.asarray(np.arange(100.0)), np.arange(100.0)
+    runs = {
+        "numba_ext.jit on numba_ext arrays": lambda c: numba_ext.jit(make(c))(x),
+        "numba.njit on NumPy arrays": lambda c: numba.njit(make(c))(xn),
+    }
+    for name, once in runs.items():
+        for i in range(20):  # warm-up: first compiles, pools, caches
+            once(1000.0 + i)
+        gc.collect()
+        before = rss_mb()
+        for i in range(n):
+            once(float(i))
+        gc.collect()
+        grown = rss_mb() - before
+        print(
+            f"{name}: {n} functions, +{grown:.1f} MB ({grown / n * 1024:.0f} kB each); "
+            f"device kernels alive: {numba_ext._core._live_kernels()}"
+        )
+
+
+if __name__ == "__main__":
+    main()
