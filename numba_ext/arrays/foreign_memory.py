@@ -70,6 +70,7 @@ def queue_of(scope: Queue | Context, device: Device | None) -> Queue:
 
 
 def not_in_context(what: str, data: object, ptr: int, scope: Queue | Context) -> ArrayInterfaceError:
+    """The error for a data pointer `ptr` (field value `data`) in no allocation of `scope`'s context."""
     where = (
         f"the context of queue {scope!r} ({scope.device.filter_string})"
         if isinstance(scope, Queue)
@@ -109,7 +110,9 @@ def check_view(
     end = extent.base + extent.size
     if lo >= extent.base and hi <= end:
         return
-    beyond = f"{extent.base - lo} bytes before its start" if lo < extent.base else f"{hi - end} bytes past its end"
+    beyond = (
+        f"{extent.base - lo} bytes before its start" if lo < extent.base else f"{hi - end} bytes past its end"
+    )
     raise ArrayInterfaceError(
         f"{what} has {fields}: the view spans bytes {span[0]} to {span[1]} from the data pointer "
         f"{ptr:#x}, but the allocation holding that pointer is {extent.size} bytes at {extent.base:#x}: "

@@ -161,6 +161,7 @@ def _strides(what: str, value: object, ndim: int) -> tuple[int, ...] | None:
 
 
 def _offset(what: str, value: object) -> int:
+    """The offset in elements from the data pointer to the first element (any integer)."""
     if value is None:
         return 0
     try:
@@ -171,9 +172,7 @@ def _offset(what: str, value: object) -> int:
         raise ArrayInterfaceError(
             f"{what} has offset={value!r}; it must be an integer (in elements)"
         ) from None
-    if offset < 0:
-        raise ArrayInterfaceError(f"{what} has offset={value!r}; it must not be negative")
-    return offset
+    return offset  # negative is fine while the view stays in the allocation (checked with the memory)
 
 
 def _data(what: str, value: object) -> tuple[int, bool]:

@@ -155,7 +155,11 @@ class ndarray(ArrayOperators):
     @property
     def _base_ptr(self) -> int:
         if self._base is None:
-            self._base = self._desc.ctypes.data
+            # an array from compiled code knows only its data pointer; the start of the allocation
+            # holding it keeps the interface's offsets non-negative (e.g. for reversed views)
+            ptr = self._desc.ctypes.data
+            found = _core.allocation_extent(self._queue, ptr)
+            self._base = ptr if found is None else found[0]
         return self._base
 
     # -- attributes -------------------------------------------------------------------------------

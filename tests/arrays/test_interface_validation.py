@@ -82,7 +82,6 @@ FIELDS = [
     ("strides", (4, "1"), "strides=(4, '1')"),
     ("strides", (True, 1), "strides=(True, 1)"),
     ("strides", "41", "strides='41'"),
-    ("offset", -1, "offset=-1"),
     ("offset", 1.5, "offset=1.5"),
     ("offset", "1", "offset='1'"),
     ("offset", False, "offset=False"),
@@ -152,7 +151,10 @@ def _memory_cases():
     big = 2**64 - 1
     return {
         "data_pointer_2**64-1": (lambda a: _changed(a.iface, data=(big, False)), f"data=({big}, False)"),
-        "data_pointer_12345678": (lambda a: _changed(a.iface, data=(12345678, False)), "data=(12345678, False)"),
+        "data_pointer_12345678": (
+            lambda a: _changed(a.iface, data=(12345678, False)),
+            "data=(12345678, False)",
+        ),
         "data_pointer_2**64": (lambda a: _changed(a.iface, data=(2**64, False)), f"data=({2**64}, False)"),
         "data_pointer_null": (lambda a: _changed(a.iface, data=(0, False)), "data=(0, False)"),
         "data_host_memory": (lambda a: _changed(a.iface, data=(a.host.ctypes.data, False)), "data=("),
@@ -163,6 +165,7 @@ def _memory_cases():
             "data=(",
         ),
         "offset_past_the_end_by_one_element": (lambda a: _changed(a.iface, offset=1), "offset=1"),
+        "offset_one_element_before_the_base": (lambda a: _changed(a.iface, offset=-1), "offset=-1"),
         "data_past_the_end_by_one_element": (
             lambda a: _changed(a.iface, data=(a.ptr + a.x.itemsize, False)),
             "4 bytes past its end",
@@ -201,8 +204,12 @@ def _run_memory_case(name, rng):
     try:
         y = nx.asarray(_Exporter(make(a), a.x))
     except Exception as e:
-        return {"name": name, "cls": type(e).__name__, "msg": str(e),
-                "type_and_value_error": isinstance(e, TypeError) and isinstance(e, ValueError)}
+        return {
+            "name": name,
+            "cls": type(e).__name__,
+            "msg": str(e),
+            "type_and_value_error": isinstance(e, TypeError) and isinstance(e, ValueError),
+        }
     got = nx.asnumpy(y)  # an accepted interface is read: a wrong acceptance shows here
     return {"name": name, "accepted": True, "shape": list(got.shape), "ptr_kept": y._data_ptr == a.ptr}
 
@@ -234,7 +241,9 @@ def memory_results():
     lines = [json.loads(s) for s in r.stdout.splitlines() if s.startswith("{")]
     if lines and "unavailable" in lines[0]:
         rng = np.random.default_rng(seed)
-        return {n: _run_memory_case(n, rng) for n in _memory_cases()}, "in process: " + lines[0]["unavailable"]
+        return {n: _run_memory_case(n, rng) for n in _memory_cases()}, "in process: " + lines[0][
+            "unavailable"
+        ]
     where = f"child process (seed {seed}) exited with {r.returncode}; stderr: {r.stderr[-2000:]}"
     return {d["name"]: d for d in lines}, where
 
@@ -299,10 +308,24 @@ def test_explicit_strides_and_views_at_the_allocation_edges(rng):
         (dict(shape=(1,), strides=None, data=(ptr + x.nbytes - 4, False)), h.ravel()[-1:]),  # last element
         (dict(shape=(3, 2), strides=(-4, -2), offset=n - 1), h[::-1, ::-2]),
         (dict(shape=(4, 3), strides=(1, 4), offset=np.int64(0)), h.T),
+        (dict(shape=(n - 1,), strides=None, offset=-1, data=(ptr + 4, False)), h.ravel()[:-1]),
     ]
     for fields, want in cases:
         w = nx.asarray(_Exporter(_changed(iface, **fields), x))
         np.testing.assert_array_equal(nx.asnumpy(w), want, err_msg=str(fields))
+
+
+def test_reversed_result_of_compiled_code_round_trips(rng):
+    # such an array knows only its data pointer (its last element in memory): its interface and
+    # those of its views still describe the allocation from its start, with non-negative offsets
+    h = rng.standard_normal(10).astype(np.float32)
+    r = nx.jit(lambda a: a[::-1])(nx.asarray(h))
+    for v, want in [(r, h[::-1]), (r[::-1], h), (r[2:7:2], h[::-1][2:7:2])]:
+        iface = v.__sycl_usm_array_interface__
+        assert iface["offset"] >= 0, iface
+        w = nx.asarray(_Exporter(dict(iface), v))
+        np.testing.assert_array_equal(nx.asnumpy(w), want)
+        assert w._data_ptr == v._data_ptr
 
 
 def test_syclobj_context_or_an_object_giving_a_queue(rng):
