@@ -57,20 +57,33 @@ def from_usm_interface(obj: Any, iface: object) -> ndarray:
     what = f"{type(obj).__name__}.__sycl_usm_array_interface__"
     c = validate_interface(what, iface)
     if not c.shared:
-        return allocate(c.shape, c.dtype, c.queue, c.usm_type)
-    desc = np.asarray(
-        _InterfaceHolder(
-            obj,
-            {
-                "data": (c.ptr + c.offset * c.dtype.itemsize, c.readonly),
-                "shape": c.shape,
-                "strides": None if c.strides is None else tuple(s * c.dtype.itemsize for s in c.strides),
-                "typestr": c.dtype.str,
-                "version": 3,
-            },
-        )
+        try:
+            out = allocate(c.shape, c.dtype, c.queue, c.usm_type)
+            _ = out.shape  # the descriptor, made now: NumPy's limits on shapes are reported here
+            return out
+        except (ValueError, OverflowError) as e:
+            raise _too_big(what, c, e) from None
+    holder = _InterfaceHolder(
+        obj,
+        {
+            "data": (c.ptr + c.offset * c.dtype.itemsize, c.readonly),
+            "shape": c.shape,
+            "strides": None if c.strides is None else tuple(s * c.dtype.itemsize for s in c.strides),
+            "typestr": c.dtype.str,
+            "version": 3,
+        },
     )
+    try:
+        desc = np.asarray(holder)
+    except (ValueError, OverflowError) as e:  # e.g. zero strides over more elements than fit
+        raise _too_big(what, c, e) from None
     return ndarray._wrap(desc, c.queue, c.usm_type, c.ptr)
+
+
+def _too_big(what: str, c: CheckedInterface, e: Exception) -> ArrayInterfaceError:
+    return ArrayInterfaceError(
+        f"{what} has shape={c.shape!r} and strides={c.strides!r}, which NumPy cannot describe: {e}"
+    )
 
 
 def validate_interface(what: str, iface: object) -> CheckedInterface:
