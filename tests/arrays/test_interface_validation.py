@@ -5,6 +5,7 @@ read) and the whole view (offset, shape, strides) inside that allocation. The ca
 foreign memory if accepted run in a child process, so that a crash fails them instead of killing the
 test run. Well-formed interfaces of numba_ext's own arrays and views wrap the memory without a copy."""
 
+import functools
 import json
 import os
 import subprocess
@@ -200,10 +201,14 @@ class _Arrays:
         self.iface = dict(self.x.__sycl_usm_array_interface__)
         self.ptr = self.iface["data"][0]
         self.host = np.zeros(64)
+
+    @functools.cached_property
+    def other_ptr(self):
+        """The data pointer of a copy in another context (made only for the cases that use it)."""
         q = self.x.sycl_queue
-        q2 = nx.Queue(q.device.filter_string, context=nx.Context(q.device))  # another context
+        q2 = nx.Queue(q.device.filter_string, context=nx.Context(q.device))
         self.other = nx.asarray(self.h, sycl_queue=q2)
-        self.other_ptr = self.other.__sycl_usm_array_interface__["data"][0]
+        return self.other.__sycl_usm_array_interface__["data"][0]
 
 
 def _run_memory_case(name, rng):
