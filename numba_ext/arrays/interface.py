@@ -1,24 +1,46 @@
 """``__sycl_usm_array_interface__`` import: foreign USM arrays wrapped without a copy, after the
 interface dictionary is checked field by field (version, required keys, typestr, shape, strides,
-offset, data, syclobj): a malformed one is an ``ArrayInterfaceError`` naming the field and its value,
-never memory read at a wrong address."""
+offset, data, syclobj) and its memory against the runtime (``foreign_memory``: the data pointer must
+lie in an allocation of the queue's context, and the whole view inside that allocation). A malformed
+or out-of-bounds one is an ``ArrayInterfaceError`` naming the field and its value; nothing is read
+before every check has passed."""
 
 from __future__ import annotations
 
 import operator
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ..devices import Queue
 from ..errors import ArrayInterfaceError
-from .dtypes import SUPPORTED_DTYPE_SET, SUPPORTED_DTYPES, check_precision, check_usm_type
+from .allocation import allocate
+from .dtypes import SUPPORTED_DTYPE_SET, SUPPORTED_DTYPES, check_precision
+from .foreign_memory import check_view, find_extent, not_in_context, queue_of, sycl_scope, view_bytes
 from .ndarray import ndarray
 
 #: the protocol versions understood (dpctl's ``usm_ndarray`` exports version 1, as numba_ext does)
 SUPPORTED_VERSIONS = (1,)
 REQUIRED_KEYS = ("data", "shape", "typestr", "version", "syclobj")
+
+
+@dataclass(frozen=True)
+class CheckedInterface:
+    """A USM array interface whose fields and memory have been checked: strides and offset are in
+    elements; ``usm_type`` is the runtime's answer for the allocation; ``shared`` is False for an
+    empty array whose pointer lies in no allocation (it gets memory of its own)."""
+
+    queue: Queue
+    dtype: np.dtype
+    shape: tuple[int, ...]
+    strides: tuple[int, ...] | None
+    ptr: int
+    readonly: bool
+    offset: int
+    usm_type: str
+    shared: bool
 
 
 class _InterfaceHolder:
@@ -30,31 +52,43 @@ class _InterfaceHolder:
 
 
 def from_usm_interface(obj: Any, iface: object) -> ndarray:
-    """Wrap an object exposing ``__sycl_usm_array_interface__`` with no copy (its queue must be ours)."""
+    """Wrap an object exposing ``__sycl_usm_array_interface__`` with no copy (its memory must be an
+    allocation of the context of the queue its ``syclobj`` gives)."""
     what = f"{type(obj).__name__}.__sycl_usm_array_interface__"
-    q, dt, shape, strides, (ptr, readonly), offset = validate_interface(what, iface)
-    desc = np.asarray(
-        _InterfaceHolder(
-            obj,
-            {
-                "data": (ptr + offset * dt.itemsize, readonly),
-                "shape": shape,
-                "strides": None if strides is None else tuple(s * dt.itemsize for s in strides),
-                "typestr": dt.str,
-                "version": 3,
-            },
-        )
+    c = validate_interface(what, iface)
+    if not c.shared:
+        try:
+            out = allocate(c.shape, c.dtype, c.queue, c.usm_type)
+            _ = out.shape  # the descriptor, made now: NumPy's limits on shapes are reported here
+            return out
+        except (ValueError, OverflowError) as e:
+            raise _too_big(what, c, e) from None
+    holder = _InterfaceHolder(
+        obj,
+        {
+            "data": (c.ptr + c.offset * c.dtype.itemsize, c.readonly),
+            "shape": c.shape,
+            "strides": None if c.strides is None else tuple(s * c.dtype.itemsize for s in c.strides),
+            "typestr": c.dtype.str,
+            "version": 3,
+        },
     )
-    usm_type = getattr(obj, "usm_type", "device")
-    return ndarray._wrap(desc, q, check_usm_type(usm_type), ptr)
+    try:
+        desc = np.asarray(holder)
+    except (ValueError, OverflowError) as e:  # e.g. zero strides over more elements than fit
+        raise _too_big(what, c, e) from None
+    return ndarray._wrap(desc, c.queue, c.usm_type, c.ptr)
 
 
-def validate_interface(
-    what: str, iface: object
-) -> tuple[Queue, np.dtype, tuple[int, ...], tuple[int, ...] | None, tuple[int, bool], int]:
-    """The checked fields of a USM array interface `iface` (described as `what` in errors): queue,
-    dtype, shape, strides (in elements, or None for C-contiguous), (data pointer, read-only), offset
-    (in elements)."""
+def _too_big(what: str, c: CheckedInterface, e: Exception) -> ArrayInterfaceError:
+    return ArrayInterfaceError(
+        f"{what} has shape={c.shape!r} and strides={c.strides!r}, which NumPy cannot describe: {e}"
+    )
+
+
+def validate_interface(what: str, iface: object) -> CheckedInterface:
+    """The checked fields of a USM array interface `iface` (described as `what` in errors), after its
+    memory has been found in the runtime (see the module documentation)."""
     if not isinstance(iface, Mapping):
         raise ArrayInterfaceError(f"{what} must be a dict, got {type(iface).__name__} {iface!r}")
     missing = [k for k in REQUIRED_KEYS if k not in iface]
@@ -69,28 +103,29 @@ def validate_interface(
             f"{what} has version={version!r}; numba_ext reads version "
             f"{' or '.join(map(str, SUPPORTED_VERSIONS))} of the protocol"
         )
-    q = _queue(what, iface["syclobj"])
+    scope = sycl_scope(what, iface["syclobj"])
     dt = _dtype(what, iface["typestr"])
-    check_precision(dt, q)
     shape = _ints(what, "shape", iface["shape"])
     if any(n < 0 for n in shape):
         raise ArrayInterfaceError(f"{what} has shape={iface['shape']!r} with a negative extent")
     strides = _strides(what, iface.get("strides"), len(shape))
     offset = _offset(what, iface.get("offset", 0))
-    data = _data(what, iface["data"])
-    if data[0] == 0 and 0 not in shape:
-        raise ArrayInterfaceError(f"{what} has data={iface['data']!r}: a null pointer for a non-empty array")
-    _check_extent(what, shape, strides, offset)
-    return q, dt, shape, strides, data, offset
-
-
-def _queue(what: str, q: object) -> Queue:
-    if not isinstance(q, Queue):
-        raise ArrayInterfaceError(
-            f"{what} has syclobj={q!r}, which is not a numba_ext.Queue; its memory belongs to another "
-            "runtime. Copy it through the host (e.g. numba_ext.asarray(<to-numpy>(x)))"
+    ptr, readonly = _data(what, iface["data"])
+    found = find_extent(scope, ptr)
+    queue = queue_of(scope, None if found is None else found[1])
+    check_precision(dt, queue)
+    if found is None:
+        if 0 not in shape:
+            raise not_in_context(what, iface["data"], ptr, scope)
+        return CheckedInterface(queue, dt, shape, strides, ptr, readonly, offset, "device", False)
+    extent = found[0]
+    if 0 not in shape:
+        fields = (
+            f"shape={iface['shape']!r}, strides={iface.get('strides')!r}, offset={iface.get('offset', 0)!r} "
+            f"and typestr={iface['typestr']!r}"
         )
-    return q
+        check_view(what, fields, ptr, extent, view_bytes(shape, strides, offset, dt.itemsize))
+    return CheckedInterface(queue, dt, shape, strides, ptr, readonly, offset, extent.usm_type, True)
 
 
 def _dtype(what: str, typestr: object) -> np.dtype:
@@ -139,6 +174,7 @@ def _strides(what: str, value: object, ndim: int) -> tuple[int, ...] | None:
 
 
 def _offset(what: str, value: object) -> int:
+    """The offset in elements from the data pointer to the first element (any integer)."""
     if value is None:
         return 0
     try:
@@ -149,9 +185,7 @@ def _offset(what: str, value: object) -> int:
         raise ArrayInterfaceError(
             f"{what} has offset={value!r}; it must be an integer (in elements)"
         ) from None
-    if offset < 0:
-        raise ArrayInterfaceError(f"{what} has offset={value!r}; it must not be negative")
-    return offset
+    return offset  # negative is fine while the view stays in the allocation (checked with the memory)
 
 
 def _data(what: str, value: object) -> tuple[int, bool]:
@@ -168,15 +202,3 @@ def _data(what: str, value: object) -> tuple[int, bool]:
         f"{what} has data={value!r}; it must be a tuple (pointer, read-only) of a non-negative "
         "integer address and a bool"
     )
-
-
-def _check_extent(what: str, shape: tuple[int, ...], strides: tuple[int, ...] | None, offset: int) -> None:
-    """No element may lie before the allocation the data pointer gives (strides are in elements)."""
-    if strides is None or 0 in shape:
-        return
-    lowest = offset + sum((n - 1) * s for n, s in zip(shape, strides) if s < 0)
-    if lowest < 0:
-        raise ArrayInterfaceError(
-            f"{what} has strides={strides!r} and offset={offset} for shape={shape!r}: elements would "
-            f"lie {-lowest} elements before the data pointer (strides and offset are in elements)"
-        )

@@ -250,9 +250,15 @@ class ndarray(ArrayOperators):
     @property
     def __sycl_usm_array_interface__(self) -> dict[str, Any]:
         d = self._desc
-        offset_bytes = d.ctypes.data - self._base_ptr
+        base = self._base_ptr
+        if d.ctypes.data + sum((n - 1) * s for n, s in zip(d.shape, d.strides) if s < 0) < base:
+            # an array from compiled code knows only its data pointer: a reversed one describes its
+            # allocation from the start, so that offset and view lie at or after the pointer
+            found = _core.allocation_extent(self._queue, d.ctypes.data)
+            base = base if found is None else found[0]
+        offset_bytes = d.ctypes.data - base
         return {
-            "data": (self._base_ptr, not d.flags.writeable),
+            "data": (base, not d.flags.writeable),
             "shape": d.shape,
             "strides": None if d.flags.c_contiguous else tuple(s // d.itemsize for s in d.strides),
             "typestr": d.dtype.str,

@@ -320,3 +320,33 @@ pub fn fill(py: Python<'_>, queue: PyRef<'_, PyQueue>, dst: usize, pattern: &[u8
     let q = queue.inner.clone();
     Ok(py.detach(|| unsafe { runtime::fill(&q, dst as *mut std::ffi::c_void, pattern, nbytes) })?)
 }
+
+/// The allocation of the context of `queue_or_context` (a Queue or a Context) holding address `ptr`:
+/// `(base, size in bytes, USM type, device or None)`, or None when no allocation of that context
+/// holds it (host memory, another context's memory, an address beyond 64 bits). The address is
+/// asked of the runtime, never read.
+#[pyfunction]
+#[allow(clippy::type_complexity)]
+pub fn allocation_extent(
+    queue_or_context: &Bound<'_, PyAny>,
+    ptr: &Bound<'_, PyAny>,
+) -> PyResult<Option<(usize, usize, &'static str, Option<PyDevice>)>> {
+    let context = if let Ok(q) = queue_or_context.cast::<PyQueue>() {
+        q.get().inner.context().clone()
+    } else if let Ok(c) = queue_or_context.cast::<PyContext>() {
+        c.get().inner.clone()
+    } else {
+        return Err(PyTypeError::new_err(format!(
+            "allocation_extent takes a numba_ext.Queue or numba_ext.Context, got {}",
+            queue_or_context.get_type().name()?
+        )));
+    };
+    if !ptr.is_instance_of::<pyo3::types::PyInt>() {
+        return Err(PyTypeError::new_err(format!("an address is an int, got {}", ptr.get_type().name()?)));
+    }
+    let Ok(addr) = ptr.extract::<usize>() else {
+        return Ok(None); // negative, or wider than an address
+    };
+    let extent = ptr.py().detach(|| context.allocation_extent(addr))?;
+    Ok(extent.map(|e| (e.base, e.size, e.kind.as_str(), e.device.map(|d| PyDevice { inner: d }))))
+}

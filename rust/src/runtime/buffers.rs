@@ -32,6 +32,9 @@ struct Entry {
     size: usize,
     mem: usize,
     context: usize,
+    /// The USM type the buffer was allocated as, and the device it was allocated for.
+    kind: UsmKind,
+    device: usize,
 }
 
 /// Address ranges of live buffers, by start address. Thread-safe; entries live exactly as long as
@@ -51,6 +54,11 @@ pub(crate) struct Found {
     /// Bytes of the buffer from `offset` to its end.
     pub remaining: usize,
     pub context: usize,
+    /// Size of the buffer in bytes.
+    pub size: usize,
+    pub kind: UsmKind,
+    /// The `cl_device_id` the buffer was allocated for, as an address.
+    pub device: usize,
 }
 
 /// The buffer whose reserved range holds `addr`, if any.
@@ -63,6 +71,9 @@ pub(crate) fn lookup(addr: usize) -> Option<Found> {
         offset,
         remaining: e.size.saturating_sub(offset),
         context: e.context,
+        size: e.size,
+        kind: e.kind,
+        device: e.device,
     })
 }
 
@@ -94,7 +105,17 @@ pub(crate) fn allocate(context: cl_context, device: &Device, kind: UsmKind, size
         return Err(Error::Memory(format!("reserving {reserved} bytes of address space for a buffer failed")));
     }
     let mut reg = REGISTRY.write().unwrap_or_else(|p| p.into_inner());
-    reg.insert(addr as usize, Entry { reserved, size: bytes, mem: mem as usize, context: context as usize });
+    reg.insert(
+        addr as usize,
+        Entry {
+            reserved,
+            size: bytes,
+            mem: mem as usize,
+            context: context as usize,
+            kind,
+            device: device.id() as usize,
+        },
+    );
     Ok(addr as usize)
 }
 

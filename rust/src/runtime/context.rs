@@ -1,15 +1,21 @@
 //! Contexts: the scope in which memory is shared. Equality is identity of the OpenCL context. Each
-//! context owns the pool of its memory blocks (`pool.rs`).
+//! context owns the pool of its memory blocks (`pool.rs`), and answers which of its allocations
+//! holds an address (for memory described by foreign code, before anything is read there).
 
+use std::ffi::c_void;
 use std::fmt;
 use std::sync::{Arc, Mutex};
 
 use opencl3::context::Context as ClContext;
-use opencl3::types::cl_context;
+use opencl3::types::{cl_context, cl_uint};
 
+use super::buffers;
 use super::device::Device;
 use super::pool::Pool;
-use super::usm::UsmFns;
+use super::usm::{
+    UsmFns, UsmKind, CL_MEM_ALLOC_BASE_PTR_INTEL, CL_MEM_ALLOC_DEVICE_INTEL, CL_MEM_ALLOC_SIZE_INTEL,
+    CL_MEM_ALLOC_TYPE_INTEL,
+};
 use super::FastMap;
 use crate::error::{ClResultExt, Error, Result};
 
@@ -95,6 +101,72 @@ impl Context {
     }
     pub(crate) fn pool(&self) -> &Pool {
         &self.0.pool
+    }
+}
+
+/// The driver allocation of a context that holds an address (see [`Context::allocation_extent`]).
+/// A block the pool hands out is one whole driver allocation.
+#[derive(Clone, Debug)]
+pub struct Extent {
+    /// Start address of the allocation.
+    pub base: usize,
+    /// Size in bytes.
+    pub size: usize,
+    pub kind: UsmKind,
+    /// The device the allocation was made for; None for host USM (no device's) or a device the
+    /// context does not list.
+    pub device: Option<Device>,
+}
+
+impl Context {
+    /// The allocation of this context holding `addr`, asked of the runtime without touching the
+    /// address: Intel's USM pointer query (`clGetMemAllocInfoINTEL`) on a USM context, the buffer
+    /// address registry otherwise. None when `addr` lies in no allocation of this context (host
+    /// memory, memory of another context, or no memory at all).
+    pub fn allocation_extent(&self, addr: usize) -> Result<Option<Extent>> {
+        let Some(usm) = self.usm() else {
+            let found = buffers::lookup(addr).filter(|f| f.context == self.raw() as usize && f.offset < f.size);
+            return Ok(found.map(|f| Extent {
+                base: addr - f.offset,
+                size: f.size,
+                kind: f.kind,
+                device: if f.kind == UsmKind::Host { None } else { self.device_by_id(f.device) },
+            }));
+        };
+        let Some(kind) = UsmKind::from_alloc_type(self.usm_query::<cl_uint>(usm, addr, CL_MEM_ALLOC_TYPE_INTEL)?)
+        else {
+            return Ok(None);
+        };
+        let base = self.usm_query::<usize>(usm, addr, CL_MEM_ALLOC_BASE_PTR_INTEL)?;
+        let size = self.usm_query::<usize>(usm, addr, CL_MEM_ALLOC_SIZE_INTEL)?;
+        if base == 0 || addr < base || addr - base >= size {
+            return Ok(None); // a driver answer that does not cover the address: treat it as unknown
+        }
+        let device = self.device_by_id(self.usm_query::<usize>(usm, addr, CL_MEM_ALLOC_DEVICE_INTEL)?);
+        Ok(Some(Extent { base, size, kind, device }))
+    }
+
+    fn device_by_id(&self, id: usize) -> Option<Device> {
+        self.0.devices.iter().find(|d| d.id() as usize == id).cloned()
+    }
+
+    /// One `clGetMemAllocInfoINTEL` answer of type `T` (a `cl_uint`, a pointer or a size).
+    fn usm_query<T: Default + Copy>(&self, usm: UsmFns, addr: usize, param: cl_uint) -> Result<T> {
+        let mut value = T::default();
+        let rc = unsafe {
+            (usm.alloc_info)(
+                self.raw(),
+                addr as *const c_void,
+                param,
+                std::mem::size_of::<T>(),
+                &mut value as *mut T as *mut c_void,
+                std::ptr::null_mut(),
+            )
+        };
+        if rc != 0 {
+            return Err(Error::cl(rc, "clGetMemAllocInfoINTEL"));
+        }
+        Ok(value)
     }
 }
 

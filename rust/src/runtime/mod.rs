@@ -12,7 +12,8 @@
 //! 3. `buffers`: `cl_mem` buffers named by reserved address ranges (devices without USM);
 //! 4. `pool`: the memory blocks of one context and the freed ones kept for reuse (`usm`, `buffers`,
 //!    `device`);
-//! 5. `context`: contexts, each owning its pool, and every device's default context;
+//! 5. `context`: contexts, each owning its pool, the allocation of a context holding an address
+//!    (USM pointer query or buffer registry), and every device's default context;
 //! 6. `queue`: queues, their equivalence and the submissions in flight;
 //! 7. `transfer`: blocking copies and fills on a queue, for both memory back ends;
 //! 8. `memory`: [`Allocation`], a block bound to a queue;
@@ -36,7 +37,7 @@ mod transfer;
 mod usm;
 
 pub use buffers::live_buffers;
-pub use context::Context;
+pub use context::{Context, Extent};
 pub use device::{devices, select_device, Device, DeviceKind};
 pub use launch::{Slots, NVIDIA_WORK_GROUP};
 pub use memory::{live_allocations, Allocation};

@@ -89,6 +89,34 @@ pub(crate) struct UsmFns {
     pub set_arg_ptr: SetArgPtr,
     pub memcpy: Memcpy,
     pub memfill: MemFill,
+    /// `clGetMemAllocInfoINTEL`: the allocation of a context holding a pointer (never dereferences it).
+    pub alloc_info: GetMemAllocInfo,
+}
+
+type GetMemAllocInfo =
+    unsafe extern "C" fn(cl_context, *const c_void, cl_uint, usize, *mut c_void, *mut usize) -> cl_int;
+
+/// `clGetMemAllocInfoINTEL` queries (`cl_ext.h`).
+pub(crate) const CL_MEM_ALLOC_TYPE_INTEL: cl_uint = 0x419A;
+pub(crate) const CL_MEM_ALLOC_BASE_PTR_INTEL: cl_uint = 0x419B;
+pub(crate) const CL_MEM_ALLOC_SIZE_INTEL: cl_uint = 0x419C;
+pub(crate) const CL_MEM_ALLOC_DEVICE_INTEL: cl_uint = 0x419D;
+/// Answers to `CL_MEM_ALLOC_TYPE_INTEL`.
+const CL_MEM_TYPE_HOST_INTEL: cl_uint = 0x4197;
+const CL_MEM_TYPE_DEVICE_INTEL: cl_uint = 0x4198;
+const CL_MEM_TYPE_SHARED_INTEL: cl_uint = 0x4199;
+
+impl UsmKind {
+    /// The kind of a `CL_MEM_ALLOC_TYPE_INTEL` answer; None for `CL_MEM_TYPE_UNKNOWN_INTEL` (not a
+    /// USM allocation of the context).
+    pub(crate) fn from_alloc_type(t: cl_uint) -> Option<Self> {
+        match t {
+            CL_MEM_TYPE_HOST_INTEL => Some(UsmKind::Host),
+            CL_MEM_TYPE_DEVICE_INTEL => Some(UsmKind::Device),
+            CL_MEM_TYPE_SHARED_INTEL => Some(UsmKind::Shared),
+            _ => None,
+        }
+    }
 }
 
 type GetExtFn = unsafe extern "C" fn(cl_platform_id, *const std::ffi::c_char) -> *mut c_void;
@@ -116,6 +144,7 @@ impl UsmFns {
                 set_arg_ptr: std::mem::transmute::<*mut c_void, SetArgPtr>(sym("clSetKernelArgMemPointerINTEL")?),
                 memcpy: std::mem::transmute::<*mut c_void, Memcpy>(sym("clEnqueueMemcpyINTEL")?),
                 memfill: std::mem::transmute::<*mut c_void, MemFill>(sym("clEnqueueMemFillINTEL")?),
+                alloc_info: std::mem::transmute::<*mut c_void, GetMemAllocInfo>(sym("clGetMemAllocInfoINTEL")?),
             })
         }
     }
