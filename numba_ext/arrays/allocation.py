@@ -3,7 +3,6 @@ are views of those) and the ``order=`` argument of the creation functions."""
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal, SupportsIndex
 
@@ -14,6 +13,7 @@ from .. import _core
 from ..devices import Queue
 from ..errors import UnsupportedError
 from . import hooks
+from .arguments import as_shape
 from .dtypes import SUPPORTED_DTYPE_SET, check_dtype, check_precision, check_usm_type
 from .flags import layout_order
 
@@ -25,16 +25,12 @@ ShapeLike = SupportsIndex | Sequence[SupportsIndex]
 
 
 def normalize_shape(shape: Any) -> tuple[int, ...]:
-    """`shape` (an int or a sequence of ints) as a tuple of non-negative ints."""
-    if isinstance(shape, (numbers.Integral, np.integer)):
-        shape = (int(shape),)
-    try:
-        shape = tuple(int(s) for s in shape)
-    except TypeError:
-        raise TypeError(f"shape must be an int or a sequence of ints, got {shape!r}") from None
-    if any(s < 0 for s in shape):
-        raise ValueError(f"negative dimensions are not allowed: {shape}")
-    return shape
+    """`shape` (an int or a sequence of ints, read as NumPy reads shapes) as a tuple of
+    non-negative ints: TypeError and ValueError as NumPy's."""
+    dims = as_shape(shape)
+    if any(s < 0 for s in dims):
+        raise ValueError("negative dimensions are not allowed")
+    return dims
 
 
 # (dtype, ndim, usm_type, device filter string) -> ArrayInfo of new C-contiguous arrays
