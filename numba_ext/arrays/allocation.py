@@ -13,7 +13,7 @@ from .. import _core
 from ..devices import Queue
 from ..errors import UnsupportedError
 from . import hooks
-from .arguments import as_shape
+from .arguments import as_shape, order_letter
 from .dtypes import SUPPORTED_DTYPE_SET, check_dtype, check_precision, check_usm_type
 from .flags import layout_order
 
@@ -76,9 +76,7 @@ def order_axes(
     memory order `order`: 'C' row-major, 'F' column-major, 'A' column-major when `like` is
     F-contiguous and not C-contiguous, 'K' `like`'s own layout (``flags.layout_order``); None
     means 'K' where `allowed` has it, else 'C'."""
-    if order is None:
-        order = "K" if "K" in allowed else "C"
-    key = order.upper() if isinstance(order, str) else order
+    key = order_letter(order, "K" if "K" in allowed else "C")  # NumPy's TypeError and ValueError
     if key not in tuple(allowed):
         names = " or ".join(repr(c) for c in allowed)
         raise ValueError(f"order must be one of {names}, got {order!r}")
