@@ -54,10 +54,9 @@ def allocate(shape: ShapeLike, dtype: DTypeLike, queue: Queue, usm_type: str) ->
     dt = dtype if type(dtype) is np.dtype and dtype in SUPPORTED_DTYPE_SET else check_dtype(dtype)
     if type(shape) is not tuple or (shape and min(shape) < 0):
         shape = normalize_shape(shape)
-    key = (dt, len(shape), usm_type, queue.device.filter_string)
+    key = (dt, len(shape), check_usm_type(usm_type), queue.device.filter_string)
     info = _infos.get(key)
     if info is None:
-        check_usm_type(usm_type)
         if dt.char in "dD" and not queue.device.has_fp64:
             raise fp64_error(dt, queue)
         check_precision(dt, queue)

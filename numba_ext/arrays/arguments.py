@@ -125,9 +125,11 @@ def copy_flag(copy: Any) -> bool | None:
 def fill_source(fill_value: Any, dtype: np.dtype, shape: tuple[int, ...]) -> bytes | np.ndarray:
     """What NumPy's ``full`` writes: ``copyto(empty(shape, dtype), fill_value, casting='unsafe')``,
     with its errors (a fill value that does not broadcast to `shape` is a ValueError; a Python
-    integer out of `dtype`'s range an OverflowError, even for an empty array). A scalar gives the
-    bytes of one element (a pattern to repeat), anything else the whole C-ordered host array."""
-    if np.ndim(fill_value) == 0:
+    integer out of `dtype`'s range an OverflowError, even for an empty array, which otherwise takes
+    any fill value). A scalar fill of a non-empty array gives the bytes of one element in native
+    byte order (a pattern to repeat); anything else the whole C-ordered host array."""
+    dtype = dtype if dtype.isnative else dtype.newbyteorder("=")
+    if np.ndim(fill_value) == 0 and 0 not in shape:
         cell = np.empty((), dtype)
         np.copyto(cell, fill_value, casting="unsafe")
         return cell.tobytes()

@@ -4,7 +4,7 @@ NumPy raises for them, with its class and message), then the numba_ext array is 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 import numpy as np
 from numpy.typing import DTypeLike
@@ -25,18 +25,19 @@ def _stand_in(x: ndarray) -> np.ndarray:
 def reshaped(x: ndarray, shape: tuple[Any, ...], order: Any, copy: Any) -> ndarray:
     """`x` in `shape` (NumPy's ``reshape(*shape, order=, copy=)``): a view where the layout allows
     one, else (unless ``copy=False``: ValueError) a copy in the order the elements are read in."""
+    letter = order_letter(order, "C")  # NumPy's order: order=, copy=, then the shape
     want = copy_flag(copy)
     new_shape = _stand_in(x).reshape(*shape, order=order).shape
-    letter = order_letter(order, "C")
+    view_order = cast(Literal["C", "F", "A"], letter)  # the stand-in refused 'K'
     if not want:
         try:
-            return x._view(x._desc.reshape(new_shape, order=letter, copy=False))
+            return x._view(x._desc.reshape(new_shape, order=view_order, copy=False))
         except ValueError:
             if want is False:
                 raise ValueError("Unable to avoid creating a copy while reshaping.") from None
     read_f = letter == "F" or (letter == "A" and x._desc.flags.fnc)
     dense = x.copy(order="F" if read_f else "C")
-    return dense._view(dense._desc.reshape(new_shape, order=letter, copy=False))
+    return dense._view(dense._desc.reshape(new_shape, order=view_order, copy=False))
 
 
 def astyped(x: ndarray, dtype: DTypeLike, order: Any, casting: Any, copy: Any) -> ndarray:

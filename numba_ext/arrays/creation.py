@@ -45,7 +45,7 @@ _NO_FILL = _NoFill()
 
 def new_array(
     shape: Any,
-    dtype: np.dtype,
+    dtype: DTypeLike | None,
     order: Any,
     like: Any,
     queue: Queue,
@@ -53,15 +53,17 @@ def new_array(
     fill_value: Any = _NO_FILL,
 ) -> ndarray:
     """A new array of memory order 'C' or 'F', its arguments checked by NumPy's rules and in NumPy's
-    order (shape, order, like, the size, then the fill value), then by ours (a dtype numba_ext
-    arrays hold, the device's precision) before the memory is allocated."""
+    order (shape, dtype, order, like, the size, then the fill value; None as dtype is the queue's
+    default float), then by ours (a dtype numba_ext arrays hold, the device's precision) before
+    the memory is allocated."""
     dims = as_shape(shape)
+    dt = default_float(queue) if dtype is None else np.dtype(dtype)
     letter = order_letter(order, "C")
     check_like(like)
     check_new_order(letter)
-    check_size(dims, dtype.itemsize)
-    source = None if fill_value is _NO_FILL else fill_source(fill_value, dtype, dims)
-    out = allocate_in_order(dims, dtype, queue, usm_type, order_axes(letter, len(dims), allowed="CF"))
+    check_size(dims, dt.itemsize)
+    source = None if fill_value is _NO_FILL else fill_source(fill_value, dt, dims)
+    out = allocate_in_order(dims, dt, queue, usm_type, order_axes(letter, len(dims), allowed="CF"))
     if source is not None:
         write_fill(out, source)
     return out
@@ -75,11 +77,6 @@ def write_fill(out: ndarray, source: bytes | np.ndarray) -> None:
         _core.fill(out._queue, out._data_ptr, source, out.nbytes)  # dense, from its first element
 
 
-def _dtype_or_default(dtype: DTypeLike | None, queue: Queue) -> np.dtype:
-    """NumPy's dtype converter; None is the queue's default float (float32 without fp64)."""
-    return default_float(queue) if dtype is None else np.dtype(dtype)
-
-
 def empty(
     shape: ShapeLike,
     dtype: DTypeLike | None = None,
@@ -91,7 +88,7 @@ def empty(
     like: Any = None,
 ) -> ndarray:
     q = queue_for(device, sycl_queue)
-    return new_array(shape, _dtype_or_default(dtype, q), order, like, q, usm_type)
+    return new_array(shape, dtype, order, like, q, usm_type)
 
 
 def full(
@@ -107,16 +104,15 @@ def full(
 ) -> ndarray:
     """A new array filled with `fill_value` (broadcast to `shape`, cast as NumPy's ``full`` casts);
     without `dtype`, the fill value's dtype (double precision as the device's default float)."""
+    check_like(like)  # NumPy's full checks like= first, then takes the fill value's dtype
     q = queue_for(device, sycl_queue)
     if isinstance(fill_value, ndarray):
         fill_value = copy_to_host(fill_value)
     if dtype is None:
-        dt = np.asarray(fill_value).dtype
-        if dt.char in "dD" and not q.device.has_fp64:
-            dt = np.dtype(np.float32 if dt.kind == "f" else np.complex64)
-    else:
-        dt = np.dtype(dtype)
-    return new_array(shape, dt, order, like, q, usm_type, fill_value)
+        dtype = np.asarray(fill_value).dtype
+        if dtype.char in "dD" and not q.device.has_fp64:
+            dtype = np.dtype(np.float32 if dtype.kind == "f" else np.complex64)
+    return new_array(shape, dtype, order, like, q, usm_type, fill_value)
 
 
 def zeros(
@@ -130,7 +126,7 @@ def zeros(
     like: Any = None,
 ) -> ndarray:
     q = queue_for(device, sycl_queue)
-    return new_array(shape, _dtype_or_default(dtype, q), order, like, q, usm_type, 0)
+    return new_array(shape, dtype, order, like, q, usm_type, 0)
 
 
 def ones(
@@ -143,8 +139,9 @@ def ones(
     sycl_queue: Queue | None = None,
     like: Any = None,
 ) -> ndarray:
+    check_like(like)  # NumPy's ones checks like= first
     q = queue_for(device, sycl_queue)
-    return new_array(shape, _dtype_or_default(dtype, q), order, like, q, usm_type, 1)
+    return new_array(shape, dtype, order, like, q, usm_type, 1)
 
 
 def arange(

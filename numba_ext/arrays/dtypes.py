@@ -32,7 +32,7 @@ USM_TYPES = ("device", "shared", "host")
 
 def check_usm_type(usm_type: str) -> str:
     """`usm_type` if it names a USM kind, else ValueError."""
-    if usm_type not in USM_TYPES:
+    if not isinstance(usm_type, str) or usm_type not in USM_TYPES:
         raise ValueError(f"unknown usm_type {usm_type!r}: expected one of 'device', 'shared', 'host'")
     return usm_type
 

@@ -3,10 +3,10 @@ the queue."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, SupportsIndex, overload
 
 import numpy as np
-from numpy.typing import DTypeLike
+from numpy.typing import ArrayLike, DTypeLike
 
 from ..devices import DeviceArg, Queue, default_queue, resolve_queue
 from .allocation import OrderLike
@@ -16,23 +16,56 @@ from .dtypes import default_float
 from .ndarray import ndarray
 
 
+@overload
 def linspace(
-    start: float,
-    stop: float,
-    num: int = 50,
+    start: ArrayLike,
+    stop: ArrayLike,
+    num: SupportsIndex = 50,
     dtype: DTypeLike | None = None,
     *,
     device: DeviceArg = None,
     usm_type: str = "device",
     sycl_queue: Queue | None = None,
     endpoint: bool = True,
-) -> ndarray:
-    """`num` evenly spaced values from `start` to `stop` (NumPy's ``linspace``) on the queue."""
+    retstep: Literal[False] = False,
+    axis: SupportsIndex = 0,
+) -> ndarray: ...
+@overload
+def linspace(
+    start: ArrayLike,
+    stop: ArrayLike,
+    num: SupportsIndex = 50,
+    dtype: DTypeLike | None = None,
+    *,
+    device: DeviceArg = None,
+    usm_type: str = "device",
+    sycl_queue: Queue | None = None,
+    endpoint: bool = True,
+    retstep: Literal[True],
+    axis: SupportsIndex = 0,
+) -> tuple[ndarray, Any]: ...
+def linspace(
+    start: Any,
+    stop: Any,
+    num: SupportsIndex = 50,
+    dtype: Any = None,
+    *,
+    device: DeviceArg = None,
+    usm_type: str = "device",
+    sycl_queue: Queue | None = None,
+    endpoint: bool = True,
+    retstep: bool = False,
+    axis: SupportsIndex = 0,
+) -> ndarray | tuple[ndarray, Any]:
+    """`num` evenly spaced values from `start` to `stop` (NumPy's ``linspace``: its values,
+    arguments and errors; with `retstep`, also the step) on the queue; without `dtype`, double
+    precision results are in the device's default precision."""
     q = resolve_queue(device, sycl_queue) or default_queue()
-    host = np.linspace(start, stop, num, endpoint=endpoint, dtype=dtype)
-    if dtype is None and host.dtype.kind == "f":
-        host = host.astype(default_float(q))
-    return asarray(host, sycl_queue=q, usm_type=usm_type)
+    host, step = np.linspace(start, stop, num, endpoint=endpoint, retstep=True, dtype=dtype, axis=axis)
+    if dtype is None and host.dtype.char in "dD" and not q.device.has_fp64:
+        host = host.astype(np.float32 if host.dtype.kind == "f" else np.complex64)
+    out = asarray(host, sycl_queue=q, usm_type=usm_type)
+    return (out, step) if retstep else out
 
 
 def eye(

@@ -3,7 +3,7 @@ another queue, with another dtype or USM type, copied only where the memory cann
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import DTypeLike
@@ -68,7 +68,7 @@ def convert(
     usm_type: str | None,
     copy: bool | None,
     order: OrderLike = "K",
-    casting: str = "unsafe",
+    casting: Any = "unsafe",
 ) -> ndarray:
     """`x` on `queue` (default: its own) with `dtype` and `usm_type` (default: its own) in memory
     order `order` ('K' keeps `x`'s layout; 'A' keeps F-contiguous arrays F, else C).
@@ -98,7 +98,7 @@ def convert(
             f"asarray(copy=False): a copy is needed (from {x._queue!r}/{x.usm_type}/{x.dtype}/"
             f"{_layout_name(d)} to {q!r}/{want_usm}/{want_dtype}/order={order!r})"
         )
-    host = copy_to_host(x).astype(want_dtype, casting=casting, copy=False)  # type: ignore[arg-type]
+    host = copy_to_host(x).astype(want_dtype, casting=casting, copy=False)
     out = allocate_in_order(host.shape, want_dtype, q, want_usm, axes)
     upload_into(out, host)
     return out
