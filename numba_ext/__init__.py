@@ -28,6 +28,7 @@ from . import (
 )
 from .arrays import (
     arange,
+    array,
     asarray,
     asnumpy,
     empty,
@@ -108,6 +109,7 @@ __all__ = [
     "USMNdArray",
     "UnsupportedError",
     "arange",
+    "array",
     "asarray",
     "asnumpy",
     "atomic",

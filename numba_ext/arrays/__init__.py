@@ -13,7 +13,7 @@ placement rules, the compiler, the kernels or the library (they register with ``
 
 from . import hooks
 from .allocation import ShapeLike, allocate, normalize_shape
-from .creation import arange, asarray, asnumpy, empty, full, ones, zeros
+from .creation import arange, array, asarray, asnumpy, empty, full, ones, zeros
 from .dtypes import SUPPORTED_DTYPES, USM_TYPES, check_dtype, check_usm_type, default_float
 from .like import empty_like, full_like, ones_like, zeros_like
 from .ndarray import ndarray
@@ -26,6 +26,7 @@ __all__ = [
     "ShapeLike",
     "allocate",
     "arange",
+    "array",
     "asarray",
     "asnumpy",
     "check_dtype",

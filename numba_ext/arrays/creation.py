@@ -1,4 +1,4 @@
-"""Array creation: asarray, empty, zeros, ones, full, arange, and asnumpy (the *_like forms are in
+"""Array creation: array, asarray, empty, zeros, ones, full, arange, and asnumpy (the *_like forms are in
 ``like``).
 
 Arguments follow NumPy's rules and raise NumPy's exceptions (``arguments``): shapes, dtypes, fill
@@ -8,7 +8,8 @@ hold (else a TypeError naming them), the device's precision, the USM type."""
 
 from __future__ import annotations
 
-from typing import Any
+import operator
+from typing import Any, SupportsIndex
 
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
@@ -17,6 +18,7 @@ from .. import _core
 from ..devices import DeviceArg, Queue, default_queue, resolve_queue
 from .allocation import OrderLike, ShapeLike, allocate_in_order, order_axes
 from .arguments import (
+    MAXDIMS,
     as_shape,
     check_like,
     check_new_order,
@@ -223,3 +225,31 @@ def asarray(
     )
     upload_into(out, host)
     return out
+
+
+def array(
+    obj: Any,
+    dtype: DTypeLike | None = None,
+    *,
+    copy: bool | None = True,
+    order: OrderLike = "K",
+    ndmin: SupportsIndex = 0,
+    like: Any = None,
+    device: DeviceArg = None,
+    usm_type: str | None = None,
+    sycl_queue: Queue | None = None,
+) -> ndarray:
+    """NumPy's ``array``: ``asarray`` that copies by default (``copy=True``), with `ndmin` leading
+    axes of length 1 added up to that many dimensions (a view)."""
+    if dtype is not None:
+        np.dtype(dtype)  # NumPy's order of checks: dtype, copy, order, ndmin, like; then the rest
+    copy_flag(copy)
+    order_letter(order, "K")
+    nmin = operator.index(ndmin)
+    check_like(like)
+    if nmin > MAXDIMS:
+        raise ValueError(f"ndmin must be <= ndmax ({MAXDIMS})")
+    out = asarray(
+        obj, dtype, order, device=device, sycl_queue=sycl_queue, usm_type=usm_type, copy=copy, like=like
+    )
+    return out.reshape((1,) * (nmin - out.ndim) + out.shape) if out.ndim < nmin else out

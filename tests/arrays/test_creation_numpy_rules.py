@@ -158,6 +158,13 @@ def _cases():
     ):
         kw = {"dtype": dt, "order": order, "copy": copy}
         cases.append((f"asarray(OBJECTS[{obj}], **{kw!r})", np.asarray, nx.asarray, (OBJECTS[obj],), kw))
+    for obj, dt, order, copy, ndmin in _sample(
+        itertools.product(range(len(OBJECTS)), DTYPES, ORDERS, [None, True, "yes"], [0, 3, 65, 2.0, True]),
+        90,
+        11,
+    ):
+        kw = {"dtype": dt, "order": order, "copy": copy, "ndmin": ndmin}
+        cases.append((f"array(OBJECTS[{obj}], **{kw!r})", np.array, nx.array, (OBJECTS[obj],), kw))
     cases += _sequence_cases()
     return cases
 
