@@ -28,6 +28,7 @@ from . import (
 )
 from .arrays import (
     arange,
+    array,
     asarray,
     asnumpy,
     empty,
@@ -35,6 +36,7 @@ from .arrays import (
     eye,
     full,
     full_like,
+    identity,
     linspace,
     ndarray,
     ones,
@@ -107,6 +109,7 @@ __all__ = [
     "USMNdArray",
     "UnsupportedError",
     "arange",
+    "array",
     "asarray",
     "asnumpy",
     "atomic",
@@ -137,6 +140,7 @@ __all__ = [
     "get_local_size",
     "get_num_groups",
     "get_work_dim",
+    "identity",
     "kernel_api",
     "jit",
     "kernel",

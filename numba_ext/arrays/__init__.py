@@ -2,9 +2,10 @@
 
 Owns: the array class (``ndarray``, with its eager operations in ``operators``), the dtypes and USM
 kinds arrays hold (``dtypes``), allocation, creation (``asarray``, ``empty``, ``zeros``, ``full``,
-``arange``, the ``*_like`` forms), copies between host and device and between queues
-(``transfers``), ``__sycl_usm_array_interface__`` import (``interface``) and the extension points
-through which upper layers give arrays their Numba type and their eager operations (``hooks``).
+``arange``, the ``*_like`` forms, with NumPy's argument rules: ``arguments``), copies between host
+and device and between queues (``transfers``), ``__sycl_usm_array_interface__`` import
+(``interface``) and the extension points through which upper layers give arrays their Numba type
+and their eager operations (``hooks``).
 
 May import: ``numba_ext.devices``, ``numba_ext.errors`` and ``numba_ext._core``. Never the
 placement rules, the compiler, the kernels or the library (they register with ``hooks`` instead).
@@ -12,22 +13,11 @@ placement rules, the compiler, the kernels or the library (they register with ``
 
 from . import hooks
 from .allocation import ShapeLike, allocate, normalize_shape
-from .creation import (
-    arange,
-    asarray,
-    asnumpy,
-    empty,
-    empty_like,
-    full,
-    full_like,
-    ones,
-    ones_like,
-    zeros,
-    zeros_like,
-)
+from .creation import arange, array, asarray, asnumpy, empty, full, ones, zeros
 from .dtypes import SUPPORTED_DTYPES, USM_TYPES, check_dtype, check_usm_type, default_float
+from .like import empty_like, full_like, ones_like, zeros_like
 from .ndarray import ndarray
-from .sequences import eye, linspace
+from .sequences import eye, identity, linspace
 from .transfers import upload_into
 
 __all__ = [
@@ -36,6 +26,7 @@ __all__ = [
     "ShapeLike",
     "allocate",
     "arange",
+    "array",
     "asarray",
     "asnumpy",
     "check_dtype",
@@ -47,6 +38,7 @@ __all__ = [
     "full",
     "full_like",
     "hooks",
+    "identity",
     "linspace",
     "ndarray",
     "normalize_shape",

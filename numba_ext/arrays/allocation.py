@@ -3,7 +3,6 @@ are views of those) and the ``order=`` argument of the creation functions."""
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal, SupportsIndex
 
@@ -14,6 +13,7 @@ from .. import _core
 from ..devices import Queue
 from ..errors import UnsupportedError
 from . import hooks
+from .arguments import as_shape, order_letter
 from .dtypes import SUPPORTED_DTYPE_SET, check_dtype, check_precision, check_usm_type
 from .flags import layout_order
 
@@ -25,16 +25,12 @@ ShapeLike = SupportsIndex | Sequence[SupportsIndex]
 
 
 def normalize_shape(shape: Any) -> tuple[int, ...]:
-    """`shape` (an int or a sequence of ints) as a tuple of non-negative ints."""
-    if isinstance(shape, (numbers.Integral, np.integer)):
-        shape = (int(shape),)
-    try:
-        shape = tuple(int(s) for s in shape)
-    except TypeError:
-        raise TypeError(f"shape must be an int or a sequence of ints, got {shape!r}") from None
-    if any(s < 0 for s in shape):
-        raise ValueError(f"negative dimensions are not allowed: {shape}")
-    return shape
+    """`shape` (an int or a sequence of ints, read as NumPy reads shapes) as a tuple of
+    non-negative ints: TypeError and ValueError as NumPy's."""
+    dims = as_shape(shape)
+    if any(s < 0 for s in dims):
+        raise ValueError("negative dimensions are not allowed")
+    return dims
 
 
 # (dtype, ndim, usm_type, device filter string) -> ArrayInfo of new C-contiguous arrays
@@ -58,10 +54,9 @@ def allocate(shape: ShapeLike, dtype: DTypeLike, queue: Queue, usm_type: str) ->
     dt = dtype if type(dtype) is np.dtype and dtype in SUPPORTED_DTYPE_SET else check_dtype(dtype)
     if type(shape) is not tuple or (shape and min(shape) < 0):
         shape = normalize_shape(shape)
-    key = (dt, len(shape), usm_type, queue.device.filter_string)
+    key = (dt, len(shape), check_usm_type(usm_type), queue.device.filter_string)
     info = _infos.get(key)
     if info is None:
-        check_usm_type(usm_type)
         if dt.char in "dD" and not queue.device.has_fp64:
             raise fp64_error(dt, queue)
         check_precision(dt, queue)
@@ -80,9 +75,7 @@ def order_axes(
     memory order `order`: 'C' row-major, 'F' column-major, 'A' column-major when `like` is
     F-contiguous and not C-contiguous, 'K' `like`'s own layout (``flags.layout_order``); None
     means 'K' where `allowed` has it, else 'C'."""
-    if order is None:
-        order = "K" if "K" in allowed else "C"
-    key = order.upper() if isinstance(order, str) else order
+    key = order_letter(order, "K" if "K" in allowed else "C")  # NumPy's TypeError and ValueError
     if key not in tuple(allowed):
         names = " or ".join(repr(c) for c in allowed)
         raise ValueError(f"order must be one of {names}, got {order!r}")

@@ -1,209 +1,174 @@
-"""Array creation: asarray, empty, zeros, ones, full, their *_like forms, arange, and asnumpy.
+"""Array creation: array, asarray, empty, zeros, ones, full, arange, and asnumpy (the *_like forms are in
+``like``).
 
-Every creation function takes NumPy's ``order=``: 'C' or 'F' for new arrays, also 'A' and 'K'
-(the default) for the *_like forms and asarray, which keep the layout of their input."""
+Arguments follow NumPy's rules and raise NumPy's exceptions (``arguments``): shapes, dtypes, fill
+values, ``order=`` ('C' or 'F' for new arrays, also 'A' and 'K', the default, for asarray, which
+keeps the layout of its input) and ``like=``. Then come numba_ext's own checks: a dtype its arrays
+hold (else a TypeError naming them), the device's precision, the USM type."""
 
 from __future__ import annotations
 
-from typing import Any
+import operator
+from typing import Any, SupportsIndex
 
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
 from .. import _core
 from ..devices import DeviceArg, Queue, default_queue, resolve_queue
-from .allocation import OrderLike, ShapeLike, allocate_in_order, normalize_shape, order_axes
+from .allocation import OrderLike, ShapeLike, allocate_in_order, order_axes
+from .arguments import (
+    MAXDIMS,
+    as_shape,
+    check_like,
+    check_new_order,
+    check_size,
+    copy_flag,
+    fill_source,
+    order_letter,
+)
 from .dtypes import check_usm_type, default_float
 from .interface import from_usm_interface
 from .ndarray import ndarray
 from .transfers import convert, copy_to_host, upload_into
 
 
-def _queue_for(device: DeviceArg, sycl_queue: Queue | None) -> Queue:
+def queue_for(device: DeviceArg, sycl_queue: Queue | None) -> Queue:
+    """The queue `device` or `sycl_queue` names, else the default queue."""
     return resolve_queue(device, sycl_queue) or default_queue()
+
+
+class _NoFill:
+    """The fill of ``empty``: none."""
+
+
+_NO_FILL = _NoFill()
+
+
+def new_array(
+    shape: Any,
+    dtype: DTypeLike | None,
+    order: Any,
+    like: Any,
+    queue: Queue,
+    usm_type: str,
+    fill_value: Any = _NO_FILL,
+) -> ndarray:
+    """A new array of memory order 'C' or 'F', its arguments checked by NumPy's rules and in NumPy's
+    order (shape, dtype, order, like, the size, then the fill value; None as dtype is the queue's
+    default float), then by ours (a dtype numba_ext arrays hold, the device's precision) before
+    the memory is allocated."""
+    dims = as_shape(shape)
+    dt = default_float(queue) if dtype is None else np.dtype(dtype)
+    letter = order_letter(order, "C")
+    check_like(like)
+    check_new_order(letter)
+    check_size(dims, dt.itemsize)
+    source = None if fill_value is _NO_FILL else fill_source(fill_value, dt, dims)
+    out = allocate_in_order(dims, dt, queue, usm_type, order_axes(letter, len(dims), allowed="CF"))
+    if source is not None:
+        write_fill(out, source)
+    return out
+
+
+def write_fill(out: ndarray, source: bytes | np.ndarray) -> None:
+    """Fill a new dense array (any axis order) with one element's bytes, or copy a host array into it."""
+    if isinstance(source, np.ndarray):
+        upload_into(out, source)
+    elif out.nbytes:
+        _core.fill(out._queue, out._data_ptr, source, out.nbytes)  # dense, from its first element
 
 
 def empty(
     shape: ShapeLike,
     dtype: DTypeLike | None = None,
+    order: OrderLike = "C",
     *,
     device: DeviceArg = None,
     usm_type: str = "device",
     sycl_queue: Queue | None = None,
-    order: OrderLike = "C",
+    like: Any = None,
 ) -> ndarray:
-    q = _queue_for(device, sycl_queue)
-    dt = dtype if dtype is not None else default_float(q)
-    return allocate_in_order(shape, dt, q, usm_type, _new_order(order, shape))
-
-
-def _new_order(order: OrderLike, shape: ShapeLike) -> tuple[int, ...]:
-    """The axis order of a new array of `shape` in memory order 'C' or 'F'."""
-    return order_axes(order, len(normalize_shape(shape)), allowed="CF")
+    q = queue_for(device, sycl_queue)
+    return new_array(shape, dtype, order, like, q, usm_type)
 
 
 def full(
     shape: ShapeLike,
     fill_value: ArrayLike,
     dtype: DTypeLike | None = None,
+    order: OrderLike = "C",
     *,
     device: DeviceArg = None,
     usm_type: str = "device",
     sycl_queue: Queue | None = None,
-    order: OrderLike = "C",
+    like: Any = None,
 ) -> ndarray:
-    q = _queue_for(device, sycl_queue)
+    """A new array filled with `fill_value` (broadcast to `shape`, cast as NumPy's ``full`` casts);
+    without `dtype`, the fill value's dtype (double precision as the device's default float)."""
+    check_like(like)  # NumPy's full checks like= first, then takes the fill value's dtype
+    q = queue_for(device, sycl_queue)
+    if isinstance(fill_value, ndarray):
+        fill_value = copy_to_host(fill_value)
     if dtype is None:
         dtype = np.asarray(fill_value).dtype
-        if dtype.kind == "f":
-            dtype = default_float(q)
-    out = allocate_in_order(shape, dtype, q, usm_type, _new_order(order, shape))
-    _fill(out, fill_value)
-    return out
-
-
-def _fill(out: ndarray, fill_value: ArrayLike) -> None:
-    """Fill a new dense array (any axis order) with one value."""
-    if out.nbytes:
-        pattern = np.asarray(fill_value, dtype=out.dtype).tobytes()
-        _core.fill(out._queue, out._data_ptr, pattern, out.nbytes)  # dense, from its first element
+        if dtype.char in "dD" and not q.device.has_fp64:
+            dtype = np.dtype(np.float32 if dtype.kind == "f" else np.complex64)
+    return new_array(shape, dtype, order, like, q, usm_type, fill_value)
 
 
 def zeros(
     shape: ShapeLike,
     dtype: DTypeLike | None = None,
+    order: OrderLike = "C",
     *,
     device: DeviceArg = None,
     usm_type: str = "device",
     sycl_queue: Queue | None = None,
-    order: OrderLike = "C",
+    like: Any = None,
 ) -> ndarray:
-    return full(
-        shape,
-        0,
-        dtype or default_float(_queue_for(device, sycl_queue)),
-        device=device,
-        usm_type=usm_type,
-        sycl_queue=sycl_queue,
-        order=order,
-    )
+    q = queue_for(device, sycl_queue)
+    return new_array(shape, dtype, order, like, q, usm_type, 0)
 
 
 def ones(
     shape: ShapeLike,
     dtype: DTypeLike | None = None,
+    order: OrderLike = "C",
     *,
     device: DeviceArg = None,
     usm_type: str = "device",
     sycl_queue: Queue | None = None,
-    order: OrderLike = "C",
+    like: Any = None,
 ) -> ndarray:
-    return full(
-        shape,
-        1,
-        dtype or default_float(_queue_for(device, sycl_queue)),
-        device=device,
-        usm_type=usm_type,
-        sycl_queue=sycl_queue,
-        order=order,
-    )
-
-
-def _like(
-    x: ndarray | ArrayLike,
-    dtype: DTypeLike | None,
-    device: DeviceArg,
-    usm_type: str | None,
-    sycl_queue: Queue | None,
-    order: OrderLike,
-) -> tuple[tuple[int, ...], DTypeLike, Queue, str, tuple[int, ...]]:
-    """Shape, dtype, queue, USM type and axis order of a new array like `x` (dpctl.tensor's *_like
-    rules): by default those of `x`; a NumPy array (or anything array-like) gives its shape, dtype
-    and layout, on the default queue with `device` USM."""
-    if isinstance(x, ndarray):
-        q = resolve_queue(device, sycl_queue) or x._queue
-        axes = order_axes(order, x.ndim, x._desc)
-        return x.shape, dtype if dtype is not None else x.dtype, q, usm_type or x.usm_type, axes
-    h = np.asarray(x)
-    return (
-        h.shape,
-        dtype if dtype is not None else h.dtype,
-        _queue_for(device, sycl_queue),
-        usm_type or "device",
-        order_axes(order, h.ndim, h),
-    )
-
-
-def empty_like(
-    x: ndarray | ArrayLike,
-    dtype: DTypeLike | None = None,
-    *,
-    device: DeviceArg = None,
-    usm_type: str | None = None,
-    sycl_queue: Queue | None = None,
-    order: OrderLike = "K",
-) -> ndarray:
-    """A new uninitialised array with the shape (and by default the dtype, queue, USM type and
-    layout) of `x`."""
-    shape, dt, q, usm, axes = _like(x, dtype, device, usm_type, sycl_queue, order)
-    return allocate_in_order(shape, dt, q, usm, axes)
-
-
-def full_like(
-    x: ndarray | ArrayLike,
-    fill_value: ArrayLike,
-    dtype: DTypeLike | None = None,
-    *,
-    device: DeviceArg = None,
-    usm_type: str | None = None,
-    sycl_queue: Queue | None = None,
-    order: OrderLike = "K",
-) -> ndarray:
-    """A new array with the shape (and by default the dtype, queue, USM type and layout) of `x`,
-    filled with `fill_value`."""
-    shape, dt, q, usm, axes = _like(x, dtype, device, usm_type, sycl_queue, order)
-    out = allocate_in_order(shape, dt, q, usm, axes)
-    _fill(out, fill_value)
-    return out
-
-
-def zeros_like(
-    x: ndarray | ArrayLike,
-    dtype: DTypeLike | None = None,
-    *,
-    device: DeviceArg = None,
-    usm_type: str | None = None,
-    sycl_queue: Queue | None = None,
-    order: OrderLike = "K",
-) -> ndarray:
-    return full_like(x, 0, dtype, device=device, usm_type=usm_type, sycl_queue=sycl_queue, order=order)
-
-
-def ones_like(
-    x: ndarray | ArrayLike,
-    dtype: DTypeLike | None = None,
-    *,
-    device: DeviceArg = None,
-    usm_type: str | None = None,
-    sycl_queue: Queue | None = None,
-    order: OrderLike = "K",
-) -> ndarray:
-    return full_like(x, 1, dtype, device=device, usm_type=usm_type, sycl_queue=sycl_queue, order=order)
+    check_like(like)  # NumPy's ones checks like= first
+    q = queue_for(device, sycl_queue)
+    return new_array(shape, dtype, order, like, q, usm_type, 1)
 
 
 def arange(
-    start: float,
-    stop: float | None = None,
-    step: float = 1,
+    start: Any = None,
+    stop: Any = None,
+    step: Any = None,
     dtype: DTypeLike | None = None,
     *,
     device: DeviceArg = None,
     usm_type: str = "device",
     sycl_queue: Queue | None = None,
+    like: Any = None,
 ) -> ndarray:
+    """NumPy's ``arange`` (its values, arguments and errors; ``arange(stop=n)`` too) on the queue;
+    floating-point results in the device's default float when `dtype` is not given."""
+    check_like(like)
+    if start is None and stop is None:
+        raise TypeError("arange() requires stop to be specified.")
+    if start is None:
+        start, stop = stop, None  # arange(stop=n)
     host = np.arange(start, stop, step, dtype=dtype)
-    if dtype is None and host.dtype.kind == "f":
-        host = host.astype(default_float(_queue_for(device, sycl_queue)))
+    if dtype is None and host.dtype.char in "dD":
+        q = queue_for(device, sycl_queue)
+        if not q.device.has_fp64:
+            host = host.astype(np.float32 if host.dtype.kind == "f" else np.complex64)
     return asarray(host, device=device, usm_type=usm_type, sycl_queue=sycl_queue)
 
 
@@ -220,19 +185,25 @@ def asnumpy(x: Any) -> np.ndarray:
 def asarray(
     obj: Any,
     dtype: DTypeLike | None = None,
+    order: OrderLike = "K",
     *,
     device: DeviceArg = None,
     sycl_queue: Queue | None = None,
     usm_type: str | None = None,
     copy: bool | None = None,
-    order: OrderLike = "K",
+    like: Any = None,
 ) -> ndarray:
     """`obj` as a numba_ext.ndarray on the requested queue, in memory order `order` ('K', the
     default, keeps the layout of an array `obj`; 'A' keeps F-contiguous arrays F; 'C'; 'F').
 
     No copy when `obj` already is such an array on the same queue with the same dtype and USM type
     (or on a queue sharing its context: USM memory belongs to the context) and its layout satisfies
-    `order`. `copy=True` always copies; `copy=False` raises ValueError if a copy would be needed."""
+    `order`. `copy=True` always copies; `copy=False` raises ValueError if a copy would be needed
+    (always for host data, which must be copied into USM memory)."""
+    dt = None if dtype is None else np.dtype(dtype)
+    letter = order_letter(order, "K")
+    copy = copy_flag(copy)
+    check_like(like)
     if usm_type is not None:
         check_usm_type(usm_type)
     target = resolve_queue(device, sycl_queue)
@@ -241,16 +212,44 @@ def asarray(
         obj = from_usm_interface(obj, obj.__sycl_usm_array_interface__)
 
     if isinstance(obj, ndarray):
-        return convert(obj, target, dtype, usm_type, copy, order)
+        return convert(obj, target, dt, usm_type, copy, letter)
 
     if copy is False:
         raise ValueError("asarray(copy=False): host data must be copied into USM memory")
     q = target or default_queue()
-    host = np.asarray(obj, dtype=dtype)
-    if dtype is None and host.dtype.char in "dD" and not q.device.has_fp64:
+    host = np.asarray(obj, dtype=dt)
+    if dt is None and host.dtype.char in "dD" and not q.device.has_fp64:
         host = host.astype(np.float32 if host.dtype.kind == "f" else np.complex64)
     out = allocate_in_order(
-        host.shape, host.dtype, q, usm_type or "device", order_axes(order, host.ndim, host)
+        host.shape, host.dtype, q, usm_type or "device", order_axes(letter, host.ndim, host)
     )
     upload_into(out, host)
     return out
+
+
+def array(
+    obj: Any,
+    dtype: DTypeLike | None = None,
+    *,
+    copy: bool | None = True,
+    order: OrderLike = "K",
+    ndmin: SupportsIndex = 0,
+    like: Any = None,
+    device: DeviceArg = None,
+    usm_type: str | None = None,
+    sycl_queue: Queue | None = None,
+) -> ndarray:
+    """NumPy's ``array``: ``asarray`` that copies by default (``copy=True``), with `ndmin` leading
+    axes of length 1 added up to that many dimensions (a view)."""
+    if dtype is not None:
+        np.dtype(dtype)  # NumPy's order of checks: dtype, copy, order, ndmin, like; then the rest
+    copy_flag(copy)
+    order_letter(order, "K")
+    nmin = operator.index(ndmin)
+    check_like(like)
+    if nmin > MAXDIMS:
+        raise ValueError(f"ndmin must be <= ndmax ({MAXDIMS})")
+    out = asarray(
+        obj, dtype, order, device=device, sycl_queue=sycl_queue, usm_type=usm_type, copy=copy, like=like
+    )
+    return out.reshape((1,) * (nmin - out.ndim) + out.shape) if out.ndim < nmin else out

@@ -32,21 +32,24 @@ USM_TYPES = ("device", "shared", "host")
 
 def check_usm_type(usm_type: str) -> str:
     """`usm_type` if it names a USM kind, else ValueError."""
-    if usm_type not in USM_TYPES:
+    if not isinstance(usm_type, str) or usm_type not in USM_TYPES:
         raise ValueError(f"unknown usm_type {usm_type!r}: expected one of 'device', 'shared', 'host'")
     return usm_type
 
 
 def check_dtype(dtype: object) -> np.dtype:
-    """`dtype` as a native-byte-order NumPy dtype numba_ext arrays can hold, else TypeError."""
+    """`dtype` as a native-byte-order NumPy dtype numba_ext arrays can hold (a byte-swapped dtype gives
+    its native form), else TypeError."""
     try:
         dt = np.dtype(dtype)  # type: ignore[call-overload]
     except TypeError as e:
         raise TypeError(f"unsupported dtype {dtype!r}: {e}") from None
+    if not dt.isnative:
+        dt = dt.newbyteorder("=")  # arrays hold native-order data: the same values
     if dt not in SUPPORTED_DTYPE_SET:
         names = ", ".join(d.name for d in SUPPORTED_DTYPES)
         raise TypeError(f"unsupported dtype {dt}: numba_ext arrays hold {names}")
-    return dt.newbyteorder("=") if dt.byteorder not in ("=", "|") else dt
+    return dt
 
 
 def fp16_error(queue: Queue) -> UnsupportedError:

@@ -35,6 +35,7 @@ from .. import _core
 from ..devices import Context, Device, DeviceArg, Queue, default_queue, resolve_queue
 from . import hooks
 from .allocation import OrderLike, ShapeLike, allocate, allocate_in_order, normalize_shape, order_axes
+from .conversions import astyped, reshaped
 from .dtypes import check_usm_type, default_float
 from .flags import Flags
 from .operators import ArrayOperators
@@ -300,18 +301,13 @@ class ndarray(ArrayOperators):
 
     @overload
     def reshape(
-        self, shape: Sequence[SupportsIndex], /, *, order: Literal["C", "F", "A"] = "C"
+        self, shape: Sequence[SupportsIndex], /, *, order: OrderLike = "C", copy: bool | None = None
     ) -> ndarray: ...
     @overload
-    def reshape(self, *shape: SupportsIndex, order: Literal["C", "F", "A"] = "C") -> ndarray: ...
-    def reshape(self, *shape: Any, order: Literal["C", "F", "A"] = "C") -> ndarray:
-        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-            shape = tuple(shape[0])
-        try:
-            desc = self._desc.reshape(shape, order=order, copy=False)
-        except ValueError as e:
-            raise ValueError(f"cannot reshape this array without a copy ({e}); copy it first") from None
-        return self._view(desc)
+    def reshape(self, *shape: SupportsIndex, order: OrderLike = "C", copy: bool | None = None) -> ndarray: ...
+    def reshape(self, *shape: Any, order: OrderLike = "C", copy: bool | None = None) -> ndarray:
+        """This array in another shape (NumPy's arguments): a view, or a copy where none is possible."""
+        return reshaped(self, shape, order, copy)
 
     @overload
     def transpose(self, axes: Sequence[SupportsIndex] | None, /) -> ndarray: ...
@@ -336,9 +332,11 @@ class ndarray(ArrayOperators):
         """A copy on the same queue in memory order `order` ('C' by default, as NumPy; 'F', 'A', 'K')."""
         return convert(self, None, None, None, True, order)
 
-    def astype(self, dtype: DTypeLike, order: OrderLike = "K", copy: bool = True) -> ndarray:
+    def astype(
+        self, dtype: DTypeLike, order: OrderLike = "K", casting: str = "unsafe", copy: bool = True
+    ) -> ndarray:
         """This array as `dtype`, in memory order `order` ('K': this array's layout), on its queue."""
-        return convert(self, None, dtype, None, copy or None, order)
+        return astyped(self, dtype, order, casting, copy)
 
     def __array__(self, dtype: DTypeLike | None = None, copy: bool | None = None) -> NoReturn:
         raise TypeError(

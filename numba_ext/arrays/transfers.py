@@ -3,7 +3,7 @@ another queue, with another dtype or USM type, copied only where the memory cann
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import DTypeLike
@@ -68,13 +68,14 @@ def convert(
     usm_type: str | None,
     copy: bool | None,
     order: OrderLike = "K",
+    casting: Any = "unsafe",
 ) -> ndarray:
     """`x` on `queue` (default: its own) with `dtype` and `usm_type` (default: its own) in memory
     order `order` ('K' keeps `x`'s layout; 'A' keeps F-contiguous arrays F, else C).
 
     No copy when nothing changes, or when only the queue does and it shares `x`'s context (USM
     memory belongs to the context); `copy=True` always copies; `copy=False` raises ValueError if a
-    copy would be needed."""
+    copy would be needed. A change of dtype casts as NumPy's ``astype(casting=casting)``."""
     q = queue or x._queue
     want_dtype = check_dtype(dtype) if dtype is not None else x.dtype
     want_usm = check_usm_type(usm_type) if usm_type is not None else x.usm_type
@@ -97,7 +98,7 @@ def convert(
             f"asarray(copy=False): a copy is needed (from {x._queue!r}/{x.usm_type}/{x.dtype}/"
             f"{_layout_name(d)} to {q!r}/{want_usm}/{want_dtype}/order={order!r})"
         )
-    host = copy_to_host(x).astype(want_dtype, copy=False)
+    host = copy_to_host(x).astype(want_dtype, casting=casting, copy=False)
     out = allocate_in_order(host.shape, want_dtype, q, want_usm, axes)
     upload_into(out, host)
     return out

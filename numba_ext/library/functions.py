@@ -100,11 +100,11 @@ def _like_function(kind: str) -> Callable[..., ndarray]:
     make = getattr(arrays, f"{kind}_like")
 
     # subok= needs nothing: results are numba_ext arrays
-    def check(what: str, shape: ShapeLike | None, device: str | None) -> None:
-        if shape is not None or device is not None:
+    def check(what: str, device: str | None) -> None:
+        if device is not None:
             raise UnsupportedError(
-                f"np.{kind}_like({what}) of a numba_ext array takes no shape= or device=; use "
-                f"numba_ext.{kind}(shape, dtype, sycl_queue=x.sycl_queue)"
+                f"np.{kind}_like({what}) of a numba_ext array takes no device= (NumPy's host device); "
+                f"use numba_ext.{kind}_like(x, device=...) or x.to_device(...)"
             )
 
     def full_like(
@@ -117,8 +117,8 @@ def _like_function(kind: str) -> Callable[..., ndarray]:
         *,
         device: str | None = None,
     ) -> ndarray:
-        check("a, fill_value", shape, device)
-        return make(a, fill_value, dtype, order=order)
+        check("a, fill_value", device)
+        return make(a, fill_value, dtype, order, shape=shape)
 
     def like(
         a: ndarray | ArrayLike,
@@ -129,8 +129,8 @@ def _like_function(kind: str) -> Callable[..., ndarray]:
         *,
         device: str | None = None,
     ) -> ndarray:
-        check("a", shape, device)
-        return make(a, dtype, order=order)
+        check("a", device)
+        return make(a, dtype, order, shape=shape)
 
     if kind == "full":
         return full_like

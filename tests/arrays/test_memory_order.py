@@ -218,6 +218,8 @@ def test_reshape_and_ravel_like_views_of_f_arrays(rng):
     r = x_f.reshape((2, 12), order="F")
     assert r._data_ptr == x_f._data_ptr
     np.testing.assert_array_equal(nx.asnumpy(r), np.asfortranarray(h).reshape((2, 12), order="F"))
+    # C-order reading of an F array needs a copy: made as NumPy makes it, refused with copy=False
+    np.testing.assert_array_equal(nx.asnumpy(x_f.reshape(24)), h.reshape(24))
     with pytest.raises(ValueError, match="copy"):
-        x_f.reshape(24)
+        x_f.reshape(24, copy=False)
     np.testing.assert_array_equal(nx.asnumpy(x_f.copy().reshape(24)), h.reshape(24))

@@ -281,8 +281,11 @@ def test_eager_linspace_and_eye(rng):
     assert a.sycl_queue is q and a.usm_type == "host" and b.usm_type == "shared"
     check(a, np.linspace(-1.0, 2.0, n, endpoint=False))
     check(b, np.eye(n, n + 1, -1, np.int16))
-    with pytest.raises(ValueError, match="order='C'"):
-        nx.eye(3, order="F")
+    f = nx.eye(n, 3, 1, np.float32, order="F")  # NumPy's order='F': an F-contiguous array
+    assert f.flags.f_contiguous and not f.flags.c_contiguous
+    check(f, np.eye(n, 3, 1, np.float32))
+    with pytest.raises(ValueError, match="only 'C' or 'F'"):
+        nx.eye(3, order="K")
 
 
 def test_asarray_in_jit_without_changes_is_the_array(rng):

@@ -126,8 +126,11 @@ def test_numpy_functions_eagerly_keep_the_cfd_rules(rng):
         np.unique(x)
     with pytest.raises(nx.UnsupportedError, match="np.where\\(condition\\)"):
         np.where(x > 0)
-    with pytest.raises(nx.UnsupportedError, match="shape="):
-        np.zeros_like(x, shape=(3,))
+    with pytest.raises(nx.UnsupportedError, match="device="):
+        np.zeros_like(x, device="cpu")
+    z = np.full_like(x, 2.5, shape=(2, 3))  # NumPy's shape=: on the array's queue
+    assert isinstance(z, nx.ndarray) and z.sycl_queue == x.sycl_queue
+    np.testing.assert_array_equal(nx.asnumpy(z), np.full((2, 3), 2.5))
 
 
 # -- the eager compiler compiles each (operation, dtypes, layout) once -----------------------------------
