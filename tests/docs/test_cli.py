@@ -15,12 +15,15 @@ import numba_ext as nx
 from numba_ext import selfcheck
 
 from ..checks import tol
-from ..conftest import DEV
+from ..conftest import DEV, require_device_in_child_process
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 def run_cli(*args, **env):
+    """`python -m numba_ext *args` in a child process (skipped, with the reason, where the device is
+    one process's at a time)."""
+    require_device_in_child_process()
     environ = dict(os.environ, **env)
     environ["PYTHONPATH"] = os.pathsep.join([str(ROOT), environ.get("PYTHONPATH", "")])
     return subprocess.run(
