@@ -6,6 +6,7 @@ import os
 import pathlib
 import subprocess
 import sys
+import types
 
 import numba
 import numpy as np
@@ -88,6 +89,16 @@ def test_unusable_device_is_a_fail_line_with_its_message(monkeypatch, capsys):
     assert fail in out.splitlines()
     assert f"  default device: FAIL ({DEV} failed above)" in out.splitlines()
     assert "Traceback" not in out
+
+
+def test_devices_numba_ext_cannot_compile_for_are_listed_not_failed(monkeypatch, capsys):
+    real = nx.default_queue().device
+    other = types.SimpleNamespace(filter_string="opencl:accelerator:0", name="No IL Device", target=None)
+    monkeypatch.setattr(nx, "get_devices", lambda: [real, other])
+    assert selfcheck.run() == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert f"  opencl:accelerator:0 No IL Device: {selfcheck.UNSUPPORTED}" in lines
+    assert lines[-1] == "check: pass (1 of 1 devices passed, 1 not checked)"
 
 
 @nx.kernel
