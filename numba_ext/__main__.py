@@ -1,29 +1,12 @@
-"""``python -m numba_ext``: list the OpenCL devices with their filter strings.
+"""``python -m numba_ext``: the versions of numba_ext and its dependencies, the OpenCL platforms and
+devices, and the default device. ``--check`` also compiles and runs a kernel and a jitted expression
+on every device and compares them with NumPy (exit status 1 when a device fails).
 ``python -m numba_ext cache``: show the on-disk program cache (``--clear`` empties it)."""
 
 import argparse
+import sys
 
-import numba_ext
-from numba_ext import _core
-
-
-def list_devices() -> None:
-    devs = numba_ext.get_devices()
-    if not devs:
-        print("No OpenCL devices found. Install a runtime, e.g. `pip install intel-opencl-rt`.")
-        return
-    try:
-        default = numba_ext.default_queue().device
-    except numba_ext.errors.NumbaExtError as e:  # e.g. NUMBA_EXT_DEVICE names no listed device
-        default = None
-        print(f"default device: none ({e})")
-    print(f"{'filter string':<18} {'type':<6} {'fp64':<5} {'usm':<5} {'target':<12} name")
-    for d in devs:
-        mark = " (default)" if d == default else ""
-        print(
-            f"{d.filter_string:<18} {d.device_type:<6} {str(d.has_fp64):<5} {str(d.has_usm):<5} "
-            f"{str(d.target):<12} {d.name} [{d.vendor}]{mark}"
-        )
+from numba_ext import _core, diagnostics, selfcheck
 
 
 def _size(n: float) -> str:
@@ -45,18 +28,29 @@ def show_cache(clear: bool) -> None:
     print(f"size: {_size(info['bytes'])} of at most {_size(info['max_bytes'])}")
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m numba_ext", description=__doc__)
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m numba_ext", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="run a kernel and a jitted expression on every device and compare them with NumPy",
+    )
     sub = parser.add_subparsers(dest="command")
-    sub.add_parser("devices", help="list the OpenCL devices (the default)")
+    sub.add_parser("devices", help="versions, platforms and devices (the default)")
     cache = sub.add_parser("cache", help="show the on-disk program cache")
     cache.add_argument("--clear", action="store_true", help="delete every entry")
     args = parser.parse_args(argv)
     if args.command == "cache":
         show_cache(args.clear)
-    else:
-        list_devices()
+        return 0
+    print("\n".join(diagnostics.report()))
+    if args.check:
+        print()
+        return selfcheck.run()
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -1,6 +1,8 @@
 """Shared helpers of the tests: random inputs of every dtype, poisoned outputs, and value-by-value
 checks against NumPy with dtype-appropriate tolerances."""
 
+from fractions import Fraction
+
 import numpy as np
 
 import numba_ext as nx
@@ -32,9 +34,41 @@ def poison(n, *dtypes, copies=6):
 
 
 def tol(dtype):
+    """(rtol, atol) for results of `dtype` compared with NumPy's, following the floating-point policy
+    of docs/numerics.md: a multiply-add may be one fused operation (on PTX it is), which differs from
+    NumPy's two roundings by up to half an ulp of the product: these tolerances cover that for
+    operands of magnitude up to about 10 (atol for sums that cancel near zero). Never compare float
+    results of device code with rtol=1e-13 and atol=0: use `check`, or `fp_tol` with
+    `np.testing.assert_allclose`."""
     if np.dtype(dtype) == np.float16:
         return (1e-3, 1e-4)  # one unit in the last place of half precision: 2**-10
     return (1e-5, 1e-6) if np.dtype(dtype) in (np.float32, np.complex64) else (1e-12, 1e-14)
+
+
+def fp_tol(dtype="float64"):
+    """`tol(dtype)` as `np.testing.assert_allclose` keywords."""
+    rtol, atol = tol(dtype)
+    return {"rtol": rtol, "atol": atol}
+
+
+def _round_once(exact, dtype):
+    """The `dtype` value nearest to the Fraction `exact` (ties to even): one correct rounding."""
+    near = dtype.type(float(exact))  # float64 first: may round twice for float32, so look around
+    cands = [near, np.nextafter(near, dtype.type(-np.inf)), np.nextafter(near, dtype.type(np.inf))]
+    finite = [c for c in cands if np.isfinite(c)] or [near]
+    return min(finite, key=lambda c: (abs(Fraction(float(c)) - exact), int(c.view(f"u{dtype.itemsize}")) & 1))
+
+
+def fused_multiply_add(a, b, c):
+    """`a * b + c` rounded once (an FMA), element by element, exactly: what a contracted multiply-add
+    gives, for float32 or float64 inputs. (Python's `math.fma` needs Python 3.13.)"""
+    a, b, c = np.broadcast_arrays(*map(np.asarray, (a, b, c)))
+    dt = np.result_type(a, b, c)
+    out = [
+        _round_once(Fraction(float(x)) * Fraction(float(y)) + Fraction(float(z)), dt)
+        for x, y, z in zip(a.flat, b.flat, c.flat)
+    ]
+    return np.array(out, dtype=dt).reshape(a.shape)
 
 
 def check(got, want, what="", rtol=None, atol=None):

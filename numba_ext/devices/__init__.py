@@ -2,7 +2,8 @@
 
 Owns: registration of OpenCL drivers with the ICD loader (``drivers``), the Rust ``Device``,
 ``Context`` and ``Queue`` classes, device selection (selector strings, ``NUMBA_EXT_DEVICE``) and
-the resolution of ``device=`` / ``sycl_queue=`` keywords (``queues``).
+the resolution of ``device=`` / ``sycl_queue=`` keywords (``queues``), and the read-only report of
+the OpenCL platforms for diagnostics (``platforms``).
 
 May import: ``numba_ext.errors`` and the compiled core ``numba_ext._core``. Nothing above it.
 """

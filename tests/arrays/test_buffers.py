@@ -15,6 +15,7 @@ from numba import prange
 import numba_ext as nx
 from numba_ext import _core
 
+from ..checks import fp_tol
 from ..conftest import DEV
 
 pytestmark = pytest.mark.skipif(
@@ -99,12 +100,12 @@ def test_jit_fused_expression_and_prange_reduction(rng):
 
     a, b = nx.asarray(h), nx.asarray(g)
     c, s, total, dot = f(a[::1], b)
-    np.testing.assert_allclose(nx.asnumpy(c), np.sqrt(h) * g + np.exp(-h), rtol=1e-13)
+    np.testing.assert_allclose(nx.asnumpy(c), np.sqrt(h) * g + np.exp(-h), **fp_tol())
     assert s == pytest.approx(h @ g, rel=1e-12) and dot == pytest.approx(h @ g, rel=1e-12)
     assert total == pytest.approx(h.sum(), rel=1e-12)
     # views are passed to kernels as (buffer, byte offset)
     c2 = f(a[1::2], b[:2500])[0]
-    np.testing.assert_allclose(nx.asnumpy(c2), np.sqrt(h[1::2]) * g[:2500] + np.exp(-h[1::2]), rtol=1e-13)
+    np.testing.assert_allclose(nx.asnumpy(c2), np.sqrt(h[1::2]) * g[:2500] + np.exp(-h[1::2]), **fp_tol())
 
 
 def test_kernel_with_local_memory_and_atomics(rng):

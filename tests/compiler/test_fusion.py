@@ -6,6 +6,7 @@ import pytest
 import numba_ext
 from numba_ext import _core
 
+from ..checks import fp_tol
 from ..conftest import DEV
 
 
@@ -45,7 +46,7 @@ def test_temporaries_are_not_allocated(rng):
     out = f(*xs)
     assert _core._live_allocations() == before + 1  # only the result
     t1 = hs[0] * hs[1]
-    np.testing.assert_allclose(numba_ext.asnumpy(out), (t1 + hs[0]) * t1 - hs[1], rtol=1e-13)
+    np.testing.assert_allclose(numba_ext.asnumpy(out), (t1 + hs[0]) * t1 - hs[1], **fp_tol())
     assert k.llvm_ir.count("store double") == 1
 
 
@@ -76,7 +77,7 @@ def test_common_subexpressions_are_computed_once(rng):
     out = f(*xs)
     sa, cb = np.sin(hs[0]), np.cos(hs[1])
     # sa + cb cancels near 0 for some inputs: an absolute bound there (values are O(1))
-    np.testing.assert_allclose(numba_ext.asnumpy(out), (sa * sa + cb) * (sa + cb), rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(numba_ext.asnumpy(out), (sa * sa + cb) * (sa + cb), **fp_tol())
     (k,) = f.inspect_kernels(*xs)
     sin, cos = (
         ("@_Z3sind(double %", "@_Z3cosd(double %")

@@ -9,6 +9,8 @@ import numba_ext as nx
 from numba_ext import kernel_api as kapi
 from numba_ext.kernel_api import Item, LocalAccessor, NdItem, NdRange, PrivateArray, Range, group_barrier
 
+from ..checks import fp_tol
+
 
 def _ids(shape):
     """Per work-item (C order over `shape`): its ids, one row per dimension."""
@@ -291,11 +293,11 @@ def test_keyword_arguments_and_defaults(rng):
     hx = rng.standard_normal(40)
     x, y = nx.asarray(hx), nx.asarray(np.full(40, np.nan))
     axpb[40](x, y)
-    np.testing.assert_allclose(nx.asnumpy(y), 2.0 * hx + 0.5, rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(nx.asnumpy(y), 2.0 * hx + 0.5, **fp_tol())
     axpb[40](y=y, x=x, b=-1.0)
-    np.testing.assert_allclose(nx.asnumpy(y), 2.0 * hx - 1.0, rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(nx.asnumpy(y), 2.0 * hx - 1.0, **fp_tol())
     nx.call_kernel(axpb, Range(40), x, y, 3.0)
-    np.testing.assert_allclose(nx.asnumpy(y), 3.0 * hx + 0.5, rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(nx.asnumpy(y), 3.0 * hx + 0.5, **fp_tol())
     with pytest.raises(nx.KernelArgumentError, match="takes 4 arguments.*unexpected keyword"):
         axpb[40](x, y, c=1.0)
     with pytest.raises(nx.KernelArgumentError, match="takes 4 arguments.*missing"):

@@ -11,6 +11,8 @@ from numba import float32, float64, int32, int64, void
 import numba_ext as nx
 from numba_ext.kernel_api import Item, ItemType, NdRange, Range
 
+from ..checks import fp_tol
+
 i64 = nx.USMNdArray(1, np.int64)
 f32 = nx.USMNdArray(1, "float32")
 
@@ -46,9 +48,9 @@ def test_signature_layouts_and_strings(rng):
     hx, hy = rng.standard_normal(64), rng.standard_normal(32)
     y = nx.asarray(hy)
     axpy[32](nx.asarray(hx)[::2], y, 3)  # strided x ("A" layout), an int converted to float64
-    np.testing.assert_allclose(nx.asnumpy(y), 3 * hx[::2] + hy, rtol=1e-13)
+    np.testing.assert_allclose(nx.asnumpy(y), 3 * hx[::2] + hy, **fp_tol())
     axpy[32](nx.asarray(hx)[::2], y, 3)  # again: the converted scalar keeps the Python launch path
-    np.testing.assert_allclose(nx.asnumpy(y), 6 * hx[::2] + hy, rtol=1e-13)
+    np.testing.assert_allclose(nx.asnumpy(y), 6 * hx[::2] + hy, **fp_tol())
     with pytest.raises(nx.KernelTypingError):  # y must be C-contiguous
         axpy[32](nx.asarray(hx)[::2], nx.asarray(hx)[::2], 1.0)
 

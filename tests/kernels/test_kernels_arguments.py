@@ -7,6 +7,7 @@ import pytest
 
 import numba_ext as nx
 
+from ..checks import fp_tol
 from ..conftest import DEV
 from .conftest import axpy
 
@@ -27,9 +28,9 @@ def test_scalars_usm_types_and_strided_views(rng, usm_type):
     x = nx.asarray(h, usm_type=usm_type)
     out = nx.empty(5, usm_type=usm_type)
     mixed_args[5](x[1, ::2], out, 1.5, 3, True)  # a strided view
-    np.testing.assert_allclose(nx.asnumpy(out), -(h[1, ::2] * 1.5 + 3), rtol=1e-13)
+    np.testing.assert_allclose(nx.asnumpy(out), -(h[1, ::2] * 1.5 + 3), **fp_tol())
     mixed_args[5](x[::-1, 3][:5], out, 2.0, -1, False)  # negative strides
-    np.testing.assert_allclose(nx.asnumpy(out), h[::-1, 3][:5] * 2.0 - 1, rtol=1e-13)
+    np.testing.assert_allclose(nx.asnumpy(out), h[::-1, 3][:5] * 2.0 - 1, **fp_tol())
 
 
 def test_numpy_arrays_under_offload_to(rng):
@@ -39,7 +40,7 @@ def test_numpy_arrays_under_offload_to(rng):
         axpy[64](2.0, hx, y)
     with nx.offload_to(DEV):
         axpy[64](2.0, hx, y)
-    np.testing.assert_allclose(y, 2.0 * hx + hy, rtol=1e-13)  # written back
+    np.testing.assert_allclose(y, 2.0 * hx + hy, **fp_tol())  # written back
     with nx.offload_to(DEV), pytest.raises(nx.ExecutionPlacementError, match="cannot be mixed"):
         axpy[64](2.0, hx, nx.asarray(hy))
 
@@ -73,7 +74,7 @@ def test_contiguous_arrays_use_computed_strides_views_their_own(rng, view):
     scale_2d[nx.Range(*hv.shape)](xv, out)
     i, j = np.indices(hv.shape)
     # PTX contracts x * 3 + i into one FMA: a rounding apart where the sum cancels near 0
-    np.testing.assert_allclose(nx.asnumpy(out), hv * 3.0 + i - 2 * j, rtol=1e-14, atol=1e-14)
+    np.testing.assert_allclose(nx.asnumpy(out), hv * 3.0 + i - 2 * j, **fp_tol())
     layout = xv._numba_type_.layout
     assert layout == ("C" if view in ("whole", "rows", "one_element", "one_row") else layout)
     contiguous = [a.contiguous for a in scale_2d._compiled_for((xv, out)).spec.arrays]

@@ -7,6 +7,7 @@ import pytest
 import numba_ext as nx
 from numba_ext import Context, Device, Queue
 
+from ..checks import fp_tol
 from ..conftest import DEV
 from .conftest import axpy
 
@@ -57,7 +58,7 @@ def test_launch_forms(rng, form):
         host_ev, ev = nx.call_kernel_async(axpy, n, (), 2.5, x, y)
         ev.wait()
         host_ev.wait()
-    np.testing.assert_allclose(nx.asnumpy(y), 2.5 * hx + hy, rtol=1e-13, atol=1e-15)  # FMA on GPUs
+    np.testing.assert_allclose(nx.asnumpy(y), 2.5 * hx + hy, **fp_tol())  # FMA on GPUs
 
 
 def test_one_binary_per_signature_and_device(rng):
@@ -91,12 +92,12 @@ def test_cached_launches_take_the_fast_path_and_keep_every_check(rng):
         out = nx.full(96, np.nan, device=DEV)
         k[96](x, out, s, n, flag)
         want = h * s + n
-        np.testing.assert_allclose(nx.asnumpy(out), -want if flag else want, rtol=1e-13)
+        np.testing.assert_allclose(nx.asnumpy(out), -want if flag else want, **fp_tol())
     assert k._fast_cache_len() == 1
     # views: the slots come from each array's own image (data address, shape, strides)
     out2 = nx.full(48, np.nan, device=DEV)
     k[48](x[::-2], out2, 2.0, 1, False)
-    np.testing.assert_allclose(nx.asnumpy(out2), h[::-2] * 2.0 + 1, rtol=1e-13)
+    np.testing.assert_allclose(nx.asnumpy(out2), h[::-2] * 2.0 + 1, **fp_tol())
     assert k._fast_cache_len() == 2  # another layout: another entry
     # other argument kinds take the Python path and are typed there (NumPy scalars keep their type)
     x32 = nx.asarray(h.astype(np.float32), device=DEV)
@@ -122,7 +123,7 @@ def test_cached_launches_take_the_fast_path_and_keep_every_check(rng):
     hout = np.full(96, np.nan)
     with nx.offload_to(DEV):
         k[96](h, hout, 3.0, 2, False)
-    np.testing.assert_allclose(hout, h * 3.0 + 2, rtol=1e-13)
+    np.testing.assert_allclose(hout, h * 3.0 + 2, **fp_tol())
 
     # (4, 4) is a 1-D launch of 4 with work-groups of 4; Range(4, 4) a 2-D range
     @nx.kernel

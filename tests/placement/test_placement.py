@@ -15,6 +15,7 @@ import numba_ext
 from numba_ext import Context, Device, ExecutionPlacementError, Queue
 from numba_ext.utils import get_coerced_usm_type, get_execution_queue
 
+from ..checks import fp_tol
 from ..conftest import DEV, require_device_in_child_process
 
 USM = ["device", "shared", "host"]
@@ -78,7 +79,7 @@ def test_rule1_same_queue(rng):
     hs, xs = arrays(rng, [q, q, q])
     out = f(*xs)
     assert out.sycl_queue is q
-    np.testing.assert_allclose(numba_ext.asnumpy(out), ref(*hs), rtol=1e-13)
+    np.testing.assert_allclose(numba_ext.asnumpy(out), ref(*hs), **fp_tol())
 
 
 def test_rule1_equivalent_queues(rng):
@@ -87,7 +88,7 @@ def test_rule1_equivalent_queues(rng):
     hs, xs = arrays(rng, [q1, q2, q2])
     out = f(*xs)
     assert out.sycl_queue in (q1, q2)
-    np.testing.assert_allclose(numba_ext.asnumpy(out), ref(*hs), rtol=1e-13)
+    np.testing.assert_allclose(numba_ext.asnumpy(out), ref(*hs), **fp_tol())
 
 
 def test_rule1_non_equivalent_queues(rng):
@@ -119,7 +120,7 @@ def test_rule2_mixed_usm_types_all_pairs(rng, u1, u2):
     assert issubclass(numba_ext.MixedUSMTypeWarning, UserWarning)
     assert out.usm_type == TABLE[(u1, u2)] and eager.usm_type == TABLE[(u1, u2)]
     assert out.sycl_queue is q and eager.sycl_queue is q
-    np.testing.assert_allclose(numba_ext.asnumpy(out), ha * hb + 1.0, rtol=1e-13)
+    np.testing.assert_allclose(numba_ext.asnumpy(out), ha * hb + 1.0, **fp_tol())
     np.testing.assert_allclose(numba_ext.asnumpy(eager), ha * hb + 1.0, rtol=1e-13)
 
 
@@ -129,7 +130,7 @@ def test_rule2_spec_example(rng):
     with pytest.warns(numba_ext.MixedUSMTypeWarning):
         out = f(*xs)
     assert out.sycl_queue is q and out.usm_type == "device"
-    np.testing.assert_allclose(numba_ext.asnumpy(out), ref(*hs), rtol=1e-13)
+    np.testing.assert_allclose(numba_ext.asnumpy(out), ref(*hs), **fp_tol())
 
 
 # -- rule 3: explicit conversion --------------------------------------------------------------------
@@ -143,7 +144,7 @@ def test_rule3_asarray_makes_data_compatible(rng):
     assert a_q2._data_ptr != xs[0]._data_ptr
     out = f(a_q2, xs[1], xs[2])
     assert out.sycl_queue is q2
-    np.testing.assert_allclose(numba_ext.asnumpy(out), ref(*hs), rtol=1e-13)
+    np.testing.assert_allclose(numba_ext.asnumpy(out), ref(*hs), **fp_tol())
     # to_device, to an equivalent queue: no copy
     q3 = Queue(d)
     moved = xs[1].to_device(q3)
@@ -160,11 +161,11 @@ def test_numpy_only_needs_offload_to(rng):
         assert active is q
         out = f(*hs)
     assert isinstance(out, np.ndarray)  # results come back as NumPy
-    np.testing.assert_allclose(out, ref(*hs), rtol=1e-13)
+    np.testing.assert_allclose(out, ref(*hs), **fp_tol())
     with numba_ext.offload_to(DEV):
-        np.testing.assert_allclose(f(*hs), ref(*hs), rtol=1e-13)
+        np.testing.assert_allclose(f(*hs), ref(*hs), **fp_tol())
     with numba_ext.offload_to(Device(DEV)):
-        np.testing.assert_allclose(f(*hs), ref(*hs), rtol=1e-13)
+        np.testing.assert_allclose(f(*hs), ref(*hs), **fp_tol())
 
 
 def test_numpy_and_usm_in_one_call_inside_offload_to(rng):
@@ -325,7 +326,7 @@ def test_plain_njit_without_importing_numba_ext_in_the_defining_module(tmp_path)
         h = np.random.rand(100); g = np.random.rand(100)
         out = user_module.f(numba_ext.asarray(h), numba_ext.asarray(g))
         assert isinstance(out, numba_ext.ndarray)
-        np.testing.assert_allclose(numba_ext.asnumpy(out), np.sqrt(h) * g + 1.0, rtol=1e-13)
+        np.testing.assert_allclose(numba_ext.asnumpy(out), np.sqrt(h) * g + 1.0, rtol=1e-12, atol=1e-14)
         print("ok")
     """)
     )
@@ -361,7 +362,7 @@ def test_sub_devices_share_a_context(rng):
     assert y._data_ptr == x._data_ptr and y.sycl_queue is qs[0]
     out = numba_ext.jit(lambda v: v * 3.0 + 1.0)(y)
     assert out.sycl_queue is qs[0]
-    np.testing.assert_allclose(numba_ext.asnumpy(out), h * 3.0 + 1.0, rtol=1e-13)
+    np.testing.assert_allclose(numba_ext.asnumpy(out), h * 3.0 + 1.0, **fp_tol())
 
 
 # -- compiled code is keyed by device and types, not queues ---------------------------------------------
