@@ -3,7 +3,8 @@
 Owns: the array class (``ndarray``, with its eager operations in ``operators``), the dtypes and USM
 kinds arrays hold (``dtypes``), allocation, creation (``asarray``, ``empty``, ``zeros``, ``full``,
 ``arange``, the ``*_like`` forms), copies between host and device and between queues
-(``transfers``), ``__sycl_usm_array_interface__`` import (``interface``) and the extension points
+(``transfers``), ``__sycl_usm_array_interface__`` import (``interface``), DLPack export and import
+(``dlpack_export``, ``dlpack``) and the extension points
 through which upper layers give arrays their Numba type and their eager operations (``hooks``).
 
 May import: ``numba_ext.devices``, ``numba_ext.errors`` and ``numba_ext._core``. Never the
@@ -25,6 +26,7 @@ from .creation import (
     zeros,
     zeros_like,
 )
+from .dlpack import from_dlpack
 from .dtypes import SUPPORTED_DTYPES, USM_TYPES, check_dtype, check_usm_type, default_float
 from .ndarray import ndarray
 from .sequences import eye, linspace
@@ -44,6 +46,7 @@ __all__ = [
     "empty",
     "empty_like",
     "eye",
+    "from_dlpack",
     "full",
     "full_like",
     "hooks",
