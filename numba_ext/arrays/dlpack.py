@@ -71,7 +71,9 @@ def _target_queue(device: DeviceArg | tuple[int, int]) -> Queue | None:
         try:
             kind, index = (operator.index(v) for v in device)
         except (TypeError, ValueError):
-            raise TypeError(f"from_dlpack: device={device!r} is not a (device type, device id) pair") from None
+            raise TypeError(
+                f"from_dlpack: device={device!r} is not a (device type, device id) pair"
+            ) from None
         devices = get_devices()
         if kind != KDL_ONEAPI or not 0 <= index < len(devices):
             raise ValueError(
@@ -91,7 +93,9 @@ def _request(x: Any, dl_device: tuple[int, int] | None, copy: bool | None) -> An
         return x.__dlpack__()
 
 
-def from_dlpack(x: Any, /, *, device: DeviceArg | tuple[int, int] = None, copy: bool | None = None) -> ndarray:
+def from_dlpack(
+    x: Any, /, *, device: DeviceArg | tuple[int, int] = None, copy: bool | None = None
+) -> ndarray:
     """A ``numba_ext.ndarray`` of the DLPack producer `x` (any object with ``__dlpack__``).
 
     `device`: where the result lives (a Device, Queue, filter string, or ``(14, i)`` for
@@ -139,7 +143,9 @@ def from_dlpack(x: Any, /, *, device: DeviceArg | tuple[int, int] = None, copy: 
     return out
 
 
-def _own_memory(tensor: _core.DLPackTensor, owner: ndarray, target: Queue | None, copy: bool | None) -> ndarray:
+def _own_memory(
+    tensor: _core.DLPackTensor, owner: ndarray, target: Queue | None, copy: bool | None
+) -> ndarray:
     """numba_ext's own memory: a view of it on the producer's queue, then on `target`."""
     dt = _dtype(tensor)
     if 0 in tensor.shape:

@@ -60,7 +60,9 @@ def dlpack_device(x: ndarray) -> tuple[int, int]:
 def host_accessible(x: ndarray) -> bool:
     """Whether the host can read `x`'s memory in place: USM on the CPU device, or host or shared USM."""
     device = x.device
-    return device.memory_backend == "usm" and (device.device_type == "cpu" or x.usm_type in ("host", "shared"))
+    return device.memory_backend == "usm" and (
+        device.device_type == "cpu" or x.usm_type in ("host", "shared")
+    )
 
 
 def _parse_version(max_version: object) -> bool:
@@ -70,7 +72,9 @@ def _parse_version(max_version: object) -> bool:
     try:
         major, _minor = (operator.index(v) for v in max_version)  # type: ignore[attr-defined]
     except (TypeError, ValueError):
-        raise TypeError(f"__dlpack__: max_version must be a tuple (major, minor), got {max_version!r}") from None
+        raise TypeError(
+            f"__dlpack__: max_version must be a tuple (major, minor), got {max_version!r}"
+        ) from None
     return major >= DLPACK_VERSION[0]
 
 
@@ -86,7 +90,9 @@ def _parse_device(dl_device: object) -> tuple[int, int] | None:
     return kind, index
 
 
-def _capsule(owner: Any, desc: np.ndarray, base: int, device: tuple[int, int], versioned: bool, copied: bool) -> Any:
+def _capsule(
+    owner: Any, desc: np.ndarray, base: int, device: tuple[int, int], versioned: bool, copied: bool
+) -> Any:
     data = desc.__array_interface__["data"][0] if desc.size else base
     return _core.dlpack_export(
         owner,

@@ -211,7 +211,12 @@ def test_capsule_is_consumed_once():
 
 @pytest.mark.parametrize(
     ("max_version", "name"),
-    [(None, "dltensor"), ((0, 8), "dltensor"), ((1, 0), "dltensor_versioned"), ((2, 3), "dltensor_versioned")],
+    [
+        (None, "dltensor"),
+        ((0, 8), "dltensor"),
+        ((1, 0), "dltensor_versioned"),
+        ((2, 3), "dltensor_versioned"),
+    ],
 )
 def test_versioned_and_legacy_capsules(max_version, name):
     x = nx.asarray(np.arange(8, dtype=np.float32))

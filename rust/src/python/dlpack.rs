@@ -320,7 +320,8 @@ pub fn dlpack_import(capsule: &Bound<'_, PyAny>) -> PyResult<DLPackTensor> {
                 capsule.get_type().name()?
             )));
         }
-        if ffi::PyCapsule_IsValid(p, USED_VERSIONED.as_ptr()) == 1 || ffi::PyCapsule_IsValid(p, USED_LEGACY.as_ptr()) == 1
+        if ffi::PyCapsule_IsValid(p, USED_VERSIONED.as_ptr()) == 1
+            || ffi::PyCapsule_IsValid(p, USED_LEGACY.as_ptr()) == 1
         {
             return Err(PyBufferError::new_err(
                 "this DLPack capsule was already consumed; call __dlpack__() again for a new one",
@@ -338,7 +339,8 @@ pub fn dlpack_import(capsule: &Bound<'_, PyAny>) -> PyResult<DLPackTensor> {
             let (shape, strides) = read_tensor(&(*m).dl_tensor)?;
             let own = exported(m as *mut c_void);
             let flags = (*m).flags;
-            let t = make(&(*m).dl_tensor, m as *mut c_void, true, shape, strides, flags, own.then_some((*m).manager_ctx));
+            let t =
+                make(&(*m).dl_tensor, m as *mut c_void, true, shape, strides, flags, own.then_some((*m).manager_ctx));
             mark_used(p, USED_VERSIONED)?;
             Ok(t)
         } else if ffi::PyCapsule_IsValid(p, LEGACY.as_ptr()) == 1 {
@@ -349,9 +351,7 @@ pub fn dlpack_import(capsule: &Bound<'_, PyAny>) -> PyResult<DLPackTensor> {
             mark_used(p, USED_LEGACY)?;
             Ok(t)
         } else {
-            Err(PyTypeError::new_err(
-                "not a DLPack capsule: its name is neither 'dltensor_versioned' nor 'dltensor'",
-            ))
+            Err(PyTypeError::new_err("not a DLPack capsule: its name is neither 'dltensor_versioned' nor 'dltensor'"))
         }
     }
 }
