@@ -99,7 +99,7 @@ def from_dlpack(
     """A ``numba_ext.ndarray`` of the DLPack producer `x` (any object with ``__dlpack__``).
 
     `device`: where the result lives (a Device, Queue, filter string, or ``(14, i)`` for
-    ``get_devices()[i]``); None: the producer's device for numba_ext's own memory, else the default
+    ``get_devices()[i]``); None: the producer's queue for numba_ext arrays, else the default
     queue. `copy`: True always copies, False never (a ``BufferError`` where a copy is needed: host
     memory, another runtime's memory, another context), None copies only where needed."""
     if not hasattr(x, "__dlpack__"):
@@ -110,6 +110,8 @@ def from_dlpack(
     if copy not in (None, True, False):
         raise ValueError(f"from_dlpack: copy must be None, True or False, got {copy!r}")
     target = _target_queue(device)
+    if target is None and isinstance(x, ndarray):
+        target = x.sycl_queue  # the producer's device, also where its memory has to be copied
     try:
         tensor = _core.dlpack_import(_request(x, None, copy))
     except BufferError:

@@ -136,6 +136,7 @@ def test_from_dlpack_of_own_array(rng):
     else:  # the same memory, on the producer's queue
         assert y._data_ptr == x._data_ptr and y.sycl_queue is x.sycl_queue and y.usm_type == x.usm_type
         assert nx.asnumpy(x)[1, 2] == 99.0
+    np.testing.assert_allclose(nx.asnumpy(y * 2.0 + x), nx.asnumpy(y) * 2.0 + nx.asnumpy(x))
     z = nx.from_dlpack(x, copy=True)
     assert z._data_ptr != x._data_ptr
     np.testing.assert_array_equal(nx.asnumpy(z), nx.asnumpy(x))
@@ -358,3 +359,14 @@ def test_bad_arguments():
         x.__dlpack__(stream=7)
     capsule = x.__dlpack__(stream=x.sycl_queue, copy=True if BUFFERS else None)
     assert capsule_name(capsule) == "dltensor"
+
+
+@pytest.mark.needs_cpu
+def test_sub_device_arrays_name_their_root_device(rng):
+    sub = DEVICE.create_sub_devices(partition=1)[1]
+    h = rng.standard_normal(8)
+    x = nx.asarray(h, device=sub)
+    assert x.__dlpack_device__() == ((KDL_OPENCL if BUFFERS else KDL_ONEAPI), INDEX)
+    y = nx.from_dlpack(x)
+    assert y.device == sub
+    np.testing.assert_allclose(nx.asnumpy(y * 2.0), h * 2.0)
