@@ -103,13 +103,17 @@ fn set_exported(m: *mut c_void, live: bool) {
     }
 }
 
-/// Drop the export context under the GIL: consumers may call the deleter from any thread.
+/// Drop the export context under the GIL: consumers may call the deleter from any thread. Once the
+/// interpreter is shutting down the exporting object is left alone (never dropped without the GIL).
 unsafe fn release_ctx(ctx: *mut c_void) {
     if ctx.is_null() {
         return;
     }
     let ctx = unsafe { Box::from_raw(ctx as *mut ExportCtx) };
-    Python::attach(move |_py| drop(ctx));
+    let mut slot = Some(ctx);
+    if Python::try_attach(|_py| drop(slot.take())).is_none() {
+        std::mem::forget(slot);
+    }
 }
 
 unsafe extern "C" fn delete_legacy(m: *mut DLManagedTensor) {
@@ -312,6 +316,7 @@ unsafe fn read_tensor(t: &DLTensor) -> PyResult<(Vec<i64>, Vec<i64>)> {
 /// the capsule untouched.
 #[pyfunction]
 pub fn dlpack_import(capsule: &Bound<'_, PyAny>) -> PyResult<DLPackTensor> {
+    let py = capsule.py();
     let p = capsule.as_ptr();
     unsafe {
         if ffi::PyCapsule_CheckExact(p) == 0 {
@@ -339,31 +344,40 @@ pub fn dlpack_import(capsule: &Bound<'_, PyAny>) -> PyResult<DLPackTensor> {
             let (shape, strides) = read_tensor(&(*m).dl_tensor)?;
             let own = exported(m as *mut c_void);
             let flags = (*m).flags;
-            let t =
-                make(&(*m).dl_tensor, m as *mut c_void, true, shape, strides, flags, own.then_some((*m).manager_ctx));
-            mark_used(p, USED_VERSIONED)?;
-            Ok(t)
+            // renamed first: from here on the capsule's destructor leaves the tensor to us
+            mark_used(py, p, USED_VERSIONED)?;
+            Ok(make(
+                py,
+                &(*m).dl_tensor,
+                m as *mut c_void,
+                true,
+                shape,
+                strides,
+                flags,
+                own.then_some((*m).manager_ctx),
+            ))
         } else if ffi::PyCapsule_IsValid(p, LEGACY.as_ptr()) == 1 {
             let m = ffi::PyCapsule_GetPointer(p, LEGACY.as_ptr()) as *mut DLManagedTensor;
             let (shape, strides) = read_tensor(&(*m).dl_tensor)?;
             let own = exported(m as *mut c_void);
-            let t = make(&(*m).dl_tensor, m as *mut c_void, false, shape, strides, 0, own.then_some((*m).manager_ctx));
-            mark_used(p, USED_LEGACY)?;
-            Ok(t)
+            mark_used(py, p, USED_LEGACY)?;
+            Ok(make(py, &(*m).dl_tensor, m as *mut c_void, false, shape, strides, 0, own.then_some((*m).manager_ctx)))
         } else {
             Err(PyTypeError::new_err("not a DLPack capsule: its name is neither 'dltensor_versioned' nor 'dltensor'"))
         }
     }
 }
 
-unsafe fn mark_used(capsule: *mut ffi::PyObject, name: &'static CStr) -> PyResult<()> {
+unsafe fn mark_used(py: Python<'_>, capsule: *mut ffi::PyObject, name: &'static CStr) -> PyResult<()> {
     if unsafe { ffi::PyCapsule_SetName(capsule, name.as_ptr()) } != 0 {
-        return Err(Python::attach(PyErr::fetch));
+        return Err(PyErr::fetch(py));
     }
     Ok(())
 }
 
+#[allow(clippy::too_many_arguments)]
 unsafe fn make(
+    py: Python<'_>,
     t: &DLTensor,
     managed: *mut c_void,
     versioned: bool,
@@ -372,9 +386,7 @@ unsafe fn make(
     flags: u64,
     own_ctx: Option<*mut c_void>,
 ) -> DLPackTensor {
-    let owner = own_ctx
-        .filter(|c| !c.is_null())
-        .map(|c| Python::attach(|py| unsafe { &*(c as *const ExportCtx) }.owner.clone_ref(py)));
+    let owner = own_ctx.filter(|c| !c.is_null()).map(|c| unsafe { &*(c as *const ExportCtx) }.owner.clone_ref(py));
     DLPackTensor {
         managed,
         versioned,
