@@ -9,6 +9,8 @@ the earlier protocol, which take no keywords, are called without them). What com
 * host memory (``kDLCPU``: NumPy and other CPU producers): copied into a new array on `device`
   (the default queue if None), since OpenCL kernels cannot address NumPy's memory; ``copy=False``
   is a ``BufferError``;
+* another runtime's oneAPI memory that the producer also exports through a USM array interface
+  naming a numba_ext queue (checked by ``interface.from_usm_interface``): no copy;
 * other device memory (another runtime's oneAPI memory, CUDA, ...): the producer is asked again for
   a host copy (``dl_device=(kDLCPU, 0), copy=True``), which is then copied to `device`; with
   ``copy=False`` a ``BufferError``.
@@ -23,9 +25,11 @@ import numpy as np
 
 from .. import _core
 from ..devices import DeviceArg, Queue, default_queue, get_devices, resolve_queue
+from ..errors import ArrayInterfaceError
 from .allocation import allocate
 from .dlpack_export import DLPACK_VERSION, HOST_DEVICE_TYPES, KDL_CPU, KDL_ONEAPI
 from .dtypes import check_dtype
+from .interface import from_usm_interface
 from .ndarray import ndarray
 from .transfers import convert, upload_into
 
@@ -122,6 +126,10 @@ def from_dlpack(
     owner = tensor.owner
     if tensor.device[0] == KDL_ONEAPI and isinstance(owner, ndarray):
         return _own_memory(tensor, owner, target, copy)
+    shared = _usm_interface_view(x) if tensor.device[0] == KDL_ONEAPI else None
+    if shared is not None:
+        del tensor  # the array interface's view holds the producer instead
+        return _placed(shared, target, copy, copied=False)
     if tensor.device[0] not in HOST_DEVICE_TYPES:
         if copy is False:
             raise BufferError(
@@ -154,10 +162,28 @@ def _own_memory(
         arr = allocate(tuple(tensor.shape), dt, owner._queue, owner.usm_type)
     else:
         arr = ndarray._wrap(_host_view(tensor, dt), owner._queue, owner.usm_type, owner._base_ptr)
-    q = target or owner._queue
-    if copy is False and q.context != owner._queue.context:
+    return _placed(arr, target, copy, copied=tensor.is_copied)
+
+
+def _usm_interface_view(x: Any) -> ndarray | None:
+    """Another runtime's oneAPI memory with no copy, where `x` also exports a USM array interface
+    that ``interface.from_usm_interface`` accepts (its queue is numba_ext's); else None."""
+    iface = getattr(x, "__sycl_usm_array_interface__", None)
+    if iface is None:
+        return None
+    try:
+        return from_usm_interface(x, iface)
+    except ArrayInterfaceError:
+        return None  # not memory of a numba_ext context: a copy through the host instead
+
+
+def _placed(arr: ndarray, target: Queue | None, copy: bool | None, copied: bool) -> ndarray:
+    """`arr` (a view of the producer's memory) on `target`: copied where `copy` is True and the
+    producer did not copy already, or where `target` is in another context (unless `copy` is False)."""
+    q = target or arr.sycl_queue
+    if copy is False and q.context != arr.sycl_context:
         raise BufferError(
-            f"from_dlpack(copy=False): the producer's memory belongs to the context of {owner._queue!r}, "
+            f"from_dlpack(copy=False): the producer's memory belongs to the context of {arr.sycl_queue!r}, "
             f"not that of {q!r}; pass copy=None or copy=True"
         )
-    return convert(arr, q, None, None, True if copy and not tensor.is_copied else None)
+    return convert(arr, q, None, None, True if copy and not copied else None)

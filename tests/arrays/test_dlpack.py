@@ -370,3 +370,41 @@ def test_sub_device_arrays_name_their_root_device(rng):
     y = nx.from_dlpack(x)
     assert y.device == sub
     np.testing.assert_allclose(nx.asnumpy(y * 2.0), h * 2.0)
+
+
+class ForeignOneAPI:
+    """Another runtime's oneAPI array (as dpctl's): its own capsules (not numba_ext's) and a USM array
+    interface over the memory of numba_ext array `x`, naming `syclobj` as its queue."""
+
+    def __init__(self, x, syclobj):
+        self.x = x
+        self.__sycl_usm_array_interface__ = {**x.__sycl_usm_array_interface__, "syclobj": syclobj}
+        self.requests = []
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        self.requests.append((dl_device, copy))
+        if dl_device == (KDL_CPU, 0):
+            return nx.asnumpy(self.x).__dlpack__(max_version=max_version)
+        ptr = self.__sycl_usm_array_interface__["data"][0]
+        return _core.dlpack_export(
+            self, ptr, 0, self.x.shape, (1,), (2, 8 * self.x.itemsize), (KDL_ONEAPI, INDEX), versioned=True,
+            read_only=False, copied=False,
+        )  # fmt: skip
+
+
+def test_foreign_oneapi_memory(rng):
+    h = rng.standard_normal(9)
+    x = nx.asarray(h)
+    ours = ForeignOneAPI(x, x.sycl_queue)  # its interface names our queue: no copy
+    y = nx.from_dlpack(ours)
+    assert ours.requests == [(None, None)]
+    assert y.__sycl_usm_array_interface__["data"][0] == x.__sycl_usm_array_interface__["data"][0]
+    assert y.sycl_queue is x.sycl_queue
+    np.testing.assert_array_equal(nx.asnumpy(y), h)
+    other = ForeignOneAPI(x, "another runtime's queue")  # not ours: a copy through the host
+    with pytest.raises(BufferError, match="copy=False"):
+        nx.from_dlpack(other, copy=False)
+    z = nx.from_dlpack(other)
+    assert other.requests[-2:] == [(None, None), ((KDL_CPU, 0), True)]
+    assert z.__sycl_usm_array_interface__["data"][0] != x.__sycl_usm_array_interface__["data"][0]
+    np.testing.assert_array_equal(nx.asnumpy(z), h)
