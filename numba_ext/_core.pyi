@@ -16,6 +16,9 @@ __all__ = [
     "USMAllocation",
     "Kernel",
     "NativeArray",
+    "DLPackTensor",
+    "dlpack_export",
+    "dlpack_import",
     "ArrayInfo",
     "JitCaller",
     "KernelCaller",
@@ -264,3 +267,40 @@ def _live_buffers() -> int: ...
 def _live_kernels() -> int: ...
 def program_cache_info() -> dict[str, Any]: ...
 def program_cache_clear() -> int: ...
+
+@final
+class DLPackTensor:
+    """A consumed DLPack capsule; the producer's deleter runs when it is freed."""
+    @property
+    def data(self) -> int: ...
+    @property
+    def shape(self) -> list[int]: ...
+    @property
+    def strides(self) -> list[int]: ...
+    @property
+    def dtype(self) -> tuple[int, int, int]: ...
+    @property
+    def device(self) -> tuple[int, int]: ...
+    @property
+    def read_only(self) -> bool: ...
+    @property
+    def is_copied(self) -> bool: ...
+    @property
+    def owner(self) -> Any: ...
+    @property
+    def versioned(self) -> bool: ...
+
+def dlpack_export(
+    owner: Any,
+    data: int,
+    byte_offset: int,
+    shape: Sequence[int],
+    strides: Sequence[int],
+    dtype: tuple[int, int],
+    device: tuple[int, int],
+    *,
+    versioned: bool,
+    read_only: bool,
+    copied: bool,
+) -> Any: ...
+def dlpack_import(capsule: Any) -> DLPackTensor: ...

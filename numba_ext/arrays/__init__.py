@@ -4,8 +4,8 @@ Owns: the array class (``ndarray``, with its eager operations in ``operators``),
 kinds arrays hold (``dtypes``), allocation, creation (``asarray``, ``empty``, ``zeros``, ``full``,
 ``arange``, the ``*_like`` forms, with NumPy's argument rules: ``arguments``), copies between host
 and device and between queues (``transfers``), ``__sycl_usm_array_interface__`` import
-(``interface``) and the extension points through which upper layers give arrays their Numba type
-and their eager operations (``hooks``).
+(``interface``), DLPack export and import (``dlpack_export``, ``dlpack``) and the extension points
+through which upper layers give arrays their Numba type and their eager operations (``hooks``).
 
 May import: ``numba_ext.devices``, ``numba_ext.errors`` and ``numba_ext._core``. Never the
 placement rules, the compiler, the kernels or the library (they register with ``hooks`` instead).
@@ -14,6 +14,7 @@ placement rules, the compiler, the kernels or the library (they register with ``
 from . import hooks
 from .allocation import ShapeLike, allocate, normalize_shape
 from .creation import arange, array, asarray, asnumpy, empty, full, ones, zeros
+from .dlpack import from_dlpack
 from .dtypes import SUPPORTED_DTYPES, USM_TYPES, check_dtype, check_usm_type, default_float
 from .like import empty_like, full_like, ones_like, zeros_like
 from .ndarray import ndarray
@@ -35,6 +36,7 @@ __all__ = [
     "empty",
     "empty_like",
     "eye",
+    "from_dlpack",
     "full",
     "full_like",
     "hooks",

@@ -36,6 +36,7 @@ from ..devices import Context, Device, DeviceArg, Queue, default_queue, resolve_
 from . import hooks
 from .allocation import OrderLike, ShapeLike, allocate, allocate_in_order, normalize_shape, order_axes
 from .conversions import astyped, reshaped
+from .dlpack_export import dlpack_device, export_dlpack
 from .dtypes import check_usm_type, default_float
 from .flags import Flags
 from .operators import ArrayOperators
@@ -267,6 +268,21 @@ class ndarray(ArrayOperators):
             "version": 1,
             "syclobj": self._queue,
         }
+
+    def __dlpack__(
+        self,
+        *,
+        stream: Queue | None = None,
+        max_version: tuple[int, int] | None = None,
+        dl_device: tuple[int, int] | None = None,
+        copy: bool | None = None,
+    ) -> Any:
+        """A DLPack capsule of the array (array API 2023.12; see ``arrays/dlpack_export.py``)."""
+        return export_dlpack(self, stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        """``(kDLOneAPI, root device index)`` (``(kDLOpenCL, index)`` for ``cl_mem`` buffers)."""
+        return dlpack_device(self)
 
     # -- views ------------------------------------------------------------------------------------
     def _view(self, desc: np.ndarray) -> ndarray:

@@ -2,6 +2,7 @@
 
 mod capi;
 mod compiler;
+mod dlpack;
 mod errors;
 mod fast_path;
 mod half_abi;
@@ -53,6 +54,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<compiler::PyKernel>()?;
     m.add_class::<native::NativeArray>()?;
     m.add_class::<native::ArrayInfo>()?;
+    m.add_class::<dlpack::DLPackTensor>()?;
     m.add_class::<jit::JitCaller>()?;
     m.add_class::<kernel_launch::KernelCaller>()?;
     m.add_class::<kernel_launch::KernelLaunch>()?;
@@ -75,6 +77,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(capi::capi_addresses, m)?)?;
     m.add_function(wrap_pyfunction!(queues::_register_queue, m)?)?;
     m.add_function(wrap_pyfunction!(native::empty, m)?)?;
+    m.add_function(wrap_pyfunction!(dlpack::dlpack_export, m)?)?;
+    m.add_function(wrap_pyfunction!(dlpack::dlpack_import, m)?)?;
     m.add_function(wrap_pyfunction!(fast_path::_offload_active, m)?)?;
     m.add_function(wrap_pyfunction!(program_cache::program_cache_info, m)?)?;
     m.add_function(wrap_pyfunction!(program_cache::program_cache_clear, m)?)?;
