@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ..devices import Queue
+from ..devices import Queue, is_dpctl_queue, queue_from_dpctl
 from ..errors import ArrayInterfaceError
 from .dtypes import SUPPORTED_DTYPE_SET, SUPPORTED_DTYPES, check_precision, check_usm_type
 from .ndarray import ndarray
@@ -30,7 +30,8 @@ class _InterfaceHolder:
 
 
 def from_usm_interface(obj: Any, iface: object) -> ndarray:
-    """Wrap an object exposing ``__sycl_usm_array_interface__`` with no copy (its queue must be ours)."""
+    """Wrap an object exposing ``__sycl_usm_array_interface__`` with no copy (its queue must be ours,
+    or a ``dpctl.SyclQueue``, whose OpenCL context numba_ext then adopts: the pointer stays valid)."""
     what = f"{type(obj).__name__}.__sycl_usm_array_interface__"
     q, dt, shape, strides, (ptr, readonly), offset = validate_interface(what, iface)
     desc = np.asarray(
@@ -85,10 +86,15 @@ def validate_interface(
 
 
 def _queue(what: str, q: object) -> Queue:
+    if is_dpctl_queue(q):
+        # dpctl/dpnp submit asynchronously: their writes must be done before numba_ext reads the
+        # memory, through its own queue on the same (adopted) OpenCL context
+        q.wait()  # type: ignore[attr-defined]
+        return queue_from_dpctl(q)
     if not isinstance(q, Queue):
         raise ArrayInterfaceError(
-            f"{what} has syclobj={q!r}, which is not a numba_ext.Queue; its memory belongs to another "
-            "runtime. Copy it through the host (e.g. numba_ext.asarray(<to-numpy>(x)))"
+            f"{what} has syclobj={q!r}, which is not a numba_ext.Queue (nor a dpctl.SyclQueue); its "
+            "memory belongs to another runtime. Copy it through the host (e.g. numba_ext.asarray(<to-numpy>(x)))"
         )
     return q
 

@@ -2,7 +2,8 @@
 
 Owns: registration of OpenCL drivers with the ICD loader (``drivers``), the Rust ``Device``,
 ``Context`` and ``Queue`` classes, device selection (selector strings, ``NUMBA_EXT_DEVICE``) and
-the resolution of ``device=`` / ``sycl_queue=`` keywords (``queues``).
+the resolution of ``device=`` / ``sycl_queue=`` keywords (``queues``), and the numba_ext queue
+behind a ``dpctl.SyclQueue`` and back, over one OpenCL context (``dpctl_interop``).
 
 May import: ``numba_ext.errors`` and the compiled core ``numba_ext._core``. Nothing above it.
 """
@@ -13,11 +14,13 @@ from . import drivers
 drivers.register()
 drivers.register_libdevice()
 
+from .dpctl_interop import dpctl_queue_of, is_dpctl_queue, queue_from_dpctl, sycl_view  # noqa: E402
 from .queues import (  # noqa: E402  (after the driver registration above)
     Context,
     Device,
     DeviceArg,
     Queue,
+    as_queue,
     default_queue,
     device_by_filter,
     device_queue,
@@ -31,10 +34,15 @@ __all__ = [
     "Device",
     "DeviceArg",
     "Queue",
+    "as_queue",
     "default_queue",
     "device_by_filter",
     "device_queue",
+    "dpctl_queue_of",
     "get_devices",
+    "is_dpctl_queue",
+    "queue_from_dpctl",
     "remember_device",
     "resolve_queue",
+    "sycl_view",
 ]
