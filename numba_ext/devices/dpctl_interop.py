@@ -144,6 +144,7 @@ def dpctl_queue_of(queue: Queue) -> Any:
             raise InteropError(f"dpctl does not see the device of {queue!r} in its context")
         q = dpctl.SyclQueue(ctx, dev, property="in_order" if queue.in_order else "default")
         _to_dpctl[queue._handle] = (queue, q)
+        _from_dpctl[id(q)] = (q, queue)  # and back to the very same numba_ext queue
         return q
 
 

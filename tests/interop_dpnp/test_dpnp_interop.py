@@ -1,0 +1,184 @@
+"""dpctl and dpnp with numba_ext on one OpenCL device, both ways. Zero copy wherever the memory
+stays in one OpenCL context (same data pointer, writes visible on both sides); dpnp.asarray of a
+numba_ext array is dpnp's own device copy inside the shared context."""
+
+import dpctl
+import dpnp
+import dpnp.tensor as dpt
+import numpy as np
+import pytest
+
+import numba_ext
+from numba_ext.devices import dpctl_queue_of, queue_from_dpctl
+from numba_ext.errors import ExecutionPlacementError
+from tests.checks import check
+
+
+def ptr(x):
+    return x.__sycl_usm_array_interface__["data"][0]
+
+
+def native_context(q):
+    return queue_from_dpctl(q).context._native
+
+
+def test_dpnp_array_into_asarray_zero_copy(rng):
+    h = rng.standard_normal(37)
+    x = dpnp.asarray(h)
+    a = numba_ext.asarray(x)
+    assert ptr(a) == ptr(x)
+    assert a.sycl_queue is x.sycl_queue  # the dpctl queue it came from
+    assert isinstance(a.queue, numba_ext.Queue)
+    check(a, h)
+    a[3] = 7.5  # writes through numba_ext land in dpnp's memory
+    h[3] = 7.5
+    np.testing.assert_array_equal(dpnp.asnumpy(x), h)
+
+
+def test_dpnp_and_tensor_arrays_into_jit(rng):
+    h1, h2 = rng.standard_normal(50), rng.standard_normal(50)
+    x, y = dpnp.asarray(h1), dpt.asarray(h2, sycl_queue=dpnp.asarray(h1).sycl_queue)
+
+    @numba_ext.jit
+    def f(a, b):
+        return np.sin(a) * b + 1.0
+
+    r = f(x, y)
+    assert r.sycl_queue is x.sycl_queue  # the queue inferred from the dpnp array
+    check(r, np.sin(h1) * h2 + 1.0)
+
+
+def test_jit_writes_into_dpnp_array(rng):
+    h = rng.standard_normal(64)
+    x = dpnp.asarray(h)
+    out = dpnp.full(64, np.nan)
+
+    @numba_ext.jit
+    def g(a, o):
+        o[:] = a * 2.0
+
+    g(x, out)
+    np.testing.assert_allclose(dpnp.asnumpy(out), h * 2.0, rtol=1e-12, atol=0)
+
+
+def test_dpnp_arrays_into_kernel(rng):
+    h = rng.standard_normal(128)
+    x = dpnp.asarray(h)
+    out = dpnp.full(128, np.nan)
+
+    @numba_ext.kernel
+    def k(a, b):
+        i = numba_ext.get_global_id(0)
+        b[i] = a[i] * 3.0 - 1.0
+
+    numba_ext.call_kernel(k, numba_ext.Range(128), x, out)
+    np.testing.assert_allclose(dpnp.asnumpy(out), h * 3.0 - 1.0, rtol=1e-12, atol=1e-14)
+
+
+def test_dpnp_sees_pending_writes_of_dpnp(rng):
+    # dpnp submits asynchronously; numba_ext waits for the dpctl queue before using the memory
+    h = rng.standard_normal(1 << 16)
+    x = dpnp.asarray(h) * 2.0 + 1.0
+    check(numba_ext.asarray(x), h * 2.0 + 1.0)
+
+
+def test_ours_into_dpnp_tensor_zero_copy(rng):
+    h = rng.standard_normal(41)
+    a = numba_ext.asarray(h)
+    t = dpt.asarray(a)
+    assert ptr(t) == ptr(a)
+    assert native_context(t.sycl_queue) == a.queue.context._native
+    np.testing.assert_array_equal(dpt.asnumpy(t), h)
+    d = dpnp.asarray(t)  # a dpnp array over the same memory
+    assert ptr(d) == ptr(a)
+    d[0] = -3.0
+    h[0] = -3.0
+    check(a, h)
+
+
+def test_ours_into_dpnp_asarray(rng):
+    h = rng.standard_normal(29)
+    a = numba_ext.asarray(h)
+    d = dpnp.asarray(a)
+    np.testing.assert_array_equal(dpnp.asnumpy(d), h)
+    # dpnp.asarray copies any __sycl_usm_array_interface__ object (a SYCL copy on the device, in the
+    # one context both share): the copy lives in numba_ext's OpenCL context
+    assert ptr(d) != ptr(a)
+    assert native_context(d.sycl_queue) == a.queue.context._native
+    np.testing.assert_allclose(dpnp.asnumpy(d * 2.0), h * 2.0, rtol=1e-12, atol=0)
+
+
+def test_empty_on_dpctl_queue(rng, dq):
+    e = numba_ext.empty(8, sycl_queue=dq)
+    assert e.sycl_queue is dq
+    assert e.queue is queue_from_dpctl(dq)
+    assert e.queue.context._native == native_context(dq)
+    h = rng.standard_normal(8)
+    e[...] = h
+    d = dpnp.asarray(dpt.asarray(e))
+    assert ptr(d) == ptr(e) and d.sycl_queue == dq
+    np.testing.assert_array_equal(dpnp.asnumpy(d), h)
+
+
+def test_dpctl_queue_and_device_keywords(rng, dq):
+    h = rng.standard_normal(16)
+    a = numba_ext.asarray(h, device=dq)
+    z = numba_ext.zeros(16, device=dq.sycl_device)  # a device: numba_ext's queue for that device
+    assert a.queue is queue_from_dpctl(dq)
+    assert z.device == a.device and z.queue is numba_ext.asarray(h, device=a.device).queue
+    check(a * 2.0, h * 2.0)
+    check(z, np.zeros(16))
+    with numba_ext.offload_to(dq) as q:
+        assert q is queue_from_dpctl(dq)
+        r = numba_ext.jit(lambda v: v * 2.0)(h)
+    np.testing.assert_allclose(r, h * 2.0, rtol=1e-12, atol=0)
+
+
+def test_dpnp_and_ours_together_on_one_context(rng):
+    h1, h2 = rng.standard_normal(33), rng.standard_normal(33)
+    x = dpnp.asarray(h1)
+    a = numba_ext.asarray(h2, sycl_queue=x.sycl_queue)  # ours, in dpnp's context
+    check(numba_ext.jit(lambda p, q: p - q)(x, a), h1 - h2)
+
+
+def test_dpnp_and_ours_on_different_contexts_refused(rng):
+    x = dpnp.asarray(rng.standard_normal(8))
+    a = numba_ext.asarray(rng.standard_normal(8))  # numba_ext's default context, not dpnp's
+    with pytest.raises(ExecutionPlacementError, match="non-equivalent queues"):
+        numba_ext.jit(lambda p, q: p + q)(x, a)
+
+
+def test_queue_round_trip(dq):
+    q = queue_from_dpctl(dq)
+    assert queue_from_dpctl(dq) is q and dpctl_queue_of(q) is dq
+    ours = numba_ext.default_queue()
+    dq2 = dpctl_queue_of(ours)
+    assert isinstance(dq2, dpctl.SyclQueue) and dpctl_queue_of(ours) is dq2
+    assert queue_from_dpctl(dq2).context == ours.context
+    assert queue_from_dpctl(dq2).equivalent(ours)
+
+
+def test_sycl_queue_of_ours_is_dpctl(rng):
+    a = numba_ext.arange(5.0)
+    assert isinstance(a.sycl_queue, dpctl.SyclQueue)
+    assert isinstance(a.queue, numba_ext.Queue)
+    b = numba_ext.ones(5, sycl_queue=a.sycl_queue)  # numba_ext takes it back: the same queue
+    assert b.queue is a.queue
+    check(a + b, np.arange(5.0) + 1.0)
+
+
+# DLPack, both ways: needs numba_ext.from_dlpack and ndarray.__dlpack__ (arrays/dlpack.py).
+def test_from_dlpack_dpnp_into_ours(rng):
+    h = rng.standard_normal(19)
+    x = dpnp.asarray(h)
+    a = numba_ext.from_dlpack(x)
+    check(a, h)
+    assert ptr(a) == ptr(x)
+
+
+def test_from_dlpack_ours_into_dpnp(rng):
+    h = rng.standard_normal(23)
+    a = numba_ext.asarray(h, sycl_queue=dpnp.asarray(h).sycl_queue)  # in dpctl's default context
+    d = dpnp.from_dlpack(a)
+    np.testing.assert_array_equal(dpnp.asnumpy(d), h)
+    assert ptr(d) == ptr(a)
