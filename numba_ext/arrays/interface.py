@@ -94,7 +94,8 @@ def _queue(what: str, q: object) -> Queue:
     if not isinstance(q, Queue):
         raise ArrayInterfaceError(
             f"{what} has syclobj={q!r}, which is not a numba_ext.Queue (nor a dpctl.SyclQueue); its "
-            "memory belongs to another runtime. Copy it through the host (e.g. numba_ext.asarray(<to-numpy>(x)))"
+            "memory belongs to another runtime. Copy it through the host "
+            "(e.g. numba_ext.asarray(<to-numpy>(x)))"
         )
     return q
 

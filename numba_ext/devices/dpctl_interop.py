@@ -47,7 +47,9 @@ _OPENCL_BACKEND = 1  # sycl::backend::opencl
 _lock = threading.RLock()
 _from_dpctl: dict[int, tuple[Any, Queue]] = {}  # id(dpctl queue) -> (it, our queue); it is kept alive
 _to_dpctl: dict[int, tuple[Queue, Any]] = {}  # our queue's handle -> (it, the dpctl queue)
-_dpctl_contexts: dict[int, tuple[Context, Any, ctypes.Array]] = {}  # cl_context -> (ours, dpctl's, sycl::context)
+_dpctl_contexts: dict[
+    int, tuple[Context, Any, ctypes.Array]
+] = {}  # cl_context -> (ours, dpctl's, sycl::context)
 
 
 def is_dpctl_queue(obj: object) -> bool:
@@ -174,10 +176,22 @@ def _dpctl_context(dpctl: Any, ctx: Context) -> Any:
     # std::function (32 bytes) and an empty std::vector (24 bytes) are all zeros in libstdc++.
     out, handler, no_devices = (ctypes.c_byte * 16)(), (ctypes.c_byte * 32)(), (ctypes.c_byte * 24)()
     # keep_ownership: SYCL does not release the cl_context; `ctx` stays alive in the cache instead
-    make(ctypes.addressof(out), ctx._native, ctypes.addressof(handler), _OPENCL_BACKEND, True, ctypes.addressof(no_devices))
+    make(
+        ctypes.addressof(out),
+        ctx._native,
+        ctypes.addressof(handler),
+        _OPENCL_BACKEND,
+        True,
+        ctypes.addressof(no_devices),
+    )
     new_capsule = ctypes.pythonapi.PyCapsule_New
-    new_capsule.restype, new_capsule.argtypes = ctypes.py_object, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
-    sycl_ctx = dpctl.SyclContext(new_capsule(ctypes.addressof(out), b"SyclContextRef", None))  # dpctl copies it
+    new_capsule.restype, new_capsule.argtypes = (
+        ctypes.py_object,
+        [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p],
+    )
+    sycl_ctx = dpctl.SyclContext(
+        new_capsule(ctypes.addressof(out), b"SyclContextRef", None)
+    )  # dpctl copies it
     _dpctl_contexts[ctx._native] = (ctx, sycl_ctx, out)
     return sycl_ctx
 

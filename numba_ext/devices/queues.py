@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import threading
-
 from typing import Any
 
 from .. import _core

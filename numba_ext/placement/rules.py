@@ -49,8 +49,7 @@ def execution_queue(named_arrays: Sequence[tuple[str, Any]], stacklevel: int = 4
     q = common_queue(queues)
     if q is None:
         detail = ", ".join(
-            f"'{name}' on {a.queue!r} (device {a.device.filter_string}, context "
-            f"{a.queue.context!r})"
+            f"'{name}' on {a.queue!r} (device {a.device.filter_string}, context {a.queue.context!r})"
             for name, a in named_arrays
         )
         raise ExecutionPlacementError(

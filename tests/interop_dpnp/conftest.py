@@ -2,8 +2,9 @@
 (dpnp and dpctl from PyPI, on the same OpenCL CPU device as numba_ext); the main suite does not
 collect it (``tests/conftest.py``)."""
 
-import numba_ext
 import pytest
+
+import numba_ext
 
 dpctl = pytest.importorskip("dpctl", reason="the dpnp interop group needs dpctl (make test-dpnp installs it)")
 dpnp = pytest.importorskip("dpnp", reason="the dpnp interop group needs dpnp (make test-dpnp installs it)")
