@@ -14,7 +14,13 @@ from . import drivers
 drivers.register()
 drivers.register_libdevice()
 
-from .dpctl_interop import dpctl_queue_of, is_dpctl_queue, queue_from_dpctl, sycl_view  # noqa: E402
+from .dpctl_interop import (  # noqa: E402  (after the driver registration above)
+    dpctl_queue_of,
+    is_dpctl_queue,
+    queue_for_oneapi_device,
+    queue_from_dpctl,
+    sycl_view,
+)
 from .queues import (  # noqa: E402  (after the driver registration above)
     Context,
     Device,
@@ -41,6 +47,7 @@ __all__ = [
     "dpctl_queue_of",
     "get_devices",
     "is_dpctl_queue",
+    "queue_for_oneapi_device",
     "queue_from_dpctl",
     "remember_device",
     "resolve_queue",

@@ -207,3 +207,25 @@ def device_from_dpctl(d: Any) -> Device:
         if dev._native == handle:
             return dev
     raise InteropError(f"the dpctl device {d.filter_string} is not one of numba_ext's OpenCL devices")
+
+
+def queue_for_oneapi_device(device_id: int) -> Queue:
+    """The numba_ext queue for DLPack's ``kDLOneAPI`` device `device_id` (dpctl's numbering: an index
+    into ``dpctl.get_devices()``), on SYCL's default context of that device's platform, where dpctl
+    and dpnp place the memory they export through DLPack. Needs dpctl imported."""
+    dpctl = sys.modules.get("dpctl")
+    if dpctl is None:
+        raise InteropError("a kDLOneAPI DLPack device is numbered by dpctl; import dpctl first")
+    devices = dpctl.get_devices()
+    if not 0 <= device_id < len(devices):
+        raise InteropError(f"kDLOneAPI device {device_id} is not one of dpctl's {len(devices)} devices")
+    dev = devices[device_id]
+    with _lock:
+        key = ("oneapi", device_id)
+        hit = _oneapi_queues.get(key)
+        if hit is None:
+            hit = _oneapi_queues[key] = dpctl.SyclQueue(dev.sycl_platform.default_context, dev)
+    return queue_from_dpctl(hit)
+
+
+_oneapi_queues: dict[tuple[str, int], Any] = {}
