@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import numba_ext
+import numba_ext.arrays.transfers as transfers
 from numba_ext.devices import dpctl_queue_of, queue_from_dpctl
 from numba_ext.errors import ExecutionPlacementError
 from tests.checks import check
@@ -182,3 +183,26 @@ def test_from_dlpack_ours_into_dpnp(rng):
     d = dpnp.from_dlpack(a)
     np.testing.assert_array_equal(dpnp.asnumpy(d), h)
     assert ptr(d) == ptr(a)
+
+
+def test_explicit_move_between_dpnp_and_ours_is_one_copy(rng, monkeypatch):
+    def staged(x):
+        raise AssertionError("the copy went through host memory")
+
+    monkeypatch.setattr(transfers, "copy_to_host", staged)
+    h = rng.standard_normal(300)
+    x = dpnp.asarray(h)
+    a = numba_ext.asarray(x, sycl_queue=numba_ext.default_queue())  # dpnp's context -> ours
+    assert a.queue is numba_ext.default_queue() and ptr(a) != ptr(x)
+    b = numba_ext.asarray(a, sycl_queue=x.sycl_queue)  # and back
+    assert b.sycl_queue is x.sycl_queue
+    monkeypatch.undo()
+    check(a, h)
+    np.testing.assert_array_equal(dpnp.asnumpy(dpnp.asarray(dpt.asarray(b))), h)
+
+
+def test_get_execution_queue_takes_dpctl_queues(rng):
+    x = dpnp.asarray(rng.standard_normal(4))
+    a = numba_ext.asarray(rng.standard_normal(4), sycl_queue=x.sycl_queue)
+    assert numba_ext.utils.get_execution_queue([x.sycl_queue, a.sycl_queue]) is x.sycl_queue
+    assert numba_ext.utils.get_execution_queue([x.sycl_queue, numba_ext.arange(2.0).sycl_queue]) is None
