@@ -45,7 +45,10 @@ _MAKE_CONTEXT = (
 _OPENCL_BACKEND = 1  # sycl::backend::opencl
 
 _lock = threading.RLock()
-_from_dpctl: dict[int, tuple[Any, Queue]] = {}  # id(dpctl queue) -> (it, our queue); it is kept alive
+# dpctl queue -> ours. dpctl queues hash and compare by their SYCL queue, so the copies dpctl makes of
+# one (each array it builds from a __sycl_usm_array_interface__ gets one) find the same entry; the
+# first dpctl queue object of each SYCL queue is kept alive (dpctl's queues take no weak references).
+_from_dpctl: dict[Any, Queue] = {}
 _to_dpctl: dict[int, tuple[Queue, Any]] = {}  # our queue's handle -> (it, the dpctl queue)
 _dpctl_contexts: dict[
     int, tuple[Context, Any, ctypes.Array]
@@ -113,9 +116,9 @@ def queue_from_dpctl(q: Any) -> Queue:
     if not is_dpctl_queue(q):
         raise TypeError(f"expected a dpctl.SyclQueue, got {type(q).__name__}")
     with _lock:
-        hit = _from_dpctl.get(id(q))
+        hit = _from_dpctl.get(q)
         if hit is not None:
-            return hit[1]
+            return hit
         _check_opencl(q)
         ctx = Context._adopt_native(_native(_CONTEXT_GET_NATIVE, q.sycl_context))
         dev_handle = _native(_DEVICE_GET_NATIVE, q.sycl_device)
@@ -123,7 +126,7 @@ def queue_from_dpctl(q: Any) -> Queue:
         if dev is None:
             raise InteropError(f"the device of {q!r} is not among the devices of its own context")
         ours = Queue(dev, context=ctx, in_order=bool(q.is_in_order))
-        _from_dpctl[id(q)] = (q, ours)
+        _from_dpctl[q] = ours
         _to_dpctl.setdefault(ours._handle, (ours, q))
         return ours
 
@@ -146,7 +149,7 @@ def dpctl_queue_of(queue: Queue) -> Any:
             raise InteropError(f"dpctl does not see the device of {queue!r} in its context")
         q = dpctl.SyclQueue(ctx, dev, property="in_order" if queue.in_order else "default")
         _to_dpctl[queue._handle] = (queue, q)
-        _from_dpctl[id(q)] = (q, queue)  # and back to the very same numba_ext queue
+        _from_dpctl[q] = queue  # and back to the very same numba_ext queue
         return q
 
 

@@ -118,6 +118,7 @@ def test_empty_on_dpctl_queue(rng, dq):
     e[...] = h
     d = dpnp.asarray(dpt.asarray(e))
     assert ptr(d) == ptr(e) and d.sycl_queue == dq
+    assert numba_ext.asarray(d).queue is e.queue  # dpctl's copy of the queue object: the same queue
     np.testing.assert_array_equal(dpnp.asnumpy(d), h)
 
 
