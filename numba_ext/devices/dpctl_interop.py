@@ -100,8 +100,13 @@ def _native(getter: str, sycl_object: Any) -> int:
     return int(_sycl_function(getter, ctypes.c_void_p, [ctypes.c_void_p])(sycl_object.addressof_ref()) or 0)
 
 
+def _backend(d: Any) -> str:
+    """The backend name of a dpctl SyclDevice ("opencl", "level_zero", "cuda", ...)."""
+    return str(getattr(d.backend, "name", d.backend))
+
+
 def _check_opencl(q: Any) -> None:
-    backend = getattr(q.sycl_device.backend, "name", str(q.sycl_device.backend))
+    backend = _backend(q.sycl_device)
     if backend != "opencl":
         raise InteropError(
             f"the dpctl queue {q!r} is on a {backend} device ({q.sycl_device.filter_string}); numba_ext "
@@ -170,6 +175,15 @@ def _dpctl_context(dpctl: Any, ctx: Context) -> Any:
     hit = _dpctl_contexts.get(ctx._native)
     if hit is not None:
         return hit[1]
+    # SYCL throws (a C++ exception, fatal through ctypes) for devices it does not know: only root
+    # OpenCL devices that dpctl lists are handed over
+    seen = {_native(_DEVICE_GET_NATIVE, d) for d in dpctl.get_devices() if _backend(d) == "opencl"}
+    missing = [d.filter_string for d in ctx.devices if d._native not in seen]
+    if missing:
+        raise InteropError(
+            f"dpctl does not list the device(s) {', '.join(missing)} of this numba_ext context (a "
+            "sub-device, or a device ONEAPI_DEVICE_SELECTOR hides), so it cannot share the context"
+        )
     make = _sycl_function(
         _MAKE_CONTEXT,
         ctypes.c_void_p,
@@ -201,7 +215,7 @@ def _dpctl_context(dpctl: Any, ctx: Context) -> Any:
 
 def device_from_dpctl(d: Any) -> Device:
     """The numba_ext root device behind the ``dpctl.SyclDevice`` `d` (by its OpenCL handle)."""
-    if getattr(d.backend, "name", "") != "opencl":
+    if _backend(d) != "opencl":
         raise InteropError(
             f"the dpctl device {d.filter_string} is not an OpenCL device; numba_ext runs on OpenCL devices"
         )

@@ -11,7 +11,7 @@ import pytest
 import numba_ext
 import numba_ext.arrays.transfers as transfers
 from numba_ext.devices import dpctl_queue_of, queue_from_dpctl
-from numba_ext.errors import ExecutionPlacementError
+from numba_ext.errors import ExecutionPlacementError, InteropError
 from tests.checks import check
 
 
@@ -207,3 +207,21 @@ def test_get_execution_queue_takes_dpctl_queues(rng):
     a = numba_ext.asarray(rng.standard_normal(4), sycl_queue=x.sycl_queue)
     assert numba_ext.utils.get_execution_queue([x.sycl_queue, a.sycl_queue]) is x.sycl_queue
     assert numba_ext.utils.get_execution_queue([x.sycl_queue, numba_ext.arange(2.0).sycl_queue]) is None
+
+
+def test_sub_device_queue_stays_ours(rng):
+    # dpctl does not list numba_ext's sub-devices, so their contexts are not handed to SYCL
+    sub = numba_ext.default_queue().device.create_sub_devices(partition=1)[0]
+    q = numba_ext.Queue(sub)
+    h = rng.standard_normal(6)
+    a = numba_ext.asarray(h, sycl_queue=q)
+    assert a.sycl_queue is q and a.__sycl_usm_array_interface__["syclobj"] is q
+    check(a, h)
+
+
+def test_level_zero_queue_refused():
+    gpus = [d for d in dpctl.get_devices() if d.backend.name != "opencl"]
+    if not gpus:
+        pytest.skip("no non-OpenCL SYCL device here (ONEAPI_DEVICE_SELECTOR=opencl:cpu)")
+    with pytest.raises(InteropError, match="OpenCL devices only"):
+        numba_ext.empty(3, sycl_queue=dpctl.SyclQueue(gpus[0]))
