@@ -130,6 +130,11 @@ def queue_from_dpctl(q: Any) -> Queue:
         dev = ctx._device_by_native(dev_handle)
         if dev is None:
             raise InteropError(f"the device of {q!r} is not among the devices of its own context")
+        if not dev.has_usm:
+            raise InteropError(
+                f"numba_ext keeps arrays on {dev.filter_string} in cl_mem buffers (no USM, or "
+                "NUMBA_EXT_FORCE_BUFFERS=1), which cannot share dpctl's USM memory"
+            )
         ours = Queue(dev, context=ctx, in_order=bool(q.is_in_order))
         _from_dpctl[q] = ours
         _to_dpctl.setdefault(ours._handle, (ours, q))

@@ -2,6 +2,10 @@
 stays in one OpenCL context (same data pointer, writes visible on both sides); dpnp.asarray of a
 numba_ext array is dpnp's own device copy inside the shared context."""
 
+import os
+import subprocess
+import sys
+
 import dpctl
 import dpnp
 import dpnp.tensor as dpt
@@ -225,3 +229,18 @@ def test_level_zero_queue_refused():
         pytest.skip("no non-OpenCL SYCL device here (ONEAPI_DEVICE_SELECTOR=opencl:cpu)")
     with pytest.raises(InteropError, match="OpenCL devices only"):
         numba_ext.empty(3, sycl_queue=dpctl.SyclQueue(gpus[0]))
+
+
+def test_buffer_back_end_refuses_dpctl_memory():
+    # a child process: the back end is chosen when numba_ext starts
+    code = (
+        "import dpnp, numba_ext\n"
+        "from numba_ext.errors import InteropError\n"
+        "try:\n"
+        "    numba_ext.asarray(dpnp.arange(4.0))\n"
+        "except InteropError as e:\n"
+        "    print('refused:', e)\n"
+    )
+    env = dict(os.environ, NUMBA_EXT_FORCE_BUFFERS="1")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert "refused:" in out.stdout and "cl_mem buffers" in out.stdout, out.stdout + out.stderr
