@@ -11,7 +11,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 RUST_SOURCES := $(shell find rust -name '*.rs') Cargo.toml Cargo.lock pyproject.toml
 PY_SOURCES := $(shell find numba_ext -name '*.py')
 
-.PHONY: demo test lint test-python test-rust setup build clean
+.PHONY: demo test lint test-python test-rust test-dpnp setup build clean
 
 # The demo, then the benchmark suite at preset S on the default device (table, goals, JSON) and its
 # plots, all into benchmarks/out/ (git-ignored). Plots are drawn even when a variant failed; the
@@ -22,7 +22,7 @@ demo: build
 	  $(PY) benchmarks/run.py --preset S --json $$json; rc=$$?; \
 	  $(PY) benchmarks/plot.py $$json && exit $$rc
 
-test: lint test-rust test-python
+test: lint test-rust test-python test-dpnp
 
 # Style, layering and types: ruff (lint + format), rustfmt, clippy (with and without the Python
 # bindings), import-linter (the layer contracts in pyproject.toml), mypy on the package and stubtest
@@ -46,6 +46,11 @@ test-rust: $(STAMPS)/apt $(STAMPS)/venv
 test-python: build
 	$(PY) -m pytest -q -rs -n 2 tests
 	NUMBA_EXT_FORCE_BUFFERS=1 $(PY) -m pytest -q -rs -n 2 tests --deselect tests/docs/test_notebooks.py
+
+# dpctl / dpnp interop (tests/interop_dpnp) in a separate environment with dpnp and dpctl from PyPI;
+# skipped with the reason where they cannot be installed.
+test-dpnp: build
+	bash scripts/test_dpnp.sh
 
 setup: $(STAMPS)/apt $(STAMPS)/venv
 build: $(STAMPS)/build

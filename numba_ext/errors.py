@@ -57,6 +57,11 @@ class ArrayInterfaceError(NumbaExtError, TypeError, ValueError):
     alike."""
 
 
+class InteropError(NumbaExtError, ValueError):
+    """A queue, device or array of another SYCL runtime (dpctl, dpnp) that numba_ext cannot share
+    memory with: not an OpenCL device, or a SYCL runtime whose interop entry points are missing."""
+
+
 class MixedUSMTypeWarning(UserWarning):
     """Arrays of different USM types were mixed in one computation (may cost performance)."""
 

@@ -17,6 +17,9 @@ os.environ.setdefault("NUMBA_EXT_CACHE_DIR", tempfile.mkdtemp(prefix="numba_ext_
 
 import numba_ext
 
+# The dpctl / dpnp interop group runs in its own environment (make test-dpnp sets this variable).
+collect_ignore = [] if os.environ.get("NUMBA_EXT_DPNP_TESTS") else ["interop_dpnp"]
+
 
 def pytest_report_header(config):
     q = numba_ext.default_queue()

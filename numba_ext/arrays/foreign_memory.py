@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass
 
 from .. import _core
-from ..devices import Context, Device, Queue, device_queue
+from ..devices import Context, Device, Queue, device_queue, is_dpctl_queue, queue_from_dpctl
 from ..errors import ArrayInterfaceError
 
 
@@ -28,9 +28,15 @@ class Extent:
 
 def sycl_scope(what: str, syclobj: object) -> Queue | Context:
     """The queue or context ``syclobj`` gives: a Queue, a Context, or an object whose ``sycl_queue``
-    is a Queue (such as a numba_ext array) or whose ``sycl_context`` is a Context."""
+    is a Queue (such as a numba_ext array) or whose ``sycl_context`` is a Context; a
+    ``dpctl.SyclQueue`` gives the numba_ext queue on its (adopted) OpenCL context."""
     if isinstance(syclobj, (Queue, Context)):
         return syclobj
+    if is_dpctl_queue(syclobj):
+        # dpctl/dpnp submit asynchronously: their writes must be done before numba_ext reads the
+        # memory, through its own queue on the same OpenCL context
+        syclobj.wait()  # type: ignore[attr-defined]
+        return queue_from_dpctl(syclobj)
     if not isinstance(syclobj, (str, bytes, int, float, type(None))):
         for attr, cls in (("sycl_queue", Queue), ("sycl_context", Context)):
             try:

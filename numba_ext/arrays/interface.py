@@ -53,7 +53,8 @@ class _InterfaceHolder:
 
 def from_usm_interface(obj: Any, iface: object) -> ndarray:
     """Wrap an object exposing ``__sycl_usm_array_interface__`` with no copy (its memory must be an
-    allocation of the context of the queue its ``syclobj`` gives)."""
+    allocation of the context of the queue its ``syclobj`` gives; a ``dpctl.SyclQueue``'s OpenCL
+    context is adopted, so its pointers stay valid)."""
     what = f"{type(obj).__name__}.__sycl_usm_array_interface__"
     c = validate_interface(what, iface)
     if not c.shared:

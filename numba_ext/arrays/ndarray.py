@@ -32,7 +32,7 @@ import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
 from .. import _core
-from ..devices import Context, Device, DeviceArg, Queue, default_queue, resolve_queue
+from ..devices import Context, Device, DeviceArg, Queue, default_queue, resolve_queue, sycl_view
 from . import hooks
 from .allocation import OrderLike, ShapeLike, allocate, allocate_in_order, normalize_shape, order_axes
 from .conversions import astyped, reshaped
@@ -193,11 +193,15 @@ class ndarray(ArrayOperators):
         return self._desc.nbytes
 
     @property
-    def sycl_queue(self) -> Queue:
-        """The queue the array is bound to."""
+    def queue(self) -> Queue:
+        """The numba_ext queue the array is bound to."""
         return self._queue
 
-    queue = sycl_queue
+    @property
+    def sycl_queue(self) -> Any:
+        """The queue the array is bound to; once dpctl is imported, the ``dpctl.SyclQueue`` on the
+        same OpenCL context and device (what dpnp and dpctl accept; numba_ext takes either)."""
+        return sycl_view(self._queue)
 
     @property
     def device(self) -> Device:
@@ -266,7 +270,7 @@ class ndarray(ArrayOperators):
             "typestr": d.dtype.str,
             "offset": offset_bytes // d.itemsize,
             "version": 1,
-            "syclobj": self._queue,
+            "syclobj": sycl_view(self._queue),
         }
 
     def __dlpack__(

@@ -98,10 +98,32 @@ def convert(
             f"asarray(copy=False): a copy is needed (from {x._queue!r}/{x.usm_type}/{x.dtype}/"
             f"{_layout_name(d)} to {q!r}/{want_usm}/{want_dtype}/order={order!r})"
         )
+    copier = _direct_copy_queue(x, q, want_usm)
+    if copier is not None and want_dtype == x.dtype and d.flags.c_contiguous and axes == tuple(range(x.ndim)):
+        out = allocate_in_order(x.shape, want_dtype, q, want_usm, axes)
+        _core.memcpy(copier, out._data_ptr, x._data_ptr, x.nbytes)  # one copy, no host staging
+        return out
     host = copy_to_host(x).astype(want_dtype, casting=casting, copy=False)
     out = allocate_in_order(host.shape, want_dtype, q, want_usm, axes)
     upload_into(out, host)
     return out
+
+
+def _direct_copy_queue(x: ndarray, q: Queue, want_usm: str) -> Queue | None:
+    """The queue that copies `x`'s USM memory into new USM memory of `q`'s context in one copy: `q`
+    within one context; across contexts, the queue of the side whose memory the other side's queue
+    cannot address, where the other side's memory is host-addressable (USM on a CPU device, or host
+    or shared USM), which that queue reads or writes as host memory. None: stage through the host."""
+    src, dst = x._queue.device, q.device
+    if not (src.has_usm and dst.has_usm):
+        return None
+    if q.context == x._queue.context:
+        return q
+    if src.device_type == "cpu" or x.usm_type in ("host", "shared"):
+        return q
+    if dst.device_type == "cpu" or want_usm in ("host", "shared"):
+        return x._queue
+    return None
 
 
 def _layout_name(d: np.ndarray) -> str:

@@ -2,8 +2,9 @@
 
 Owns: registration of OpenCL drivers with the ICD loader (``drivers``), the Rust ``Device``,
 ``Context`` and ``Queue`` classes, device selection (selector strings, ``NUMBA_EXT_DEVICE``) and
-the resolution of ``device=`` / ``sycl_queue=`` keywords (``queues``), and the read-only report of
-the OpenCL platforms for diagnostics (``platforms``).
+the resolution of ``device=`` / ``sycl_queue=`` keywords (``queues``), the numba_ext queue behind a
+``dpctl.SyclQueue`` and back, over one OpenCL context (``dpctl_interop``), and the read-only report
+of the OpenCL platforms for diagnostics (``platforms``).
 
 May import: ``numba_ext.errors`` and the compiled core ``numba_ext._core``. Nothing above it.
 """
@@ -14,11 +15,19 @@ from . import drivers
 drivers.register()
 drivers.register_libdevice()
 
+from .dpctl_interop import (  # noqa: E402  (after the driver registration above)
+    dpctl_queue_of,
+    is_dpctl_queue,
+    queue_for_oneapi_device,
+    queue_from_dpctl,
+    sycl_view,
+)
 from .queues import (  # noqa: E402  (after the driver registration above)
     Context,
     Device,
     DeviceArg,
     Queue,
+    as_queue,
     default_queue,
     device_by_filter,
     device_queue,
@@ -32,10 +41,16 @@ __all__ = [
     "Device",
     "DeviceArg",
     "Queue",
+    "as_queue",
     "default_queue",
     "device_by_filter",
     "device_queue",
+    "dpctl_queue_of",
     "get_devices",
+    "is_dpctl_queue",
+    "queue_for_oneapi_device",
+    "queue_from_dpctl",
     "remember_device",
     "resolve_queue",
+    "sycl_view",
 ]

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import os
 import threading
+from typing import Any
 
 from .. import _core
 from ..errors import DeviceSelectorError
+from .dpctl_interop import device_from_dpctl, is_dpctl_device, is_dpctl_queue, queue_from_dpctl
 
 Device = _core.Device
 Context = _core.Context
@@ -47,11 +49,23 @@ def default_queue() -> Queue:
     return device_queue(dev)
 
 
-def resolve_queue(device: DeviceArg = None, sycl_queue: Queue | None = None) -> Queue | None:
-    """The queue named by ``device=`` (Device, Queue or selector string) and/or ``sycl_queue=``
-    (Queue). Both given and disagreeing is an error. None when neither is given."""
+def as_queue(obj: Any) -> Any:
+    """`obj` with a ``dpctl.SyclQueue`` replaced by the numba_ext queue on its OpenCL context and
+    device (``dpctl_interop.queue_from_dpctl``); anything else unchanged."""
+    return queue_from_dpctl(obj) if is_dpctl_queue(obj) else obj
+
+
+def resolve_queue(device: Any = None, sycl_queue: Any = None) -> Queue | None:
+    """The queue named by ``device=`` (Device, Queue or selector string; a ``dpctl.SyclQueue`` or
+    ``dpctl.SyclDevice``) and/or ``sycl_queue=`` (Queue or ``dpctl.SyclQueue``). Both given and
+    disagreeing is an error. None when neither is given."""
+    sycl_queue, device = as_queue(sycl_queue), as_queue(device)
+    if is_dpctl_device(device):
+        device = device_from_dpctl(device)
     if sycl_queue is not None and not isinstance(sycl_queue, Queue):
-        raise TypeError(f"sycl_queue= must be a numba_ext.Queue, got {type(sycl_queue).__name__}")
+        raise TypeError(
+            f"sycl_queue= must be a numba_ext.Queue or a dpctl.SyclQueue, got {type(sycl_queue).__name__}"
+        )
     if device is None:
         return sycl_queue
     if isinstance(device, Queue):
@@ -65,7 +79,8 @@ def resolve_queue(device: DeviceArg = None, sycl_queue: Queue | None = None) -> 
             raise DeviceSelectorError(str(e)) from None
     else:
         raise TypeError(
-            f"device= must be a numba_ext.Device, a numba_ext.Queue or a selector string, "
+            f"device= must be a numba_ext.Device, a numba_ext.Queue, a selector string or a dpctl "
+            "SyclQueue / SyclDevice, "
             f"got {type(device).__name__}"
         )
     if sycl_queue is not None:

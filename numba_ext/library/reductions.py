@@ -51,7 +51,7 @@ def reduce(
         x = x if x.ndim else x.reshape(1)
         value = reduction_helpers.whole_function(name, x.ndim, x.dtype, x.flags.c_contiguous)(x)
         dt = reduction_rules.result_dtype(name, x.dtype)  # NumPy's (float32 for float32 data)
-        return full((), dt.type(value), dt, sycl_queue=x.sycl_queue, usm_type=x.usm_type)
+        return full((), dt.type(value), dt, sycl_queue=x.queue, usm_type=x.usm_type)
     return reduction_helpers.axis_reducer(
         name, x.ndim, reduction_rules.result_dtype(name, x.dtype).name, x.usm_type
     )(x, axis)
@@ -79,7 +79,7 @@ def dot(a: ndarray, b: ndarray, what: str = "np.dot", out: ndarray | None = None
     if isinstance(result, ndarray):
         return result
     # two vectors: a 0-d array on their queue, as dpnp gives
-    return full((), dt.type(result), dt, sycl_queue=a.sycl_queue, usm_type=usm_type or a.usm_type)
+    return full((), dt.type(result), dt, sycl_queue=a.queue, usm_type=usm_type or a.usm_type)
 
 
 def _dot_into(a: ndarray, b: ndarray, out: ndarray, what: str) -> ndarray:

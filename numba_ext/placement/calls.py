@@ -12,6 +12,7 @@ import numpy as np
 from ..arrays import asarray, asnumpy, ndarray
 from ..devices import Queue
 from ..errors import ExecutionPlacementError, QueueMismatchWarning
+from .foreign import adopt_foreign
 from .offload import current_offload_queue, offload_active
 from .rules import execution_queue
 
@@ -74,6 +75,7 @@ def plan_call(
       with ``sycl_queue=`` it), else None. Arrays made inside on another queue and used with the
       arguments are refused when they meet (in compiled code).
     """
+    args = adopt_foreign(args)  # dpnp / dpctl arrays and queues: ours on the same memory and context
     q0 = _common_case_queue(args)
     if q0 is not None and not offload_active():
         return CallPlan(q0, args)

@@ -45,12 +45,11 @@ def common_queue(queues: Sequence[Queue]) -> Queue | None:
 def execution_queue(named_arrays: Sequence[tuple[str, Any]], stacklevel: int = 4) -> Queue:
     """Execution queue for (name, array) pairs (at least one); raises ExecutionPlacementError
     naming every argument and its queue when the queues are not all equivalent."""
-    queues = [a.sycl_queue for _, a in named_arrays]
+    queues = [a.queue for _, a in named_arrays]
     q = common_queue(queues)
     if q is None:
         detail = ", ".join(
-            f"'{name}' on {a.sycl_queue!r} (device {a.device.filter_string}, context "
-            f"{a.sycl_queue.context!r})"
+            f"'{name}' on {a.queue!r} (device {a.device.filter_string}, context {a.queue.context!r})"
             for name, a in named_arrays
         )
         raise ExecutionPlacementError(

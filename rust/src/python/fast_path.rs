@@ -113,7 +113,7 @@ pub(super) fn scan_args(
         }
         match &mut others {
             Others::Typed { numpy_type } => {
-                if a.is_instance(numpy_type)? || a.is_instance(array_type)? {
+                if a.is_instance(numpy_type)? || a.is_instance(array_type)? || is_foreign(&a)? {
                     return Ok(None);
                 }
                 if keyed {
@@ -141,6 +141,21 @@ pub(super) fn scan_args(
 
 /// Python scalars whose Numba type depends only on their Python type: float, bool, complex, and int
 /// within int64 (Numba types those int64; others uint64 or not at all).
+/// An array or queue of another SYCL runtime (anything exposing `__sycl_usm_array_interface__`, such
+/// as dpnp's and dpctl's arrays, or a `dpctl.SyclQueue`): the Python path adopts it
+/// (`numba_ext.placement.foreign`). Python scalars are never foreign.
+fn is_foreign(a: &Bound<'_, PyAny>) -> PyResult<bool> {
+    if keyable_scalar(a) {
+        return Ok(false);
+    }
+    let py = a.py();
+    if a.hasattr(intern!(py, "__sycl_usm_array_interface__"))? {
+        return Ok(true);
+    }
+    let t = a.get_type();
+    Ok(t.name()?.to_str()? == "SyclQueue" && t.module()?.to_str()?.starts_with("dpctl"))
+}
+
 fn keyable_scalar(a: &Bound<'_, PyAny>) -> bool {
     if a.is_exact_instance_of::<PyFloat>()
         || a.is_exact_instance_of::<PyBool>()

@@ -118,6 +118,11 @@ impl PyDevice {
     fn target(&self) -> Option<String> {
         self.inner.target().label()
     }
+    /// The `cl_device_id` address.
+    #[getter]
+    fn _native(&self) -> usize {
+        self.inner.id() as usize
+    }
     #[getter]
     fn parent_device(&self) -> Option<PyDevice> {
         self.inner.parent().map(|d| PyDevice { inner: d.clone() })
@@ -167,6 +172,21 @@ impl PyContext {
     #[getter]
     fn devices(&self) -> Vec<PyDevice> {
         self.inner.devices().iter().map(|d| PyDevice { inner: d.clone() }).collect()
+    }
+    /// Adopt the OpenCL context `handle` (a `cl_context` address) made by another runtime, taking
+    /// over one reference the caller owns (see `runtime::Context::adopt`); used for dpctl interop.
+    #[staticmethod]
+    fn _adopt_native(handle: usize) -> PyResult<Self> {
+        Ok(PyContext { inner: unsafe { Context::adopt(handle as opencl3::types::cl_context) }? })
+    }
+    /// The `cl_context` address (not retained: valid while this context lives).
+    #[getter]
+    fn _native(&self) -> usize {
+        self.inner.raw() as usize
+    }
+    /// The device of this context whose `cl_device_id` address is `handle`, or None.
+    fn _device_by_native(&self, handle: usize) -> Option<PyDevice> {
+        self.inner.device_by_id(handle as opencl3::types::cl_device_id).map(|d| PyDevice { inner: d.clone() })
     }
     fn __repr__(&self) -> String {
         format!("<numba_ext.Context {:?}>", self.inner)

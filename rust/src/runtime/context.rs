@@ -7,10 +7,10 @@ use std::fmt;
 use std::sync::{Arc, Mutex};
 
 use opencl3::context::Context as ClContext;
-use opencl3::types::{cl_context, cl_uint};
+use opencl3::types::{cl_context, cl_device_id, cl_uint};
 
 use super::buffers;
-use super::device::Device;
+use super::device::{devices, Device};
 use super::pool::Pool;
 use super::usm::{
     UsmFns, UsmKind, CL_MEM_ALLOC_BASE_PTR_INTEL, CL_MEM_ALLOC_DEVICE_INTEL, CL_MEM_ALLOC_SIZE_INTEL,
@@ -80,6 +80,56 @@ impl Context {
         Ok(default_contexts(|m| m.entry(key).or_insert(ctx).clone()))
     }
 
+    /// Adopt an OpenCL context made by another runtime (e.g. the one behind a `dpctl.SyclQueue`),
+    /// taking over one reference to it that the caller owns. Its devices must be root devices that
+    /// numba_ext discovered (same OpenCL driver in this process). Adopted contexts are kept by
+    /// handle for the life of the process, so adopting one twice gives the same context (and the
+    /// second reference is released).
+    ///
+    /// # Safety
+    /// `raw` is a valid OpenCL context handle with one reference owned by the caller.
+    pub unsafe fn adopt(raw: cl_context) -> Result<Context> {
+        if raw.is_null() {
+            return Err(Error::Selector("cannot adopt a null OpenCL context".into()));
+        }
+        let key = raw as usize;
+        if let Some(c) = adopted_contexts(|m| m.get(&key).cloned()) {
+            unsafe { cl3::context::release_context(raw) }.cl("clReleaseContext")?;
+            return Ok(c);
+        }
+        let ids: Vec<cl_device_id> = match cl3::context::get_context_info(raw, cl3::context::CL_CONTEXT_DEVICES) {
+            Ok(info) => Vec::<isize>::from(info).into_iter().map(|p| p as cl_device_id).collect(),
+            Err(e) => {
+                let _ = unsafe { cl3::context::release_context(raw) };
+                return Err(Error::cl(e, "clGetContextInfo"));
+            }
+        };
+        let known = devices()?;
+        let mut list = Vec::with_capacity(ids.len());
+        for id in &ids {
+            match known.iter().find(|d| d.id() == *id) {
+                Some(d) => list.push(d.clone()),
+                None => {
+                    let _ = unsafe { cl3::context::release_context(raw) };
+                    return Err(Error::Selector(format!(
+                        "the OpenCL context {raw:p} holds a device ({id:p}) that is not one of numba_ext's root \
+                         devices (another OpenCL driver, or a sub-device)"
+                    )));
+                }
+            }
+        }
+        let cl = ClContext::new(raw, &ids); // owns the caller's reference from here on
+        let usm = if list.iter().all(|d| d.has_usm()) { UsmFns::load(list[0].platform()) } else { None };
+        let pool = Pool::new(cl.get(), usm);
+        let ctx = Context(Arc::new(ContextInner { cl, devices: list, usm, pool }));
+        Ok(adopted_contexts(|m| m.entry(key).or_insert(ctx).clone()))
+    }
+
+    /// The device with OpenCL handle `id` among this context's devices.
+    pub fn device_by_id(&self, id: cl_device_id) -> Option<&Device> {
+        self.0.devices.iter().find(|d| d.id() == id)
+    }
+
     pub fn raw(&self) -> cl_context {
         self.0.cl.get()
     }
@@ -130,7 +180,7 @@ impl Context {
                 base: addr - f.offset,
                 size: f.size,
                 kind: f.kind,
-                device: if f.kind == UsmKind::Host { None } else { self.device_by_id(f.device) },
+                device: if f.kind == UsmKind::Host { None } else { self.device_at(f.device) },
             }));
         };
         let Some(kind) = UsmKind::from_alloc_type(self.usm_query::<cl_uint>(usm, addr, CL_MEM_ALLOC_TYPE_INTEL)?)
@@ -142,12 +192,12 @@ impl Context {
         if base == 0 || addr < base || addr - base >= size {
             return Ok(None); // a driver answer that does not cover the address: treat it as unknown
         }
-        let device = self.device_by_id(self.usm_query::<usize>(usm, addr, CL_MEM_ALLOC_DEVICE_INTEL)?);
+        let device = self.device_at(self.usm_query::<usize>(usm, addr, CL_MEM_ALLOC_DEVICE_INTEL)?);
         Ok(Some(Extent { base, size, kind, device }))
     }
 
-    fn device_by_id(&self, id: usize) -> Option<Device> {
-        self.0.devices.iter().find(|d| d.id() as usize == id).cloned()
+    fn device_at(&self, id: usize) -> Option<Device> {
+        self.device_by_id(id as cl_device_id).cloned()
     }
 
     /// One `clGetMemAllocInfoINTEL` answer of type `T` (a `cl_uint`, a pointer or a size).
@@ -168,6 +218,12 @@ impl Context {
         }
         Ok(value)
     }
+}
+
+/// Run `f` on the adopted contexts, by OpenCL handle.
+fn adopted_contexts<R>(f: impl FnOnce(&mut FastMap<usize, Context>) -> R) -> R {
+    static ADOPTED: Mutex<Option<FastMap<usize, Context>>> = Mutex::new(None);
+    f(ADOPTED.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert_with(FastMap::default))
 }
 
 /// Run `f` on the default contexts, by device.
