@@ -38,14 +38,15 @@ def check_usm_type(usm_type: str) -> str:
 
 
 def check_dtype(dtype: object) -> np.dtype:
-    """`dtype` as a native-byte-order NumPy dtype numba_ext arrays can hold, else TypeError."""
+    """`dtype` as a native-byte-order NumPy dtype numba_ext arrays can hold; TypeError for what is no
+    dtype (as NumPy's), UnsupportedError (a TypeError) for a NumPy dtype numba_ext arrays cannot hold."""
     try:
         dt = np.dtype(dtype)  # type: ignore[call-overload]
     except TypeError as e:
         raise TypeError(f"unsupported dtype {dtype!r}: {e}") from None
     if dt not in SUPPORTED_DTYPE_SET:
         names = ", ".join(d.name for d in SUPPORTED_DTYPES)
-        raise TypeError(f"unsupported dtype {dt}: numba_ext arrays hold {names}")
+        raise UnsupportedError(f"unsupported dtype {dt}: numba_ext arrays hold {names}")
     return dt.newbyteorder("=") if dt.byteorder not in ("=", "|") else dt
 
 

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from .. import _core
-from ..arrays import allocate, ndarray
+from ..arrays import allocate, full, ndarray
 from ..compiler import complex_lowering
 from ..compiler.kernel_ir import Load, ScalarArg, Store
 from ..compiler.kernelspec import UFUNC_OPS, SpecBuilder
@@ -61,6 +61,9 @@ def apply(
     operands = tuple(o[()] if isinstance(o, np.ndarray) and o.ndim == 0 else o for o in operands)
     outs = tuple(out) if out is not None else (None,) * ufunc.nout
     queue, usm_type, shape = _placement(name, operands, outs)
+    beyond = _beyond_range(ufunc, operands) if out is None else None
+    if beyond is not None:
+        return full(shape, beyond, dtype=np.bool_, sycl_queue=queue, usm_type=usm_type)
     dts = _resolve(ufunc, operands)
     in_dts, out_dts = dts[: ufunc.nin], dts[ufunc.nin :]
     _check_outputs(name, outs, out_dts, shape)
@@ -83,6 +86,24 @@ def apply(
     if results[0].size:
         kernel.launch(queue, slots)
     return results[0] if len(results) == 1 else tuple(results)
+
+
+_COMPARISONS = (np.less, np.less_equal, np.greater, np.greater_equal, np.equal, np.not_equal)
+
+
+def _beyond_range(ufunc: np.ufunc, operands: Sequence[Any]) -> bool | None:
+    """The result of comparing an integer array with a Python int outside its dtype's range (NumPy 2
+    compares the values: ``int8_array < 1000`` is true everywhere), the same for every element; None
+    for any other operation. Such an int cannot be passed to a kernel as a scalar of the array's type."""
+    if ufunc not in _COMPARISONS or len(operands) != 2:
+        return None
+    for i, (a, s) in enumerate((operands, operands[::-1])):
+        if isinstance(a, ndarray) and a.dtype.kind in "iu" and type(s) is int:
+            info = np.iinfo(a.dtype)
+            if not info.min <= s <= info.max:
+                probe = (np.zeros(1, a.dtype), s)
+                return bool(ufunc(*(probe if i == 0 else probe[::-1]))[0])
+    return None
 
 
 def _check_outputs(
