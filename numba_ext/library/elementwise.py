@@ -66,6 +66,8 @@ def apply(
         return full(shape, beyond, dtype=np.bool_, sycl_queue=queue, usm_type=usm_type)
     dts = _resolve(ufunc, operands)
     in_dts, out_dts = dts[: ufunc.nin], dts[ufunc.nin :]
+    if name == "power" and all(d.kind in "iu" for d in in_dts) and _negative(operands[1]):
+        raise ValueError("Integers to negative integer powers are not allowed.")  # NumPy's error
     _check_outputs(name, outs, out_dts, shape)
     results = [o if o is not None else allocate(shape, dt, queue, usm_type) for o, dt in zip(outs, out_dts)]
     layout = tuple(
@@ -104,6 +106,13 @@ def _beyond_range(ufunc: np.ufunc, operands: Sequence[Any]) -> bool | None:
                 probe = (np.zeros(1, a.dtype), s)
                 return bool(ufunc(*(probe if i == 0 else probe[::-1]))[0])
     return None
+
+
+def _negative(exponent: Any) -> bool:
+    """Whether an integer exponent (a scalar or a numba_ext array) has a negative value."""
+    if isinstance(exponent, ndarray):
+        return exponent.dtype.kind == "i" and exponent.size > 0 and bool((exponent < 0).any())
+    return bool(np.any(np.asarray(exponent) < 0))
 
 
 def _check_outputs(

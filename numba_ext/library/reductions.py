@@ -40,9 +40,14 @@ def reduce(
             raise UnsupportedError(
                 f"{name}(axis=<tuple>) on numba_ext arrays is not supported; reduce one axis at a time"
             )
+        if isinstance(axis, (bool, np.bool_)) or not isinstance(axis, (int, np.integer)):
+            raise TypeError(f"{name}(axis={axis!r}): an axis is an integer or None (as in NumPy)")
         if x.ndim == 0:
-            raise np.exceptions.AxisError(axis, 0)
-        axis = reduction_rules.normalize_axis(axis, x.ndim)
+            if name == "mean" or axis not in (0, -1):
+                raise np.exceptions.AxisError(axis, 0)
+            axis = None  # NumPy reduces a 0-d array over axis 0 or -1 as over all (mean excepted)
+        else:
+            axis = reduction_rules.normalize_axis(axis, x.ndim)
         if x.ndim == 1:
             axis = None
     if name == "mean" and (x.size if axis is None else x.shape[axis]) == 0:

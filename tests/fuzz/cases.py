@@ -9,8 +9,6 @@ compiling families reuse their compiled programs and a few thousand cases fit ``
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from typing import Any
 
 from .choosers import Chooser
 from .values import CONTEXT, DEVICE, OBJ, OTHER_QUEUE, QUEUE, Enc, bytes_, cplx, npscalar, tup
@@ -31,13 +29,27 @@ def dtypes(profile: str) -> list[str]:
     return DTYPES_QUICK if profile == "quick" else DTYPES_FULL
 
 
-def array(c: Chooser, profile: str, kind: str = "nx", shapes: list[list[int]] = SHAPES) -> Enc:
+#: the dtypes of the compiling families in the quick profile: each new dtype combination compiles
+COMPILED_QUICK = ["float64", "int64", "bool"]
+
+
+def array(
+    c: Chooser, profile: str, kind: str = "nx", shapes: list[list[int]] = SHAPES, compiled: bool = False
+) -> Enc:
     """An array token: a numba_ext ("nx") or NumPy ("np") array of a drawn dtype, shape and layout
     (C, F, or every other element along the first axis), values from a drawn seed."""
     shape = c.choice(shapes)
     layout = c.choice(["C", "C", "F", "step"]) if shape else "C"
-    return {"$": "array", "kind": kind, "dtype": c.choice(dtypes(profile)), "shape": shape,
-            "layout": layout, "seed": c.integer(0, 2**31), "special": c.boolean(0.2)}
+    pool = COMPILED_QUICK if compiled and profile == "quick" else dtypes(profile)
+    return {
+        "$": "array",
+        "kind": kind,
+        "dtype": c.choice(pool),
+        "shape": shape,
+        "layout": layout,
+        "seed": c.integer(0, 2**31),
+        "special": c.boolean(0.2),
+    }
 
 
 # -- selectors --------------------------------------------------------------------------------------
@@ -52,8 +64,26 @@ def selector(c: Chooser, profile: str) -> Enc:
         parts = [c.choice(SEL_BACKENDS), c.choice(SEL_TYPES), c.choice(SEL_INDICES)]
         sel: Enc = ":".join(parts[c.integer(0, 2) : c.integer(1, 3)])
     elif form == 1:
-        sel = c.choice(["", "cpu", "gpu", "opencl", "opencl:cpu", "opencl:cpu:0", "opencl:gpu:0", "opencl:0",
-                        "cpu:0", "cpu,gpu", "!cpu", ":", "::", "opencl::0", "opencl:cpu:", "a" * 300])
+        sel = c.choice(
+            [
+                "",
+                "cpu",
+                "gpu",
+                "opencl",
+                "opencl:cpu",
+                "opencl:cpu:0",
+                "opencl:gpu:0",
+                "opencl:0",
+                "cpu:0",
+                "cpu,gpu",
+                "!cpu",
+                ":",
+                "::",
+                "opencl::0",
+                "opencl:cpu:",
+                "a" * 300,
+            ]
+        )
     elif form == 2:
         sel = c.text(16)
     elif form == 3:
@@ -78,7 +108,9 @@ def _ints_like(c: Chooser, base: list[int], bad: list[Enc]) -> Enc:
     if form == 3:  # another rank
         return tup(*[c.integer(-1, 6) for _ in range(c.integer(0, 4))])
     if form == 4:
-        return tup(*[c.choice([0, 1, 2, 5, -1, 2**31, 2**63, 2**64, 1.0, "1", None, True]) for _ in base or [0]])
+        return tup(
+            *[c.choice([0, 1, 2, 5, -1, 2**31, 2**63, 2**64, 1.0, "1", None, True]) for _ in base or [0]]
+        )
     if form == 5:
         return tup(*reversed(base))
     return c.choice(bad)
@@ -99,19 +131,59 @@ def interface(c: Chooser, profile: str) -> Enc:
         elif field == "version":
             mut[field] = c.choice([0, 2, "1", 1.0, None, True, npscalar("int64", 1), 2**64])
         elif field == "data":
-            mut[field] = c.choice([
-                {"$": "ptr", "delta": c.choice([0, 1, 4, -8, 8, 64, 4096, -4096]), "ro": c.choice([False, True])},
-                {"$": "ptr", "delta": 0, "ro": c.choice([None, 1, "no", 0])},
-                tup(0, False), tup(-1, False), tup(2**64, False), tup(None, False), tup("0", False),
-                [0], tup(), tup(1, 2, 3), None, "ptr", {"$": "ptr_list"}, {"$": "ptr_bool"}, {"$": "ptr_float"},
-            ])
+            mut[field] = c.choice(
+                [
+                    {
+                        "$": "ptr",
+                        "delta": c.choice([0, 1, 4, -8, 8, 64, 4096, -4096]),
+                        "ro": c.choice([False, True]),
+                    },
+                    {"$": "ptr", "delta": 0, "ro": c.choice([None, 1, "no", 0])},
+                    tup(0, False),
+                    tup(-1, False),
+                    tup(2**64, False),
+                    tup(None, False),
+                    tup("0", False),
+                    [0],
+                    tup(),
+                    tup(1, 2, 3),
+                    None,
+                    "ptr",
+                    {"$": "ptr_list"},
+                    {"$": "ptr_bool"},
+                    {"$": "ptr_float"},
+                ]
+            )
         elif field == "shape":
             mut[field] = _ints_like(c, shape, [None, "3", 3, 3.0, [[3]]])
         elif field == "strides":
             mut[field] = _ints_like(c, strides, [None, None, "1", 1, 0.5])
         elif field == "typestr":
-            mut[field] = c.choice(["<f8", "<f4", "<i4", "|b1", "|u1", "<c16", ">f8", ">i4", "<f3", "xyz", "",
-                                   "<U4", "|O", "<M8[s]", "|V8", "f8", "<f2", "=f8", 8, None, bytes_("<f8")])
+            mut[field] = c.choice(
+                [
+                    "<f8",
+                    "<f4",
+                    "<i4",
+                    "|b1",
+                    "|u1",
+                    "<c16",
+                    ">f8",
+                    ">i4",
+                    "<f3",
+                    "xyz",
+                    "",
+                    "<U4",
+                    "|O",
+                    "<M8[s]",
+                    "|V8",
+                    "f8",
+                    "<f2",
+                    "=f8",
+                    8,
+                    None,
+                    bytes_("<f8"),
+                ]
+            )
         elif field == "offset":
             mut[field] = c.choice([0, 1, 2, 5, -1, 2**62, 2**64, 1.0, "1", None, True, npscalar("int32", 1)])
         elif field == "syclobj":
@@ -120,15 +192,41 @@ def interface(c: Chooser, profile: str) -> Enc:
             mut[c.choice(["extra", "mask", "descr", "__class__"])] = c.choice(JUNK)
     whole = c.choice([None] * 12 + [None, "iface", [], tup(), 0, OBJ, {"$": "iface_items"}])
     usm_type = c.choice([None] * 8 + ["shared", "host", "junk", 3])
-    return {"dtype": dtype, "shape": shape, "mut": mut, "whole": whole, "usm_type": usm_type,
-            "seed": c.integer(0, 2**31)}
+    return {
+        "dtype": dtype,
+        "shape": shape,
+        "mut": mut,
+        "whole": whole,
+        "usm_type": usm_type,
+        "seed": c.integer(0, 2**31),
+    }
 
 
 # -- creation ---------------------------------------------------------------------------------------
 #: shapes NumPy and numba_ext both refuse or both make cheaply: never a size between 4096 elements
 #: and an impossible one (2**48 elements and more), which would really allocate
-EXTENTS: list[Enc] = [0, 1, 2, 3, 5, 7, -1, -5, 2**48, 2**62, 2**63, 2**64, 2**70, npscalar("int64", 4),
-                      npscalar("uint8", 3), 3.0, "10", None, True, npscalar("float64", 2.0)]
+EXTENTS: list[Enc] = [
+    0,
+    1,
+    2,
+    3,
+    5,
+    7,
+    -1,
+    -5,
+    2**48,
+    2**62,
+    2**63,
+    2**64,
+    2**70,
+    npscalar("int64", 4),
+    npscalar("uint8", 3),
+    3.0,
+    "10",
+    None,
+    True,
+    npscalar("float64", 2.0),
+]
 
 
 def shape_arg(c: Chooser) -> Enc:
@@ -142,14 +240,44 @@ def shape_arg(c: Chooser) -> Enc:
 
 
 def dtype_arg(c: Chooser, profile: str) -> Enc:
-    return c.choice([None, None, *dtypes(profile), *BAD_DTYPES, {"$": "type", "v": c.choice(["int", "float",
-                     "complex", "bool", "object", "str"])}])
+    return c.choice(
+        [
+            None,
+            None,
+            *dtypes(profile),
+            *BAD_DTYPES,
+            {"$": "type", "v": c.choice(["int", "float", "complex", "bool", "object", "str"])},
+        ]
+    )
 
 
 def fill_arg(c: Chooser) -> Enc:
-    return c.choice([0, 1, -3, 2.5, NAN, INF, -INF, 2**70, -(2**63), 2**64 - 1, cplx(1, 2), True, "3", None, OBJ,
-                     npscalar("float32", 1.5), npscalar("int8", -2), npscalar("uint64", 7), [1, 2, 3, 4],
-                     [[1], [2], [3]], [1, 2], bytes_("a")])
+    return c.choice(
+        [
+            0,
+            1,
+            -3,
+            2.5,
+            NAN,
+            INF,
+            -INF,
+            2**70,
+            -(2**63),
+            2**64 - 1,
+            cplx(1, 2),
+            True,
+            "3",
+            None,
+            OBJ,
+            npscalar("float32", 1.5),
+            npscalar("int8", -2),
+            npscalar("uint64", 7),
+            [1, 2, 3, 4],
+            [[1], [2], [3]],
+            [1, 2],
+            bytes_("a"),
+        ]
+    )
 
 
 def _nx_only_kwargs(c: Chooser, fn: str) -> dict[str, Enc]:
@@ -165,8 +293,22 @@ def _nx_only_kwargs(c: Chooser, fn: str) -> dict[str, Enc]:
 
 
 def creation(c: Chooser, profile: str) -> Enc:
-    fn = c.choice(["empty", "zeros", "ones", "full", "arange", "linspace", "eye", "asarray", "empty_like",
-                   "zeros_like", "ones_like", "full_like"])
+    fn = c.choice(
+        [
+            "empty",
+            "zeros",
+            "ones",
+            "full",
+            "arange",
+            "linspace",
+            "eye",
+            "asarray",
+            "empty_like",
+            "zeros_like",
+            "ones_like",
+            "full_like",
+        ]
+    )
     args: list[Enc] = []
     kw: dict[str, Enc] = {}
     if fn in ("empty", "zeros", "ones", "full"):
@@ -175,7 +317,24 @@ def creation(c: Chooser, profile: str) -> Enc:
         if c.boolean(0.4):
             kw["order"] = c.choice(["C", "F", "A", "K", "c", "f", "x", None, 1, ""])
     elif fn == "arange":
-        num = [0, 1, 3, -2, 2.5, -0.5, 10, NAN, INF, 10**20, 1e300, "3", None, True, cplx(1, 1), npscalar("int8", 5)]
+        num = [
+            0,
+            1,
+            3,
+            -2,
+            2.5,
+            -0.5,
+            10,
+            NAN,
+            INF,
+            10**20,
+            1e300,
+            "3",
+            None,
+            True,
+            cplx(1, 1),
+            npscalar("int8", 5),
+        ]
         args = [c.choice(num) for _ in range(c.integer(1, 3))]
         if c.boolean(0.3):
             args.append(c.choice([1, -1, 0, 0.5, 1e-300, NAN]))
@@ -194,9 +353,33 @@ def creation(c: Chooser, profile: str) -> Enc:
             kw["k"] = c.choice([0, 1, -1, 3, -5, 100, 1.0, None, "1"])
         kw["dtype"] = dtype_arg(c, profile)
     elif fn == "asarray":
-        args = [c.choice([[1, 2, 3], [[1, 2], [3, 4]], [[1, 2], [3]], [1.5, NAN], [1, 2.5, cplx(0, 1)], [True, False], 5,
-                          2.5, 2**70, [2**70], [1, "a"], "abc", None, [], [[]], [None], OBJ, tup(1, 2), bytes_("ab"),
-                          array(c, profile), array(c, profile, "np")])]
+        args = [
+            c.choice(
+                [
+                    [1, 2, 3],
+                    [[1, 2], [3, 4]],
+                    [[1, 2], [3]],
+                    [1.5, NAN],
+                    [1, 2.5, cplx(0, 1)],
+                    [True, False],
+                    5,
+                    2.5,
+                    2**70,
+                    [2**70],
+                    [1, "a"],
+                    "abc",
+                    None,
+                    [],
+                    [[]],
+                    [None],
+                    OBJ,
+                    tup(1, 2),
+                    bytes_("ab"),
+                    array(c, profile),
+                    array(c, profile, "np"),
+                ]
+            )
+        ]
         kw["dtype"] = dtype_arg(c, profile)
         if c.boolean(0.3):
             kw["copy"] = c.choice([None, True, False])
@@ -209,5 +392,7 @@ def creation(c: Chooser, profile: str) -> Enc:
         if c.boolean(0.3):
             kw["order"] = c.choice(["C", "F", "A", "K", "x", None])
     if fn not in ("asarray", "linspace") and c.boolean(0.2) and "dtype" in kw:
-        args.append(kw.pop("dtype"))  # dtype given positionally (the third argument of full: shape, fill, dtype)
+        args.append(
+            kw.pop("dtype")
+        )  # dtype given positionally (the third argument of full: shape, fill, dtype)
     return {"fn": fn, "args": args, "kwargs": kw, "nx_kwargs": _nx_only_kwargs(c, fn)}

@@ -64,9 +64,10 @@ def classify_error(
     reference: type[BaseException] | None = None,
     allowed: tuple[type[BaseException], ...] = (),
 ) -> str:
-    """The outcome of a call that raised `exc`, where the oracle (NumPy, or Numba on the CPU) raised `reference` for the same input
-    (None: NumPy gives a result, or the input has no NumPy counterpart) and the case accepts the
-    built-in classes `allowed` for arguments NumPy does not have."""
+    """The outcome of a call that raised `exc`, where the oracle (NumPy, or Numba on the CPU) raised
+    `reference` for the same input (None: the oracle gives a result, or the input has no NumPy
+    counterpart) and the case accepts the built-in classes `allowed` for arguments NumPy does not
+    have."""
     from numba_ext import errors  # the child has it loaded; the parent never calls this
 
     if isinstance(exc, (errors.CodegenError, errors.KernelSpecError, errors.BuildError)):
@@ -93,7 +94,8 @@ def describe(exc: BaseException) -> str:
 
 def compare(got: Any, want: Any, rtol: float | None = None, atol: float | None = None) -> str | None:
     """None when NumPy array `got` equals `want` (dtype, shape, values: floats within the dtype's
-    tolerance, NaN where NaN), else what differs."""
+    tolerance, NaN where NaN; a complex element that is not finite where NumPy's is not), else what
+    differs."""
     import numpy as np
 
     got, want = np.asarray(got), np.asarray(want)
@@ -103,7 +105,11 @@ def compare(got: Any, want: Any, rtol: float | None = None, atol: float | None =
         return f"shape {got.shape}, expected {want.shape}"
     if want.dtype.kind in "fc":
         r, a = _tol(want.dtype)
-        ok = np.isclose(got, want, rtol=r if rtol is None else rtol, atol=a if atol is None else atol, equal_nan=True)
+        ok = np.isclose(
+            got, want, rtol=r if rtol is None else rtol, atol=a if atol is None else atol, equal_nan=True
+        )
+        if want.dtype.kind == "c":  # complex infinities and NaN do not follow C99 Annex G (documented)
+            ok |= ~np.isfinite(want) & ~np.isfinite(got)
         bad = ~ok
     else:
         bad = got != want

@@ -180,11 +180,22 @@ def run_jit(case: dict) -> Verdict:
 
 # -- eager operations -------------------------------------------------------------------------------
 OPERATORS: dict[str, Callable[..., Any]] = {
-    "add": operator.add, "subtract": operator.sub, "multiply": operator.mul, "true_divide": operator.truediv,
-    "floor_divide": operator.floordiv, "remainder": operator.mod, "power": operator.pow,
-    "bitwise_and": operator.and_, "bitwise_or": operator.or_, "bitwise_xor": operator.xor,
-    "left_shift": operator.lshift, "right_shift": operator.rshift, "less": operator.lt, "equal": operator.eq,
-    "greater_equal": operator.ge, "matmul": operator.matmul,
+    "add": operator.add,
+    "subtract": operator.sub,
+    "multiply": operator.mul,
+    "true_divide": operator.truediv,
+    "floor_divide": operator.floordiv,
+    "remainder": operator.mod,
+    "power": operator.pow,
+    "bitwise_and": operator.and_,
+    "bitwise_or": operator.or_,
+    "bitwise_xor": operator.xor,
+    "left_shift": operator.lshift,
+    "right_shift": operator.rshift,
+    "less": operator.lt,
+    "equal": operator.eq,
+    "greater_equal": operator.ge,
+    "matmul": operator.matmul,
 }
 
 

@@ -138,7 +138,11 @@ def interface_view(iface: Any, base: int, host: np.ndarray) -> np.ndarray | str:
     shape = tuple(int(n) for n in shape)
     if 0 in shape:
         return np.empty(shape, dt)
-    el = [int(s) for s in strides] if strides is not None else [int(np.prod(shape[i + 1 :])) for i in range(len(shape))]
+    el = (
+        [int(s) for s in strides]
+        if strides is not None
+        else [int(np.prod(shape[i + 1 :])) for i in range(len(shape))]
+    )
     start = data[0] - base + int(offset) * dt.itemsize
     lo = start + sum(min(0, (n - 1) * s) for n, s in zip(shape, el)) * dt.itemsize
     hi = start + sum(max(0, (n - 1) * s) for n, s in zip(shape, el)) * dt.itemsize + dt.itemsize
@@ -146,7 +150,9 @@ def interface_view(iface: Any, base: int, host: np.ndarray) -> np.ndarray | str:
         return f"describes bytes {lo} to {hi} of a {host.nbytes}-byte allocation"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        view = np.ndarray(shape, dt, buffer=host.tobytes(), offset=start, strides=[s * dt.itemsize for s in el])
+        view = np.ndarray(
+            shape, dt, buffer=host.tobytes(), offset=start, strides=[s * dt.itemsize for s in el]
+        )
     return np.array(view)
 
 

@@ -66,8 +66,14 @@ def env(want: str) -> dict[str, Any]:
         "context": lambda t, e: nx.default_queue().context,
         "other_queue": lambda t, e: other_queue(),
         "array": lambda t, e: make_array(t, want),
-        "type": lambda t, e: {"int": int, "float": float, "complex": complex, "bool": bool, "object": object,
-                              "str": str}[t["v"]],
+        "type": lambda t, e: {
+            "int": int,
+            "float": float,
+            "complex": complex,
+            "bool": bool,
+            "object": object,
+            "str": str,
+        }[t["v"]],
     }
 
 
