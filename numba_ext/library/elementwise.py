@@ -66,6 +66,9 @@ def apply(
         return full(shape, beyond, dtype=np.bool_, sycl_queue=queue, usm_type=usm_type)
     dts = _resolve(ufunc, operands)
     in_dts, out_dts = dts[: ufunc.nin], dts[ufunc.nin :]
+    for o, dt in zip(operands, in_dts):
+        if type(o) is int and dt.kind == "b" and not -(2**63) <= o < 2**63:
+            raise OverflowError("Python int too large to convert to C long")  # NumPy's error
     if name == "power" and all(d.kind in "iu" for d in in_dts) and _negative(operands[1]):
         raise ValueError("Integers to negative integer powers are not allowed.")  # NumPy's error
     _check_outputs(name, outs, out_dts, shape)

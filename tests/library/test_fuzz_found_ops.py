@@ -104,3 +104,38 @@ def test_reduction_axis_of_another_type_is_a_type_error(axis):
     for name in ("sum", "max", "argmin", "mean"):
         with pytest.raises(TypeError, match="axis"):
             getattr(nx.asarray(h), name)(axis=axis)
+
+
+class _Plain:
+    """An object with identity equality (it equals no array element)."""
+
+
+class _EqualsAll:
+    def __eq__(self, other):
+        return "asked"
+
+    __hash__ = object.__hash__
+
+
+@pytest.mark.parametrize("other", [None, "s", b"x", _Plain()])
+def test_equality_with_an_unrelated_object_is_elementwise(rng, other):
+    h = rng.standard_normal((2, 3))
+    x = nx.asarray(h)
+    check(x == other, h == other)
+    check(x != other, h != other)
+    check(other == x, other == h)
+    with pytest.raises(TypeError):
+        x < other
+
+
+def test_equality_with_an_object_of_its_own_equality_asks_it():
+    assert (nx.asarray(np.ones(3)) == _EqualsAll()) == "asked"
+
+
+def test_logical_operation_with_python_int_beyond_c_long():
+    h = np.ones(3)
+    with pytest.raises(OverflowError):
+        np.logical_and(h, 2**70)
+    with pytest.raises(OverflowError):
+        np.logical_and(nx.asarray(h), 2**70)
+    check(np.logical_or(nx.asarray(h), 0), np.logical_or(h, 0))
