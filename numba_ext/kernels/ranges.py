@@ -29,8 +29,8 @@ class Range(tuple[int, ...]):
         cls, dim0: SupportsIndex, dim1: SupportsIndex | None = None, dim2: SupportsIndex | None = None
     ) -> Range: ...
     def __new__(cls, *dims: Any, **named: Any) -> Range:
-        if not named and len(dims) == 1 and type(dims[0]) is int and 0 <= dims[0] <= MAX_WORK_ITEMS:  # Range(n)
-            return tuple.__new__(cls, dims)
+        if not named and len(dims) == 1 and type(dims[0]) is int and 0 <= dims[0] <= MAX_WORK_ITEMS:
+            return tuple.__new__(cls, dims)  # Range(n): kept cheap
         if named:
             unknown = set(named) - {"dim0", "dim1", "dim2"}
             if unknown:
