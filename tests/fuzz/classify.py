@@ -88,6 +88,15 @@ def classify_error(
     return RAW
 
 
+def brief(value: Any) -> str:
+    """A short description of a returned value (its repr may itself fail on a broken array)."""
+    try:
+        return repr(value)[:200]
+    except Exception as e:
+        shape = getattr(value, "shape", "?")
+        return f"a {type(value).__name__} of shape {shape} whose repr raises {e!r:.100}"
+
+
 def describe(exc: BaseException) -> str:
     return f"{type(exc).__module__}.{type(exc).__qualname__}: {str(exc)[:300]}"
 

@@ -14,7 +14,7 @@ import numpy as np
 
 import numba_ext as nx
 
-from .classify import CORRECT, WRONG, classify_error, compare, describe
+from .classify import CORRECT, WRONG, brief, classify_error, compare, describe
 from .execute import env
 from .values import Enc, decode
 
@@ -165,7 +165,7 @@ def run_jit(case: dict) -> Verdict:
     except Exception as e:
         return classify_error(e, reference, ()), describe(e)
     if reference is not None:
-        return WRONG, f"Numba on the CPU raises {reference.__name__}; numba_ext returned {got!r:.200}"
+        return WRONG, f"Numba on the CPU raises {reference.__name__}; numba_ext returned {brief(got)}"
     rtol = atol = None
     if fn == "mul_sum":
         with np.errstate(all="ignore"):
@@ -224,7 +224,7 @@ def run_eager(case: dict) -> Verdict:
     except Exception as e:
         return classify_error(e, reference, ()), describe(e)
     if reference is not None:
-        return WRONG, f"NumPy raises {reference.__name__}; numba_ext returned {got!r:.200}"
+        return WRONG, f"NumPy raises {reference.__name__}; numba_ext returned {brief(got)}"
     rtol = atol = None
     if case["kind"] == "reduction" and case["name"] in ("sum", "mean", "prod"):
         rtol, atol = _sum_tolerance(np_args[0])

@@ -10,7 +10,7 @@ import numpy as np
 
 import numba_ext as nx
 
-from .classify import CORRECT, WRONG, classify_error, compare, describe
+from .classify import CORRECT, WRONG, brief, classify_error, compare, describe
 from .execute import env, host_values
 from .values import decode
 
@@ -177,7 +177,7 @@ def run_creation(case: dict) -> Verdict:
     except Exception as e:
         return classify_error(e, reference, (TypeError, ValueError) if nx_only else ()), describe(e)
     if reference is not None:
-        return WRONG, f"NumPy raises {reference.__name__}; numba_ext returned {got!r:.200}"
+        return WRONG, f"NumPy raises {reference.__name__}; numba_ext returned {brief(got)}"
     if not isinstance(got, nx.ndarray):
         return WRONG, f"returned a {type(got).__name__}, not a numba_ext.ndarray"
     host = nx.asnumpy(got)
