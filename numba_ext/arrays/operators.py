@@ -241,7 +241,8 @@ def _never_equal(other: Any) -> bool:
     equality of ``object`` (NumPy compares these elementwise: ``x == None`` is False everywhere)."""
     if other is None or isinstance(other, (str, bytes)):
         return True
-    return type(other).__eq__ is object.__eq__ and not hasattr(other, "__array__")
+    eq: Any = type(other).__eq__
+    return eq is object.__eq__ and not hasattr(other, "__array__")
 
 
 def _filled(a: ndarray, value: bool) -> ndarray:

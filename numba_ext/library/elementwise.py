@@ -114,7 +114,10 @@ def _beyond_range(ufunc: np.ufunc, operands: Sequence[Any]) -> bool | None:
 def _negative(exponent: Any) -> bool:
     """Whether an integer exponent (a scalar or a numba_ext array) has a negative value."""
     if isinstance(exponent, ndarray):
-        return exponent.dtype.kind == "i" and exponent.size > 0 and bool((exponent < 0).any())
+        if exponent.dtype.kind != "i" or exponent.size == 0:
+            return False
+        below: Any = np.less(exponent, 0)  # an eager comparison on the array's queue
+        return bool(below.any())
     return bool(np.any(np.asarray(exponent) < 0))
 
 
