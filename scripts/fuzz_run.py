@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import signal
 import sys
 import time
 from pathlib import Path
@@ -61,7 +62,12 @@ def save(
     path.write_text(json.dumps({"summary": summary, "counts": counts, "failures": failures}, indent=1))
 
 
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt  # SIGTERM (and SIGINT, which background jobs ignore) end the run cleanly
+
+
 def run(args: argparse.Namespace) -> int:
+    signal.signal(signal.SIGTERM, _interrupt)
     weights = parse_families(args.families)
     names, w = list(weights), list(weights.values())
     counts: dict[str, dict[str, int]] = {n: {} for n in names}

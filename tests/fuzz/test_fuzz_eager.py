@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from .props import check_case, fuzz_settings
 
 
-@fuzz_settings(150)
+@fuzz_settings(120)
 @given(st.data())
 def test_fuzz_eager(fuzz_worker, data):
     check_case(fuzz_worker, "eager", data)

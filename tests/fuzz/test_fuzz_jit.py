@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from .props import check_case, fuzz_settings
 
 
-@fuzz_settings(60)
+@fuzz_settings(50)
 @given(st.data())
 def test_fuzz_jit(fuzz_worker, data):
     check_case(fuzz_worker, "jit", data)
