@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from .props import check_case, fuzz_settings
 
 
-@fuzz_settings(600)
+@fuzz_settings(800)
 @given(st.data())
 def test_fuzz_interfaces(fuzz_worker, data):
     check_case(fuzz_worker, "interfaces", data)

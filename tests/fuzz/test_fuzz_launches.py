@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from .props import check_case, fuzz_settings
 
 
-@fuzz_settings(400)
+@fuzz_settings(500)
 @given(st.data())
 def test_fuzz_launches(fuzz_worker, data):
     check_case(fuzz_worker, "launches", data)

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from .props import check_case, fuzz_settings
 
 
-@fuzz_settings(500)
+@fuzz_settings(600)
 @given(st.data())
 def test_fuzz_selectors(fuzz_worker, data):
     check_case(fuzz_worker, "selectors", data)
