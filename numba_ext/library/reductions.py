@@ -79,6 +79,7 @@ def dot(a: ndarray, b: ndarray, what: str = "np.dot", out: ndarray | None = None
         )
     reduction_rules.check_dot_ndims(a.ndim, b.ndim, what)
     dt = reduction_rules.dot_dtype(a.dtype, b.dtype)
+    a, b = _as_result_type(a, b, dt)
     usm_type = coerce_usm_types([a.usm_type, b.usm_type])
     result = reduction_helpers.dot_function(a.ndim, b.ndim, dt.name, usm_type)(a, b)
     if isinstance(result, ndarray):
@@ -95,6 +96,7 @@ def _dot_into(a: ndarray, b: ndarray, out: ndarray, what: str) -> ndarray:
         )
     reduction_rules.check_dot_ndims(a.ndim, b.ndim, what)
     result = reduction_rules.dot_dtype(a.dtype, b.dtype)
+    a, b = _as_result_type(a, b, result)
     if out.ndim != products_out.product_out_ndim(a.ndim, b.ndim) or not products_out.check_out_dtype(
         what, result, out.dtype
     ):
@@ -103,3 +105,11 @@ def _dot_into(a: ndarray, b: ndarray, out: ndarray, what: str) -> ndarray:
         a.ndim, b.ndim, result.name, coerce_usm_types([a.usm_type, b.usm_type]), out.dtype.name
     )(a, b, out)
     return out
+
+
+def _as_result_type(a: ndarray, b: ndarray, dt: np.dtype) -> tuple[ndarray, ndarray]:
+    """The operands of a product of mixed dtypes converted to the result's (NumPy computes
+    complex64 . int64 in complex128; the compiled products would multiply in Numba's complex64)."""
+    if a.dtype == b.dtype == dt:
+        return a, b
+    return (a if a.dtype == dt else a.astype(dt)), (b if b.dtype == dt else b.astype(dt))

@@ -152,3 +152,29 @@ def test_sign_of_complex_is_refused(rng, dtype):
     r = rng.standard_normal(9)
     r[0] = 0.0
     check(np.sign(nx.asarray(r)), np.sign(r))
+
+
+@pytest.mark.parametrize(
+    ("da", "db", "sa", "sb"),
+    [
+        ("complex64", "int64", (7,), (7,)),
+        ("float32", "int64", (3, 5), (5, 2)),
+        ("float32", "int32", (5,), (5, 3)),
+        ("complex64", "float64", (4, 6), (6,)),
+    ],
+)
+def test_product_of_mixed_dtypes_in_the_result_precision(rng, da, db, sa, sb):
+    """NumPy computes float32 . int64 in float64; the products were computed in float32 (Numba's
+    type of the product) and only stored as float64."""
+    a = (rng.standard_normal(sa) * 3).astype(da)
+    if np.dtype(da).kind == "c":
+        a = a + 1j * (rng.standard_normal(sa) * 3).astype(da)
+    b = rng.integers(-9, 10, sb) if np.dtype(db).kind == "i" else rng.standard_normal(sb)
+    b = b.astype(db)
+    want = a @ b
+    check(nx.asarray(a) @ nx.asarray(b), want, "matmul", rtol=1e-13, atol=1e-12)
+    check(np.dot(nx.asarray(a), nx.asarray(b)), np.dot(a, b), "dot", rtol=1e-13, atol=1e-12)
+    if want.ndim:
+        out = nx.empty(want.shape, dtype=want.dtype)
+        np.dot(nx.asarray(a), nx.asarray(b), out=out)
+        check(out, want, "dot out=", rtol=1e-13, atol=1e-12)
