@@ -73,7 +73,8 @@ def test_integer_power_with_non_negative_exponents(rng):
     h, he = rng.integers(-4, 5, 9), rng.integers(0, 4, 9).astype("uint8")
     check(nx.asarray(h) ** nx.asarray(he), h**he)
     check(nx.asarray(h) ** 3, h**3)
-    check(nx.asarray(h) ** -1.0, h**-1.0)
+    nz = np.where(h == 0, 7, h)
+    check(nx.asarray(nz) ** -1.0, nz**-1.0)
 
 
 @pytest.mark.parametrize("name", ["sum", "prod", "min", "max", "argmin", "argmax", "any", "all"])
