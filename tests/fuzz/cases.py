@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 from .choosers import Chooser
-from .values import CONTEXT, DEVICE, OBJ, OTHER_QUEUE, QUEUE, Enc, bytes_, cplx, npscalar, tup
+from .values import CONTEXT, DEVICE, OBJ, OTHER_QUEUE, QUEUE, Enc, bytes_, npscalar, tup
 
 NAN, INF = float("nan"), float("inf")
 #: values of the wrong kind for almost any argument
@@ -116,6 +116,75 @@ def _ints_like(c: Chooser, base: list[int], bad: list[Enc]) -> Enc:
     return c.choice(bad)
 
 
+TYPESTRS: list[Enc] = [
+    "<f8",
+    "<f4",
+    "<i4",
+    "|b1",
+    "|u1",
+    "<c16",
+    ">f8",
+    ">i4",
+    "<f3",
+    "xyz",
+    "",
+    "<U4",
+    "|O",
+    "<M8[s]",
+    "|V8",
+    "f8",
+    "<f2",
+    "=f8",
+    8,
+    None,
+    bytes_("<f8"),
+]
+BAD_DATA: list[Enc] = [
+    tup(0, False),
+    tup(-1, False),
+    tup(2**64, False),
+    tup(None, False),
+    tup("0", False),
+    [0],
+    tup(),
+    tup(1, 2, 3),
+    None,
+    "ptr",
+    {"$": "ptr_list"},
+    {"$": "ptr_bool"},
+    {"$": "ptr_float"},
+]
+
+
+def _data_field(c: Chooser) -> Enc:
+    """The data field: the source's pointer moved by a few bytes (read-only or not), or junk."""
+    moved = {"$": "ptr", "delta": c.choice([0, 1, 4, -8, 8, 64, 4096, -4096]), "ro": c.choice([False, True])}
+    bad_ro = {"$": "ptr", "delta": 0, "ro": c.choice([None, 1, "no", 0])}
+    return c.choice([moved, bad_ro, *BAD_DATA])
+
+
+def _mutate(c: Chooser, mut: dict[str, Enc], field: str, shape: list[int], strides: list[int]) -> None:
+    """Remove or replace one field of the interface (or add an extra key)."""
+    if c.boolean(0.15) and field != "extra":
+        mut[field] = "__del__"
+    elif field == "version":
+        mut[field] = c.choice([0, 2, "1", 1.0, None, True, npscalar("int64", 1), 2**64])
+    elif field == "data":
+        mut[field] = _data_field(c)
+    elif field == "shape":
+        mut[field] = _ints_like(c, shape, [None, "3", 3, 3.0, [[3]]])
+    elif field == "strides":
+        mut[field] = _ints_like(c, strides, [None, None, "1", 1, 0.5])
+    elif field == "typestr":
+        mut[field] = c.choice(TYPESTRS)
+    elif field == "offset":
+        mut[field] = c.choice([0, 1, 2, 5, -1, 2**62, 2**64, 1.0, "1", None, True, npscalar("int32", 1)])
+    elif field == "syclobj":
+        mut[field] = c.choice([QUEUE, OTHER_QUEUE, CONTEXT, DEVICE, "cpu", "opencl:cpu:0", None, OBJ, 0])
+    else:
+        mut[c.choice(["extra", "mask", "descr", "__class__"])] = c.choice(JUNK)
+
+
 def interface(c: Chooser, profile: str) -> Enc:
     """A real array and mutations of its ``__sycl_usm_array_interface__`` (each field kept, removed
     or replaced; the data pointer moved by a few bytes)."""
@@ -126,70 +195,7 @@ def interface(c: Chooser, profile: str) -> Enc:
     n = c.integer(0, 3)
     for _ in range(n):
         field = c.choice(["version", "data", "shape", "strides", "typestr", "offset", "syclobj", "extra"])
-        if c.boolean(0.15) and field != "extra":
-            mut[field] = "__del__"
-        elif field == "version":
-            mut[field] = c.choice([0, 2, "1", 1.0, None, True, npscalar("int64", 1), 2**64])
-        elif field == "data":
-            mut[field] = c.choice(
-                [
-                    {
-                        "$": "ptr",
-                        "delta": c.choice([0, 1, 4, -8, 8, 64, 4096, -4096]),
-                        "ro": c.choice([False, True]),
-                    },
-                    {"$": "ptr", "delta": 0, "ro": c.choice([None, 1, "no", 0])},
-                    tup(0, False),
-                    tup(-1, False),
-                    tup(2**64, False),
-                    tup(None, False),
-                    tup("0", False),
-                    [0],
-                    tup(),
-                    tup(1, 2, 3),
-                    None,
-                    "ptr",
-                    {"$": "ptr_list"},
-                    {"$": "ptr_bool"},
-                    {"$": "ptr_float"},
-                ]
-            )
-        elif field == "shape":
-            mut[field] = _ints_like(c, shape, [None, "3", 3, 3.0, [[3]]])
-        elif field == "strides":
-            mut[field] = _ints_like(c, strides, [None, None, "1", 1, 0.5])
-        elif field == "typestr":
-            mut[field] = c.choice(
-                [
-                    "<f8",
-                    "<f4",
-                    "<i4",
-                    "|b1",
-                    "|u1",
-                    "<c16",
-                    ">f8",
-                    ">i4",
-                    "<f3",
-                    "xyz",
-                    "",
-                    "<U4",
-                    "|O",
-                    "<M8[s]",
-                    "|V8",
-                    "f8",
-                    "<f2",
-                    "=f8",
-                    8,
-                    None,
-                    bytes_("<f8"),
-                ]
-            )
-        elif field == "offset":
-            mut[field] = c.choice([0, 1, 2, 5, -1, 2**62, 2**64, 1.0, "1", None, True, npscalar("int32", 1)])
-        elif field == "syclobj":
-            mut[field] = c.choice([QUEUE, OTHER_QUEUE, CONTEXT, DEVICE, "cpu", "opencl:cpu:0", None, OBJ, 0])
-        else:
-            mut[c.choice(["extra", "mask", "descr", "__class__"])] = c.choice(JUNK)
+        _mutate(c, mut, field, shape, strides)
     whole = c.choice([None] * 12 + [None, "iface", [], tup(), 0, OBJ, {"$": "iface_items"}])
     usm_type = c.choice([None] * 8 + ["shared", "host", "junk", 3])
     return {
@@ -200,199 +206,3 @@ def interface(c: Chooser, profile: str) -> Enc:
         "usm_type": usm_type,
         "seed": c.integer(0, 2**31),
     }
-
-
-# -- creation ---------------------------------------------------------------------------------------
-#: shapes NumPy and numba_ext both refuse or both make cheaply: never a size between 4096 elements
-#: and an impossible one (2**48 elements and more), which would really allocate
-EXTENTS: list[Enc] = [
-    0,
-    1,
-    2,
-    3,
-    5,
-    7,
-    -1,
-    -5,
-    2**48,
-    2**62,
-    2**63,
-    2**64,
-    2**70,
-    npscalar("int64", 4),
-    npscalar("uint8", 3),
-    3.0,
-    "10",
-    None,
-    True,
-    npscalar("float64", 2.0),
-]
-
-
-def shape_arg(c: Chooser) -> Enc:
-    form = c.integer(0, 3)
-    if form == 0:
-        return c.choice(EXTENTS)
-    dims = [c.choice(EXTENTS) if c.boolean(0.3) else c.integer(0, 6) for _ in range(c.integer(0, 4))]
-    if form == 3:
-        return dims
-    return tup(*dims)
-
-
-def dtype_arg(c: Chooser, profile: str) -> Enc:
-    return c.choice(
-        [
-            None,
-            None,
-            *dtypes(profile),
-            *BAD_DTYPES,
-            {"$": "type", "v": c.choice(["int", "float", "complex", "bool", "object", "str"])},
-        ]
-    )
-
-
-def fill_arg(c: Chooser) -> Enc:
-    return c.choice(
-        [
-            0,
-            1,
-            -3,
-            2.5,
-            NAN,
-            INF,
-            -INF,
-            2**70,
-            -(2**63),
-            2**64 - 1,
-            cplx(1, 2),
-            True,
-            "3",
-            None,
-            OBJ,
-            npscalar("float32", 1.5),
-            npscalar("int8", -2),
-            npscalar("uint64", 7),
-            [1, 2, 3, 4],
-            [[1], [2], [3]],
-            [1, 2],
-            bytes_("a"),
-        ]
-    )
-
-
-def _nx_only_kwargs(c: Chooser, fn: str) -> dict[str, Enc]:
-    """The keywords NumPy does not have (device=, sycl_queue=, usm_type=): usually valid or absent."""
-    kw: dict[str, Enc] = {}
-    if c.boolean(0.3):
-        kw["usm_type"] = c.choice(["device", "shared", "host", "junk", None, 3, "Device"])
-    if c.boolean(0.2):
-        kw["device"] = c.choice([DEVICE, QUEUE, "cpu", "opencl:cpu:0", "nope", 0, OBJ, None])
-    if c.boolean(0.15):
-        kw["sycl_queue"] = c.choice([QUEUE, OTHER_QUEUE, DEVICE, "cpu", OBJ, None])
-    return kw
-
-
-def creation(c: Chooser, profile: str) -> Enc:
-    fn = c.choice(
-        [
-            "empty",
-            "zeros",
-            "ones",
-            "full",
-            "arange",
-            "linspace",
-            "eye",
-            "asarray",
-            "empty_like",
-            "zeros_like",
-            "ones_like",
-            "full_like",
-        ]
-    )
-    args: list[Enc] = []
-    kw: dict[str, Enc] = {}
-    if fn in ("empty", "zeros", "ones", "full"):
-        args = [shape_arg(c)] + ([fill_arg(c)] if fn == "full" else [])
-        kw["dtype"] = dtype_arg(c, profile)
-        if c.boolean(0.4):
-            kw["order"] = c.choice(["C", "F", "A", "K", "c", "f", "x", None, 1, ""])
-    elif fn == "arange":
-        num = [
-            0,
-            1,
-            3,
-            -2,
-            2.5,
-            -0.5,
-            10,
-            NAN,
-            INF,
-            10**20,
-            1e300,
-            "3",
-            None,
-            True,
-            cplx(1, 1),
-            npscalar("int8", 5),
-        ]
-        args = [c.choice(num) for _ in range(c.integer(1, 3))]
-        if c.boolean(0.3):
-            args.append(c.choice([1, -1, 0, 0.5, 1e-300, NAN]))
-        kw["dtype"] = dtype_arg(c, profile)
-    elif fn == "linspace":
-        args = [c.choice([0, 1, -2.5, NAN, INF, cplx(1, 1), "1", None]) for _ in range(2)]
-        args.append(c.choice([0, 1, 5, 50, -1, 2.0, 2**70, "5", None, True]))
-        kw["dtype"] = dtype_arg(c, profile)
-        if c.boolean(0.3):
-            kw["endpoint"] = c.choice([False, True, "no", None])
-    elif fn == "eye":
-        args = [c.choice([0, 1, 3, 4, -1, 2.0, "3", None, 2**64])]
-        if c.boolean(0.5):
-            args.append(c.choice([None, 0, 2, 5, -1, 1.5]))
-        if c.boolean(0.5):
-            kw["k"] = c.choice([0, 1, -1, 3, -5, 100, 1.0, None, "1"])
-        kw["dtype"] = dtype_arg(c, profile)
-    elif fn == "asarray":
-        args = [
-            c.choice(
-                [
-                    [1, 2, 3],
-                    [[1, 2], [3, 4]],
-                    [[1, 2], [3]],
-                    [1.5, NAN],
-                    [1, 2.5, cplx(0, 1)],
-                    [True, False],
-                    5,
-                    2.5,
-                    2**70,
-                    [2**70],
-                    [1, "a"],
-                    "abc",
-                    None,
-                    [],
-                    [[]],
-                    [None],
-                    OBJ,
-                    tup(1, 2),
-                    bytes_("ab"),
-                    array(c, profile),
-                    array(c, profile, "np"),
-                ]
-            )
-        ]
-        kw["dtype"] = dtype_arg(c, profile)
-        if c.boolean(0.3):
-            kw["copy"] = c.choice([None, True, False])
-        if c.boolean(0.3):
-            kw["order"] = c.choice(["C", "F", "A", "K", "x", None])
-    else:  # the *_like forms: like a numba_ext array, a NumPy array or something array-like
-        x = c.choice([array(c, profile), array(c, profile, "np"), [[1, 2], [3, 4]], 3, None, "ab", OBJ])
-        args = [x] + ([fill_arg(c)] if fn == "full_like" else [])
-        kw["dtype"] = dtype_arg(c, profile)
-        if c.boolean(0.3):
-            kw["order"] = c.choice(["C", "F", "A", "K", "x", None])
-    if fn not in ("asarray", "linspace") and c.boolean(0.2) and "dtype" in kw:
-        args.append(
-            kw.pop("dtype")
-        )  # dtype given positionally (the third argument of full: shape, fill, dtype)
-    return {"fn": fn, "args": args, "kwargs": kw, "nx_kwargs": _nx_only_kwargs(c, fn)}

@@ -6,8 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from .cases import creation, interface, selector
+from .cases import interface, selector
 from .cases_compiled import eager, jit_call, launch
+from .cases_creation import creation
 from .choosers import Chooser
 
 
