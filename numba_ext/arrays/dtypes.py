@@ -39,7 +39,8 @@ def check_usm_type(usm_type: str) -> str:
 
 def check_dtype(dtype: object) -> np.dtype:
     """`dtype` as a native-byte-order NumPy dtype numba_ext arrays can hold (a byte-swapped dtype gives
-    its native form), else TypeError."""
+    its native form); TypeError for what is no dtype (as NumPy's), UnsupportedError (a TypeError) for
+    a NumPy dtype numba_ext arrays cannot hold."""
     try:
         dt = np.dtype(dtype)  # type: ignore[call-overload]
     except TypeError as e:
@@ -48,7 +49,7 @@ def check_dtype(dtype: object) -> np.dtype:
         dt = dt.newbyteorder("=")  # arrays hold native-order data: the same values
     if dt not in SUPPORTED_DTYPE_SET:
         names = ", ".join(d.name for d in SUPPORTED_DTYPES)
-        raise TypeError(f"unsupported dtype {dt}: numba_ext arrays hold {names}")
+        raise UnsupportedError(f"unsupported dtype {dt}: numba_ext arrays hold {names}")
     return dt
 
 

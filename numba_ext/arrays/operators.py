@@ -228,10 +228,28 @@ class ArrayOperators:
 def _binary(ufunc: np.ufunc, reflected: bool = False) -> Callable[[ndarray, Any], ndarray]:
     def op(self: ndarray, other: Any) -> ndarray:
         if not isinstance(other, (ArrayOperators, *_SCALARS)):
+            if ufunc in (np.equal, np.not_equal) and _never_equal(other):
+                return _filled(self, ufunc is np.not_equal)
             return NotImplemented
         return _apply(ufunc, other, self) if reflected else _apply(ufunc, self, other)
 
     return op
+
+
+def _never_equal(other: Any) -> bool:
+    """Whether `other` equals no element of any array: None, a string, or an object with the identity
+    equality of ``object`` (NumPy compares these elementwise: ``x == None`` is False everywhere)."""
+    if other is None or isinstance(other, (str, bytes)):
+        return True
+    eq: Any = type(other).__eq__
+    return eq is object.__eq__ and not hasattr(other, "__array__")
+
+
+def _filled(a: ndarray, value: bool) -> ndarray:
+    """A boolean array of `a`'s shape, queue and USM type holding `value` everywhere."""
+    out = allocate(a.shape, np.bool_, a._queue, a._usm_type)
+    upload_into(out, np.full(a.shape, value))
+    return out
 
 
 def _unary(ufunc: np.ufunc) -> Callable[[ndarray], ndarray]:

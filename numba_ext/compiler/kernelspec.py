@@ -244,7 +244,7 @@ class SpecBuilder:
         composed = compose(self, name, args, in_dts, out_dt) if kind == "composed" else None
         if composed is not None:
             return composed, out_dt
-        if kind == "unary" and op in _ROUNDING and in_dts[0] not in ("float32", "float64"):
+        if kind == "unary" and op in _ROUNDING and np.dtype(in_dts[0]).kind in "biu":
             kind = "identity"  # the integer loops of floor / ceil / trunc / rint: the value itself
         if kind == "binary" and op in COMPARISONS and in_dts[0] != in_dts[1]:
             return self.mixed_sign_compare(op, args, in_dts), "bool"

@@ -9,6 +9,7 @@ import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from ..errors import UnsupportedError
 from .kernel_ir import Binary, Select, Unary
 
 if TYPE_CHECKING:
@@ -153,6 +154,8 @@ BINARY: dict[str, Callable[[SpecBuilder, int, int, str], int]] = {
 def compose(b: SpecBuilder, name: str, args: list[int], in_dts: list[str], out_dt: str) -> int | None:
     """The node computing ufunc `name` on `args` (already of the loop's dtypes `in_dts`), of dtype
     `out_dt`; None when `name` is not composed here."""
+    if name == "sign" and in_dts[0].startswith("complex"):  # its composition orders the values
+        raise UnsupportedError(f"np.sign of {in_dts[0]} values cannot be offloaded yet")
     if name in UNARY:
         return b.cast(UNARY[name](b, args[0], in_dts[0]), _result_dtype(name, in_dts[0]), out_dt)
     if name in BINARY:

@@ -29,8 +29,8 @@ class Range(tuple[int, ...]):
         cls, dim0: SupportsIndex, dim1: SupportsIndex | None = None, dim2: SupportsIndex | None = None
     ) -> Range: ...
     def __new__(cls, *dims: Any, **named: Any) -> Range:
-        if not named and len(dims) == 1 and type(dims[0]) is int and dims[0] >= 0:  # Range(n): kept cheap
-            return tuple.__new__(cls, dims)
+        if not named and len(dims) == 1 and type(dims[0]) is int and 0 <= dims[0] <= MAX_WORK_ITEMS:
+            return tuple.__new__(cls, dims)  # Range(n): kept cheap
         if named:
             unknown = set(named) - {"dim0", "dim1", "dim2"}
             if unknown:
@@ -39,7 +39,7 @@ class Range(tuple[int, ...]):
             dims = tuple(d for d in given if d is not None)
         if (
             1 <= len(dims) <= 3
-            and all(type(d) is int and d >= 0 for d in dims)
+            and all(type(d) is int and 0 <= d <= MAX_WORK_ITEMS for d in dims)
             and math.prod(dims) <= MAX_WORK_ITEMS
         ):  # the common spelling
             return super().__new__(cls, dims)
@@ -140,8 +140,8 @@ def _dims(dims: Any, what: str) -> tuple[int, ...]:
     if not 1 <= len(out) <= 3 or not all(d is not None and d >= 0 for d in out):
         raise LaunchError(f"a {what} range is 1 to 3 non-negative integers, got {tuple(dims)!r}")
     ext = tuple(int(d) for d in out if d is not None)
-    if int(np.prod(ext, dtype=object)) > MAX_WORK_ITEMS:
-        raise LaunchError(f"a {what} range of {ext} has more than 2**63 - 1 work-items")
+    if int(np.prod(ext, dtype=object)) > MAX_WORK_ITEMS or max(ext) > MAX_WORK_ITEMS:
+        raise LaunchError(f"a {what} range of {ext} has more than 2**63 - 1 work-items (or in one dimension)")
     return ext
 
 

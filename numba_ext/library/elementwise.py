@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from .. import _core
-from ..arrays import allocate, ndarray
+from ..arrays import allocate, full, ndarray
 from ..compiler import complex_lowering
 from ..compiler.kernel_ir import Load, ScalarArg, Store
 from ..compiler.kernelspec import UFUNC_OPS, SpecBuilder
@@ -61,8 +61,16 @@ def apply(
     operands = tuple(o[()] if isinstance(o, np.ndarray) and o.ndim == 0 else o for o in operands)
     outs = tuple(out) if out is not None else (None,) * ufunc.nout
     queue, usm_type, shape = _placement(name, operands, outs)
+    beyond = _beyond_range(ufunc, operands) if out is None else None
+    if beyond is not None:
+        return full(shape, beyond, dtype=np.bool_, sycl_queue=queue, usm_type=usm_type)
     dts = _resolve(ufunc, operands)
     in_dts, out_dts = dts[: ufunc.nin], dts[ufunc.nin :]
+    for o, dt in zip(operands, in_dts):
+        if type(o) is int and dt.kind == "b" and not -(2**63) <= o < 2**63:
+            raise OverflowError("Python int too large to convert to C long")  # NumPy's error
+    if name == "power" and all(d.kind in "iu" for d in in_dts) and _negative(operands[1]):
+        raise ValueError("Integers to negative integer powers are not allowed.")  # NumPy's error
     _check_outputs(name, outs, out_dts, shape)
     results = [o if o is not None else allocate(shape, dt, queue, usm_type) for o, dt in zip(outs, out_dts)]
     layout = tuple(
@@ -83,6 +91,34 @@ def apply(
     if results[0].size:
         kernel.launch(queue, slots)
     return results[0] if len(results) == 1 else tuple(results)
+
+
+_COMPARISONS = (np.less, np.less_equal, np.greater, np.greater_equal, np.equal, np.not_equal)
+
+
+def _beyond_range(ufunc: np.ufunc, operands: Sequence[Any]) -> bool | None:
+    """The result of comparing an integer array with a Python int outside its dtype's range (NumPy 2
+    compares the values: ``int8_array < 1000`` is true everywhere), the same for every element; None
+    for any other operation. Such an int cannot be passed to a kernel as a scalar of the array's type."""
+    if ufunc not in _COMPARISONS or len(operands) != 2:
+        return None
+    for i, (a, s) in enumerate((operands, operands[::-1])):
+        if isinstance(a, ndarray) and a.dtype.kind in "iu" and type(s) is int:
+            info = np.iinfo(a.dtype)
+            if not info.min <= s <= info.max:
+                probe = (np.zeros(1, a.dtype), s)
+                return bool(ufunc(*(probe if i == 0 else probe[::-1]))[0])
+    return None
+
+
+def _negative(exponent: Any) -> bool:
+    """Whether an integer exponent (a scalar or a numba_ext array) has a negative value."""
+    if isinstance(exponent, ndarray):
+        if exponent.dtype.kind != "i" or exponent.size == 0:
+            return False
+        below: Any = np.less(exponent, 0)  # an eager comparison on the array's queue
+        return bool(below.any())
+    return bool(np.any(np.asarray(exponent) < 0))
 
 
 def _check_outputs(

@@ -40,9 +40,14 @@ def reduce(
             raise UnsupportedError(
                 f"{name}(axis=<tuple>) on numba_ext arrays is not supported; reduce one axis at a time"
             )
+        if isinstance(axis, (bool, np.bool_)) or not isinstance(axis, (int, np.integer)):
+            raise TypeError(f"{name}(axis={axis!r}): an axis is an integer or None (as in NumPy)")
         if x.ndim == 0:
-            raise np.exceptions.AxisError(axis, 0)
-        axis = reduction_rules.normalize_axis(axis, x.ndim)
+            if name == "mean" or axis not in (0, -1):
+                raise np.exceptions.AxisError(axis, 0)
+            axis = None  # NumPy reduces a 0-d array over axis 0 or -1 as over all (mean excepted)
+        else:
+            axis = reduction_rules.normalize_axis(axis, x.ndim)
         if x.ndim == 1:
             axis = None
     if name == "mean" and (x.size if axis is None else x.shape[axis]) == 0:
@@ -74,6 +79,7 @@ def dot(a: ndarray, b: ndarray, what: str = "np.dot", out: ndarray | None = None
         )
     reduction_rules.check_dot_ndims(a.ndim, b.ndim, what)
     dt = reduction_rules.dot_dtype(a.dtype, b.dtype)
+    a, b = _as_result_type(a, b, dt)
     usm_type = coerce_usm_types([a.usm_type, b.usm_type])
     result = reduction_helpers.dot_function(a.ndim, b.ndim, dt.name, usm_type)(a, b)
     if isinstance(result, ndarray):
@@ -90,6 +96,7 @@ def _dot_into(a: ndarray, b: ndarray, out: ndarray, what: str) -> ndarray:
         )
     reduction_rules.check_dot_ndims(a.ndim, b.ndim, what)
     result = reduction_rules.dot_dtype(a.dtype, b.dtype)
+    a, b = _as_result_type(a, b, result)
     if out.ndim != products_out.product_out_ndim(a.ndim, b.ndim) or not products_out.check_out_dtype(
         what, result, out.dtype
     ):
@@ -98,3 +105,11 @@ def _dot_into(a: ndarray, b: ndarray, out: ndarray, what: str) -> ndarray:
         a.ndim, b.ndim, result.name, coerce_usm_types([a.usm_type, b.usm_type]), out.dtype.name
     )(a, b, out)
     return out
+
+
+def _as_result_type(a: ndarray, b: ndarray, dt: np.dtype) -> tuple[ndarray, ndarray]:
+    """The operands of a product of mixed dtypes converted to the result's (NumPy computes
+    complex64 . int64 in complex128; the compiled products would multiply in Numba's complex64)."""
+    if a.dtype == b.dtype == dt:
+        return a, b
+    return (a if a.dtype == dt else a.astype(dt)), (b if b.dtype == dt else b.astype(dt))

@@ -1,0 +1,256 @@
+"""The executors and oracles of the families that compile device code: kernel launches (a model of
+the launch rules), jit arguments (Numba's CPU result) and eager operations (NumPy's)."""
+
+from __future__ import annotations
+
+import math
+import operator
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import numba
+import numpy as np
+
+import numba_ext as nx
+
+from .classify import CORRECT, WRONG, brief, classify_error, compare, describe
+from .execute import env
+from .values import Enc, decode
+
+Verdict = tuple[str, str]
+
+
+# -- launches ---------------------------------------------------------------------------------------
+@nx.kernel
+def _count(out):
+    i = nx.get_global_linear_id()
+    out[i] = i + 1
+
+
+def _extent(v: Enc) -> int | None:
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, int):
+        return v
+    if isinstance(v, dict) and v.get("$") == "np" and np.dtype(v["t"]).kind in "iu":
+        return int(v["v"])
+    return None
+
+
+def _items(v: Enc) -> list[Enc] | None:
+    if isinstance(v, list):
+        return v
+    if isinstance(v, dict) and v.get("$") in ("tuple", "Range"):
+        return list(v["v"])
+    return None
+
+
+def _range(v: Enc) -> tuple[int, ...] | None:
+    """The extents of a range (an int, a list, a tuple or a Range), None if it is malformed."""
+    items = _items(v)
+    if items is not None and len(items) == 1 and _items(items[0]) is not None:
+        items = _items(items[0])  # Range((n, m)): the extents as one sequence
+    ext = [_extent(x) for x in (items if items is not None else [v])]
+    if not 1 <= len(ext) <= 3 or any(e is None or e < 0 for e in ext):
+        return None
+    dims = tuple(e for e in ext if e is not None)
+    return dims if math.prod(dims) <= 2**63 - 1 and max(dims) <= 2**63 - 1 else None
+
+
+def _nd(g: Enc, lo: Enc) -> tuple[tuple[int, ...], tuple[int, ...] | None] | None:
+    gr, lr = _range(g), _range(lo)
+    if gr is None or lr is None or len(gr) != len(lr) or any(n < 1 or m % n for m, n in zip(gr, lr)):
+        return None
+    return gr, lr
+
+
+def launch_model(cfg: Enc) -> tuple[tuple[int, ...], tuple[int, ...] | None] | None:
+    """The global and local range of a launch configuration by numba-dpex's rules (an int, 1 to 3
+    extents, a Range, an NdRange or a (global, local) pair; two ints are a 1-D global and local
+    size), None for a configuration those rules refuse."""
+    if isinstance(cfg, dict) and cfg.get("$") == "NdRange":
+        return _nd(cfg["g"], cfg["l"])
+    if isinstance(cfg, dict) and cfg.get("$") == "tuple" and len(cfg["v"]) == 2:
+        a, b = cfg["v"]
+        if _extent(a) is not None and _extent(b) is not None:
+            return _nd(a, b)
+        if all(_extent(x) is not None or _items(x) is not None for x in (a, b)):
+            return _nd(a, b)
+    r = _range(cfg)
+    return None if r is None else (r, None)
+
+
+def run_launch(case: dict) -> Verdict:
+    model = launch_model(case["cfg"])
+    n = math.prod(model[0]) if model else 0
+    size = n + 3 if model and n <= 2**20 else 16
+    out = nx.full(size, -7, dtype=case["dtype"])
+    handlers = env("nx")
+    handlers.update(
+        Range=lambda t, e: nx.Range(*decode(t["v"], e)),
+        NdRange=lambda t, e: nx.NdRange(decode(t["g"], e), decode(t["l"], e)),
+    )
+    try:
+        cfg = decode(case["cfg"], handlers)
+        if case["spelling"] == "getitem":
+            _count[cfg](out)
+        else:
+            nx.call_kernel(_count, cfg, out)
+    except Exception as e:
+        return classify_error(e, None, ()), describe(e)
+    if model is None:
+        return WRONG, f"a launch with the malformed configuration {case['cfg']!r} ran"
+    want = np.full(size, -7, dtype=case["dtype"])
+    want[:n] = np.arange(1, n + 1)
+    problem = compare(nx.asnumpy(out), want)
+    return (WRONG, f"{problem} after a launch over {model}") if problem else (CORRECT, str(model))
+
+
+# -- jit arguments ----------------------------------------------------------------------------------
+def add(x, y):
+    return x + y
+
+
+def mul_sum(x, s):
+    return (x * s).sum()
+
+
+def neg(x):
+    return -x
+
+
+def where_pos(x):
+    return np.where(x > 0, x, 0)
+
+
+_PY = {f.__name__: f for f in (add, mul_sum, neg, where_pos)}
+JITTED = {name: nx.jit(f) for name, f in _PY.items()}
+ON_CPU = {name: numba.njit(f) for name, f in _PY.items()}
+
+
+def _host(v: Any) -> np.ndarray:
+    return nx.asnumpy(v) if isinstance(v, nx.ndarray) else np.asarray(v)
+
+
+def _sum_tolerance(terms: Any) -> tuple[float, float] | tuple[None, None]:
+    """Tolerances of a sum of `terms` (any summation order): n * eps * max |term|, a few times."""
+    t = np.asarray(terms)
+    if t.dtype.kind not in "fc" or t.size == 0:
+        return None, None
+    eps = float(np.finfo(t.dtype).eps)
+    with np.errstate(all="ignore"):
+        big = float(np.nanmax(np.abs(t))) if np.isfinite(t).any() else 0.0
+    return 4 * t.size * eps, 4 * t.size * eps * big + 1e-30
+
+
+def _reference(f: Callable[..., Any], args: list[Any]) -> tuple[Any, type[BaseException] | None]:
+    try:
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return f(*args), None
+    except Exception as e:
+        return None, type(e)
+
+
+def run_jit(case: dict) -> Verdict:
+    """Correct: the result of Numba on the CPU or of NumPy (Numba types a Python int as int64, NumPy 2
+    as a weak scalar; numba_ext may follow either), or an error where Numba on the CPU raises one."""
+    fn = case["fn"]
+    np_args = decode(case["args"], env("np"))
+    want, reference = _reference(ON_CPU[fn], np_args)
+    args = decode(case["args"], env("nx"))
+    try:
+        got = JITTED[fn](*args)
+    except Exception as e:
+        return classify_error(e, reference, ()), describe(e)
+    if reference is not None:
+        return WRONG, f"Numba on the CPU raises {reference.__name__}; numba_ext returned {brief(got)}"
+    rtol = atol = None
+    if fn == "mul_sum":
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:  # the terms as NumPy forms them (an unsigned array times a negative int overflows)
+                terms = np.asarray(np_args[0]) * np_args[1]
+            except (OverflowError, TypeError):
+                terms = np.asarray(want)
+            rtol, atol = _sum_tolerance(terms)
+    problem = compare(_host(got), _host(want), rtol, atol)
+    if problem:
+        want_np, exc = _reference(_PY[fn], decode(case["args"], env("np")))
+        if exc is None and compare(_host(got), _host(want_np), rtol, atol) is None:
+            problem = None
+    return (WRONG, problem) if problem else (CORRECT, "")
+
+
+# -- eager operations -------------------------------------------------------------------------------
+OPERATORS: dict[str, Callable[..., Any]] = {
+    "add": operator.add,
+    "subtract": operator.sub,
+    "multiply": operator.mul,
+    "true_divide": operator.truediv,
+    "floor_divide": operator.floordiv,
+    "remainder": operator.mod,
+    "power": operator.pow,
+    "bitwise_and": operator.and_,
+    "bitwise_or": operator.or_,
+    "bitwise_xor": operator.xor,
+    "left_shift": operator.lshift,
+    "right_shift": operator.rshift,
+    "less": operator.lt,
+    "equal": operator.eq,
+    "greater_equal": operator.ge,
+    "matmul": operator.matmul,
+}
+
+
+def _call(case: dict, args: list[Any], kw: dict[str, Any]) -> Any:
+    kind, name = case["kind"], case["name"]
+    if kind == "reduction":
+        return getattr(args[0], name)(**kw)
+    if kind in ("operator", "matmul") and name in OPERATORS:
+        return OPERATORS[name](*args)
+    return getattr(np, name)(*args)
+
+
+def _product_tolerance(a: Any, b: Any, dtype: np.dtype) -> tuple[float, float] | tuple[None, None]:
+    """Tolerances of a matrix product of `a` and `b` with `dtype` results: sums of k products."""
+    if dtype.kind not in "fc":
+        return None, None
+    a, b = np.abs(np.asarray(a)), np.abs(np.asarray(b))
+    k = max(1, a.shape[-1] if a.ndim else 1)
+    big = [float(np.max(np.where(np.isfinite(x), x, 0), initial=0)) for x in (a, b)]
+    eps = float(np.finfo(dtype).eps)
+    return 4 * k * eps, 4 * k * eps * big[0] * big[1] * k + 1e-30
+
+
+def run_eager(case: dict) -> Verdict:
+    np_args = decode(case["args"], env("np"))
+    kw = decode(case.get("kwargs", {}), env("np"))
+    reference, want = None, None
+    try:
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            want = _call(case, np_args, kw)
+    except Exception as e:
+        reference = type(e)
+    args = decode(case["args"], env("nx"))
+    try:
+        got = _call(case, args, kw)
+    except Exception as e:
+        return classify_error(e, reference, ()), describe(e)
+    if reference is not None:
+        return WRONG, f"NumPy raises {reference.__name__}; numba_ext returned {brief(got)}"
+    rtol = atol = None
+    if case["kind"] == "reduction" and case["name"] in ("sum", "mean", "prod"):
+        rtol, atol = _sum_tolerance(np_args[0])
+        if case["name"] == "mean" and atol is not None:
+            atol /= max(1, np.asarray(np_args[0]).size)
+    elif case["kind"] == "matmul":
+        rtol, atol = _product_tolerance(np_args[0], np_args[1], np.asarray(want).dtype)
+    got_h, want_h = _host(got), _host(want)
+    if case["name"] == "reciprocal" and want_h.dtype.kind in "iu":  # 1 // 0: NumPy gives the CPU's value
+        zero = np.broadcast_to(np.asarray(np_args[0]) == 0, want_h.shape)
+        got_h, want_h = np.where(zero, 0, got_h).astype(got_h.dtype), np.where(zero, 0, want_h)
+    problem = compare(got_h, want_h, rtol, atol)
+    return (WRONG, problem) if problem else (CORRECT, "")
