@@ -102,12 +102,14 @@ def describe(exc: BaseException) -> str:
 
 
 def compare(got: Any, want: Any, rtol: float | None = None, atol: float | None = None) -> str | None:
-    """None when NumPy array `got` equals `want` (dtype, shape, values: floats within the dtype's
+    """None when NumPy array `got` equals `want` (dtype in native byte order, shape, values: floats within the dtype's
     tolerance, NaN where NaN; a complex element that is not finite where NumPy's is not), else what
     differs."""
     import numpy as np
 
     got, want = np.asarray(got), np.asarray(want)
+    if not want.dtype.isnative:  # numba_ext arrays hold native-order data (documented): same values
+        want = want.astype(want.dtype.newbyteorder("="))
     if got.dtype != want.dtype:
         return f"dtype {got.dtype}, expected {want.dtype}"
     if got.shape != want.shape:
