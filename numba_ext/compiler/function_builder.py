@@ -145,13 +145,16 @@ class FunctionBuilder:
     def terminator(self, block: int) -> Term | None:
         return self._blocks[block].term
 
-    def function(self) -> Function:
+    def function(self, bounds: int | None = None) -> Function:
+        """The finished function (`bounds`: its bounds-check array, see ``kernel_ir``)."""
         blocks = []
         for i, b in enumerate(self._blocks):
             if b.term is None:
                 raise UnsupportedError(f"internal: block {i} of {self.name} has no terminator")
             blocks.append(Block(tuple(b.insts), b.term))
-        return Function(self.name, tuple(self.locals), tuple(self.arrays), tuple(self.params), tuple(blocks))
+        return Function(
+            self.name, tuple(self.locals), tuple(self.arrays), tuple(self.params), tuple(blocks), bounds
+        )
 
 
 def emit_spec_element(

@@ -11,6 +11,7 @@
 //! One work-item per element; work-items with a global id `>= n` do nothing.
 
 mod atomics;
+mod bounds;
 mod builder;
 mod cfg_lowering;
 mod complex;
