@@ -24,13 +24,12 @@ if TYPE_CHECKING:
 BOUNDS_ARRAY = "__numba_ext_bounds"
 
 
-def boundscheck_enabled(option: bool | None) -> bool:
+def boundscheck_setting(option: bool | None) -> bool | None:
     """Numba's rule: ``NUMBA_BOUNDSCHECK`` (0 or 1; Numba's ``config.BOUNDSCHECK``), when set,
-    overrides the decorator's ``boundscheck=``; otherwise the option decides, and None is off."""
+    overrides the decorator's ``boundscheck=``; otherwise the option (None: not set, which is off
+    unless a device function the kernel calls asks for checks)."""
     env = config.BOUNDSCHECK
-    if env is not None:
-        return bool(env)
-    return bool(option)
+    return bool(env) if env is not None else option
 
 
 def add_bounds_array(fb: FunctionBuilder) -> int:
@@ -82,4 +81,4 @@ def wrap_indices(tr: Translator, array: int, ops: list[Operand]) -> list[Operand
     return out
 
 
-__all__ = ["BOUNDS_ARRAY", "add_bounds_array", "boundscheck_enabled", "wrap", "wrap_indices"]
+__all__ = ["BOUNDS_ARRAY", "add_bounds_array", "boundscheck_setting", "wrap", "wrap_indices"]

@@ -98,6 +98,8 @@ class FunctionBuilder:
         self.arrays: list[ArrayDecl] = []
         self.params: list[FnParam] = []
         self._blocks: list[_OpenBlock] = []
+        #: set when a device function declared with boundscheck=True is inlined
+        self.boundscheck_requested = False
 
     def new_local(self, dtype: str) -> int:
         self.locals.append(dtype)
