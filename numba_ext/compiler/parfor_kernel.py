@@ -23,6 +23,7 @@ from numba.parfors.parfor import Parfor
 
 from ..errors import UnsupportedError
 from . import complex_lowering
+from .bounds import add_bounds_array
 from .function_builder import ArrayRef, Element, FunctionBuilder, const, emit_spec_element
 from .kernel_ir import (
     ArrayParam,
@@ -239,7 +240,8 @@ class ParforKernel:
             complex_lowering.check_reduction(self.redops[r], wide)
             fb.emit(loop.exit, Atomic(None, self.redops[r], acc[r], (const("int64", 0),), value, None))
         fb.terminate(loop.exit, Return())
-        f = fb.function()
+        # jit(boundscheck=True) / NUMBA_BOUNDSCHECK, as Numba's context resolves them
+        f = fb.function(bounds=add_bounds_array(fb) if lowerer.context.enable_boundscheck else None)
         return replace(f, name="nx_p" + hashlib.sha1(repr(f).encode()).hexdigest()[:16])
 
     def _parameters(
