@@ -47,6 +47,7 @@ from .devices import Context, Device, Queue, default_queue, get_devices
 from .errors import (
     ArrayInterfaceError,
     BuildError,
+    DeviceFaultError,
     ExecutionPlacementError,
     KernelArgumentError,
     KernelTypingError,
@@ -97,6 +98,7 @@ __all__ = [
     "KernelArgumentError",
     "KernelTypingError",
     "LaunchError",
+    "DeviceFaultError",
     "MixedUSMTypeWarning",
     "NdRange",
     "NumbaExtError",
