@@ -82,7 +82,7 @@ fn checked_accesses_record_and_skip() {
         common::spirv_val(&spv.bytes);
         assert_eq!(spv.slots.len(), codegen::function_slots(&kernel(shifted, false)).len() + 3);
         let ptx = String::from_utf8(codegen::compile_function(&f, &common::ptx_caps()).unwrap().bytes).unwrap();
-        assert!(ptx.contains("atom.global.cas.b64") || ptx.contains("atom.cas.b64"), "{ptx}");
+        assert!(ptx.contains("global.cas.b64"), "{ptx}");
     }
 }
 
