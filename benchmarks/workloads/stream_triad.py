@@ -115,7 +115,10 @@ VARIANTS = [
         note="numba_ext_prange with boundscheck=True",
     ),
     Variant(
-        "numba_ext_kernel_bc", triad_kernel_bc, backend="numba_ext", note="numba_ext_kernel with boundscheck=True"
+        "numba_ext_kernel_bc",
+        triad_kernel_bc,
+        backend="numba_ext",
+        note="numba_ext_kernel with boundscheck=True",
     ),
     Variant(
         "numba_ext_kernel_item",

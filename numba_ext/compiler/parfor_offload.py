@@ -342,7 +342,8 @@ class _ParforLaunch:
     def _check_bounds(self, record):
         """After the launch: 0, or -1 with an IndexError set from the record; frees the record."""
         builder, spec = self.builder, self.pk.spec
-        what = f"prange loop at line {self.parfor.loc.line} of {self.lowerer.fndesc.qualname} (kernel {spec.name})"
+        where = f"line {self.parfor.loc.line} of {self.lowerer.fndesc.qualname}"
+        what = f"prange loop at {where} (kernel {spec.name})"
         check = declare(builder, "nx_bounds_check", I32, [I8P, I8P, I8P, I8P])
         names = ",".join(a.name for a in spec.arrays)
         cwhat = self.context.insert_const_string(builder.module, what)

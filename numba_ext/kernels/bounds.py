@@ -5,8 +5,8 @@ raised after the launch when the kernel recorded an access out of bounds (the re
 
 from __future__ import annotations
 
-from ..arrays import ndarray
 from ..arrays.creation import asnumpy, zeros
+from ..arrays.ndarray import ndarray  # the class (mypy, in an import cycle, may take the module)
 from ..compiler.kernel_ir import BOUNDS_RECORD_LEN, Function
 from ..devices import Queue
 

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, cast, overload
 
 from .. import _core
 from ..arrays import ndarray
+from ..compiler.bounds import boundscheck_setting
 from ..compiler.device_functions import DeviceFunction
 from ..compiler.item_api import LocalAccessor
 from ..compiler.signatures import is_signature_spec, parse_signatures
@@ -31,7 +32,6 @@ from ..errors import (
     UnsupportedError,
 )
 from ..placement import plan_call
-from ..compiler.bounds import boundscheck_setting
 from .bounds import bounds_record, check_bounds_record
 from .compilation import CompiledKernel, argument_types, compile_kernel, compile_lock, translate_kernel
 from .forms import COMPILE_HINTS, KernelForm, item_kind, kernel_signatures

@@ -139,5 +139,7 @@ def test_numba_boundscheck_env_checks_jitted_loops():
         [sys.executable, "-c", textwrap.dedent(_CHILD)], capture_output=True, text=True, env=env, timeout=300
     )
     assert r.returncode == 0, r.stderr[-3000:]
-    assert "IndexError prange loop at line" in r.stdout and "size 10 (read of array 'a')" in r.stdout, r.stdout
+    assert "IndexError prange loop at line" in r.stdout and "size 10 (read of array 'a')" in r.stdout, (
+        r.stdout
+    )
     assert r.stdout.strip().endswith("True"), r.stdout

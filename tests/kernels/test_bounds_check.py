@@ -183,7 +183,9 @@ def test_out_of_bounds_write_raises_and_writes_nothing_else(rng):
     n = 64
     init = rng.standard_normal(n)
     c = nx.asarray(init)
-    with pytest.raises(IndexError, match=r"kernel checked_write: index \d+ is out of bounds for axis 0 with size 64"):
+    with pytest.raises(
+        IndexError, match=r"kernel checked_write: index \d+ is out of bounds for axis 0 with size 64"
+    ):
         checked_write[n](c, n)
     want = init.copy()
     want[::2] = 1.5  # the odd elements keep their values: their writes went out of bounds
@@ -223,7 +225,9 @@ def checked_2d(a, c):
 def test_2d_names_the_axis(rng):
     h = rng.standard_normal((4, 6))
     c = nx.empty((4, 6))
-    with pytest.raises(IndexError, match=r"index 6 is out of bounds for axis 1 with size 6 \(read of argument 'a'\)"):
+    with pytest.raises(
+        IndexError, match=r"index 6 is out of bounds for axis 1 with size 6 \(read of argument 'a'\)"
+    ):
         checked_2d[nx.Range(4, 6)](nx.asarray(h), c)
     got = nx.asnumpy(c)
     np.testing.assert_array_equal(got[:, :5], h[:, 1:])
@@ -340,7 +344,10 @@ def _child(env_value):
 
 def test_numba_boundscheck_env_turns_checks_on():
     out = _child("1")
-    assert "k IndexError kernel k: index 64 is out of bounds for axis 0 with size 64 (write of argument 'c')" in out
+    assert (
+        "k IndexError kernel k: index 64 is out of bounds for axis 0 with size 64 (write of argument 'c')"
+        in out
+    )
     assert "explicit IndexError" in out
 
 

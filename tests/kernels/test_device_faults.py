@@ -4,7 +4,6 @@ and other queues keep working. A real fault cannot be caused on purpose on every
 driver ends the process on an access to unmapped memory), so the queue is marked the way the launch's
 wait marks it on a failure (``rust/src/runtime/launch.rs``)."""
 
-import numpy as np
 import pytest
 
 import numba_ext as nx
@@ -30,7 +29,9 @@ def test_a_faulted_queue_is_refused_and_others_keep_working(rng):
     assert bad.faulted is None
     bad._mark_faulted(_FAULT)
     assert bad.faulted == _FAULT
-    with pytest.raises(errors.DeviceFaultError, match=r"Queue\(.*\) is no longer usable: kernel 'scale_0123'") as e:
+    with pytest.raises(
+        errors.DeviceFaultError, match=r"Queue\(.*\) is no longer usable: kernel 'scale_0123'"
+    ) as e:
         scale[32](x, 2.0)
     assert isinstance(e.value, errors.LaunchError) and "create a new queue" in str(e.value)
     with pytest.raises(errors.DeviceFaultError, match="no longer usable"):
@@ -47,4 +48,6 @@ def test_a_faulted_queue_is_refused_and_others_keep_working(rng):
 
 def test_device_fault_error_is_exported():
     assert nx.DeviceFaultError is errors.DeviceFaultError
-    assert issubclass(errors.DeviceFaultError, RuntimeError) and issubclass(errors.DeviceFaultError, ValueError)
+    assert issubclass(errors.DeviceFaultError, RuntimeError) and issubclass(
+        errors.DeviceFaultError, ValueError
+    )
