@@ -82,7 +82,8 @@ fn checked_accesses_record_and_skip() {
         let f = kernel(shifted, true);
         let ir = codegen::function_llvm_ir(&f, Flavor::Spirv).unwrap();
         assert!(ir.contains("out_of_bounds") && ir.contains("cmpxchg") && ir.contains("icmp ult"), "{ir}");
-        assert!(codegen::compile_function(&f, &spirv_caps()).unwrap().int_minmax);
+        // the checks of 1-d arrays select nothing: the driver may optimise them (a wrap may not)
+        assert_eq!(codegen::compile_function(&f, &spirv_caps()).unwrap().int_minmax, shifted);
         let spv = codegen::compile_function(&f, &spirv_caps()).unwrap();
         common::spirv_val(&spv.bytes);
         assert_eq!(spv.slots.len(), codegen::function_slots(&kernel(shifted, false)).len() + 3);

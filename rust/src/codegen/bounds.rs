@@ -106,9 +106,10 @@ impl<'ctx> Lowering<'_, 'ctx> {
 
         b.position_at_end(record_bb);
         let i64t = kb.ctx.i64_type();
-        // the first dimension out of bounds: its index and extent
+        // the first dimension out of bounds: its index and extent (selects only for several
+        // dimensions: a 1-d array's checks have no integer select, see `Binary::int_minmax`)
         let (mut dim, mut bad_i, mut bad_n) = (i64t.const_zero(), idx[0], ext[0]);
-        for d in (0..idx.len()).rev() {
+        for d in (0..idx.len()).rev().filter(|_| idx.len() > 1) {
             let out = cg(b.build_not(oks[d], "out"))?;
             dim = cg(b.build_select(out, i64t.const_int(d as u64, false), dim, "dim"))?.into_int_value();
             bad_i = cg(b.build_select(out, idx[d], bad_i, "bad_i"))?.into_int_value();

@@ -204,9 +204,9 @@ pub fn compile_function(f: &Function, caps: &DeviceCaps) -> Result<Binary> {
     let (bytes, llvm_ir) = emit::emit(&module, flavor, &cpu, caps.libdevice.as_deref())?;
     use crate::ir::cfg::{AtomicOp, Inst};
     // a negative-index wrap is an integer select too, unless the index is provably non-negative;
-    // bounds checks select the record's fields
+    // bounds checks of multi-dimensional arrays select the record's fields
     let nonneg = crate::ir::nonneg::nonneg_locals(f);
-    let int_minmax = f.bounds.is_some()
+    let int_minmax = (f.bounds.is_some() && f.arrays.iter().any(|a| a.ndim > 1))
         || f.blocks.iter().flat_map(|b| &b.insts).any(|i| match i {
             Inst::Binary { dst, op: crate::ir::BinaryOp::Min | crate::ir::BinaryOp::Max, .. }
             | Inst::Select { dst, .. } => f.locals[*dst].is_int(),
