@@ -400,8 +400,9 @@ impl Function {
             }
         }
         if let Some(e) = self.bounds {
-            let ok = self.arrays.get(e).is_some_and(|a| a.space == Space::Global && a.dtype == DType::I64 && a.ndim == 1)
-                && self.params.contains(&KParam::Array(e));
+            let ok =
+                self.arrays.get(e).is_some_and(|a| a.space == Space::Global && a.dtype == DType::I64 && a.ndim == 1)
+                    && self.params.contains(&KParam::Array(e));
             if !ok {
                 return Err(Error::Graph(format!("{}: the bounds array {e} is not a 1-d int64 parameter", self.name)));
             }

@@ -55,7 +55,13 @@ fn assignment(f: &Function, inst: &Inst, nn: &[bool]) -> Option<(usize, bool)> {
         Inst::Cast { dst, src } => {
             let (from, to) = (dtype(src), f.locals[*dst]);
             // a narrowing cast may turn a large value negative
-            (*dst, is(src) && (from == DType::Bool || from.size() < to.size() || (from.is_signed() && from.size() <= to.size())))
+            (
+                *dst,
+                is(src)
+                    && (from == DType::Bool
+                        || from.size() < to.size()
+                        || (from.is_signed() && from.size() <= to.size())),
+            )
         }
         Inst::Binary { dst, op, a, b } => {
             let ok = match op {

@@ -62,7 +62,11 @@ impl Queue {
         let props = if in_order { 0 } else { CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE };
         let cl = unsafe { CommandQueue::create_with_properties(context.cl(), device.id(), props, 0) }
             .cl("clCreateCommandQueueWithProperties")?;
-        Ok(Queue(Arc::new(QueueInner { cl, context, device: device.clone(), in_order,
+        Ok(Queue(Arc::new(QueueInner {
+            cl,
+            context,
+            device: device.clone(),
+            in_order,
             pending: AtomicUsize::new(0),
             faulted: OnceLock::new(),
         })))
