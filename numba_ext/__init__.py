@@ -50,6 +50,7 @@ from .devices import Context, Device, Queue, default_queue, get_devices
 from .errors import (
     ArrayInterfaceError,
     BuildError,
+    DeviceFaultError,
     ExecutionPlacementError,
     KernelArgumentError,
     KernelTypingError,
@@ -100,6 +101,7 @@ __all__ = [
     "KernelArgumentError",
     "KernelTypingError",
     "LaunchError",
+    "DeviceFaultError",
     "MixedUSMTypeWarning",
     "NdRange",
     "NumbaExtError",

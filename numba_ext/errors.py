@@ -47,6 +47,13 @@ class LaunchError(NumbaExtError, ValueError):
     """A kernel launch was malformed."""
 
 
+class DeviceFaultError(LaunchError, RuntimeError):
+    """A kernel failed while running on the device (NVIDIA's driver reports an out-of-bounds access
+    as ``CL_UNKNOWN_ERROR``); the message names the kernel and the queue. That queue is refused from
+    then on (every launch and copy on it raises this error; ``Queue.faulted`` says what happened):
+    create a new queue. Other queues keep working (on NVIDIA, those of other contexts)."""
+
+
 class KernelArgumentError(NumbaExtError, TypeError):
     """A kernel was called with the wrong number or kinds of arguments."""
 

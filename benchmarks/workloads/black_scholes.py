@@ -113,12 +113,21 @@ def _black_scholes_kernel(price, strike, t, rate, volatility, call, put):
     put[i] = cv - price[i] + se
 
 
-def black_scholes_kernel(price, strike, t, rate, volatility):
+def black_scholes_kernel(price, strike, t, rate, volatility, kern=_black_scholes_kernel):
     n, q = price.shape[0], price.sycl_queue
     call = nx.empty(n, dtype=price.dtype, sycl_queue=q)
     put = nx.empty(n, dtype=price.dtype, sycl_queue=q)
-    _black_scholes_kernel[n](price, strike, t, rate, volatility, call, put)
+    kern[n](price, strike, t, rate, volatility, call, put)
     return call, put
+
+
+# the same kernel and prange loop with every array access bounds-checked (the cost of the checks)
+_black_scholes_kernel_bc = nx.kernel(boundscheck=True)(_black_scholes_kernel.py_func)
+black_scholes_nx_prange_bc = nx.jit(with_globals(_black_scholes_prange, empty=nx.empty), boundscheck=True)
+
+
+def black_scholes_kernel_bc(price, strike, t, rate, volatility):
+    return black_scholes_kernel(price, strike, t, rate, volatility, _black_scholes_kernel_bc)
 
 
 @nx.kernel
@@ -228,6 +237,18 @@ VARIANTS = [
     Variant("numba_ext_jit", nx.jit(black_scholes), backend="numba_ext"),
     Variant("numba_ext_prange", black_scholes_nx_prange, backend="numba_ext"),
     Variant("numba_ext_kernel", black_scholes_kernel, backend="numba_ext"),
+    Variant(
+        "numba_ext_prange_bc",
+        black_scholes_nx_prange_bc,
+        backend="numba_ext",
+        note="numba_ext_prange with boundscheck=True",
+    ),
+    Variant(
+        "numba_ext_kernel_bc",
+        black_scholes_kernel_bc,
+        backend="numba_ext",
+        note="numba_ext_kernel with boundscheck=True",
+    ),
     Variant(
         "numba_ext_kernel_item",
         black_scholes_kernel_item,

@@ -51,10 +51,18 @@ def _triad_kernel(b, c, s, a):
     a[i] = b[i] + s * c[i]
 
 
-def triad_kernel(b, c, s):
+def triad_kernel(b, c, s, kern=_triad_kernel):
     a = nx.empty(b.shape, dtype=b.dtype, sycl_queue=b.sycl_queue)
-    _triad_kernel[b.shape[0]](b, c, s, a)
+    kern[b.shape[0]](b, c, s, a)
     return a
+
+
+# the same kernel and prange loop with every array access bounds-checked (the cost of the checks)
+_triad_kernel_bc = nx.kernel(boundscheck=True)(_triad_kernel.py_func)
+
+
+def triad_kernel_bc(b, c, s):
+    return triad_kernel(b, c, s, _triad_kernel_bc)
 
 
 @nx.kernel
@@ -100,6 +108,18 @@ VARIANTS = [
     Variant("numba_ext_jit", nx.jit(triad), backend="numba_ext"),
     Variant("numba_ext_prange", nx.jit(with_globals(_triad_prange, empty=nx.empty)), backend="numba_ext"),
     Variant("numba_ext_kernel", triad_kernel, backend="numba_ext"),
+    Variant(
+        "numba_ext_prange_bc",
+        nx.jit(with_globals(_triad_prange, empty=nx.empty), boundscheck=True),
+        backend="numba_ext",
+        note="numba_ext_prange with boundscheck=True",
+    ),
+    Variant(
+        "numba_ext_kernel_bc",
+        triad_kernel_bc,
+        backend="numba_ext",
+        note="numba_ext_kernel with boundscheck=True",
+    ),
     Variant(
         "numba_ext_kernel_item",
         triad_kernel_item,

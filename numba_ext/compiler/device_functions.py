@@ -35,8 +35,12 @@ class DeviceFunction:
     With `signatures` (``@numba_ext.func(sig)``), typed for those at once and called only with
     arguments that convert to one of them."""
 
-    def __init__(self, py_func: Any, signatures: list[Signature] | None = None) -> None:
+    def __init__(
+        self, py_func: Any, signatures: list[Signature] | None = None, boundscheck: bool | None = None
+    ) -> None:
         self.py_func = py_func
+        #: True: the kernels that call it check their array accesses (unless theirs says otherwise)
+        self.boundscheck = boundscheck
         self.__name__ = py_func.__name__
         self.signatures = signatures
         for sig in signatures or ():

@@ -98,6 +98,8 @@ class FunctionBuilder:
         self.arrays: list[ArrayDecl] = []
         self.params: list[FnParam] = []
         self._blocks: list[_OpenBlock] = []
+        #: set when a device function declared with boundscheck=True is inlined
+        self.boundscheck_requested = False
 
     def new_local(self, dtype: str) -> int:
         self.locals.append(dtype)
@@ -145,13 +147,16 @@ class FunctionBuilder:
     def terminator(self, block: int) -> Term | None:
         return self._blocks[block].term
 
-    def function(self) -> Function:
+    def function(self, bounds: int | None = None) -> Function:
+        """The finished function (`bounds`: its bounds-check array, see ``kernel_ir``)."""
         blocks = []
         for i, b in enumerate(self._blocks):
             if b.term is None:
                 raise UnsupportedError(f"internal: block {i} of {self.name} has no terminator")
             blocks.append(Block(tuple(b.insts), b.term))
-        return Function(self.name, tuple(self.locals), tuple(self.arrays), tuple(self.params), tuple(blocks))
+        return Function(
+            self.name, tuple(self.locals), tuple(self.arrays), tuple(self.params), tuple(blocks), bounds
+        )
 
 
 def emit_spec_element(

@@ -75,6 +75,8 @@ def translate_call(tr: Translator, target: ir.Var, e: ir.Expr, t: types.Type) ->
             if e.kws:
                 tr.fail(f"keyword arguments in a call of {fn.__name__}, which has explicit signatures")
             formal = fn.formal_types(tuple(tr.ty(a) for a in args))
+        if isinstance(fn, DeviceFunction) and fn.boundscheck:
+            tr.fb.boundscheck_requested = True  # the kernel decides (compilation.translate_kernel)
         inline(tr, target, fn.py_func, args, dict(e.kws), formal)
         return
     if not e.vararg and item_calls.translate_call(tr, target, fn, args, dict(e.kws), t):

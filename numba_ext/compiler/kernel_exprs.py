@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numba.core import ir, types
 
-from . import complex_lowering, item_calls, kernel_views
+from . import bounds, complex_lowering, item_calls, kernel_views
 from .function_builder import ArrayRef, Element, Range, const, is_operand
 from .kernel_calls import translate_call
 from .kernel_ir import (
@@ -248,7 +248,8 @@ def _getitem(tr: Translator, target: ir.Var, e: ir.Expr, t: types.Type) -> None:
         and len(items) == tr.fb.arrays[base.index].ndim
         and all(is_operand(i) for i in items)
     ):
-        tr.emit(LoadInst(tr.local_for(target), base.index, tuple(tr.index_ops_of(items))))
+        index = bounds.wrap_indices(tr, base.index, tr.index_ops_of(items))
+        tr.emit(LoadInst(tr.local_for(target), base.index, tuple(index)))
         return
     view = kernel_views.as_view(tr, base)
     if view is None:

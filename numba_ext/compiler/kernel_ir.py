@@ -21,7 +21,7 @@ below:
   ``prange`` bodies and reductions (built by ``kernel_translate.FunctionBuilder``)::
 
       Function(name, locals: (dtype, ...), arrays: (ArrayDecl, ...),
-               params: (FnArrayParam | FnScalarParam, ...), blocks: (Block, ...), version)
+               params: (FnArrayParam | FnScalarParam, ...), blocks: (Block, ...), bounds, version)
       ArrayDecl(name, dtype, ndim, space, shape, contiguous)
       FnArrayParam(array)                 FnScalarParam(local)
       Block(insts: (Inst, ...), term: Jump(target) | Branch(cond, then, otherwise) | Return())
@@ -30,13 +30,18 @@ below:
            | SelectInst(dst, cond, a, b) | LoadInst(dst, array, index) | StoreInst(array, index, src)
            | Dim(dst, array, dim) | WorkItem(dst, query, dim) | Barrier(flags)
            | Atomic(dst | None, op, array, index, value, cmp | None, order, scope)
-           | Fence(order, scope)
+           | Fence(order, scope) | Wrap(dst, index, extent)
 
   ``dst``, ``local`` and ``Local.index`` index ``locals`` (the dtypes of typed mutable scalars);
   ``array`` indexes ``arrays``; ``index`` is a tuple of operands, one per dimension; block 0 is the
   entry and ``target``, ``then``, ``otherwise`` are block indices. ``space`` is ``"global"`` (a
   parameter), ``"local"`` (work-group memory) or ``"private"``; ``shape`` is the constant shape of a
-  local or private array. A scalar parameter is bound to its local on entry.
+  local or private array. A scalar parameter is bound to its local on entry. ``Wrap`` is NumPy's
+negative-index wrap of an ``int64`` index (``index + extent`` where ``index < 0``). ``bounds`` is None,
+or the array index of a 1-d ``int64`` global array parameter of ``BOUNDS_RECORD_LEN`` elements: then
+every other array access is checked against its extents, skipped when out of bounds, and the first
+such access is recorded there as ``[1, array, dimension, index, extent, access (0 read, 1 write,
+2 atomic), 0, 0]``.
 
 ``Atomic`` ops: ``"add"``, ``"sub"``, ``"mul"``, ``"min"``, ``"max"``, ``"and"``, ``"or"``, ``"xor"``
 (the bitwise ones on integer arrays only), ``"exchange"``, ``"compare_exchange"`` (``cmp`` the
@@ -63,7 +68,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar, Literal
 
-KERNEL_IR_VERSION = 3
+KERNEL_IR_VERSION = 4
+#: int64 elements of a bounds-checked function's error record (see the module docstring)
+BOUNDS_RECORD_LEN = 8
 
 Scalar = bool | int | float | complex
 
@@ -339,6 +346,16 @@ class Fence:
     scope: str
 
 
+@dataclass(frozen=True, slots=True)
+class Wrap:
+    """`dst = index + extent if index < 0 else index` (int64 operands)."""
+
+    tag: ClassVar[str] = "wrap"
+    dst: int
+    index: Operand
+    extent: Operand
+
+
 Inst = (
     Copy
     | CastInst
@@ -352,6 +369,7 @@ Inst = (
     | Barrier
     | Atomic
     | Fence
+    | Wrap
 )
 
 
@@ -392,4 +410,5 @@ class Function:
     arrays: tuple[ArrayDecl, ...]
     params: tuple[FnParam, ...]
     blocks: tuple[Block, ...]
+    bounds: int | None = None
     version: int = KERNEL_IR_VERSION

@@ -17,7 +17,7 @@ import numpy as np
 from numba.core import ir, types
 
 from ..errors import UnsupportedError
-from . import complex_lowering, item_calls, kernel_views
+from . import bounds, complex_lowering, item_calls, kernel_views
 from .function_builder import ArrayRef, FunctionBuilder, const, is_operand
 from .item_typing import LocalAccessorType
 from .kernel_exprs import translate_expr
@@ -137,7 +137,7 @@ class Translator:
         for o in ops:
             if not (self.dt(o).startswith(("int", "uint")) or self.dt(o) == "bool"):
                 self.fail("a non-integer index")
-        return ops
+        return bounds.wrap_indices(self, array_idx, ops)
 
     def static_index(self, index: object, array_idx: int) -> list[Operand]:
         items = index if isinstance(index, tuple) else (index,)
@@ -294,7 +294,7 @@ class Translator:
             and len(items) == self.fb.arrays[base.index].ndim
             and all(is_operand(i) for i in items)
         ):
-            index = self.index_ops_of(items)
+            index = bounds.wrap_indices(self, base.index, self.index_ops_of(items))
             val = self.cast(self.scalar(s.value), self.fb.arrays[base.index].dtype)
             self.emit(StoreInst(base.index, tuple(index), val))
             return

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from numba.core import ir
 
+from . import bounds
 from .function_builder import ArrayRef, const, is_operand
 from .kernel_ir import (
     ArrayParam,
@@ -201,9 +202,7 @@ def subscript(tr: Translator, view: View, items: list[Any]) -> View:
         if isinstance(item, SliceVal):
             dims.append(_slice_dim(tr, d, item))
         elif is_operand(item):
-            i = tr.cast(item, "int64")
-            if isinstance(i, Imm) and not isinstance(i.value, complex) and i.value < 0:  # a[-1]
-                i = ibin(tr, "add", i, d.length)
+            i = bounds.wrap(tr, item, d.length)  # a[-1], a[i] with i < 0
             dims.append(ibin(tr, "add", d.start, ibin(tr, "mul", i, d.step)))
         else:
             tr.fail(f"indexing an array with {item!r}")

@@ -23,6 +23,7 @@ from numba.parfors.parfor import Parfor
 
 from ..errors import UnsupportedError
 from . import complex_lowering
+from .bounds import add_bounds_array
 from .function_builder import ArrayRef, Element, FunctionBuilder, const, emit_spec_element
 from .kernel_ir import (
     ArrayParam,
@@ -32,6 +33,7 @@ from .kernel_ir import (
     CastInst,
     Copy,
     Function,
+    Imm,
     Jump,
     KernelSpec,
     Local,
@@ -205,7 +207,9 @@ class ParforKernel:
 
         loop = _Loop(fb)
         partial = loop.start(self.redvars, self.redops, tr, typemap, total)
-        idx_locals = loop.unravel(bounds)
+        # a constant start (prange(n): 0) keeps the indices visibly non-negative: no wrap code
+        starts = [const("int64", n.start) if isinstance(n.start, int) else None for n in parfor.loop_nests]
+        idx_locals = loop.unravel(bounds, starts)
         for d, nest in enumerate(parfor.loop_nests):
             name = nest.index_variable.name
             want = dtype_name(typemap[name])
@@ -239,7 +243,8 @@ class ParforKernel:
             complex_lowering.check_reduction(self.redops[r], wide)
             fb.emit(loop.exit, Atomic(None, self.redops[r], acc[r], (const("int64", 0),), value, None))
         fb.terminate(loop.exit, Return())
-        f = fb.function()
+        # jit(boundscheck=True) / NUMBA_BOUNDSCHECK, as Numba's context resolves them
+        f = fb.function(bounds=add_bounds_array(fb) if lowerer.context.enable_boundscheck else None)
         return replace(f, name="nx_p" + hashlib.sha1(repr(f).encode()).hexdigest()[:16])
 
     def _parameters(
@@ -311,9 +316,10 @@ class _Loop:
         fb.terminate(self.head, Branch(Local(self.cond), self.pre, self.exit))
         return partial
 
-    def unravel(self, bounds: list[tuple[int, int]]) -> list[int]:
+    def unravel(self, bounds: list[tuple[int, int]], starts: list[Imm | None]) -> list[int]:
         """Unravel the flat index over the loop nest (C order; `bounds`: per nest the locals of its
-        start and count). Returns the locals of the indices."""
+        start and count; `starts`: the starts known at compile time). Returns the locals of the
+        indices."""
         fb = self.fb
         rest: Operand = Local(self.lin)
         idx_locals = [0] * len(bounds)
@@ -321,15 +327,19 @@ class _Loop:
             start, count = bounds[d]
             q, rem, i = fb.new_local("int64"), fb.new_local("int64"), fb.new_local("int64")
             if d > 0:
+                # the host passes counts >= 0; saying so here keeps the quotients non-negative
+                n = fb.new_local("int64")
+                fb.emit(self.entry, BinaryInst(n, "max", Local(count), const("int64", 0)))
                 fb.emit(
                     self.pre,
-                    BinaryInst(rem, "rem", rest, Local(count)),
-                    BinaryInst(q, "floordiv", rest, Local(count)),
+                    BinaryInst(rem, "rem", rest, Local(n)),
+                    BinaryInst(q, "floordiv", rest, Local(n)),
                 )
                 rest = Local(q)
             else:
                 fb.emit(self.pre, Copy(rem, rest))
-            fb.emit(self.pre, BinaryInst(i, "add", Local(rem), Local(start)))
+            first = starts[d]
+            fb.emit(self.pre, BinaryInst(i, "add", Local(rem), Local(start) if first is None else first))
             idx_locals[d] = i
         return idx_locals
 

@@ -27,6 +27,7 @@ from .host_abi import (
     declare,
     scalar_bits,
 )
+from .kernel_ir import BOUNDS_RECORD_LEN
 from .kernelspec import dtype_name
 from .lazy_refs import KernelRef, lazy_address
 from .parfor_fusion import fuse_regions_into_parfors
@@ -268,6 +269,7 @@ class _ParforLaunch:
             self.slot_vals += [start, count]
             total = builder.mul(total, count)
         self.slot_vals.append(total)
+        record = self._bounds_record(accs, epi_outs)
         slots = cgutils.alloca_once(builder, I64, size=len(self.slot_vals))
         for i, sv in enumerate(self.slot_vals):
             builder.store(sv, builder.gep(slots, [I32(i)]))
@@ -292,13 +294,61 @@ class _ParforLaunch:
         )
         kaddr = lazy_address(context, builder, KernelRef(self.kernel, self.pk.spec, self.device))
         st = builder.call(launch, [kaddr, self.queue, slots, I32(len(self.slot_vals)), I32(1), gsize, local])
+        if record is not None:  # the launch's status, else the bounds check's
+            st_slot = cgutils.alloca_once_value(builder, st)
+            with builder.if_else(builder.icmp_signed("==", st, I32(0))) as (ok, failed):
+                with ok:
+                    builder.store(self._check_bounds(record), st_slot)
+                with failed:
+                    builder.call(declare(builder, "NRT_MemInfo_release", llir.VoidType(), [I8P]), [record[1]])
+            st = builder.load(st_slot)
         with cgutils.if_unlikely(builder, builder.icmp_signed("!=", st, I32(0))):
-            release = declare(builder, "NRT_MemInfo_release", llir.VoidType(), [I8P])
-            for *_, mi in accs:
-                builder.call(release, [mi])
-            for _, ty, out in epi_outs:
-                context.nrt.decref(builder, ty, out._getvalue())
+            self._release(accs, epi_outs)
             context.call_conv.return_exc(builder)
+
+    def _release(self, accs: list, epi_outs: list, record=None) -> None:
+        """Free the accumulators, the fused results and the bounds record, on a failure."""
+        release = declare(self.builder, "NRT_MemInfo_release", llir.VoidType(), [I8P])
+        for mi in [mi for *_, mi in accs] + ([] if record is None else [record[1]]):
+            self.builder.call(release, [mi])
+        for _, ty, out in epi_outs:
+            self.context.nrt.decref(self.builder, ty, out._getvalue())
+
+    def _bounds_record(self, accs: list, epi_outs: list):
+        """For a bounds-checked kernel: its zeroed error record (device memory, the last argument's
+        slots appended), as (data, meminfo); else None."""
+        if self.pk.spec.bounds is None:
+            return None
+        builder, context = self.builder, self.context
+        mi_slot = cgutils.alloca_once(builder, I8P)
+        alloc = declare(builder, "nx_usm_alloc", I8P, [I8P, I64, I32, I8P.as_pointer()])
+        nbytes = I64(8 * BOUNDS_RECORD_LEN)
+        data = builder.call(alloc, [self.queue, nbytes, I32(USM_CODES["device"]), mi_slot])
+        with cgutils.if_unlikely(builder, cgutils.is_null(builder, data)):
+            self._release(accs, epi_outs)
+            context.call_conv.return_exc(builder)
+        record = (data, builder.load(mi_slot))
+        fill = declare(builder, "nx_usm_fill", I32, [I8P, I8P, I8P, I64, I64])
+        zero = cgutils.alloca_once_value(builder, llir.IntType(8)(0))
+        st = builder.call(fill, [self.queue, data, zero, I64(1), nbytes])
+        with cgutils.if_unlikely(builder, builder.icmp_signed("!=", st, I32(0))):
+            self._release(accs, epi_outs, record)
+            context.call_conv.return_exc(builder)
+        self.slot_vals += [builder.ptrtoint(data, I64), I64(BOUNDS_RECORD_LEN), I64(8)]
+        return record
+
+    def _check_bounds(self, record):
+        """After the launch: 0, or -1 with an IndexError set from the record; frees the record."""
+        builder, spec = self.builder, self.pk.spec
+        where = f"line {self.parfor.loc.line} of {self.lowerer.fndesc.qualname}"
+        what = f"prange loop at {where} (kernel {spec.name})"
+        check = declare(builder, "nx_bounds_check", I32, [I8P, I8P, I8P, I8P])
+        names = ",".join(a.name for a in spec.arrays)
+        cwhat = self.context.insert_const_string(builder.module, what)
+        cnames = self.context.insert_const_string(builder.module, names)
+        st = builder.call(check, [self.queue, record[0], cwhat, cnames])
+        builder.call(declare(builder, "NRT_MemInfo_release", llir.VoidType(), [I8P]), [record[1]])
+        return st
 
     def read_back_accumulators(self, accs: list) -> None:
         """Copy each accumulator back, free it, and store its value (in the variable's type)."""

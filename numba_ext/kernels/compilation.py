@@ -15,6 +15,7 @@ from numba.core.typing import typeof as numba_typeof
 
 from .. import _core
 from ..arrays import ndarray
+from ..compiler.bounds import add_bounds_array
 from ..compiler.device_functions import typed_ir
 from ..compiler.disk_cache import KernelDiskCache
 from ..compiler.function_builder import FunctionBuilder
@@ -69,10 +70,15 @@ def argument_types(kernel_name: str, params: Sequence[str], args: Sequence[Any])
 
 
 def translate_kernel(
-    py_func: Callable[..., Any], kernel_name: str, argtys: tuple[Any, ...], work_dim: int
+    py_func: Callable[..., Any],
+    kernel_name: str,
+    argtys: tuple[Any, ...],
+    work_dim: int,
+    boundscheck: bool | None = None,
 ) -> Function:
     """`py_func` typed for `argtys` and translated to the kernel IR, for launches of `work_dim`
-    dimensions."""
+    dimensions; bounds-checked if `boundscheck` (``compiler.bounds.boundscheck_setting``) is True,
+    or None and a device function it calls asks for it."""
     try:
         func_ir, typemap, calltypes, restype = typed_ir(py_func, argtys)
     except NumbaExtError:
@@ -84,7 +90,8 @@ def translate_kernel(
     digest = hashlib.sha1(repr((py_func.__qualname__, argtys, work_dim)).encode()).hexdigest()[:12]
     fb = FunctionBuilder(f"{kernel_name}_{digest}", work_dim=work_dim)
     Translator(fb, func_ir, typemap, calltypes).translate()
-    return fb.function()
+    checked = fb.boundscheck_requested if boundscheck is None else boundscheck
+    return fb.function(bounds=add_bounds_array(fb) if checked else None)
 
 
 def compile_kernel(
@@ -93,17 +100,18 @@ def compile_kernel(
     argtys: tuple[Any, ...],
     device_filter: str,
     work_dim: int,
+    boundscheck: bool | None = None,
     disk: KernelDiskCache | None = None,
 ) -> CompiledKernel:
     """`py_func` typed for `argtys`, translated and compiled for the device `device_filter`; with a
     disk cache (``kernel(cache=True)``), loaded from it when it holds the kernel, else saved to it."""
     device = device_by_filter(device_filter)
-    key = (argtys, device_filter, work_dim)
+    key = (argtys, device_filter, work_dim, bool(boundscheck))
     entry = None if disk is None else disk.load(key)
     if entry is not None:
         package, spec = entry
         return CompiledKernel(_core.kernel_from_package(package, spec, device), spec)
-    spec = translate_kernel(py_func, kernel_name, argtys, work_dim)
+    spec = translate_kernel(py_func, kernel_name, argtys, work_dim, boundscheck)
     kernel = _core.compile_function(spec, device)
     if disk is not None:
         disk.save(key, kernel.package, spec)

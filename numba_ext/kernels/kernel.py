@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, cast, overload
 
 from .. import _core
 from ..arrays import ndarray
+from ..compiler.bounds import boundscheck_setting
 from ..compiler.device_functions import DeviceFunction
 from ..compiler.item_api import LocalAccessor
 from ..compiler.signatures import is_signature_spec, parse_signatures
@@ -31,6 +32,7 @@ from ..errors import (
     UnsupportedError,
 )
 from ..placement import plan_call
+from .bounds import bounds_record, check_bounds_record
 from .compilation import (
     CompiledKernel,
     argument_types,
@@ -69,12 +71,13 @@ class Kernel(_core.KernelCaller):
         self.py_func = py_func
         self.__name__ = py_func.__name__
         self.__doc__ = py_func.__doc__
-        unknown = set(options or ()) - COMPILE_HINTS - {"cache"}
+        unknown = set(options or ()) - COMPILE_HINTS - {"cache", "boundscheck"}
         if unknown:
             raise TypeError(f"kernel {self.__name__}: unknown option(s) {', '.join(sorted(unknown))}")
         self._disk = disk_cache(py_func, self.__name__) if (options or {}).get("cache") else None
         item = item_kind(py_func)
         sigs = None if signatures is None else kernel_signatures(signatures, item, self.__name__)
+        self._boundscheck: bool | None = (options or {}).get("boundscheck")
         self._form = KernelForm(py_func, sigs)
         self._params = self._form.params
         self._cache: dict = {}  # (argument types, device filter, launch rank) -> CompiledKernel
@@ -121,11 +124,12 @@ class Kernel(_core.KernelCaller):
     def _compile(self, argtys: tuple[Any, ...], device_filter: str, work_dim: int) -> CompiledKernel:
         # Numba interns its types (one object per type), so identities make a cheap first-level key;
         # the entry keeps the types alive, so the identities stay theirs
-        fast = (*map(id, argtys), device_filter, work_dim)
+        checks = boundscheck_setting(self._boundscheck)  # NUMBA_BOUNDSCHECK may change
+        fast = (*map(id, argtys), device_filter, work_dim, checks)
         c = self._fast.get(fast)
         if c is not None:
             return c
-        key = (argtys, device_filter, work_dim)
+        key = (argtys, device_filter, work_dim, checks)
         c = self._cache.get(key)
         if c is not None:
             self._fast[fast] = c
@@ -134,7 +138,7 @@ class Kernel(_core.KernelCaller):
             c = self._cache.get(key)
             if c is None:
                 c = self._cache[key] = compile_kernel(
-                    self.py_func, self.__name__, argtys, device_filter, work_dim, self._disk
+                    self.py_func, self.__name__, argtys, device_filter, work_dim, checks, self._disk
                 )
         return c
 
@@ -202,12 +206,23 @@ class Kernel(_core.KernelCaller):
         plan, compiled, _ = self._prepare(args, kwargs, global_range, local_range)
         check_limits(self.__name__, compiled.local_bytes, plan.queue.device, global_range, local_range)
         slots = argument_slots(plan.args)
+        check = None
+        if compiled.spec.bounds is not None:  # the error record: the hidden last argument
+            record = bounds_record(plan.queue)
+            slots += argument_slots([record])
+            spec, name = compiled.spec, self.__name__
+
+            def check() -> None:
+                check_bounds_record(name, spec, record)
+
         if wait:
             for ev in after:
                 ev.wait()
-            launch_and_finish(compiled.kernel, plan, slots, global_range, local_range)
+            launch_and_finish(compiled.kernel, plan, slots, global_range, local_range, check)
             return None
-        return launch_async(compiled.kernel, plan, slots, global_range, local_range, (plan, args), after)
+        return launch_async(
+            compiled.kernel, plan, slots, global_range, local_range, (plan, args), after, check
+        )
 
     def _fast_entry(
         self, args: Sequence[Any], global_range: Sequence[int], local_range: Sequence[int] | None
@@ -217,7 +232,7 @@ class Kernel(_core.KernelCaller):
         launching here."""
         plan, compiled, converted = self._prepare(args, None, global_range, local_range)
         dev = plan.queue.device
-        if converted or compiled.local_bytes > dev.local_mem_size:
+        if converted or compiled.local_bytes > dev.local_mem_size or compiled.spec.bounds is not None:
             return None
         return compiled.kernel, plan.queue, dev.max_work_group_size
 
@@ -256,8 +271,9 @@ def kernel(func_or_sig: Any = None, **options: Any) -> Callable[[Callable[..., A
 def kernel(func_or_sig: Any = None, **options: Any) -> Kernel | Callable[[Callable[..., Any]], Kernel]:
     """Decorator for data-parallel kernels (no return value): ``@kernel``, ``@kernel(**options)``, or
     ``@kernel(sig)`` / ``@kernel([sig, ...])`` to compile for those argument types only (typed when
-    decorated). The options numba-dpex and Numba take (``debug``, ``inline_threshold``, ...) are
-    accepted and change nothing."""
+    decorated). ``boundscheck=True`` checks every array access and raises IndexError after the launch
+    (see docs/errors.md; ``NUMBA_BOUNDSCHECK`` overrides it as in Numba). The other options numba-dpex
+    and Numba take (``debug``, ``inline_threshold``, ...) are accepted and change nothing."""
     if func_or_sig is None or is_signature_spec(func_or_sig):
         return lambda f: Kernel(f, func_or_sig, options)
     return Kernel(func_or_sig, None, options)
@@ -272,15 +288,16 @@ def func(
 ) -> DeviceFunction | Callable[[Callable[..., Any]], DeviceFunction]:
     """Decorator for device functions callable from kernels (and jitted code): ``@func``, or
     ``@func(sig)`` / ``@func([sig, ...])`` to type them for those argument types only."""
-    unknown = set(options) - COMPILE_HINTS
+    unknown = set(options) - COMPILE_HINTS - {"boundscheck"}
     if unknown:
         raise TypeError(f"numba_ext.func: unknown option(s) {', '.join(sorted(unknown))}")
+    bc = options.get("boundscheck")
     if func_or_sig is None:
-        return lambda f: DeviceFunction(f)
+        return lambda f: DeviceFunction(f, boundscheck=bc)
     if is_signature_spec(func_or_sig):
         sigs = parse_signatures(func_or_sig, "device function")
-        return lambda f: DeviceFunction(f, sigs)
-    return DeviceFunction(func_or_sig)
+        return lambda f: DeviceFunction(f, sigs, boundscheck=bc)
+    return DeviceFunction(func_or_sig, boundscheck=bc)
 
 
 def call_kernel(kernel_fn: Kernel, index_space: LaunchConfig, *kernel_args: Any) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import struct
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -102,11 +102,15 @@ def launch_and_finish(
     slots: list[int],
     global_range: Sequence[int],
     local_range: Sequence[int] | None,
+    check: Callable[[], None] | None = None,
 ) -> None:
-    """Launch `kernel` on the plan's queue, wait, and finish the plan (NumPy arguments copied back)."""
+    """Launch `kernel` on the plan's queue, wait, finish the plan (NumPy arguments copied back), and
+    run `check` (the bounds check's record, ``bounds.py``)."""
     local = None if local_range is None else list(local_range)
     kernel.launch_nd(plan.queue, slots, list(global_range), local)
     plan.finish(None)
+    if check is not None:
+        check()
 
 
 def launch_async(
@@ -117,6 +121,7 @@ def launch_async(
     local_range: Sequence[int] | None,
     keepalive: object,
     after: Sequence[Event] = (),
+    check: Callable[[], None] | None = None,
 ) -> Event:
     """`launch_and_finish` in a thread, once the events `after` have completed (an error of theirs
     is this launch's too); its Event keeps `keepalive` until waited on and raises the launch's
@@ -126,7 +131,7 @@ def launch_async(
         try:
             for dep in after:
                 dep.wait()
-            launch_and_finish(kernel, plan, slots, global_range, local_range)
+            launch_and_finish(kernel, plan, slots, global_range, local_range, check)
         except Exception as e:  # surfaced by Event.wait()
             ev._error = e
 

@@ -41,6 +41,11 @@ pub enum Error {
     /// A launch was malformed (argument count, sizes).
     #[error("invalid launch: {0}")]
     Launch(String),
+
+    /// A kernel failed while running on the device (an out-of-bounds access, typically), or a queue
+    /// on which that happened was used again.
+    #[error("{0}")]
+    DeviceFault(String),
 }
 
 pub type Result<T> = std::result::Result<T, Error>;

@@ -108,6 +108,7 @@ fn atomics_kernel(d: DType, ops: &[AtomicOp], scope: MemScope) -> Function {
         arrays,
         locals,
         blocks: vec![Block { insts, term: Term::Return }],
+        bounds: None,
     }
 }
 

@@ -366,6 +366,7 @@ fn cfg_function(dt: DType) -> Function {
         arrays,
         locals,
         blocks,
+        bounds: None,
     }
 }
 

@@ -154,6 +154,7 @@ fn complex_function(c: DType) -> Function {
             ],
             term: Term::Return,
         }],
+        bounds: None,
     }
 }
 

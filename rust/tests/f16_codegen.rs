@@ -167,6 +167,7 @@ fn f16_function(atomic: bool) -> Function {
         arrays: vec![decl(Space::Global, vec![]), decl(Space::Global, vec![]), decl(Space::Private, vec![1])],
         locals: vec![DType::I64, h, h, h, h, DType::F64],
         blocks: vec![Block { insts, term: Term::Return }],
+        bounds: None,
     }
 }
 

@@ -102,9 +102,9 @@ def describe(exc: BaseException) -> str:
 
 
 def compare(got: Any, want: Any, rtol: float | None = None, atol: float | None = None) -> str | None:
-    """None when NumPy array `got` equals `want` (dtype in native byte order, shape, values: floats within the dtype's
-    tolerance, NaN where NaN; a complex element that is not finite where NumPy's is not), else what
-    differs."""
+    """None when NumPy array `got` equals `want` (dtype in native byte order, shape, values: floats
+    within the dtype's tolerance, NaN where NaN; a complex element that is not finite where NumPy's
+    is not), else what differs."""
     import numpy as np
 
     got, want = np.asarray(got), np.asarray(want)

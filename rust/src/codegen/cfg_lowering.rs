@@ -3,7 +3,8 @@
 //!
 //! Kernel ABI of a function: each global array parameter is `ptr addrspace(1) base, i64 byte_offset`
 //! followed by its shape and byte strides (`i64` each per dimension); scalars by value (bool as `i8`).
-//! The launch's ND-range comes from the caller; there is no implicit bounds check.
+//! The launch's ND-range comes from the caller. A function with [`Function::bounds`] set checks
+//! every array access against the array's extents (`bounds.rs`).
 
 use std::collections::HashMap;
 
@@ -13,6 +14,7 @@ use inkwell::types::{BasicMetadataTypeEnum, BasicType, FunctionType};
 use inkwell::values::{BasicValue, BasicValueEnum, FunctionValue, IntValue, PointerValue};
 use inkwell::AddressSpace;
 
+use super::bounds::Access;
 use super::builder::{cg, KernelBuilder};
 use super::intrinsics::{self, Flavor};
 use crate::error::{Error, Result};
@@ -21,7 +23,7 @@ use crate::ir::DType;
 use crate::target::address_space;
 
 /// How an array is addressed in the kernel.
-enum ArrayPlace<'ctx> {
+pub(super) enum ArrayPlace<'ctx> {
     Global {
         base: PointerValue<'ctx>,
         offset: IntValue<'ctx>,
@@ -63,7 +65,8 @@ impl<'ctx> KernelBuilder<'ctx> {
         self.unpack_function_params(func, f, &slots, &mut places)?;
         cg(self.b.build_unconditional_branch(bbs[0]))?;
 
-        let lw = Lowering { kb: &self, f, slots: &slots, places: &places };
+        let nonneg = crate::ir::nonneg::nonneg_locals(f);
+        let lw = Lowering { kb: &self, f, slots: &slots, places: &places, nonneg: &nonneg };
         for (bi, block) in f.blocks.iter().enumerate() {
             self.b.position_at_end(bbs[bi]);
             for inst in &block.insts {
@@ -173,8 +176,10 @@ impl<'ctx> KernelBuilder<'ctx> {
 pub(super) struct Lowering<'a, 'ctx> {
     pub(super) kb: &'a KernelBuilder<'ctx>,
     pub(super) f: &'a Function,
-    slots: &'a [PointerValue<'ctx>],
-    places: &'a HashMap<usize, ArrayPlace<'ctx>>,
+    pub(super) slots: &'a [PointerValue<'ctx>],
+    pub(super) places: &'a HashMap<usize, ArrayPlace<'ctx>>,
+    /// Per local: provably non-negative (`ir::nonneg`), so a wrap of it is the identity.
+    pub(super) nonneg: &'a [bool],
 }
 
 impl<'ctx> Lowering<'_, 'ctx> {
@@ -192,11 +197,11 @@ impl<'ctx> Lowering<'_, 'ctx> {
         }
     }
 
-    fn set(&self, dst: usize, v: BasicValueEnum<'ctx>) -> Result<()> {
+    pub(super) fn set(&self, dst: usize, v: BasicValueEnum<'ctx>) -> Result<()> {
         cg(self.kb.b.build_store(self.slots[dst], v)).map(|_| ())
     }
 
-    fn index_i64(&self, o: &Operand) -> Result<IntValue<'ctx>> {
+    pub(super) fn index_i64(&self, o: &Operand) -> Result<IntValue<'ctx>> {
         let v = self.operand(o)?;
         let d = self.dtype(o);
         Ok(self.kb.cast(v, d, DType::I64)?.into_int_value())
@@ -261,15 +266,21 @@ impl<'ctx> Lowering<'_, 'ctx> {
                 ))?;
                 self.set(*dst, v)
             }
-            Inst::Load { dst, array, index } => self.set(*dst, self.load(*array, index)?),
+            Inst::Load { dst, array, index } => {
+                let guard = self.guard(*array, index, Access::Read, Some(*dst))?;
+                self.set(*dst, self.load(*array, index)?)?;
+                self.end_guard(guard)
+            }
             Inst::Store { array, index, src } => {
+                let guard = self.guard(*array, index, Access::Write, None)?;
                 let d = self.f.arrays[*array].dtype;
                 let p = self.address(*array, index)?;
                 let v = kb.reg_to_mem(self.operand(src)?, d)?;
                 let st = cg(kb.b.build_store(p, v))?;
                 let _ = st.set_alignment(d.align() as u32);
-                Ok(())
+                self.end_guard(guard)
             }
+            Inst::Wrap { dst, index, extent } => self.set(*dst, self.wrap(index, extent)?.into()),
             Inst::Dim { dst, array, dim } => {
                 let v = match &self.places[array] {
                     ArrayPlace::Global { shape, .. } => shape[*dim],
@@ -280,12 +291,13 @@ impl<'ctx> Lowering<'_, 'ctx> {
             Inst::WorkItem { dst, query, dim } => self.set(*dst, self.work_item(*query, *dim)?.into()),
             Inst::Barrier { flags } => self.barrier(*flags),
             Inst::Atomic { dst, op, array, index, value, cmp, order, scope } => {
+                let guard = self.guard(*array, index, Access::Atomic, *dst)?;
                 let sync = super::atomics::Sync { order: *order, scope: *scope };
                 let old = self.atomic(*op, *array, index, value, cmp.as_ref(), sync)?;
-                match (dst, old) {
-                    (Some(d), Some(old)) => self.set(*d, old),
-                    _ => Ok(()),
+                if let (Some(d), Some(old)) = (dst, old) {
+                    self.set(*d, old)?;
                 }
+                self.end_guard(guard)
             }
             Inst::Fence { order, scope } => self.fence(*order, *scope),
         }

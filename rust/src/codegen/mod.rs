@@ -11,6 +11,7 @@
 //! One work-item per element; work-items with a global id `>= n` do nothing.
 
 mod atomics;
+mod bounds;
 mod builder;
 mod cfg_lowering;
 mod complex;
@@ -19,7 +20,7 @@ pub mod intrinsics;
 mod ops;
 
 use crate::error::{Error, Result};
-use crate::ir::cfg::KParam;
+use crate::ir::cfg::{KParam, Operand};
 use crate::ir::{passes, DType, Function, Graph, KernelSpec, ParamKind};
 use crate::target::{DeviceTarget, Target};
 pub use intrinsics::Flavor;
@@ -202,12 +203,17 @@ pub fn compile_function(f: &Function, caps: &DeviceCaps) -> Result<Binary> {
     let module = builder::KernelBuilder::new(&ctx, flavor).build_function(f)?;
     let (bytes, llvm_ir) = emit::emit(&module, flavor, &cpu, caps.libdevice.as_deref())?;
     use crate::ir::cfg::{AtomicOp, Inst};
-    let int_minmax = f.blocks.iter().flat_map(|b| &b.insts).any(|i| match i {
-        Inst::Binary { dst, op: crate::ir::BinaryOp::Min | crate::ir::BinaryOp::Max, .. }
-        | Inst::Select { dst, .. } => f.locals[*dst].is_int(),
-        Inst::Atomic { op: AtomicOp::Min | AtomicOp::Max, array, .. } => !f.arrays[*array].dtype.is_float(),
-        _ => false,
-    });
+    // a negative-index wrap is an integer select too, unless the index is provably non-negative;
+    // bounds checks of multi-dimensional arrays select the record's fields
+    let nonneg = crate::ir::nonneg::nonneg_locals(f);
+    let int_minmax = (f.bounds.is_some() && f.arrays.iter().any(|a| a.ndim > 1))
+        || f.blocks.iter().flat_map(|b| &b.insts).any(|i| match i {
+            Inst::Binary { dst, op: crate::ir::BinaryOp::Min | crate::ir::BinaryOp::Max, .. }
+            | Inst::Select { dst, .. } => f.locals[*dst].is_int(),
+            Inst::Atomic { op: AtomicOp::Min | AtomicOp::Max, array, .. } => !f.arrays[*array].dtype.is_float(),
+            Inst::Wrap { index: Operand::Local(l), .. } => !nonneg[*l],
+            _ => false,
+        });
     Ok(Binary {
         kernel_name: f.name.clone(),
         flavor,

@@ -298,6 +298,13 @@ pub enum Inst {
         order: MemOrder,
         scope: MemScope,
     },
+    /// NumPy's negative-index wrap: `dst = index < 0 ? index + extent : index` (all `int64`). The
+    /// lowering leaves `index` as it is where it is provably non-negative (see [`super::nonneg`]).
+    Wrap {
+        dst: usize,
+        index: Operand,
+        extent: Operand,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -321,7 +328,15 @@ pub struct Function {
     pub locals: Vec<DType>,
     /// Block 0 is the entry.
     pub blocks: Vec<Block>,
+    /// Bounds checking: the global `int64` array (a parameter, [`BOUNDS_RECORD_LEN`] elements)
+    /// that receives the record of the first out-of-bounds access; every other array access is
+    /// checked against its extents and skipped when out of bounds. None: no checks.
+    pub bounds: Option<usize>,
 }
+
+/// The record of an out-of-bounds access in a bounds-checked function's error array: `[flag (1 once
+/// set), array, dimension, index, extent, access (0 read, 1 write, 2 atomic), 0, 0]`.
+pub const BOUNDS_RECORD_LEN: usize = 8;
 
 impl Function {
     pub fn uses_f64(&self) -> bool {
@@ -382,6 +397,14 @@ impl Function {
             };
             if let Some(t) = targets.iter().find(|&&t| t >= self.blocks.len()) {
                 return err(bi, format!("jump to missing block {t}"));
+            }
+        }
+        if let Some(e) = self.bounds {
+            let ok =
+                self.arrays.get(e).is_some_and(|a| a.space == Space::Global && a.dtype == DType::I64 && a.ndim == 1)
+                    && self.params.contains(&KParam::Array(e));
+            if !ok {
+                return Err(Error::Graph(format!("{}: the bounds array {e} is not a 1-d int64 parameter", self.name)));
             }
         }
         let g = self.block_graph();
@@ -455,6 +478,11 @@ impl Function {
             },
             Inst::WorkItem { dst, dim, .. } if is_i64(*dst) && *dim < 3 => Ok(()),
             Inst::Barrier { .. } | Inst::Fence { .. } => Ok(()),
+            Inst::Wrap { dst, index, extent }
+                if is_i64(*dst) && dt(index) == Some(DType::I64) && dt(extent) == Some(DType::I64) =>
+            {
+                Ok(())
+            }
             Inst::Atomic { dst, array, index, value, cmp, op, order, .. } => {
                 self.check_atomic(*op, *dst, *array, index, value, cmp.as_ref())?;
                 check_order(*op, *order)

@@ -4,6 +4,7 @@
 
 pub mod cfg;
 pub mod graph;
+pub mod nonneg;
 pub mod passes;
 mod spec;
 

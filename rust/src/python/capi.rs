@@ -186,6 +186,41 @@ pub unsafe extern "C" fn nx_resolve(obj: *mut pyo3::ffi::PyObject) -> *const c_v
     })
 }
 
+/// After a bounds-checked launch: read the error record (`BOUNDS_RECORD_LEN` `int64`s of device
+/// memory of `queue` at `record`, see `ir::cfg::Function::bounds`). 0 when no access was out of
+/// bounds; otherwise -1 with an IndexError set naming the kernel `what`, the array (its name from the
+/// NUL-terminated, comma-separated `names`, by array index), the index and the extent.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nx_bounds_check(
+    queue: *const c_void,
+    record: *const c_void,
+    what: *const c_char,
+    names: *const c_char,
+) -> i32 {
+    let q = unsafe { Queue::from_ptr(queue) };
+    let mut r = [0i64; crate::ir::cfg::BOUNDS_RECORD_LEN];
+    let dst = r.as_mut_ptr() as *mut c_void;
+    if let Err(e) = unsafe { crate::runtime::copy(&q, dst, record, std::mem::size_of_val(&r)) } {
+        raise(e);
+        return -1;
+    }
+    if r[0] == 0 {
+        return 0;
+    }
+    let what = unsafe { CStr::from_ptr(what) }.to_string_lossy().into_owned();
+    let names = unsafe { CStr::from_ptr(names) }.to_string_lossy().into_owned();
+    let name = names.split(',').nth(r[1] as usize).unwrap_or("?").to_string();
+    let (dim, extent) = (r[2], r[4]);
+    let index = if r[3] < 0 { r[3] - extent } else { r[3] }; // as written: it was wrapped once
+    let access = ["read", "write", "atomic"].get(r[5] as usize).copied().unwrap_or("access");
+    let msg = format!(
+        "{what}: index {index} is out of bounds for axis {dim} with size {extent} ({access} of array '{name}'); \
+         the access was skipped (boundscheck=True or NUMBA_BOUNDSCHECK=1 checks every array access)"
+    );
+    Python::attach(|py| pyo3::exceptions::PyIndexError::new_err(msg).restore(py));
+    -1
+}
+
 /// Address of each entry point, by name.
 #[pyfunction]
 pub fn capi_addresses(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
@@ -198,6 +233,7 @@ pub fn capi_addresses(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     d.set_item("nx_memcpy", nx_memcpy as *const () as usize)?;
     d.set_item("nx_launch_nd", nx_launch_nd as *const () as usize)?;
     d.set_item("nx_check_queues", nx_check_queues as *const () as usize)?;
+    d.set_item("nx_bounds_check", nx_bounds_check as *const () as usize)?;
     d.set_item("nx_unbox", super::native::nx_unbox as *const () as usize)?;
     d.set_item("nx_box", super::native::nx_box as *const () as usize)?;
     d.set_item("nx_queue_unbox", super::queues::nx_queue_unbox as *const () as usize)?;

@@ -18,6 +18,7 @@ fn class_name(e: &Error) -> &'static str {
         Error::Memory(_) => "USMError",
         Error::Placement(_) => "ExecutionPlacementError",
         Error::Launch(_) => "LaunchError",
+        Error::DeviceFault(_) => "DeviceFaultError",
     }
 }
 

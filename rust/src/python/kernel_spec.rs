@@ -14,7 +14,7 @@ use crate::ir::cfg::{ArrayDecl, AtomicOp, Block, Inst, KParam, MemOrder, MemScop
 use crate::ir::{BinaryOp, DType, Function, KernelSpec, Node, Op, Param, ParamKind, UnaryOp};
 
 /// The kernel IR version this build reads (`KERNEL_IR_VERSION` in `numba_ext/compiler/kernel_ir.py`).
-pub const KERNEL_IR_VERSION: u32 = 3;
+pub const KERNEL_IR_VERSION: u32 = 4;
 
 fn bad(msg: impl Display) -> PyErr {
     PyValueError::new_err(format!("malformed kernel IR: {msg}"))
@@ -213,6 +213,7 @@ fn inst(i: &Bound<'_, PyAny>) -> PyResult<Inst> {
                 scope: MemScope::parse(&s("scope")?)?,
             }
         }
+        "wrap" => Inst::Wrap { dst: u("dst")?, index: o("index")?, extent: o("extent")? },
         "fence" => Inst::Fence { order: MemOrder::parse(&s("order")?)?, scope: MemScope::parse(&s("scope")?)? },
         other => return Err(unknown("instruction", i, other)),
     })
@@ -246,5 +247,6 @@ pub fn function_from_py(o: &Bound<'_, PyAny>) -> PyResult<Function> {
         arrays: items(o, "arrays")?.iter().map(array_decl).collect::<PyResult<_>>()?,
         locals,
         blocks: items(o, "blocks")?.iter().map(block).collect::<PyResult<_>>()?,
+        bounds: field(o, "bounds")?,
     })
 }

@@ -218,6 +218,16 @@ impl PyQueue {
     fn device(&self) -> PyDevice {
         PyDevice { inner: self.inner.device().clone() }
     }
+    /// None, or what faulted on the device while running on this queue (the queue is then refused:
+    /// every launch and copy on it raises DeviceFaultError).
+    #[getter]
+    fn faulted(&self) -> Option<String> {
+        self.inner.faulted().map(String::from)
+    }
+    /// Mark the queue faulted as a kernel fault on the device does (for tests of what follows one).
+    fn _mark_faulted(&self, what: String) {
+        self.inner.mark_faulted(what)
+    }
     #[getter]
     fn sycl_device(&self) -> PyDevice {
         self.device()

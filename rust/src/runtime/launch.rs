@@ -183,6 +183,7 @@ impl CompiledKernel {
 
     /// Set the arguments, enqueue the range and wait.
     fn enqueue(&self, queue: &Queue, slots: &[u64], range: &NdRange) -> Result<()> {
+        queue.check_usable()?;
         let loaded = self.load(queue.context(), queue.device())?;
         let _in_flight = queue.submit();
         let event = {
@@ -208,7 +209,22 @@ impl CompiledKernel {
             }
             .cl("clEnqueueNDRangeKernel")?
         };
-        event.wait().cl("clWaitForEvents")
+        event.wait().cl("clWaitForEvents").map_err(|e| self.device_fault(queue, e))
+    }
+
+    /// The error of a launch that was enqueued but failed on the device: a `DeviceFault` naming
+    /// the kernel and the queue, which is marked faulted (see [`Queue::mark_faulted`]).
+    fn device_fault(&self, queue: &Queue, e: Error) -> Error {
+        let what = format!(
+            "kernel '{}' failed on the device ({e}; NVIDIA's driver reports an out-of-bounds access as \
+             CL_UNKNOWN_ERROR)",
+            self.binary().kernel_name
+        );
+        queue.mark_faulted(what.clone());
+        Error::DeviceFault(format!(
+            "{what} on {queue:?}; run it with boundscheck=True (or NUMBA_BOUNDSCHECK=1) to find an index out of \
+             bounds. This queue is refused from now on: create a new one"
+        ))
     }
 }
 

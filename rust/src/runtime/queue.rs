@@ -3,7 +3,7 @@
 
 use std::fmt;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use opencl3::command_queue::{CommandQueue, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE};
 use opencl3::types::cl_command_queue;
@@ -19,6 +19,8 @@ pub(crate) struct QueueInner {
     in_order: bool,
     /// Commands numba_ext has submitted and not yet seen complete ([`Queue::submit`]).
     pending: AtomicUsize,
+    /// Set when a kernel faulted on the device ([`Queue::mark_faulted`]): what happened.
+    faulted: OnceLock<String>,
 }
 
 unsafe impl Send for QueueInner {}
@@ -60,7 +62,14 @@ impl Queue {
         let props = if in_order { 0 } else { CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE };
         let cl = unsafe { CommandQueue::create_with_properties(context.cl(), device.id(), props, 0) }
             .cl("clCreateCommandQueueWithProperties")?;
-        Ok(Queue(Arc::new(QueueInner { cl, context, device: device.clone(), in_order, pending: AtomicUsize::new(0) })))
+        Ok(Queue(Arc::new(QueueInner {
+            cl,
+            context,
+            device: device.clone(),
+            in_order,
+            pending: AtomicUsize::new(0),
+            faulted: OnceLock::new(),
+        })))
     }
 
     pub fn device(&self) -> &Device {
@@ -98,6 +107,30 @@ impl Queue {
     /// `clFinish`, unconditionally.
     pub(crate) fn finish(&self) -> Result<()> {
         self.0.cl.finish().cl("clFinish")
+    }
+
+    /// Record that a kernel faulted on the device while running on this queue (`what` says which
+    /// and how). The queue is refused from then on ([`Queue::check_usable`]): after a fault the
+    /// driver's state for it is undefined (NVIDIA's driver fails every later command of the context).
+    pub fn mark_faulted(&self, what: String) {
+        let _ = self.0.faulted.set(what);
+    }
+
+    /// What faulted on this queue, if anything did.
+    pub fn faulted(&self) -> Option<&str> {
+        self.0.faulted.get().map(String::as_str)
+    }
+
+    /// A `DeviceFault` error where a kernel faulted on this queue earlier.
+    pub fn check_usable(&self) -> Result<()> {
+        match self.0.faulted.get() {
+            None => Ok(()),
+            Some(what) => Err(Error::DeviceFault(format!(
+                "{self:?} is no longer usable: {what}. numba_ext refuses every later launch and copy on it; \
+                 create a new queue (numba_ext.Queue(device)) and allocate new arrays (the data on this queue \
+                 may be lost; NVIDIA's driver also fails the other queues of the same context)"
+            ))),
+        }
     }
 
     /// Mark a submission in flight until the returned guard drops (after its completion was waited

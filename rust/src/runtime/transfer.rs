@@ -21,6 +21,7 @@ pub unsafe fn copy(queue: &Queue, dst: *mut c_void, src: *const c_void, len: usi
     if len == 0 {
         return Ok(());
     }
+    queue.check_usable()?;
     let _in_flight = queue.submit();
     let Some(usm) = queue.context().usm() else {
         return unsafe { buffer_copy(queue, dst as usize, src as usize, len) };
@@ -40,6 +41,7 @@ pub unsafe fn fill(queue: &Queue, dst: *mut c_void, pattern: &[u8], len: usize) 
     if len == 0 {
         return Ok(());
     }
+    queue.check_usable()?;
     let _in_flight = queue.submit();
     let Some(usm) = queue.context().usm() else {
         return buffer_fill(queue, dst as usize, pattern, len);

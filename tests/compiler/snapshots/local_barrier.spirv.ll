@@ -8,10 +8,16 @@ define spir_kernel void @local_barrier(ptr addrspace(1) %a, i64 %0, i64 %1, i64 
 entry:
   %l0 = alloca i64, align 8
   %l1 = alloca i64, align 8
-  %l2 = alloca float, align 4
+  %l2 = alloca i64, align 8
   %l3 = alloca i64, align 8
-  %l4 = alloca i64, align 8
-  %l5 = alloca float, align 4
+  %l4 = alloca float, align 4
+  %l5 = alloca i64, align 8
+  %l6 = alloca i64, align 8
+  %l7 = alloca i64, align 8
+  %l8 = alloca i64, align 8
+  %l9 = alloca float, align 4
+  %l10 = alloca i64, align 8
+  %l11 = alloca i64, align 8
   br label %b0
 
 b0:                                               ; preds = %entry
@@ -19,36 +25,49 @@ b0:                                               ; preds = %entry
   store i64 %call, ptr %l0, align 4
   %call1 = call spir_func i64 @_Z12get_local_idj(i32 0)
   store i64 %call1, ptr %l1, align 4
+  store i64 %1, ptr %l2, align 4
   %v = load i64, ptr %l0, align 4
-  %t = mul i64 %v, 4
+  store i64 %v, ptr %l3, align 4
+  %v2 = load i64, ptr %l3, align 4
+  %t = mul i64 %v2, 4
   %off = add i64 %0, %t
   %p = getelementptr i8, ptr addrspace(1) %a, i64 %off
   %ld = load float, ptr addrspace(1) %p, align 4
-  store float %ld, ptr %l2, align 4
-  %v2 = load i64, ptr %l1, align 4
-  %t3 = mul i64 %v2, 1
-  %lin = add i64 0, %t3
-  %p4 = getelementptr float, ptr addrspace(3) @local_barrier_local2, i64 %lin
-  %v5 = load float, ptr %l2, align 4
-  store float %v5, ptr addrspace(3) %p4, align 4
+  store float %ld, ptr %l4, align 4
+  %v3 = load i64, ptr %l1, align 4
+  store i64 %v3, ptr %l5, align 4
+  %v4 = load i64, ptr %l5, align 4
+  %t5 = mul i64 %v4, 1
+  %lin = add i64 0, %t5
+  %p6 = getelementptr float, ptr addrspace(3) @local_barrier_local2, i64 %lin
+  %v7 = load float, ptr %l4, align 4
+  store float %v7, ptr addrspace(3) %p6, align 4
   call spir_func void @_Z7barrierj(i32 1)
-  store i64 15, ptr %l3, align 4
-  %v6 = load i64, ptr %l3, align 4
-  %v7 = load i64, ptr %l1, align 4
-  %sub = sub i64 %v6, %v7
-  store i64 %sub, ptr %l4, align 4
-  %v8 = load i64, ptr %l4, align 4
-  %t9 = mul i64 %v8, 1
-  %lin10 = add i64 0, %t9
-  %p11 = getelementptr float, ptr addrspace(3) @local_barrier_local2, i64 %lin10
-  %ld12 = load float, ptr addrspace(3) %p11, align 4
-  store float %ld12, ptr %l5, align 4
-  %v13 = load i64, ptr %l0, align 4
-  %t14 = mul i64 %v13, 4
-  %off15 = add i64 %3, %t14
-  %p16 = getelementptr i8, ptr addrspace(1) %out, i64 %off15
-  %v17 = load float, ptr %l5, align 4
-  store float %v17, ptr addrspace(1) %p16, align 4
+  store i64 15, ptr %l6, align 4
+  %v8 = load i64, ptr %l6, align 4
+  %v9 = load i64, ptr %l1, align 4
+  %sub = sub i64 %v8, %v9
+  store i64 %sub, ptr %l7, align 4
+  %v10 = load i64, ptr %l7, align 4
+  %neg = icmp slt i64 %v10, 0
+  %wrapped = add i64 %v10, 16
+  %idx = select i1 %neg, i64 %wrapped, i64 %v10
+  store i64 %idx, ptr %l8, align 4
+  %v11 = load i64, ptr %l8, align 4
+  %t12 = mul i64 %v11, 1
+  %lin13 = add i64 0, %t12
+  %p14 = getelementptr float, ptr addrspace(3) @local_barrier_local2, i64 %lin13
+  %ld15 = load float, ptr addrspace(3) %p14, align 4
+  store float %ld15, ptr %l9, align 4
+  store i64 %4, ptr %l10, align 4
+  %v16 = load i64, ptr %l0, align 4
+  store i64 %v16, ptr %l11, align 4
+  %v17 = load i64, ptr %l11, align 4
+  %t18 = mul i64 %v17, 4
+  %off19 = add i64 %3, %t18
+  %p20 = getelementptr i8, ptr addrspace(1) %out, i64 %off19
+  %v21 = load float, ptr %l9, align 4
+  store float %v21, ptr addrspace(1) %p20, align 4
   call spir_func void @_Z7barrierj(i32 1)
   ret void
 }

@@ -64,11 +64,10 @@ b2:                                               ; preds = %b1
   %v10 = load i64, ptr %l5, align 4
   store i64 %v10, ptr %l8, align 4
   %v11 = load i64, ptr %l8, align 4
-  %v12 = load i64, ptr %l0, align 4
-  %add = add i64 %v11, %v12
+  %add = add i64 %v11, 0
   store i64 %add, ptr %l9, align 4
-  %v13 = load i64, ptr %l9, align 4
-  store i64 %v13, ptr %l10, align 4
+  %v12 = load i64, ptr %l9, align 4
+  store i64 %v12, ptr %l10, align 4
   br label %b5
 
 b3:                                               ; preds = %b9
@@ -80,64 +79,64 @@ b4:                                               ; preds = %b3, %b1
 b5:                                               ; preds = %b2
   store i64 %1, ptr %l11, align 4
   store i64 %2, ptr %l12, align 4
-  %v14 = load i64, ptr %l12, align 4
-  store i64 %v14, ptr %l13, align 4
+  %v13 = load i64, ptr %l12, align 4
+  store i64 %v13, ptr %l13, align 4
   store i64 0, ptr %l14, align 4
   br label %b6
 
 b6:                                               ; preds = %b8, %b5
-  %v15 = load i64, ptr %l14, align 4
-  %v16 = load i64, ptr %l13, align 4
-  %cmp17 = icmp slt i64 %v15, %v16
-  store i1 %cmp17, ptr %l15, align 1
-  %v18 = load i1, ptr %l15, align 1
-  br i1 %v18, label %b7, label %b9
+  %v14 = load i64, ptr %l14, align 4
+  %v15 = load i64, ptr %l13, align 4
+  %cmp16 = icmp slt i64 %v14, %v15
+  store i1 %cmp16, ptr %l15, align 1
+  %v17 = load i1, ptr %l15, align 1
+  br i1 %v17, label %b7, label %b9
 
 b7:                                               ; preds = %b6
-  %v19 = load i64, ptr %l14, align 4
-  store i64 %v19, ptr %l17, align 4
-  %v20 = load i64, ptr %l17, align 4
-  store i64 %v20, ptr %l16, align 4
+  %v18 = load i64, ptr %l14, align 4
+  store i64 %v18, ptr %l17, align 4
+  %v19 = load i64, ptr %l17, align 4
+  store i64 %v19, ptr %l16, align 4
   br label %b10
 
 b8:                                               ; preds = %b10
-  %v21 = load i64, ptr %l14, align 4
-  %add22 = add i64 %v21, 1
-  store i64 %add22, ptr %l14, align 4
+  %v20 = load i64, ptr %l14, align 4
+  %add21 = add i64 %v20, 1
+  store i64 %add21, ptr %l14, align 4
   br label %b6
 
 b9:                                               ; preds = %b6
   br label %b3
 
 b10:                                              ; preds = %b7
-  %v23 = load i64, ptr %l10, align 4
-  %v24 = load i64, ptr %l16, align 4
-  %t = mul i64 %v23, %cstride
+  %v22 = load i64, ptr %l10, align 4
+  %v23 = load i64, ptr %l16, align 4
+  %t = mul i64 %v22, %cstride
   %off = add i64 %0, %t
-  %t25 = mul i64 %v24, 8
-  %off26 = add i64 %off, %t25
-  %p = getelementptr i8, ptr addrspace(1) %a, i64 %off26
+  %t24 = mul i64 %v23, 8
+  %off25 = add i64 %off, %t24
+  %p = getelementptr i8, ptr addrspace(1) %a, i64 %off25
   %ld = load double, ptr addrspace(1) %p, align 8
   store double %ld, ptr %l18, align 8
-  %v27 = load i64, ptr %l10, align 4
-  %t28 = mul i64 %v27, 8
-  %off29 = add i64 %10, %t28
-  %p30 = getelementptr i8, ptr addrspace(1) %w, i64 %off29
-  %ld31 = load double, ptr addrspace(1) %p30, align 8
-  store double %ld31, ptr %l19, align 8
-  %v32 = load double, ptr %l18, align 8
-  %v33 = load double, ptr %l19, align 8
-  %mul = fmul double %v32, %v33
+  %v26 = load i64, ptr %l10, align 4
+  %t27 = mul i64 %v26, 8
+  %off28 = add i64 %10, %t27
+  %p29 = getelementptr i8, ptr addrspace(1) %w, i64 %off28
+  %ld30 = load double, ptr addrspace(1) %p29, align 8
+  store double %ld30, ptr %l19, align 8
+  %v31 = load double, ptr %l18, align 8
+  %v32 = load double, ptr %l19, align 8
+  %mul = fmul double %v31, %v32
   store double %mul, ptr %l20, align 8
-  %v34 = load i64, ptr %l10, align 4
-  %v35 = load i64, ptr %l16, align 4
-  %t36 = mul i64 %v34, %cstride1
-  %off37 = add i64 %5, %t36
-  %t38 = mul i64 %v35, 8
-  %off39 = add i64 %off37, %t38
-  %p40 = getelementptr i8, ptr addrspace(1) %out, i64 %off39
-  %v41 = load double, ptr %l20, align 8
-  store double %v41, ptr addrspace(1) %p40, align 8
+  %v33 = load i64, ptr %l10, align 4
+  %v34 = load i64, ptr %l16, align 4
+  %t35 = mul i64 %v33, %cstride1
+  %off36 = add i64 %5, %t35
+  %t37 = mul i64 %v34, 8
+  %off38 = add i64 %off36, %t37
+  %p39 = getelementptr i8, ptr addrspace(1) %out, i64 %off38
+  %v40 = load double, ptr %l20, align 8
+  store double %v40, ptr addrspace(1) %p39, align 8
   br label %b8
 }
 

@@ -53,11 +53,10 @@ b2:                                               ; preds = %b1
   %v6 = load i64, ptr %l5, align 4
   store i64 %v6, ptr %l8, align 4
   %v7 = load i64, ptr %l8, align 4
-  %v8 = load i64, ptr %l0, align 4
-  %add = add i64 %v7, %v8
+  %add = add i64 %v7, 0
   store i64 %add, ptr %l9, align 4
-  %v9 = load i64, ptr %l9, align 4
-  store i64 %v9, ptr %l10, align 4
+  %v8 = load i64, ptr %l9, align 4
+  store i64 %v8, ptr %l10, align 4
   br label %b5
 
 b3:                                               ; preds = %b9
@@ -69,64 +68,64 @@ b4:                                               ; preds = %b3, %b1
 b5:                                               ; preds = %b2
   store i64 %1, ptr %l11, align 4
   store i64 %2, ptr %l12, align 4
-  %v10 = load i64, ptr %l12, align 4
-  store i64 %v10, ptr %l13, align 4
+  %v9 = load i64, ptr %l12, align 4
+  store i64 %v9, ptr %l13, align 4
   store i64 0, ptr %l14, align 4
   br label %b6
 
 b6:                                               ; preds = %b8, %b5
-  %v11 = load i64, ptr %l14, align 4
-  %v12 = load i64, ptr %l13, align 4
-  %cmp13 = icmp slt i64 %v11, %v12
-  store i1 %cmp13, ptr %l15, align 1
-  %v14 = load i1, ptr %l15, align 1
-  br i1 %v14, label %b7, label %b9
+  %v10 = load i64, ptr %l14, align 4
+  %v11 = load i64, ptr %l13, align 4
+  %cmp12 = icmp slt i64 %v10, %v11
+  store i1 %cmp12, ptr %l15, align 1
+  %v13 = load i1, ptr %l15, align 1
+  br i1 %v13, label %b7, label %b9
 
 b7:                                               ; preds = %b6
-  %v15 = load i64, ptr %l14, align 4
-  store i64 %v15, ptr %l17, align 4
-  %v16 = load i64, ptr %l17, align 4
-  store i64 %v16, ptr %l16, align 4
+  %v14 = load i64, ptr %l14, align 4
+  store i64 %v14, ptr %l17, align 4
+  %v15 = load i64, ptr %l17, align 4
+  store i64 %v15, ptr %l16, align 4
   br label %b10
 
 b8:                                               ; preds = %b10
-  %v17 = load i64, ptr %l14, align 4
-  %add18 = add i64 %v17, 1
-  store i64 %add18, ptr %l14, align 4
+  %v16 = load i64, ptr %l14, align 4
+  %add17 = add i64 %v16, 1
+  store i64 %add17, ptr %l14, align 4
   br label %b6
 
 b9:                                               ; preds = %b6
   br label %b3
 
 b10:                                              ; preds = %b7
-  %v19 = load i64, ptr %l10, align 4
-  %v20 = load i64, ptr %l16, align 4
-  %t = mul i64 %v19, %cstride
+  %v18 = load i64, ptr %l10, align 4
+  %v19 = load i64, ptr %l16, align 4
+  %t = mul i64 %v18, %cstride
   %off = add i64 %0, %t
-  %t21 = mul i64 %v20, 8
-  %off22 = add i64 %off, %t21
-  %p = getelementptr i8, ptr addrspace(1) %a, i64 %off22
+  %t20 = mul i64 %v19, 8
+  %off21 = add i64 %off, %t20
+  %p = getelementptr i8, ptr addrspace(1) %a, i64 %off21
   %ld = load double, ptr addrspace(1) %p, align 8
   store double %ld, ptr %l18, align 8
-  %v23 = load i64, ptr %l10, align 4
-  %t24 = mul i64 %v23, 8
-  %off25 = add i64 %10, %t24
-  %p26 = getelementptr i8, ptr addrspace(1) %w, i64 %off25
-  %ld27 = load double, ptr addrspace(1) %p26, align 8
-  store double %ld27, ptr %l19, align 8
-  %v28 = load double, ptr %l18, align 8
-  %v29 = load double, ptr %l19, align 8
-  %mul = fmul double %v28, %v29
+  %v22 = load i64, ptr %l10, align 4
+  %t23 = mul i64 %v22, 8
+  %off24 = add i64 %10, %t23
+  %p25 = getelementptr i8, ptr addrspace(1) %w, i64 %off24
+  %ld26 = load double, ptr addrspace(1) %p25, align 8
+  store double %ld26, ptr %l19, align 8
+  %v27 = load double, ptr %l18, align 8
+  %v28 = load double, ptr %l19, align 8
+  %mul = fmul double %v27, %v28
   store double %mul, ptr %l20, align 8
-  %v30 = load i64, ptr %l10, align 4
-  %v31 = load i64, ptr %l16, align 4
-  %t32 = mul i64 %v30, %cstride1
-  %off33 = add i64 %5, %t32
-  %t34 = mul i64 %v31, 8
-  %off35 = add i64 %off33, %t34
-  %p36 = getelementptr i8, ptr addrspace(1) %out, i64 %off35
-  %v37 = load double, ptr %l20, align 8
-  store double %v37, ptr addrspace(1) %p36, align 8
+  %v29 = load i64, ptr %l10, align 4
+  %v30 = load i64, ptr %l16, align 4
+  %t31 = mul i64 %v29, %cstride1
+  %off32 = add i64 %5, %t31
+  %t33 = mul i64 %v30, 8
+  %off34 = add i64 %off32, %t33
+  %p35 = getelementptr i8, ptr addrspace(1) %out, i64 %off34
+  %v36 = load double, ptr %l20, align 8
+  store double %v36, ptr addrspace(1) %p35, align 8
   br label %b8
 }
 

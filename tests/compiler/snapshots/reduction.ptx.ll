@@ -56,40 +56,39 @@ b2:                                               ; preds = %b1
   %v9 = load i64, ptr %l5, align 4
   store i64 %v9, ptr %l9, align 4
   %v10 = load i64, ptr %l9, align 4
-  %v11 = load i64, ptr %l0, align 4
-  %add = add i64 %v10, %v11
+  %add = add i64 %v10, 0
   store i64 %add, ptr %l10, align 4
-  %v12 = load i64, ptr %l10, align 4
-  store i64 %v12, ptr %l11, align 4
+  %v11 = load i64, ptr %l10, align 4
+  store i64 %v11, ptr %l11, align 4
   br label %b5
 
 b3:                                               ; preds = %b5
-  %v13 = load i64, ptr %l5, align 4
-  %v14 = load i64, ptr %l4, align 4
-  %add15 = add i64 %v13, %v14
-  store i64 %add15, ptr %l5, align 4
+  %v12 = load i64, ptr %l5, align 4
+  %v13 = load i64, ptr %l4, align 4
+  %add14 = add i64 %v12, %v13
+  store i64 %add14, ptr %l5, align 4
   br label %b1
 
 b4:                                               ; preds = %b1
   %off = add i64 %3, 0
   %p = getelementptr i8, ptr addrspace(1) %acc0, i64 %off
-  %v16 = load double, ptr %l7, align 8
-  %9 = atomicrmw fadd ptr addrspace(1) %p, double %v16 syncscope("device") monotonic, align 8
+  %v15 = load double, ptr %l7, align 8
+  %9 = atomicrmw fadd ptr addrspace(1) %p, double %v15 syncscope("device") monotonic, align 8
   ret void
 
 b5:                                               ; preds = %b2
-  %v17 = load i64, ptr %l11, align 4
-  %t = mul i64 %v17, 8
-  %off18 = add i64 %0, %t
-  %p19 = getelementptr i8, ptr addrspace(1) %a, i64 %off18
-  %ld = load double, ptr addrspace(1) %p19, align 8
+  %v16 = load i64, ptr %l11, align 4
+  %t = mul i64 %v16, 8
+  %off17 = add i64 %0, %t
+  %p18 = getelementptr i8, ptr addrspace(1) %a, i64 %off17
+  %ld = load double, ptr addrspace(1) %p18, align 8
   store double %ld, ptr %l12, align 8
-  %v20 = load double, ptr %l7, align 8
-  %v21 = load double, ptr %l12, align 8
-  %add22 = fadd double %v20, %v21
-  store double %add22, ptr %l13, align 8
-  %v23 = load double, ptr %l13, align 8
-  store double %v23, ptr %l7, align 8
+  %v19 = load double, ptr %l7, align 8
+  %v20 = load double, ptr %l12, align 8
+  %add21 = fadd double %v19, %v20
+  store double %add21, ptr %l13, align 8
+  %v22 = load double, ptr %l13, align 8
+  store double %v22, ptr %l7, align 8
   br label %b3
 }
 

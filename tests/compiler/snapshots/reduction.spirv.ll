@@ -45,54 +45,53 @@ b2:                                               ; preds = %b1
   %v5 = load i64, ptr %l5, align 4
   store i64 %v5, ptr %l9, align 4
   %v6 = load i64, ptr %l9, align 4
-  %v7 = load i64, ptr %l0, align 4
-  %add = add i64 %v6, %v7
+  %add = add i64 %v6, 0
   store i64 %add, ptr %l10, align 4
-  %v8 = load i64, ptr %l10, align 4
-  store i64 %v8, ptr %l11, align 4
+  %v7 = load i64, ptr %l10, align 4
+  store i64 %v7, ptr %l11, align 4
   br label %b5
 
 b3:                                               ; preds = %b5
-  %v9 = load i64, ptr %l5, align 4
-  %v10 = load i64, ptr %l4, align 4
-  %add11 = add i64 %v9, %v10
-  store i64 %add11, ptr %l5, align 4
+  %v8 = load i64, ptr %l5, align 4
+  %v9 = load i64, ptr %l4, align 4
+  %add10 = add i64 %v8, %v9
+  store i64 %add10, ptr %l5, align 4
   br label %b1
 
 b4:                                               ; preds = %b1
   %off = add i64 %3, 0
   %p = getelementptr i8, ptr addrspace(1) %acc0, i64 %off
-  %v12 = load double, ptr %l7, align 8
-  %call13 = call spir_func i64 @_Z18__spirv_AtomicLoadPU3AS1lii(ptr addrspace(1) %p, i32 1, i32 0)
+  %v11 = load double, ptr %l7, align 8
+  %call12 = call spir_func i64 @_Z18__spirv_AtomicLoadPU3AS1lii(ptr addrspace(1) %p, i32 1, i32 0)
   br label %cas
 
 b5:                                               ; preds = %b2
-  %v16 = load i64, ptr %l11, align 4
-  %t = mul i64 %v16, 8
-  %off17 = add i64 %0, %t
-  %p18 = getelementptr i8, ptr addrspace(1) %a, i64 %off17
-  %ld = load double, ptr addrspace(1) %p18, align 8
+  %v15 = load i64, ptr %l11, align 4
+  %t = mul i64 %v15, 8
+  %off16 = add i64 %0, %t
+  %p17 = getelementptr i8, ptr addrspace(1) %a, i64 %off16
+  %ld = load double, ptr addrspace(1) %p17, align 8
   store double %ld, ptr %l12, align 8
-  %v19 = load double, ptr %l7, align 8
-  %v20 = load double, ptr %l12, align 8
-  %add21 = fadd double %v19, %v20
-  store double %add21, ptr %l13, align 8
-  %v22 = load double, ptr %l13, align 8
-  store double %v22, ptr %l7, align 8
+  %v18 = load double, ptr %l7, align 8
+  %v19 = load double, ptr %l12, align 8
+  %add20 = fadd double %v18, %v19
+  store double %add20, ptr %l13, align 8
+  %v21 = load double, ptr %l13, align 8
+  store double %v21, ptr %l7, align 8
   br label %b3
 
 cas:                                              ; preds = %cas, %b4
-  %expected = phi i64 [ %call13, %b4 ], [ %old, %cas ]
+  %expected = phi i64 [ %call12, %b4 ], [ %old, %cas ]
   %f = bitcast i64 %expected to double
-  %add14 = fadd double %f, %v12
-  %bits = bitcast double %add14 to i64
+  %add13 = fadd double %f, %v11
+  %bits = bitcast double %add13 to i64
   %9 = cmpxchg ptr addrspace(1) %p, i64 %expected, i64 %bits syncscope("device") monotonic monotonic, align 8
   %old = extractvalue { i64, i1 } %9, 0
   %ok = extractvalue { i64, i1 } %9, 1
   br i1 %ok, label %cas_done, label %cas
 
 cas_done:                                         ; preds = %cas
-  %f15 = bitcast i64 %expected to double
+  %f14 = bitcast i64 %expected to double
   ret void
 }
 
