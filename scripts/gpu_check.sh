@@ -339,7 +339,7 @@ selftest() {
     (
         cd "$sim/repo"
         export OUT=$sim/out NUMBA_EXT_DEVICE=cpu PYTHON=$py GPU_CHECK_SITE=$sim/site
-        bash scripts/gpu_check.sh all tests/devices/test_devices.py tests/compiler/test_emit_helper.py \
+        bash scripts/gpu_check.sh all tests/packaging tests/devices/test_devices.py tests/compiler/test_emit_helper.py \
             tests/compiler/test_jit_elementwise.py -- --preset S --reps 1 --workloads stream_triad,l2_norm
     ) || rc=$?
     log "checks on the simulation"
