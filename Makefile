@@ -66,8 +66,8 @@ $(STAMPS)/venv: requirements-dev.txt
 	$(PY) -m pip install -q -r requirements-dev.txt
 	@touch $@
 
-# Development builds link the shared libLLVM (feature dynamic-llvm: quick links); the features given
-# here replace the wheel's (python, static-llvm) from pyproject.toml.
+# Development builds link the shared libLLVM (feature dynamic-llvm, as cargo build/test do); the
+# features given here replace the wheel's (python, static-llvm) from pyproject.toml.
 $(STAMPS)/build: $(STAMPS)/apt $(STAMPS)/venv $(RUST_SOURCES)
 	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH $(VENV)/bin/maturin develop --release -q \
 	  -F python -F dynamic-llvm

