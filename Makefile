@@ -11,7 +11,10 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 RUST_SOURCES := $(shell find rust -name '*.rs') Cargo.toml Cargo.lock pyproject.toml
 PY_SOURCES := $(shell find numba_ext -name '*.py')
 
-.PHONY: demo test lint test-python test-rust test-dpnp setup build clean
+# `make wheel` also needs Polly's static libraries (llvm-config lists them among LLVM's).
+WHEEL_APT_PACKAGES := libpolly-22-dev
+
+.PHONY: demo test lint test-python test-rust test-dpnp setup build wheel clean
 
 # The demo, then the benchmark suite at preset S on the default device (table, goals, JSON) and its
 # plots, all into benchmarks/out/ (git-ignored). Plots are drawn even when a variant failed; the
@@ -68,9 +71,18 @@ $(STAMPS)/venv: requirements-dev.txt
 	$(PY) -m pip install -q -r requirements-dev.txt
 	@touch $@
 
+# Development builds link the shared libLLVM (feature dynamic-llvm, as cargo build/test do); the
+# features given here replace the wheel's (python, static-llvm) from pyproject.toml.
 $(STAMPS)/build: $(STAMPS)/apt $(STAMPS)/venv $(RUST_SOURCES)
-	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH $(VENV)/bin/maturin develop --release -q
+	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH $(VENV)/bin/maturin develop --release -q \
+	  -F python -F dynamic-llvm
 	@touch $@
 
+# The self-contained wheel (LLVM linked statically, manylinux tag from auditwheel) into dist/.
+wheel: $(STAMPS)/apt $(STAMPS)/venv
+	@dpkg -s $(WHEEL_APT_PACKAGES) >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(WHEEL_APT_PACKAGES); }
+	bash scripts/build_wheel.sh dist
+
 clean:
-	rm -rf $(STAMPS) target
+	rm -rf $(STAMPS) target dist

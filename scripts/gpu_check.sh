@@ -1,34 +1,37 @@
 #!/usr/bin/env bash
 # Run numba_ext's test suite (and benchmarks) on a machine with an NVIDIA GPU that has no package
-# registry: build and pack here, carry `.gpu/` there, run there. See README.md, "Running on an
-# NVIDIA GPU".
+# registry: build the self-contained wheel here, carry `.gpu/` there, install it and run there. See
+# README.md, "Running on an NVIDIA GPU".
 #
-#   scripts/gpu_check.sh pack              # here (Debian 12 build machine): wheel + libraries into .gpu/
+#   scripts/gpu_check.sh pack              # here (Debian 12 build machine): the wheel into .gpu/
 #   scripts/gpu_check.sh run [PYTEST ARGS] # there, from the repo root: pytest (default: tests) on the GPU
 #   scripts/gpu_check.sh bench [RUN ARGS]  # there: benchmarks/run.py (default: --preset M --workloads gpu)
 #   scripts/gpu_check.sh all [PYTEST ARGS] [-- RUN ARGS]  # there: run, then bench, in one call
 #   scripts/gpu_check.sh exec CMD [ARGS]   # there: any command in the prepared environment
 #   scripts/gpu_check.sh selftest          # here: the remote half on a copy of the tree, on the CPU
 #
-# `pack` builds a release wheel (`maturin build --release`) and packs the shared libraries the
-# extension needs beyond glibc, libstdc++ and libgcc_s (libLLVM.so.22.1 and its Debian 12
-# dependencies), Debian's OpenCL ICD loader and spirv-val into .gpu/libs.tar.xz. It prints the size
-# of what a device call sends (the working tree plus .gpu) against the 64 MiB limit. GPU_PACK_EXCLUDE
-# ("libz3.so.4 libicudata.so.72 ...") leaves libraries out (the remote half then needs the machine's
-# own); GPU_PACK_XZ sets the xz options (default --x86 --lzma2=preset=9e).
+# `pack` builds the self-contained wheel with scripts/build_wheel.sh (LLVM linked statically, a
+# manylinux tag; the extension needs nothing beyond glibc, libstdc++, libgcc_s and zlib, and opens the
+# machine's OpenCL ICD loader at run time) into .gpu/ with a MANIFEST.txt, and prints the size of what
+# a device call sends (the working tree plus .gpu) against the 64 MiB limit. Nothing else travels: no
+# LLVM, no OpenCL loader, no spirv-val (the tests use it only on SPIR-V devices).
 #
-# `run`, `bench` and `all` unpack the libraries into /tmp/nxlibs-all and link into /tmp/nxlibs (on
-# LD_LIBRARY_PATH) only those the machine lacks (libLLVM always; GPU_CHECK_LIBS=all: every carried
-# one), install the wheel into /tmp/site, copy its extension into numba_ext/ (so the repo's sources,
-# first on sys.path, import it), print the environment, then run with NUMBA_EXT_DEVICE=gpu (unless
-# set). Logs, junit XML and JSON go to $OUT when set (else .gpu/out/). The exit status is pytest's
-# (run, all) or run.py's (bench).
+# `run`, `bench` and `all` install the wheel alone (`pip install --no-index --no-deps --target
+# /tmp/site`; the machine's NumPy and Numba must meet its requirements, which is checked) and run
+# against the installed package: PYTHONPATH is /tmp/site alone, and pytest runs from an empty folder
+# as `python -m pytest -p numba_ext` (the package imported from there before pytest puts the repo root
+# on sys.path for tests/), so the repo's sources, which travel without the extension, never shadow it. They print the environment (GPU, versions, the wheel's install time, the devices),
+# then run with NUMBA_EXT_DEVICE=gpu (an existing setting wins). Logs, junit XML and JSON go to $OUT
+# when set (else .gpu/out/). The exit status is pytest's (run, all) or run.py's (bench). In `exec`,
+# scripts (`python3 benchmarks/x.py`) import the installed numba_ext; `python3 -c`/`-m` need `-P`.
 #
 # Environment: PYTHON (interpreter; default: the first of /opt/torch/.venv/bin/python3, python3 that
-# imports numba), NUMBA_EXT_DEVICE (default gpu), GPU_CHECK_LIBS (gaps|all), GPU_CHECK_TIMEOUT
-# (seconds for pytest, default 480; 300 in `all`), GPU_CHECK_DUMP=1 (keep every device program:
-# NUMBA_EXT_DUMP_DIR, returned as $OUT/dump.tar.xz; not with `all`, whose 8 files are the device
-# tool's limit), GPU_CHECK_DIR (default .gpu).
+# imports numba), NUMBA_EXT_DEVICE (default gpu), GPU_CHECK_TIMEOUT (seconds for pytest, default 480;
+# 300 in `all`), GPU_CHECK_DUMP=1 (keep every device program: NUMBA_EXT_DUMP_DIR, returned as
+# $OUT/dump.tar.xz; not with `all`, whose 8 files are the device tool's limit), GPU_CHECK_DIR (default
+# .gpu), GPU_CHECK_SITE (where the wheel is installed, default /tmp/site), GPU_CHECK_DIAG=1
+# (scripts/gpu_diag.py as well). `pack` passes PYTHON, MATURIN, AUDITWHEEL and CARGO_TARGET_DIR on to
+# scripts/build_wheel.sh.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -43,9 +46,6 @@ die() { printf 'gpu_check: %s\n' "$*" >&2; exit 2; }
 os_name() { sed -n 's/^PRETTY_NAME=//p' /etc/os-release 2>/dev/null | tr -d '"'; }
 mib() { awk -v b="$1" 'BEGIN { printf "%.1f MiB", b / 1048576 }'; }
 
-# Libraries never carried: the C library family, libstdc++ and libgcc_s (the GPU machine's are newer).
-SYSTEM_LIBS='^(linux-vdso|linux-gate|ld-linux|libc\.so|libm\.so|libdl\.so|libpthread\.so|librt\.so|libutil\.so|libresolv\.so|libstdc\+\+\.so|libgcc_s\.so)'
-
 # -- here: pack ------------------------------------------------------------------------------------
 
 tree_bytes() {
@@ -57,84 +57,18 @@ tree_bytes() {
 
 dir_bytes() { find "$1" -type f -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }'; }
 
-# The shared libraries (resolved paths) a library needs, minus the system ones; one "soname path" a line.
-closure() {
-    ldd "$1" | awk '$2 == "=>" && $3 ~ /^\// { print $1, $3 }' | grep -Ev "$SYSTEM_LIBS" || true
-    if ldd "$1" | grep -q "not found"; then
-        ldd "$1" | grep "not found" >&2
-        die "$1 has unresolved libraries here"
-    fi
-}
-
 pack() {
-    local maturin=${MATURIN:-$ROOT/.venv/bin/maturin} py=${PYTHON:-$ROOT/.venv/bin/python}
-    [[ -x $maturin ]] || die "no maturin at $maturin (make setup, or set MATURIN)"
-    command -v xz >/dev/null || die "xz is needed (apt-get install xz-utils)"
-    export LLVM_SYS_221_PREFIX=${LLVM_SYS_221_PREFIX:-/usr/lib/llvm-22}
     mkdir -p "$GPU"
-    PACK_TMP=$(mktemp -d)
-    trap 'rm -rf "${PACK_TMP:-}"' EXIT
-    local tmp=$PACK_TMP
-
-    log "building the release wheel (maturin build --release; LLVM_SYS_221_PREFIX=$LLVM_SYS_221_PREFIX)"
-    # plain linux tag, no auditwheel: the libraries travel separately (libs.tar.xz), not in the wheel
-    VIRTUAL_ENV=$ROOT/.venv PATH=$ROOT/.venv/bin:$PATH "$maturin" build --release --strip \
-        --compatibility linux --auditwheel skip -i "$py" -o "$tmp/wheel"
+    # what earlier versions of this script packed next to the wheel
+    rm -f "$GPU"/numba_ext-*.whl "$GPU"/libs.tar.xz "$GPU"/libs.manifest
     local wheel
-    wheel=$(find "$tmp/wheel" -name 'numba_ext-*.whl' | head -1)
-    [[ -n $wheel ]] || die "maturin wrote no wheel"
-    rm -f "$GPU"/numba_ext-*.whl
-    cp "$wheel" "$GPU/"
-    wheel=$GPU/$(basename "$wheel")
-
-    "$py" -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extract("numba_ext/_core.abi3.so", sys.argv[2])' \
-        "$wheel" "$tmp/ext"
-    local ext=$tmp/ext/numba_ext/_core.abi3.so
-    log "libraries the extension needs (ldd), without glibc/libstdc++/libgcc_s:"
-    local stage=$tmp/stage
-    mkdir -p "$stage/lib" "$stage/opencl" "$stage/bin"
-    local deps soname path
-    deps=$(closure "$ext" | sort -u)
-    local exclude=" ${GPU_PACK_EXCLUDE:-} "
-    while read -r soname path; do
-        if [[ $exclude == *" $soname "* ]]; then
-            printf '   %-22s %s (not packed: GPU_PACK_EXCLUDE)\n' "$soname" "$path" >&2
-            continue
-        fi
-        printf '   %-22s %s\n' "$soname" "$path" >&2
-        cp -L "$path" "$stage/lib/$soname"
-    done <<<"$deps"
-    [[ -f $stage/lib/libLLVM.so.22.1 ]] || die "the extension does not link libLLVM.so.22.1: check the ldd output"
-    # the ICD loader, used there only if the machine has none; spirv-val for the tests that validate SPIR-V
-    local ocl
-    ocl=$(ldconfig -p | awk '$1 == "libOpenCL.so.1" && /x86-64/ { print $NF; exit }')
-    [[ -n $ocl ]] || die "no libOpenCL.so.1 here (apt-get install ocl-icd-libopencl1)"
-    cp -L "$ocl" "$stage/opencl/libOpenCL.so.1"
-    if command -v spirv-val >/dev/null; then
-        cp -L "$(command -v spirv-val)" "$stage/bin/spirv-val"
-    fi
-
-    # re-compress only when the libraries changed (xz of 150 MB takes a minute or two on 2 cores)
-    local manifest
-    local xz_opts=${GPU_PACK_XZ:---x86 --lzma2=preset=9e}
-    manifest=$( (echo "xz $xz_opts" && cd "$stage" && find . -type f -exec md5sum {} + | sort -k2) )
-    if [[ -f $GPU/libs.tar.xz && -f $GPU/libs.manifest && "$(cat "$GPU/libs.manifest")" == "$manifest" ]]; then
-        log "libraries unchanged: keeping $GPU/libs.tar.xz"
-    else
-        log "compressing the libraries (xz -T2 $xz_opts; a few minutes on 2 cores, done again only when they change)"
-        # shellcheck disable=SC2086  # xz_opts is a list of options
-        tar --owner=0 --group=0 --numeric-owner -C "$stage" -cf - lib opencl bin | xz -T2 $xz_opts >"$GPU/libs.tar.xz.tmp"
-        mv "$GPU/libs.tar.xz.tmp" "$GPU/libs.tar.xz"
-        printf '%s\n' "$manifest" >"$GPU/libs.manifest"
-    fi
-
+    wheel=$(bash "$ROOT/scripts/build_wheel.sh" "$GPU" | tail -1)
+    [[ -f $wheel ]] || die "scripts/build_wheel.sh wrote no wheel"
     {
         echo "packed: $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(uname -n) ($(os_name))"
         echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
         echo "uncommitted library changes: $(git status --porcelain -- rust Cargo.toml Cargo.lock pyproject.toml numba_ext 2>/dev/null | tr '\n' ' ')"
-        echo "wheel: $(basename "$wheel") sha256 $(sha256sum "$wheel" | cut -d' ' -f1)"
-        echo "libraries:"
-        (cd "$stage" && find . -type f -printf '  %p %s\n' | sort)
+        echo "wheel: $(basename "$wheel") sha256 $(sha256sum "$wheel" | cut -d' ' -f1) $(stat -c %s "$wheel") bytes"
     } >"$GPU/MANIFEST.txt"
 
     local tree gpu total
@@ -143,12 +77,11 @@ pack() {
     total=$((tree + gpu))
     echo
     echo "wheel        $(basename "$wheel") ($(mib "$(stat -c %s "$wheel")"))"
-    echo "libs.tar.xz  $(mib "$(stat -c %s "$GPU/libs.tar.xz")") ($(mib "$(dir_bytes "$stage")") unpacked)"
     echo "$GPU/        $(mib "$gpu")"
     echo "tree         $(mib "$tree") (tracked + untracked-not-ignored files)"
     echo "travels      $(mib "$total") of ${LIMIT_MIB} MiB (tree + carried $GPU)"
     if ((gpu > GPU_MAX_MIB * 1048576)); then
-        die "$GPU is over ${GPU_MAX_MIB} MiB"
+        die "$GPU is over ${GPU_MAX_MIB} MiB (what else is in it?)"
     fi
     if ((total > LIMIT_MIB * 1048576)); then
         die "the tree plus $GPU is over the ${LIMIT_MIB} MiB a device call carries"
@@ -178,77 +111,61 @@ LD_CACHE=
 read_ld_cache() { LD_CACHE=$("$(command -v ldconfig || echo /sbin/ldconfig)" -p 2>/dev/null || true); }
 ld_cache() { printf '%s\n' "$LD_CACHE"; }
 
-have_system_lib() {
-    local name=$1 d
-    if ld_cache | awk -v n="$name" '$1 == n && /x86-64/ { f = 1 } END { exit !f }'; then
-        return 0
-    fi
-    for d in /lib/x86_64-linux-gnu /usr/lib/x86_64-linux-gnu /lib64 /usr/lib64; do
-        [[ -e $d/$name ]] && return 0
-    done
-    return 1
-}
+# The installed wheel's requirements (Requires-Dist outside extras) against what this Python has.
+check_requirements() {
+    "$PY" -P - "$SITE" <<'EOF'
+import sys
+from importlib import metadata
 
-# Link the carried libraries the machine lacks (mode gaps) or all of them (mode all) into $NXLIBS.
-link_libs() {
-    local mode=$1 f so
-    rm -rf "$NXLIBS"
-    mkdir -p "$NXLIBS"
-    CARRIED=()
-    for f in "$NXLIBS_ALL"/lib/*; do
-        so=$(basename "$f")
-        if [[ $mode == all || $so == libLLVM.so.* ]] || ! have_system_lib "$so"; then
-            ln -s "$f" "$NXLIBS/$so"
-            CARRIED+=("$so")
-        fi
-    done
-    if [[ $mode == all ]] || ! have_system_lib libOpenCL.so.1; then
-        ln -s "$NXLIBS_ALL/opencl/libOpenCL.so.1" "$NXLIBS/libOpenCL.so.1"
-        CARRIED+=("libOpenCL.so.1")
-    fi
+sys.path.insert(0, sys.argv[1])
+dist = metadata.distribution("numba_ext")
+try:
+    from packaging.requirements import Requirement
+except ImportError:
+    print("not checked (no packaging module):", dist.requires)
+    sys.exit(0)
+bad = []
+for text in dist.requires or []:
+    req = Requirement(text)
+    if req.marker is not None and not req.marker.evaluate({"extra": ""}):
+        continue
+    try:
+        have = metadata.version(req.name)
+    except metadata.PackageNotFoundError:
+        bad.append(f"{req} (not installed)")
+        continue
+    if not req.specifier.contains(have, prereleases=True):
+        bad.append(f"{req} (have {have})")
+print("; ".join(bad) if bad else "met")
+sys.exit(1 if bad else 0)
+EOF
 }
 
 setup() {
-    [[ -f $GPU/libs.tar.xz ]] || die "$GPU/libs.tar.xz is missing: run 'scripts/gpu_check.sh pack' here and carry $GPU"
     local wheels=("$GPU"/numba_ext-*.whl)
-    [[ -f ${wheels[0]} ]] || die "no wheel in $GPU: run 'scripts/gpu_check.sh pack' and carry $GPU"
+    [[ -f ${wheels[0]} ]] || die "no wheel in $GPU: run 'scripts/gpu_check.sh pack' here and carry $GPU"
+    ((${#wheels[@]} == 1)) || die "several wheels in $GPU: ${wheels[*]}"
     PY=$(pick_python)
     if [[ -n ${OUT:-} ]]; then OUTDIR=$OUT; elif [[ $GPU == /* ]]; then OUTDIR=$GPU/out; else OUTDIR=$ROOT/$GPU/out; fi
     mkdir -p "$OUTDIR"
-    NXLIBS_ALL=${NXLIBS_ALL:-/tmp/nxlibs-all}
-    NXLIBS=${NXLIBS_DIR:-/tmp/nxlibs}
     SITE=${GPU_CHECK_SITE:-/tmp/site}
-
-    log "unpacking $GPU/libs.tar.xz into $NXLIBS_ALL"
-    rm -rf "$NXLIBS_ALL"
-    mkdir -p "$NXLIBS_ALL"
-    # Python's tarfile reads xz itself (no xz binary needed there)
-    "$PY" - "$GPU/libs.tar.xz" "$NXLIBS_ALL" <<'EOF'
-import sys, tarfile
-with tarfile.open(sys.argv[1]) as t:
-    kw = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
-    t.extractall(sys.argv[2], **kw)
-EOF
-    local mode=${GPU_CHECK_LIBS:-gaps}
     read_ld_cache
-    link_libs "$mode"
-    export LD_LIBRARY_PATH=$NXLIBS${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-    # the carried spirv-val only where the machine has none
-    command -v spirv-val >/dev/null || export PATH=$PATH:$NXLIBS_ALL/bin
 
-    log "installing ${wheels[0]} into $SITE"
+    log "installing ${wheels[0]} (alone) into $SITE"
     rm -rf "$SITE"
+    local t0 t1
+    t0=$(date +%s.%N)
     if "$PY" -m pip --version >/dev/null 2>&1; then
         PIP_ROOT_USER_ACTION=ignore PIP_DISABLE_PIP_VERSION_CHECK=1 \
-            "$PY" -m pip install -q --no-index --no-deps --no-compile --upgrade --target "$SITE" "${wheels[0]}"
+            "$PY" -m pip install -q --no-index --no-deps --no-compile --target "$SITE" "${wheels[0]}"
     else  # a wheel is a zip file: unpacked into a folder on sys.path it works the same
         "$PY" -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])' "${wheels[0]}" "$SITE"
     fi
-    # `python -m pytest` from the repo root puts the repo first on sys.path: give its numba_ext the extension
-    cp "$SITE/numba_ext/_core.abi3.so" "$ROOT/numba_ext/_core.abi3.so"
-    # the repo's Python sources first (they travel with every call), /tmp/site for the installed
-    # distribution's metadata (Numba's numba_extensions entry point)
-    export PYTHONPATH=$ROOT:$SITE${PYTHONPATH:+:$PYTHONPATH}
+    t1=$(date +%s.%N)
+    INSTALL_S=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
+    REQUIREMENTS=$(check_requirements) || die "the wheel's requirements are not met by $PY: $REQUIREMENTS"
+    # the installed package alone: the repo's sources travel without the extension and must not shadow it
+    export PYTHONPATH=$SITE
     export PYTHONUNBUFFERED=1
     export NUMBA_EXT_DEVICE=${NUMBA_EXT_DEVICE-gpu}
     if [[ ${GPU_CHECK_DUMP:-0} == 1 ]]; then
@@ -257,15 +174,12 @@ EOF
         mkdir -p "$NUMBA_EXT_DUMP_DIR"
     fi
 
-    local ext=$ROOT/numba_ext/_core.abi3.so missing
-    missing=$(ldd "$ext" 2>&1 | grep "not found" || true)
-    if [[ -n $missing && $mode != all ]]; then
-        log "with the machine's own libraries: $missing"
-        log "retrying with every carried library (GPU_CHECK_LIBS=all)"
-        link_libs all
-        missing=$(ldd "$ext" 2>&1 | grep "not found" || true)
-    fi
+    EXT=$SITE/numba_ext/_core.abi3.so
+    local missing where
+    missing=$(ldd "$EXT" 2>&1 | grep "not found" || true)
     [[ -z $missing ]] || die "the extension's libraries do not resolve: $missing"
+    where=$(cd "$ROOT" && "$PY" -P -c 'import numba_ext; print(numba_ext.__file__)' 2>&1 | tail -1)
+    [[ $where == "$SITE"/* ]] || die "numba_ext does not come from the installed wheel: $where"
     ensure_gpu_icd
     environment_report | tee "$OUTDIR/env.txt"
     if [[ ${GPU_CHECK_DIAG:-0} == 1 ]]; then
@@ -279,7 +193,7 @@ EOF
 # say so loudly and register the driver here, so the run still tells us about the GPU.
 ensure_gpu_icd() {
     local found
-    found=$("$PY" -c 'import numba_ext; print(sum(d.device_type == "gpu" for d in numba_ext.get_devices()))' 2>&1 | tail -1)
+    found=$(cd "$ROOT" && "$PY" -P -c 'import numba_ext; print(sum(d.device_type == "gpu" for d in numba_ext.get_devices()))' 2>&1 | tail -1)
     [[ $found =~ ^[0-9]+$ ]] || found=0
     if ((found > 0)) || [[ $NUMBA_EXT_DEVICE != *gpu* ]]; then
         return 0
@@ -313,7 +227,8 @@ environment_report() {
     fi
     [[ -f $GPU/MANIFEST.txt ]] && sed -n '1,4p' "$GPU/MANIFEST.txt"
     echo "python: $PY"
-    "$PY" - <<'EOF' || true
+    echo "wheel installed in $INSTALL_S s (pip install --no-index --no-deps --target $SITE); requirements: $REQUIREMENTS"
+    "$PY" -P - <<'EOF' || true
 import importlib, platform
 print("python", platform.python_version())
 for name in ("numpy", "numba", "cupy", "pytest", "hypothesis", "matplotlib"):
@@ -329,16 +244,16 @@ except Exception as e:
     print(f"numba-cuda: no distribution ({type(e).__name__})")
 EOF
     echo "NUMBA_EXT_DEVICE=$NUMBA_EXT_DEVICE"
-    echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
-    echo "carried libraries in use: ${CARRIED[*]}"
-    echo "OpenCL loader: $(ld_cache | awk '$1 == "libOpenCL.so.1" { print $NF; exit }') (carried one in use: $([[ -e $NXLIBS/libOpenCL.so.1 ]] && echo yes || echo no))"
+    echo "LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}"
+    echo "OpenCL loader (opened at run time): $(ld_cache | awk '$1 == "libOpenCL.so.1" { print $NF; exit }')"
     echo "system OpenCL vendors: $(cat /etc/OpenCL/vendors/*.icd 2>/dev/null | tr '\n' ' ')"
     echo "NVIDIA OpenCL driver: $(ld_cache | awk '$1 ~ /^libnvidia-opencl/ { print $NF }' | tr '\n' ' ')"
-    echo "spirv-val: $(command -v spirv-val || echo none)"
-    echo "== ldd numba_ext/_core.abi3.so"
-    ldd "$ROOT/numba_ext/_core.abi3.so" 2>&1 || true
+    echo "libdevice: ${NUMBA_EXT_LIBDEVICE:-$(ls /usr/local/cuda/nvvm/libdevice/libdevice.10.bc 2>/dev/null || echo "not in /usr/local/cuda (numba_ext also looks in the nvidia-nvvm wheel)")}"
+    echo "spirv-val: $(command -v spirv-val || echo "none (used by tests on SPIR-V devices only)")"
+    echo "== ldd $EXT"
+    ldd "$EXT" 2>&1 || true
     echo "== numba_ext devices"
-    "$PY" - <<'EOF' 2>&1 || true
+    (cd "$ROOT" && "$PY" -P - <<'EOF' 2>&1) || true
 import os
 import numba_ext
 print("numba_ext", numba_ext.__version__, "from", os.path.dirname(numba_ext.__file__))
@@ -365,13 +280,25 @@ save_dump() {
 run_tests() {
     local timeout_s=${GPU_CHECK_TIMEOUT:-$1}
     shift
-    local args=("$@")
-    ((${#args[@]})) || args=(tests)
-    log "pytest -q -rs ${args[*]} (NUMBA_EXT_DEVICE=$NUMBA_EXT_DEVICE, stopped after ${timeout_s} s)"
+    local args=() a
+    (($#)) || set -- tests
+    # pytest runs from an empty folder, so that neither it nor the Python processes the tests start
+    # with `python -c` find the repo's numba_ext (sources without the extension) in the current
+    # directory: the repo's paths are given absolute
+    for a in "$@"; do
+        if [[ $a != -* && $a != /* && -e $ROOT/${a%%::*} ]]; then args+=("$ROOT/$a"); else args+=("$a"); fi
+    done
+    local cwd
+    cwd=$(mktemp -d /tmp/nx-pytest.XXXXXX)
+    log "pytest -q -rs $* (from $cwd, NUMBA_EXT_DEVICE=$NUMBA_EXT_DEVICE, stopped after ${timeout_s} s)"
     local rc=0
-    # SIGINT at the limit: pytest still prints its summary and writes the junit XML
-    timeout -s INT -k 30 "$timeout_s" "$PY" -m pytest -q -rs -p no:cacheprovider \
-        --junitxml="$OUTDIR/junit.xml" "${args[@]}" 2>&1 | tee "$OUTDIR/pytest.log" || rc=${PIPESTATUS[0]}
+    # SIGINT at the limit: pytest still prints its summary and writes the junit XML. `-p numba_ext`
+    # imports the installed package (PYTHONPATH) before pytest puts the repo root first on sys.path
+    # for the tests package.
+    (cd "$cwd" && timeout -s INT -k 30 "$timeout_s" "$PY" -m pytest -p numba_ext -q -rs -p no:cacheprovider \
+        --rootdir="$ROOT" --junitxml="$OUTDIR/junit.xml" "${args[@]}" 2>&1) | tee "$OUTDIR/pytest.log" ||
+        rc=${PIPESTATUS[0]}
+    rmdir "$cwd" 2>/dev/null || true
     log "pytest exit status $rc; log and junit XML in $OUTDIR"
     return "$rc"
 }
@@ -393,7 +320,9 @@ run_bench() {
 # -- here: the remote half on a copy of the tree --------------------------------------------------
 
 selftest() {
-    [[ -f $GPU/libs.tar.xz ]] || die "run 'scripts/gpu_check.sh pack' first"
+    local wheels=("$GPU"/numba_ext-*.whl)
+    [[ -f ${wheels[0]} ]] || die "run 'scripts/gpu_check.sh pack' first"
+    local py=${PYTHON:-$ROOT/.venv/bin/python}
     local sim
     sim=$(mktemp -d /tmp/gpu-check-sim.XXXXXX)
     log "copying the tree that travels (+ $GPU) to $sim/repo"
@@ -402,36 +331,36 @@ selftest() {
         [[ -f $f ]] && printf '%s\0' "$f"
     done | xargs -0 cp --parents -t "$sim/repo"
     cp -r "$GPU" "$sim/repo/"
+    rm -rf "$sim/repo/$GPU/out"
     [[ ! -e $sim/repo/numba_ext/_core.abi3.so ]] || die "the extension travelled with the tree (it must not)"
 
-    log "remote half there: all carried libraries, NUMBA_EXT_DEVICE=cpu, a few tests and a benchmark"
+    log "remote half there: the wheel alone, NUMBA_EXT_DEVICE=cpu, a few tests and a benchmark"
     local rc=0
     (
         cd "$sim/repo"
-        export OUT=$sim/out NUMBA_EXT_DEVICE=cpu GPU_CHECK_LIBS=all PYTHON=$ROOT/.venv/bin/python
-        export NXLIBS_ALL=$sim/nxlibs-all NXLIBS_DIR=$sim/nxlibs GPU_CHECK_SITE=$sim/site
-        bash scripts/gpu_check.sh all tests/devices/test_devices.py tests/compiler/test_jit_elementwise.py -- \
-            --preset S --reps 1 --workloads stream_triad,l2_norm
+        export OUT=$sim/out NUMBA_EXT_DEVICE=cpu PYTHON=$py GPU_CHECK_SITE=$sim/site
+        bash scripts/gpu_check.sh all tests/packaging tests/devices/test_devices.py tests/compiler/test_emit_helper.py \
+            tests/compiler/test_jit_elementwise.py -- --preset S --reps 1 --workloads stream_triad,l2_norm
     ) || rc=$?
     log "checks on the simulation"
-    # every library the extension needs resolves into the carried folder, none from the system
+    # the installed extension links no LLVM, SPIRV-Tools or OpenCL library, and all it needs resolves
     local ldd_out
-    ldd_out=$(LD_LIBRARY_PATH=$sim/nxlibs ldd "$sim/site/numba_ext/_core.abi3.so")
+    ldd_out=$(ldd "$sim/site/numba_ext/_core.abi3.so")
     echo "$ldd_out"
     if grep -q "not found" <<<"$ldd_out"; then die "unresolved libraries"; fi
-    local lib
-    for lib in $(awk '$2 == "=>" { print $1 }' <<<"$ldd_out" | grep -Ev "$SYSTEM_LIBS" || true); do
-        grep -q "^[[:space:]]*$lib => $sim/nxlibs/" <<<"$ldd_out" || die "$lib does not come from $sim/nxlibs"
-    done
-    # a clean environment, outside the repo: numba_ext from the installed wheel alone
-    (cd / && env -i PATH=/usr/bin:/bin HOME="$sim" LD_LIBRARY_PATH="$sim/nxlibs" PYTHONPATH="$sim/site" \
-        NUMBA_EXT_DEVICE=cpu "$ROOT/.venv/bin/python" -c '
+    if grep -Eq "libLLVM|libSPIRV|libOpenCL" <<<"$ldd_out"; then die "the installed extension links LLVM, SPIRV-Tools or OpenCL"; fi
+    grep -q "^numba_ext .* from $sim/site/numba_ext$" "$sim/out/env.txt" ||
+        die "the run did not use the installed wheel (see $sim/out/env.txt)"
+    # a clean environment outside the repo: no LLVM tools or spirv-val on PATH, no LD_LIBRARY_PATH
+    (cd / && env -i PATH="$(dirname "$py")" HOME="$sim" PYTHONPATH="$sim/site" NUMBA_EXT_DEVICE=cpu "$py" -c '
 import numpy as np, numba_ext
 assert numba_ext.__file__.startswith("'"$sim"'/site/"), numba_ext.__file__
 f = numba_ext.jit(lambda a, b: np.sqrt(a) * b + 1.0)
-a = numba_ext.asarray(np.arange(8.0)); b = numba_ext.asarray(np.ones(8))
-print("clean env:", numba_ext.__file__, numba_ext.default_queue().device.name, numba_ext.asnumpy(f(a, b)))') \
-        || die "numba_ext from the installed wheel failed in a clean environment"
+x = np.random.default_rng().random(1000)
+out = numba_ext.asnumpy(f(numba_ext.asarray(x), numba_ext.asarray(x)))
+np.testing.assert_allclose(out, np.sqrt(x) * x + 1.0, rtol=1e-12)
+print("clean env:", numba_ext.__file__, numba_ext.default_queue().device.name, "values match NumPy")') ||
+        die "numba_ext from the installed wheel failed in a clean environment"
     ls -la "$sim/out"
     log "selftest: remote half exit status $rc; files in $sim"
     return "$rc"

@@ -218,12 +218,27 @@ pub fn devices() -> Result<&'static [Device]> {
     }
 }
 
+/// The error of a failed `clGetPlatformIDs`. The ICD loader is not linked: cl3 opens the system's
+/// `libOpenCL.so.1` at the first OpenCL call (so the wheel needs no OpenCL library of its own) and
+/// reports a loader it could not open as `DLOPEN_RUNTIME_LOAD_FAILED`.
+fn platform_query_error(code: i32) -> Error {
+    if code == cl3::error_codes::DLOPEN_RUNTIME_LOAD_FAILED {
+        return Error::Selector(
+            "the OpenCL ICD loader (libOpenCL.so.1) could not be loaded: install the system's \
+             (Debian and Ubuntu: `apt install ocl-icd-libopencl1`; Fedora: `dnf install ocl-icd`) or put \
+             the folder of another one on LD_LIBRARY_PATH"
+                .to_string(),
+        );
+    }
+    Error::cl(code, "clGetPlatformIDs")
+}
+
 fn discover() -> Result<Vec<Device>> {
     let platforms = match get_platforms() {
         Ok(p) => p,
         // -1001: the ICD loader found no platform at all.
         Err(e) if e.0 == -1001 => return Ok(Vec::new()),
-        Err(e) => return Err(Error::cl(e.0, "clGetPlatformIDs")),
+        Err(e) => return Err(platform_query_error(e.0)),
     };
     let mut out: Vec<Device> = Vec::new();
     let mut seen_platforms = Vec::new();
@@ -318,4 +333,20 @@ fn bad_selector(selector: &str, all: &[Device], why: &str) -> Error {
     Error::Selector(format!(
         "device selector '{selector}' matches no device: {why}. Selectors look like \"\", \"cpu\", \"gpu\", \"opencl:cpu\", \"opencl:gpu:0\". Available devices:\n{list}"
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_icd_loader_is_named_with_what_to_install() {
+        let e = platform_query_error(cl3::error_codes::DLOPEN_RUNTIME_LOAD_FAILED);
+        assert!(matches!(e, Error::Selector(_)), "{e:?}");
+        let msg = e.to_string();
+        assert!(msg.contains("libOpenCL.so.1") && msg.contains("ocl-icd-libopencl1"), "{msg}");
+        // other failures keep the OpenCL call and code
+        let msg = platform_query_error(-6).to_string();
+        assert!(msg.contains("clGetPlatformIDs") && msg.contains("-6"), "{msg}");
+    }
 }

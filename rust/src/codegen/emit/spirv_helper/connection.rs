@@ -25,7 +25,8 @@ fn helper_command(mode: Mode) -> std::result::Result<Command, String> {
         Some(lib) => {
             let python = std::env::var_os("NUMBA_EXT_PYTHON").map(std::path::PathBuf::from).unwrap_or(exe);
             let mut cmd = Command::new(python);
-            cmd.args(["-I", "-S", "-c", "import ctypes, sys; ctypes.CDLL(sys.argv[1])"]).arg(lib);
+            cmd.args(["-I", "-S", "-c", "import ctypes, sys; ctypes.CDLL(sys.argv[1]).numba_ext_spirv_helper()"])
+                .arg(lib);
             cmd
         }
     };
@@ -35,7 +36,7 @@ fn helper_command(mode: Mode) -> std::result::Result<Command, String> {
 
 /// The shared object this code was loaded from, or `None` when it is part of the executable (whose
 /// program headers are the ones the kernel passed to the process, `AT_PHDR`).
-fn this_shared_object() -> Option<std::path::PathBuf> {
+pub(super) fn this_shared_object() -> Option<std::path::PathBuf> {
     use std::os::unix::ffi::OsStrExt;
     let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
     let addr = super::serve::helper_hook as extern "C" fn() as *const libc::c_void;

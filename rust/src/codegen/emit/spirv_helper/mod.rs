@@ -35,8 +35,10 @@
 //!   helper before `main` runs;
 //! * when it is a shared object (the Python extension module, from a `maturin develop` build or a
 //!   wheel), the Python interpreter that loaded it (`NUMBA_EXT_PYTHON` overrides it), as
-//!   `python -I -S -c "import ctypes, sys; ctypes.CDLL(sys.argv[1])" <this library>`: loading the
-//!   library runs the same hook. No separate executable has to ship with the package.
+//!   `python -I -S -c "import ctypes, sys; ctypes.CDLL(sys.argv[1]).numba_ext_spirv_helper()" <this
+//!   library>`: the exported [`serve::numba_ext_spirv_helper`] is called once the library has loaded,
+//!   after all of its load-time constructors (LLVM's too, when LLVM is linked into the library
+//!   statically, as in the wheel). No separate executable has to ship with the package.
 //!
 //! `NUMBA_EXT_SPIRV_HELPERS` sets how many helpers are kept (default 2 for `exec`, 1 for
 //! `forkserver`). A process forked from the caller (for example a multiprocessing worker) does not use its

@@ -12,9 +12,28 @@ use super::{signal_name, Mode, READY, REPLY_CRASH, REPLY_ERR, REPLY_OK, REQUEST_
 use crate::codegen::Flavor;
 
 /// Runs when the library is loaded (from `.init_array`, before `main` for an executable, during
-/// `dlopen` for a shared object). Does nothing unless [`HELPER_ENV`] names a mode and standard input
-/// is a socket (the connection a requesting process sets up).
+/// `dlopen` for a shared object). In an executable it turns the process into a helper when asked
+/// ([`serve_if_asked`]). In a shared object it does nothing: there the helper command calls
+/// [`numba_ext_spirv_helper`] once loading has finished, because with LLVM linked statically into the
+/// library LLVM's own load-time constructors (its command-line option and pass registries) come
+/// after this entry in `.init_array`, and a helper serving from here would run LLVM before they did.
 pub(super) extern "C" fn helper_hook() {
+    if super::connection::this_shared_object().is_none() {
+        serve_if_asked()
+    }
+}
+
+/// The helper's entry point in the shared object (the Python extension module), called by the
+/// helper command after loading the library: `ctypes.CDLL(<library>).numba_ext_spirv_helper()`.
+/// Returns at once unless this process was started as a helper.
+#[unsafe(no_mangle)]
+pub extern "C" fn numba_ext_spirv_helper() {
+    serve_if_asked()
+}
+
+/// Serve (never returning) when [`HELPER_ENV`] names a mode and standard input is a socket (the
+/// connection a requesting process sets up); otherwise return.
+fn serve_if_asked() {
     let value = unsafe { libc::getenv(c"NUMBA_EXT_SPIRV_HELPER".as_ptr()) };
     if value.is_null() {
         return;
