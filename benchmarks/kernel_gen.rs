@@ -266,6 +266,7 @@ pub fn random_function(rng: &mut Rng, index: usize) -> Function {
         arrays,
         locals,
         blocks,
+        bounds: None,
     }
 }
 
