@@ -166,6 +166,10 @@ setup() {
     REQUIREMENTS=$(check_requirements) || die "the wheel's requirements are not met by $PY: $REQUIREMENTS"
     # the installed package alone: the repo's sources travel without the extension and must not shadow it
     export PYTHONPATH=$SITE
+    # child processes that tests start from the repo root import the repo's sources (the same Python
+    # code as the wheel's): they get the installed extension next to them
+    cp "$SITE"/numba_ext/_core*.so numba_ext/ 2>/dev/null || true
+    for d in "$SITE"/numba_ext.libs; do [[ -d $d ]] && cp -r "$d" . ; done
     export PYTHONUNBUFFERED=1
     export NUMBA_EXT_DEVICE=${NUMBA_EXT_DEVICE-gpu}
     if [[ ${GPU_CHECK_DUMP:-0} == 1 ]]; then

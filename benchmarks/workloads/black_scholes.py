@@ -238,6 +238,12 @@ VARIANTS = [
     Variant("numba_ext_prange", black_scholes_nx_prange, backend="numba_ext"),
     Variant("numba_ext_kernel", black_scholes_kernel, backend="numba_ext"),
     Variant(
+        "numba_ext_kernel_item",
+        black_scholes_kernel_item,
+        backend="numba_ext",
+        note="the numba_ext_kernel body in item style: call_kernel over a Range",
+    ),
+    Variant(
         "numba_ext_prange_bc",
         black_scholes_nx_prange_bc,
         backend="numba_ext",
@@ -248,12 +254,6 @@ VARIANTS = [
         black_scholes_kernel_bc,
         backend="numba_ext",
         note="numba_ext_kernel with boundscheck=True",
-    ),
-    Variant(
-        "numba_ext_kernel_item",
-        black_scholes_kernel_item,
-        backend="numba_ext",
-        note="the numba_ext_kernel body in item style: call_kernel over a Range",
     ),
     namespace_variant("dpnp", black_scholes, "dpnp"),
     namespace_variant("cupy", black_scholes, "cupy"),

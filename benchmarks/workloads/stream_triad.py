@@ -109,6 +109,12 @@ VARIANTS = [
     Variant("numba_ext_prange", nx.jit(with_globals(_triad_prange, empty=nx.empty)), backend="numba_ext"),
     Variant("numba_ext_kernel", triad_kernel, backend="numba_ext"),
     Variant(
+        "numba_ext_kernel_item",
+        triad_kernel_item,
+        backend="numba_ext",
+        note="the numba_ext_kernel body in item style: call_kernel over a Range",
+    ),
+    Variant(
         "numba_ext_prange_bc",
         nx.jit(with_globals(_triad_prange, empty=nx.empty), boundscheck=True),
         backend="numba_ext",
@@ -119,12 +125,6 @@ VARIANTS = [
         triad_kernel_bc,
         backend="numba_ext",
         note="numba_ext_kernel with boundscheck=True",
-    ),
-    Variant(
-        "numba_ext_kernel_item",
-        triad_kernel_item,
-        backend="numba_ext",
-        note="the numba_ext_kernel body in item style: call_kernel over a Range",
     ),
     namespace_variant("dpnp", triad, "dpnp"),
     namespace_variant("cupy", triad, "cupy"),
