@@ -21,6 +21,6 @@ def test_numpy_dtype_numba_ext_cannot_hold(dtype):
 def test_no_dtype_at_all(dtype):
     with pytest.raises(TypeError):
         np.empty(3, dtype=dtype)
-    with pytest.raises(TypeError, match="unsupported dtype") as e:
+    with pytest.raises(TypeError, match=str(dtype)) as e:  # NumPy's message, naming the value
         nx.empty(3, dtype=dtype)
     assert not isinstance(e.value, nx.UnsupportedError)
