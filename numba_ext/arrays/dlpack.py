@@ -115,7 +115,7 @@ def from_dlpack(
         raise ValueError(f"from_dlpack: copy must be None, True or False, got {copy!r}")
     target = _target_queue(device)
     if target is None and isinstance(x, ndarray):
-        target = x.sycl_queue  # the producer's device, also where its memory has to be copied
+        target = x._queue  # the producer's device, also where its memory has to be copied
     try:
         tensor = _core.dlpack_import(_request(x, None, copy))
     except BufferError:
@@ -180,10 +180,10 @@ def _usm_interface_view(x: Any) -> ndarray | None:
 def _placed(arr: ndarray, target: Queue | None, copy: bool | None, copied: bool) -> ndarray:
     """`arr` (a view of the producer's memory) on `target`: copied where `copy` is True and the
     producer did not copy already, or where `target` is in another context (unless `copy` is False)."""
-    q = target or arr.sycl_queue
-    if copy is False and q.context != arr.sycl_context:
+    q = target or arr._queue
+    if copy is False and q.context != arr._queue.context:
         raise BufferError(
-            f"from_dlpack(copy=False): the producer's memory belongs to the context of {arr.sycl_queue!r}, "
+            f"from_dlpack(copy=False): the producer's memory belongs to the context of {arr._queue!r}, "
             f"not that of {q!r}; pass copy=None or copy=True"
         )
     return convert(arr, q, None, None, True if copy and not copied else None)
