@@ -25,6 +25,16 @@ HERE = Path(__file__).resolve()
 SOURCES = {"l2_norm": "l2_norm", "black_scholes": "black_scholes"}
 
 
+def timed_call(fn, args) -> float:
+    """Seconds for one call of `fn`, up to its (first) result being ready on the device."""
+    t = time.perf_counter()
+    out = fn(*args)
+    first = out[0] if isinstance(out, tuple) else out
+    if hasattr(first, "sycl_queue"):
+        first.sycl_queue.wait()
+    return time.perf_counter() - t
+
+
 def child(workload: str, preset: str, cache: bool) -> dict:
     t0 = time.perf_counter()
     import numpy as np
@@ -56,18 +66,7 @@ def child(workload: str, preset: str, cache: bool) -> dict:
     t = time.perf_counter()
     fn._compile_result(tuple(args), {})  # typing, lowering and device code, no run
     t_compile = time.perf_counter() - t
-    t = time.perf_counter()
-    out = fn(*args)
-    first = out[0] if isinstance(out, tuple) else out
-    if hasattr(first, "sycl_queue"):
-        first.sycl_queue.wait()
-    t_first = time.perf_counter() - t
-    t = time.perf_counter()
-    out = fn(*args)
-    first = out[0] if isinstance(out, tuple) else out
-    if hasattr(first, "sycl_queue"):
-        first.sycl_queue.wait()
-    t_second = time.perf_counter() - t
+    t_first, t_second = timed_call(fn, args), timed_call(fn, args)
     info = _core.program_cache_info()
     return {
         "import_s": t_import,
