@@ -7,25 +7,18 @@ this in ``make test``): ``devices`` <- ``arrays`` <- ``placement`` <- ``compiler
 <- ``library`` <- this module, which only gathers the public API.
 """
 
-import numba
+import importlib
+from typing import TYPE_CHECKING, Any
 
 # First: registers the OpenCL drivers with the ICD loader before the extension loads.
 from . import devices  # noqa: F401
 
 # isort: split
-from . import (
-    arrays,  # noqa: F401
-    atomic,
-    compiler,
-    errors,
-    kernel_api,
-    kernels,  # noqa: F401
-    library,  # noqa: F401  (registers the arrays' eager operations)
-    local,
-    placement,  # noqa: F401
-    private,
-    utils,
-)
+# The layers that do not need Numba load with the package; the compiler, the kernels and the eager
+# library (which import Numba: most of the import time) load on first use: a name of theirs asked of
+# this module, an array's first operator, reduction or Numba type (``arrays.hooks``), or Numba's
+# first compilation (the ``numba_extensions`` entry point, ``compiler.install``).
+from . import arrays, errors, placement  # noqa: F401
 from .arrays import (
     arange,
     array,
@@ -37,6 +30,7 @@ from .arrays import (
     from_dlpack,
     full,
     full_like,
+    hooks,
     identity,
     linspace,
     ndarray,
@@ -45,7 +39,6 @@ from .arrays import (
     zeros,
     zeros_like,
 )
-from .compiler import erf, erfc, jit
 from .devices import Context, Device, Queue, default_queue, get_devices
 from .errors import (
     ArrayInterfaceError,
@@ -61,32 +54,109 @@ from .errors import (
     UnsupportedError,
     USMError,
 )
-from .kernel_api import (
-    GLOBAL_MEM_FENCE,
-    LOCAL_MEM_FENCE,
-    barrier,
-    get_global_id,
-    get_global_linear_id,
-    get_global_linear_size,
-    get_global_size,
-    get_group_id,
-    get_group_linear_id,
-    get_local_id,
-    get_local_linear_id,
-    get_local_linear_size,
-    get_local_size,
-    get_num_groups,
-    get_work_dim,
-)
-from .kernels import NdRange, Range, USMNdArray, call_kernel, call_kernel_async, func, kernel
 from .placement import offload_to
 
-# numba_dpex.prange is Numba's prange; programs that import it from the offload package find it here
-prange = numba.prange
-# numba_dpex.device_func is numba_ext.func
-device_func = func
+if TYPE_CHECKING:  # what the names loaded on first use are (explicit re-exports for type checkers)
+    from numba import prange as prange
 
-compiler.install()
+    from . import atomic as atomic
+    from . import compiler as compiler
+    from . import kernel_api as kernel_api
+    from . import kernels as kernels
+    from . import library as library
+    from . import local as local
+    from . import private as private
+    from . import utils as utils
+    from .compiler import erf as erf
+    from .compiler import erfc as erfc
+    from .compiler import jit as jit
+    from .kernel_api import GLOBAL_MEM_FENCE as GLOBAL_MEM_FENCE
+    from .kernel_api import LOCAL_MEM_FENCE as LOCAL_MEM_FENCE
+    from .kernel_api import barrier as barrier
+    from .kernel_api import get_global_id as get_global_id
+    from .kernel_api import get_global_linear_id as get_global_linear_id
+    from .kernel_api import get_global_linear_size as get_global_linear_size
+    from .kernel_api import get_global_size as get_global_size
+    from .kernel_api import get_group_id as get_group_id
+    from .kernel_api import get_group_linear_id as get_group_linear_id
+    from .kernel_api import get_local_id as get_local_id
+    from .kernel_api import get_local_linear_id as get_local_linear_id
+    from .kernel_api import get_local_linear_size as get_local_linear_size
+    from .kernel_api import get_local_size as get_local_size
+    from .kernel_api import get_num_groups as get_num_groups
+    from .kernel_api import get_work_dim as get_work_dim
+    from .kernels import NdRange as NdRange
+    from .kernels import Range as Range
+    from .kernels import USMNdArray as USMNdArray
+    from .kernels import call_kernel as call_kernel
+    from .kernels import call_kernel_async as call_kernel_async
+    from .kernels import func as device_func
+    from .kernels import func as func
+    from .kernels.kernel import kernel as kernel
+
+_SUBMODULES = frozenset(
+    {"atomic", "compiler", "kernel_api", "kernels", "library", "local", "private", "utils"}
+)
+#: public name -> (module, attribute) for the names of the layers loaded on first use
+_LAZY: dict[str, tuple[str, str]] = {
+    **{n: ("numba_ext.compiler", n) for n in ("erf", "erfc", "jit")},
+    **{
+        n: ("numba_ext.kernels", n)
+        for n in ("NdRange", "Range", "USMNdArray", "call_kernel", "call_kernel_async", "func", "kernel")
+    },
+    # numba_dpex.device_func is numba_ext.func
+    "device_func": ("numba_ext.kernels", "func"),
+    # numba_dpex.prange is Numba's prange; programs that import it from the offload package find it here
+    "prange": ("numba", "prange"),
+    **{
+        n: ("numba_ext.kernel_api", n)
+        for n in (
+            "GLOBAL_MEM_FENCE",
+            "LOCAL_MEM_FENCE",
+            "barrier",
+            "get_global_id",
+            "get_global_linear_id",
+            "get_global_linear_size",
+            "get_global_size",
+            "get_group_id",
+            "get_group_linear_id",
+            "get_local_id",
+            "get_local_linear_id",
+            "get_local_linear_size",
+            "get_local_size",
+            "get_num_groups",
+            "get_work_dim",
+        )
+    },
+}
+
+
+def __getattr__(name: str) -> Any:
+    """The names of the compiler, the kernels and the kernel API, imported on first use."""
+    if name in _SUBMODULES:
+        value = importlib.import_module(f"numba_ext.{name}")
+    elif name in _LAZY:
+        module, attr = _LAZY[name]
+        value = getattr(importlib.import_module(module), attr)
+    else:
+        raise AttributeError(f"module 'numba_ext' has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
+
+def _load_compiler() -> None:
+    importlib.import_module("numba_ext.compiler")
+
+
+def _load_library() -> None:
+    importlib.import_module("numba_ext.library")
+
+
+hooks.set_loaders(_load_compiler, _load_library)
 
 __version__ = "0.1.0"
 

@@ -11,7 +11,7 @@ May import: ``numba_ext.devices``, ``numba_ext.errors`` and ``numba_ext._core``.
 placement rules, the compiler, the kernels or the library (they register with ``hooks`` instead).
 """
 
-from . import hooks
+from . import hooks, nrt  # noqa: F401  (nrt: NRT's C API, before any array is made)
 from .allocation import ShapeLike, allocate, normalize_shape
 from .creation import arange, array, asarray, asnumpy, empty, full, ones, zeros
 from .dlpack import from_dlpack

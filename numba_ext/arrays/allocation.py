@@ -35,6 +35,22 @@ def normalize_shape(shape: Any) -> tuple[int, ...]:
 
 # (dtype, ndim, usm_type, device filter string) -> ArrayInfo of new C-contiguous arrays
 _infos: dict[tuple[np.dtype, int, str, str], _core.ArrayInfo] = {}
+#: the array class (``ndarray`` sets it: it imports this module)
+array_class: type | None = None
+
+
+def _new_array_info(dt: np.dtype, ndim: int, usm_type: str, device: str) -> _core.ArrayInfo:
+    """The ArrayInfo of new C-contiguous arrays, cached. Until the compiler layer is imported (the
+    first jitted call, eager operation or Numba type asked for) it names no Numba type: an array
+    made then computes its type when first asked (``ndarray._numba_type_``)."""
+    key = (dt, ndim, usm_type, device)
+    info = _infos.get(key)
+    if info is None:
+        if not hooks.typing_loaded():
+            assert array_class is not None
+            return _core.ArrayInfo(array_class, usm_type, None, dt.str, False)
+        info = _infos[key] = hooks.typing.new_array_info(dt, ndim, usm_type, device)
+    return info
 
 
 def fp64_error(dt: np.dtype, queue: Queue) -> UnsupportedError:
@@ -60,7 +76,7 @@ def allocate(shape: ShapeLike, dtype: DTypeLike, queue: Queue, usm_type: str) ->
         if dt.char in "dD" and not queue.device.has_fp64:
             raise fp64_error(dt, queue)
         check_precision(dt, queue)
-        info = _infos[key] = hooks.typing.new_array_info(dt, len(shape), usm_type, key[3])
+        info = _new_array_info(*key)
     return _core.empty(queue, shape, dt.itemsize, info)
 
 

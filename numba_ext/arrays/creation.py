@@ -27,7 +27,7 @@ from .arguments import (
     fill_source,
     order_letter,
 )
-from .dtypes import check_usm_type, default_float
+from .dtypes import check_dtype, check_usm_type, default_float
 from .interface import from_usm_interface
 from .ndarray import ndarray
 from .transfers import convert, copy_to_host, upload_into
@@ -64,6 +64,7 @@ def new_array(
     check_like(like)
     check_new_order(letter)
     check_size(dims, dt.itemsize)
+    dt = check_dtype(dt)  # one numba_ext arrays hold, before the fill value is converted to it
     source = None if fill_value is _NO_FILL else fill_source(fill_value, dt, dims)
     out = allocate_in_order(dims, dt, queue, usm_type, order_axes(letter, len(dims), allowed="CF"))
     if source is not None:
@@ -146,8 +147,18 @@ def ones(
     return new_array(shape, dtype, order, like, q, usm_type, 1)
 
 
+class _NoStart:
+    """The start of ``arange(stop=n)``: none given (an explicit None is NumPy's TypeError)."""
+
+    def __repr__(self) -> str:
+        return "<no start>"
+
+
+_NO_START: Any = _NoStart()
+
+
 def arange(
-    start: Any = None,
+    start: Any = _NO_START,
     stop: Any = None,
     step: Any = None,
     dtype: DTypeLike | None = None,
@@ -160,9 +171,9 @@ def arange(
     """NumPy's ``arange`` (its values, arguments and errors; ``arange(stop=n)`` too) on the queue;
     floating-point results in the device's default float when `dtype` is not given."""
     check_like(like)
-    if start is None and stop is None:
-        raise TypeError("arange() requires stop to be specified.")
-    if start is None:
+    if start is _NO_START:
+        if stop is None:
+            raise TypeError("arange() requires stop to be specified.")
         start, stop = stop, None  # arange(stop=n)
     host = np.arange(start, stop, step, dtype=dtype)
     if dtype is None and host.dtype.char in "dD":

@@ -4,8 +4,9 @@ The arrays layer sits below the compiler and the eager library, yet an array nee
 type (for the dispatcher and for the native image compiled code copies) and its operators
 (``a + b``, ``a.sum()``, ``np.where(a, ...)``). Rather than importing upward, ``ndarray`` asks the
 providers registered here; the compiler registers :class:`ArrayTyping` and the library registers
-:class:`ArrayOperations` when they are imported (``numba_ext/__init__.py`` imports both before it
-returns, so user code always finds them).
+:class:`ArrayOperations` when they are imported. ``numba_ext/__init__.py`` does not import them (they
+import Numba, most of the package's import time): it gives each a *loader* here, which the first use
+of a missing provider calls (the first operator, reduction or Numba type of an array).
 """
 
 from __future__ import annotations
@@ -64,20 +65,44 @@ class ArrayOperations(Protocol):
 
 
 class _Missing:
-    """Stands in for a provider that was not registered: says which layer must be imported."""
+    """Stands in for a provider that is not registered yet: the first attribute asked of it runs the
+    loader that imports the providing layer (which registers the real provider), or says which layer
+    must be imported when there is no loader."""
 
     def __init__(self, what: str, layer: str) -> None:
         self._what, self._layer = what, layer
+        self.loader: Callable[[], None] | None = None
 
     def __getattr__(self, name: str) -> Any:
-        raise RuntimeError(
-            f"numba_ext arrays need {self._what}, provided by numba_ext.{self._layer}; import numba_ext "
-            "(the package) rather than one of its layers alone"
-        )
+        if name.startswith("__"):
+            raise AttributeError(name)
+        if self.loader is None:
+            raise RuntimeError(
+                f"numba_ext arrays need {self._what}, provided by numba_ext.{self._layer}; import "
+                "numba_ext (the package) rather than one of its layers alone"
+            )
+        self.loader()
+        provider = globals()["typing" if self._layer == "compiler" else "operations"]
+        if isinstance(provider, _Missing):
+            raise RuntimeError(f"importing numba_ext.{self._layer} did not register {self._what}")
+        return getattr(provider, name)
 
 
-typing: ArrayTyping = _Missing("their Numba types", "compiler")
-operations: ArrayOperations = _Missing("their eager operations", "library")
+_missing_typing = _Missing("their Numba types", "compiler")
+_missing_operations = _Missing("their eager operations", "library")
+typing: ArrayTyping = _missing_typing
+operations: ArrayOperations = _missing_operations
+
+
+def typing_loaded() -> bool:
+    """Whether the compiler layer has registered the arrays' Numba typing."""
+    return not isinstance(typing, _Missing)
+
+
+def set_loaders(typing_loader: Callable[[], None], operations_loader: Callable[[], None]) -> None:
+    """Called by the package: how to import the compiler and the library on first use."""
+    _missing_typing.loader = typing_loader
+    _missing_operations.loader = operations_loader
 
 
 def register_typing(provider: ArrayTyping) -> None:

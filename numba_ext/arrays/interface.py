@@ -120,12 +120,15 @@ def validate_interface(what: str, iface: object) -> CheckedInterface:
             raise not_in_context(what, iface["data"], ptr, scope)
         return CheckedInterface(queue, dt, shape, strides, ptr, readonly, offset, "device", False)
     extent = found[0]
+    fields = (
+        f"shape={iface['shape']!r}, strides={iface.get('strides')!r}, offset={iface.get('offset', 0)!r} "
+        f"and typestr={iface['typestr']!r}"
+    )
     if 0 not in shape:
-        fields = (
-            f"shape={iface['shape']!r}, strides={iface.get('strides')!r}, offset={iface.get('offset', 0)!r} "
-            f"and typestr={iface['typestr']!r}"
-        )
         check_view(what, fields, ptr, extent, view_bytes(shape, strides, offset, dt.itemsize))
+    else:  # nothing is read, but the array's data pointer (its first element) stays in the allocation
+        first = offset * dt.itemsize
+        check_view(what, fields, ptr, extent, (first, first))
     return CheckedInterface(queue, dt, shape, strides, ptr, readonly, offset, extent.usm_type, True)
 
 

@@ -33,7 +33,7 @@ from numpy.typing import ArrayLike, DTypeLike
 
 from .. import _core
 from ..devices import Context, Device, DeviceArg, Queue, default_queue, resolve_queue, sycl_view
-from . import hooks
+from . import allocation, hooks
 from .allocation import OrderLike, ShapeLike, allocate, allocate_in_order, normalize_shape, order_axes
 from .conversions import astyped, reshaped
 from .dlpack_export import dlpack_device, export_dlpack
@@ -416,3 +416,6 @@ class ndarray(ArrayOperators):
     def __str__(self) -> str:
         """NumPy's ``str`` of the data (``1.5`` for a 0-d array, ``[1. 2.]``), as dpnp prints."""
         return str(copy_to_host(self))
+
+
+allocation.array_class = ndarray

@@ -47,4 +47,7 @@ def install() -> None:
     numba_hooks.install()
 
 
+install()
+
+
 __all__ = ["DeviceFunction", "JitFunction", "erf", "erfc", "install", "jit", "typed_ir"]

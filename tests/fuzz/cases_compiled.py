@@ -77,7 +77,9 @@ def launch(c: Chooser, profile: str) -> Enc:
     elif form == 3:
         cfg = tup(g, _local_for(c, g))
     elif form == 4:
-        cfg = tup(g, _local_for(c, g), c.choice([1, None]))  # three items: no such form
+        # three items, the last not an extent: no such form (with a third extent, two ints and a
+        # local size such as 2**31 would be a valid 3-D range too big to run)
+        cfg = tup(g, _local_for(c, g), c.choice([None, "1", 1.0]))
     else:
         cfg = c.choice([*JUNK, {"$": "Range", "v": []}, {"$": "NdRange", "g": 8, "l": tup(2, 2)}])
     return {
