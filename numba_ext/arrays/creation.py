@@ -55,9 +55,9 @@ def new_array(
     fill_value: Any = _NO_FILL,
 ) -> ndarray:
     """A new array of memory order 'C' or 'F', its arguments checked by NumPy's rules and in NumPy's
-    order (shape, dtype, order, like, the size, then the fill value; None as dtype is the queue's
-    default float), then by ours (a dtype numba_ext arrays hold, the device's precision) before
-    the memory is allocated."""
+    order (shape, dtype, order, like, the size, the memory, then the fill value; None as dtype is
+    the queue's default float), with ours (a dtype numba_ext arrays hold, the device's precision)
+    before the memory is allocated."""
     dims = as_shape(shape)
     dt = default_float(queue) if dtype is None else np.dtype(dtype)
     letter = order_letter(order, "C")
@@ -65,10 +65,10 @@ def new_array(
     check_new_order(letter)
     check_size(dims, dt.itemsize)
     dt = check_dtype(dt)  # one numba_ext arrays hold, before the fill value is converted to it
-    source = None if fill_value is _NO_FILL else fill_source(fill_value, dt, dims)
+    # as NumPy: the memory first (too large is a MemoryError whatever the fill), then the fill value
     out = allocate_in_order(dims, dt, queue, usm_type, order_axes(letter, len(dims), allowed="CF"))
-    if source is not None:
-        write_fill(out, source)
+    if fill_value is not _NO_FILL:
+        write_fill(out, fill_source(fill_value, dt, dims))
     return out
 
 

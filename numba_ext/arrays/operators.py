@@ -225,11 +225,17 @@ class ArrayOperators:
 
 
 # -- Python's arithmetic, bitwise and comparison operators: NumPy's ufuncs ---------------------------
+_ORDERINGS = (np.less, np.less_equal, np.greater, np.greater_equal)
+
+
 def _binary(ufunc: np.ufunc, reflected: bool = False) -> Callable[[ndarray, Any], ndarray]:
     def op(self: ndarray, other: Any) -> ndarray:
         if not isinstance(other, (ArrayOperators, *_SCALARS)):
             if ufunc in (np.equal, np.not_equal) and _never_equal(other):
                 return _filled(self, ufunc is np.not_equal)
+            if ufunc in _ORDERINGS and self.size == 0 and not isinstance(other, (str, bytes)):
+                # NumPy's object loop: no element to compare, an empty result (a TypeError otherwise)
+                return _filled(self, False)
             return NotImplemented
         return _apply(ufunc, other, self) if reflected else _apply(ufunc, self, other)
 

@@ -45,3 +45,74 @@ def test_layers_never_import_the_package_root(layer):
         if (hits := _root_imports(p))
     }
     assert not bad, bad
+
+
+def _child(code: str) -> str:
+    import subprocess
+    import sys
+
+    from tests.conftest import require_device_in_child_process
+
+    require_device_in_child_process()
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    return r.stdout
+
+
+def test_import_loads_numba_on_first_use():
+    """`import numba_ext` imports neither Numba nor the layers built on it; arrays are made, copied
+    and described without them; the first operator loads them, and its result is right."""
+    out = _child(
+        """
+import sys
+import numpy as np
+import numba_ext as nx
+heavy = ("numba", "llvmlite", "numba_ext.compiler", "numba_ext.kernels", "numba_ext.library")
+print("after import:", sorted(m for m in heavy if m in sys.modules))
+a = np.random.default_rng().standard_normal(1000)
+x = nx.asarray(a)
+y = nx.full(1000, 2.5, dtype=np.float32)
+z = nx.arange(7)
+assert np.array_equal(nx.asnumpy(x), a) and np.all(nx.asnumpy(y) == np.float32(2.5))
+assert np.array_equal(nx.asnumpy(z[::2]), np.arange(7)[::2])
+assert x.__sycl_usm_array_interface__["shape"] == (1000,) and x.__dlpack_device__()[0] in (1, 14)
+print("after arrays:", sorted(m for m in heavy if m in sys.modules))
+got = nx.asnumpy(x * 2.0 + 1.0)
+assert np.allclose(got, a * 2.0 + 1.0), got
+print("after an operator:", sorted(m for m in heavy if m in sys.modules))
+"""
+    )
+    lines = out.splitlines()
+    assert lines[0] == "after import: []", out
+    assert lines[1] == "after arrays: []", out
+    assert "numba_ext.library" in lines[2] and "numba" in lines[2], out
+
+
+def test_arrays_made_before_numba_loads_work_in_compiled_code():
+    """Arrays made before Numba is imported (their Numba type not yet known) are typed on first use:
+    by plain ``numba.njit`` (Numba's entry point installs the extension), ``numba.typeof`` and
+    ``numba_ext.jit``; kernels launch on them."""
+    out = _child(
+        """
+import numpy as np
+import numba_ext as nx
+a = np.random.default_rng().standard_normal(64)
+x = nx.asarray(a)
+out = nx.full(64, np.nan)
+import numba
+t = str(numba.typeof(x))
+assert t == f"USMArray(float64, 1d, C, device, {x.device.filter_string})", t
+f = numba.njit(lambda v: v * 3.0)
+assert np.allclose(nx.asnumpy(f(x)), a * 3.0)
+g = nx.jit(lambda v: (v - 1.0).sum())
+assert np.isclose(g(x), (a - 1.0).sum())
+@nx.kernel
+def k(v, o):
+    i = nx.get_global_id(0)
+    o[i] = v[i] + 1.0
+k[64](x, out)
+assert np.allclose(nx.asnumpy(out), a + 1.0)
+print("ok")
+"""
+    )
+    assert out.strip() == "ok", out
