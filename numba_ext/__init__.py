@@ -4,7 +4,8 @@ Arrays live in USM memory bound to a queue; jitted functions and kernels run whe
 
 The package is built in one-way layers (each may import only the ones below it; import-linter checks
 this in ``make test``): ``devices`` <- ``arrays`` <- ``placement`` <- ``compiler`` and ``kernels``
-<- ``library`` <- this module, which only gathers the public API.
+<- ``library`` <- this module, which gathers the public API. Importing it does not import Numba: the
+compiler, the kernels, the kernel API and the eager library load on first use (see below).
 """
 
 import importlib

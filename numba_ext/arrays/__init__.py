@@ -7,6 +7,8 @@ and device and between queues (``transfers``), ``__sycl_usm_array_interface__`` 
 (``interface``), DLPack export and import (``dlpack_export``, ``dlpack``) and the extension points
 through which upper layers give arrays their Numba type and their eager operations (``hooks``).
 
+Also ``nrt``: Numba's runtime C module (which owns the arrays' memory), loaded without importing Numba.
+
 May import: ``numba_ext.devices``, ``numba_ext.errors`` and ``numba_ext._core``. Never the
 placement rules, the compiler, the kernels or the library (they register with ``hooks`` instead).
 """

@@ -17,8 +17,9 @@ internals and checks the Numba version (``numba_hooks``).
 May import: ``numba_ext.placement``, ``numba_ext.arrays``, ``numba_ext.devices``,
 ``numba_ext.errors``, ``numba_ext._core`` and Numba. Never the kernels or the library.
 
-:func:`install` is the ``numba_extensions`` entry point: Numba calls it before its first compilation,
-so plain ``@numba.njit`` functions understand numba_ext arrays in any module.
+:func:`install` runs when this package is imported, which happens on first use (the package root
+imports it lazily) or when Numba calls the ``numba_extensions`` entry point before its first
+compilation, so plain ``@numba.njit`` functions understand numba_ext arrays in any module.
 """
 
 from __future__ import annotations
