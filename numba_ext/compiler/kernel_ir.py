@@ -41,7 +41,11 @@ negative-index wrap of an ``int64`` index (``index + extent`` where ``index < 0`
 or the array index of a 1-d ``int64`` global array parameter of ``BOUNDS_RECORD_LEN`` elements: then
 every other array access is checked against its extents, skipped when out of bounds, and the first
 such access is recorded there as ``[1, array, dimension, index, extent, access (0 read, 1 write,
-2 atomic), 0, 0]``.
+2 atomic), view, 0]``. ``ViewIndex(dst, base_index, index, extent, array, dim, access)`` is an index
+into `array` through a view made inside the function (``w = a[1:4]; w[i]``): ``dst = base_index``;
+with bounds checks, the view's own ``index`` (its dimension ``dim``, of length ``extent``) is checked
+first, and out of bounds it is recorded as the view's (``view`` = 1) and ``dst`` is ``-2**63``,
+which makes the access it feeds skip.
 
 ``Atomic`` ops: ``"add"``, ``"sub"``, ``"mul"``, ``"min"``, ``"max"``, ``"and"``, ``"or"``, ``"xor"``
 (the bitwise ones on integer arrays only), ``"exchange"``, ``"compare_exchange"`` (``cmp`` the
@@ -68,7 +72,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar, Literal
 
-KERNEL_IR_VERSION = 4
+KERNEL_IR_VERSION = 5
 #: int64 elements of a bounds-checked function's error record (see the module docstring)
 BOUNDS_RECORD_LEN = 8
 
@@ -356,6 +360,21 @@ class Wrap:
     extent: Operand
 
 
+@dataclass(frozen=True, slots=True)
+class ViewIndex:
+    """`dst = base_index`, checked (with bounds checks on) as index `index` of dimension `dim`, of
+    length `extent`, of a view of `array` (`access`: 0 read, 1 write)."""
+
+    tag: ClassVar[str] = "view_index"
+    dst: int
+    base_index: Operand
+    index: Operand
+    extent: Operand
+    array: int
+    dim: int
+    access: int
+
+
 Inst = (
     Copy
     | CastInst
@@ -370,6 +389,7 @@ Inst = (
     | Atomic
     | Fence
     | Wrap
+    | ViewIndex
 )
 
 

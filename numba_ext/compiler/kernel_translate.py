@@ -301,7 +301,7 @@ class Translator:
         view = kernel_views.as_view(self, base)
         if not isinstance(view, kernel_views.View):
             self.fail(f"assigning to {s.target.name} ({self.ty(s.target)})")
-        target = kernel_views.subscript(self, view, items)
+        target = kernel_views.subscript(self, view, items, access="write")
         value = self.scalar(s.value) if scalar_value else self.vals.get(s.value.name)
         kernel_views.assign_loop(self, target, value)
 

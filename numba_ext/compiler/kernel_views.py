@@ -40,6 +40,7 @@ from .kernel_ir import (
     StoreInst,
     Unary,
     UnaryInst,
+    ViewIndex,
 )
 
 if TYPE_CHECKING:
@@ -57,11 +58,13 @@ class SliceVal:
 
 @dataclass(frozen=True, slots=True)
 class Sliced:
-    """A dimension of a view: base index ``start + k * step`` for ``0 <= k < length``."""
+    """A dimension of a view: base index ``start + k * step`` for ``0 <= k < length``; `whole`: the
+    base array's own dimension (start 0, step 1, its extent), which the access's check covers."""
 
     start: Operand
     step: Operand
     length: Operand
+    whole: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,7 +143,7 @@ def full_view(tr: Translator, arr: int) -> View:
     for d in range(tr.fb.arrays[arr].ndim):
         n, n_op = tr.new_value("int64")
         tr.emit(Dim(n, arr, d))
-        dims.append(Sliced(const("int64", 0), const("int64", 1), n_op))
+        dims.append(Sliced(const("int64", 0), const("int64", 1), n_op, whole=True))
     return View(arr, tuple(dims))
 
 
@@ -188,22 +191,34 @@ def _slice_dim(tr: Translator, dim: Sliced, s: SliceVal) -> Sliced:
     )
 
 
-def subscript(tr: Translator, view: View, items: list[Any]) -> View:
-    """`view[items]` (integer operands and SliceVals; missing trailing items are full slices)."""
+def subscript(tr: Translator, view: View, items: list[Any], access: str | None = "read") -> View:
+    """`view[items]` (integer operands and SliceVals; missing trailing items are full slices). An
+    integer index into a dimension the view narrowed is checked against the view's length where the
+    function checks bounds (``ViewIndex``; `access`: "read" or "write", None where the indices are
+    known to be in range)."""
     if len(items) > view.ndim:
         tr.fail(f"indexing a {view.ndim}-d array with {len(items)} indices")
     it = iter(items)
     dims: list[Operand | Sliced] = []
-    for d in view.dims:
+    axis = -1
+    for base_dim, d in enumerate(view.dims):
         if not isinstance(d, Sliced):
             dims.append(d)
             continue
+        axis += 1
         item = next(it, SliceVal(None, None, None))
         if isinstance(item, SliceVal):
             dims.append(_slice_dim(tr, d, item))
         elif is_operand(item):
             i = bounds.wrap(tr, item, d.length)  # a[-1], a[i] with i < 0
-            dims.append(ibin(tr, "add", d.start, ibin(tr, "mul", i, d.step)))
+            at = ibin(tr, "add", d.start, ibin(tr, "mul", i, d.step))
+            if not d.whole and access is not None:
+                dst, checked = tr.new_value("int64")
+                code = 1 if access == "write" else 0
+                ext = tr.cast(d.length, "int64")
+                tr.emit(ViewIndex(dst, tr.cast(at, "int64"), tr.cast(i, "int64"), ext, view.base, axis, code))
+                at = checked
+            dims.append(at)
         else:
             tr.fail(f"indexing an array with {item!r}")
     return View(view.base, tuple(dims))
@@ -211,7 +226,8 @@ def subscript(tr: Translator, view: View, items: list[Any]) -> View:
 
 def element(tr: Translator, v: View | Lazy, index: tuple[Operand, ...], dtype: str) -> Operand:
     """The element of `v` at `index` (one int operand per dimension of `v`, broadcast where `v` has
-    fewer or length-1 dimensions), as a `dtype` operand."""
+    fewer or length-1 dimensions), as a `dtype` operand; `index` lies in the broadcast shape (loop
+    counters), so it is not checked again."""
     if isinstance(v, Lazy):
         return tr.cast(_lazy_element(tr, v, index), dtype)
     index = index[len(index) - v.ndim :]
@@ -219,14 +235,15 @@ def element(tr: Translator, v: View | Lazy, index: tuple[Operand, ...], dtype: s
     for d, i in zip(v.sliced, index):
         one = ibin(tr, "eq", d.length, const("int64", 1))
         idx.append(select(tr, one, const("int64", 0), i))
-    at = subscript(tr, v, idx)
+    at = subscript(tr, v, idx, access=None)
     dst, dst_op = tr.new_value(tr.fb.arrays[v.base].dtype)
     tr.emit(LoadInst(dst, v.base, tuple(d for d in at.dims if not isinstance(d, Sliced))))
     return tr.cast(dst_op, dtype)
 
 
 def store(tr: Translator, v: View, index: tuple[Operand, ...], value: Operand) -> None:
-    at = subscript(tr, v, list(index))
+    """Store `value` at `index` of `v` (loop counters of an assignment: in range, not checked)."""
+    at = subscript(tr, v, list(index), access=None)
     if at.ndim:
         tr.fail("storing to an array view with fewer indices than dimensions")
     fixed = tuple(d for d in at.dims if not isinstance(d, Sliced))

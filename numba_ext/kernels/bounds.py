@@ -20,7 +20,7 @@ def bounds_record(queue: Queue) -> ndarray:
 
 def check_bounds_record(kernel_name: str, spec: Function, record: ndarray) -> None:
     """Raise IndexError where the launch recorded an access out of bounds."""
-    flag, array, dim, index, extent, access, _, _ = (int(v) for v in asnumpy(record))
+    flag, array, dim, index, extent, access, view, _ = (int(v) for v in asnumpy(record))
     if not flag:
         return
     decl = spec.arrays[array]
@@ -29,6 +29,6 @@ def check_bounds_record(kernel_name: str, spec: Function, record: ndarray) -> No
         index -= extent
     raise IndexError(
         f"kernel {kernel_name}: index {index} is out of bounds for axis {dim} with size {extent} "
-        f"({_ACCESS[access]} of {what} '{decl.name}'); the access was skipped "
+        f"({_ACCESS[access]} of {'a view of ' if view == 1 else ''}{what} '{decl.name}'); the access was skipped "
         "(boundscheck=True or NUMBA_BOUNDSCHECK=1 checks every array access)"
     )

@@ -143,3 +143,22 @@ def test_numba_boundscheck_env_checks_jitted_loops():
         r.stdout
     )
     assert r.stdout.strip().endswith("True"), r.stdout
+
+
+@nx.jit(boundscheck=True)
+def view_in_loop(a, k):
+    out = nx.empty(a.shape[0], dtype=a.dtype)
+    for i in prange(a.shape[0]):
+        row = a[i, 1:4]  # 3 of the row's elements
+        out[i] = row[k]
+    return out
+
+
+def test_jit_views_made_in_the_loop_are_checked(rng):
+    h = rng.standard_normal((5, 7))
+    check(view_in_loop(nx.asarray(h), 2), h[:, 3])
+    check(view_in_loop(nx.asarray(h), -1), h[:, 3])
+    with pytest.raises(
+        IndexError, match=r"index 3 is out of bounds for axis 0 with size 3 \(read of a view of array 'a'\)"
+    ):
+        view_in_loop(nx.asarray(h), 3)  # row[3] is a[i, 4]: inside the row, outside the view

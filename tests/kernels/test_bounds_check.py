@@ -235,6 +235,68 @@ def test_2d_names_the_axis(rng):
 
 
 @nx.kernel(boundscheck=True)
+def checked_view_read(a, c, k):
+    i = nx.get_global_id(0)
+    w = a[2:9:2]  # 4 elements: a[2], a[4], a[6], a[8]
+    c[i] = w[i + k]
+
+
+@nx.kernel(boundscheck=True)
+def checked_view_write_2d(a, c, k):
+    i = nx.get_global_id(0)
+    row = c[i, 1:4]  # 3 elements of a 6-element row
+    row[i + k] = a[i]
+
+
+def test_views_made_in_the_kernel_are_checked_against_their_own_extent(rng):
+    h = rng.standard_normal(12)  # the view's base has room: only the view's extent is exceeded
+    c = nx.asarray(np.full(4, -7.0))
+    checked_view_read[4](nx.asarray(h), c, 0)
+    check(c, h[2:9:2])
+    c = nx.asarray(np.full(4, -7.0))
+    with pytest.raises(
+        IndexError,
+        match=r"kernel checked_view_read: index [45] is out of bounds for axis 0 with size 4 "
+        r"\(read of a view of argument 'a'\)",
+    ):
+        checked_view_read[4](nx.asarray(h), c, 1)
+    got = nx.asnumpy(c)
+    np.testing.assert_array_equal(got[:3], h[4:9:2])
+    assert got[3] == 0.0  # the skipped read gives 0, not a[10]
+    with pytest.raises(IndexError, match=r"index -(5|6|7|8) is out of bounds for axis 0 with size 4"):
+        checked_view_read[4](nx.asarray(h), c, -8)  # wrapped once by the view's length: still < 0
+
+
+def test_writes_through_a_view_are_checked_and_skipped(rng):
+    h = rng.standard_normal(4)
+    init = rng.standard_normal((4, 6))
+    c = nx.asarray(init)
+    with pytest.raises(
+        IndexError,
+        match=r"index [3-6] is out of bounds for axis 0 with size 3 \(write of a view of argument 'c'\)",
+    ):
+        checked_view_write_2d[4](nx.asarray(h), c, 0)  # work-item 3 writes row[3]
+    want = init.copy()
+    for i in range(3):
+        want[i, 1 + i] = h[i]  # work-item 3's write (c[3, 4], inside the row) was skipped
+    check(c, want)
+
+
+@nx.kernel
+def unchecked_view_read(a, c, k):
+    i = nx.get_global_id(0)
+    w = a[2:9:2]
+    c[i] = w[i + k]
+
+
+def test_view_indices_unchecked_without_boundscheck(rng):
+    h = rng.standard_normal(12)
+    c = nx.empty(4)
+    unchecked_view_read[4](nx.asarray(h), c, 1)  # w[4] is a[10]: inside the base, as Numba reads it
+    check(c, h[4:11:2])
+
+
+@nx.kernel(boundscheck=True)
 def checked_atomic_and_local(acc, c, k):
     i = nx.get_global_id(0)
     li = nx.get_local_id(0)

@@ -11,7 +11,9 @@
 //! bounds is skipped (a load or atomic gives 0) and the first such access of the launch records
 //! itself in the bounds array ([`BOUNDS_RECORD_LEN`](crate::ir::cfg::BOUNDS_RECORD_LEN) `int64`s):
 //! a compare-exchange of element 0 from 0 to 1 elects it, and it stores the array, the dimension,
-//! the index and the extent. The host reads the record after the launch.
+//! the index and the extent. The host reads the record after the launch. An index through a view
+//! made inside the function ([`Inst::ViewIndex`](crate::ir::cfg::Inst::ViewIndex)) is checked
+//! against the view's own extent first and recorded as the view's.
 
 use inkwell::basic_block::BasicBlock;
 use inkwell::values::{IntValue, PointerValue};
@@ -124,6 +126,58 @@ impl<'ctx> Lowering<'_, 'ctx> {
 
         b.position_at_end(access_bb);
         Ok(Some(cont))
+    }
+
+    /// [`Inst::ViewIndex`](crate::ir::cfg::Inst::ViewIndex): `base_index`, or where the function
+    /// checks bounds and the view's `index` lies outside its `extent`, `i64::MIN` (which the access's
+    /// own check then skips) after recording the view's dimension, index and extent.
+    pub(super) fn view_index(
+        &self,
+        base_index: &Operand,
+        index: &Operand,
+        extent: &Operand,
+        array: usize,
+        dim: usize,
+        access: u8,
+    ) -> Result<IntValue<'ctx>> {
+        let base = self.index_i64(base_index)?;
+        let Some(err) = self.f.bounds.filter(|&e| e != array) else { return Ok(base) };
+        let kb = self.kb;
+        let b = &kb.b;
+        let i64t = kb.ctx.i64_type();
+        let (i, n) = (self.index_i64(index)?, self.index_i64(extent)?);
+        let ok = cg(b.build_int_compare(IntPredicate::ULT, i, n, "view_inb"))?;
+        let poisoned = i64t.const_int(i64::MIN as u64, false);
+        let out = cg(b.build_select(ok, base, poisoned, "view_idx"))?.into_int_value();
+        let func = b.get_insert_block().and_then(|bb| bb.get_parent()).expect("the builder is in a function");
+        let fail_bb = kb.ctx.append_basic_block(func, "view_out_of_bounds");
+        let record_bb = kb.ctx.append_basic_block(func, "view_record");
+        let cont = kb.ctx.append_basic_block(func, "view_checked");
+        cg(b.build_conditional_branch(ok, cont, fail_bb))?;
+
+        b.position_at_end(fail_bb);
+        let sync = Sync { order: MemOrder::Relaxed, scope: MemScope::Device };
+        let old = self.atomic(AtomicOp::CompareExchange, err, &[imm(0)], &imm(1), Some(&imm(0)), sync)?;
+        let old = old.expect("a compare-exchange returns the old value").into_int_value();
+        let first = cg(b.build_int_compare(IntPredicate::EQ, old, old.get_type().const_zero(), "first"))?;
+        cg(b.build_conditional_branch(first, record_bb, cont))?;
+
+        b.position_at_end(record_bb);
+        let fields = [
+            i64t.const_int(array as u64, false),
+            i64t.const_int(dim as u64, false),
+            i,
+            n,
+            i64t.const_int(access as u64, false),
+            i64t.const_int(1, false), // through a view
+        ];
+        for (k, v) in fields.into_iter().enumerate() {
+            let p: PointerValue = self.address(err, &[imm(k as i64 + 1)])?;
+            cg(b.build_store(p, v))?;
+        }
+        cg(b.build_unconditional_branch(cont))?;
+        b.position_at_end(cont);
+        Ok(out)
     }
 
     /// End a checked access begun by [`Self::guard`].

@@ -281,6 +281,10 @@ impl<'ctx> Lowering<'_, 'ctx> {
                 self.end_guard(guard)
             }
             Inst::Wrap { dst, index, extent } => self.set(*dst, self.wrap(index, extent)?.into()),
+            Inst::ViewIndex { dst, base_index, index, extent, array, dim, access } => {
+                let v = self.view_index(base_index, index, extent, *array, *dim, *access)?;
+                self.set(*dst, v.into())
+            }
             Inst::Dim { dst, array, dim } => {
                 let v = match &self.places[array] {
                     ArrayPlace::Global { shape, .. } => shape[*dim],

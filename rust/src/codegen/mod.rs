@@ -212,6 +212,7 @@ pub fn compile_function(f: &Function, caps: &DeviceCaps) -> Result<Binary> {
             | Inst::Select { dst, .. } => f.locals[*dst].is_int(),
             Inst::Atomic { op: AtomicOp::Min | AtomicOp::Max, array, .. } => !f.arrays[*array].dtype.is_float(),
             Inst::Wrap { index: Operand::Local(l), .. } => !nonneg[*l],
+            Inst::ViewIndex { .. } => f.bounds.is_some(),
             _ => false,
         });
     Ok(Binary {

@@ -305,6 +305,21 @@ pub enum Inst {
         index: Operand,
         extent: Operand,
     },
+    /// An index into an array through a view made inside the function (`w = a[1:4]; w[i]`):
+    /// `dst = base_index`, the index into `array`'s dimension that the view's `index` (into its
+    /// dimension `dim` of length `extent`) maps to. In a bounds-checked function the view's index
+    /// is checked first: out of its extent, the access is recorded as the view's (`dim`, `index`,
+    /// `extent`, `access`; element 6 of the record set to 1) and `dst` is `i64::MIN`, so the access
+    /// through it is skipped. Without bounds checks it is a copy. All operands `int64`.
+    ViewIndex {
+        dst: usize,
+        base_index: Operand,
+        index: Operand,
+        extent: Operand,
+        array: usize,
+        dim: usize,
+        access: u8,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -480,6 +495,14 @@ impl Function {
             Inst::Barrier { .. } | Inst::Fence { .. } => Ok(()),
             Inst::Wrap { dst, index, extent }
                 if is_i64(*dst) && dt(index) == Some(DType::I64) && dt(extent) == Some(DType::I64) =>
+            {
+                Ok(())
+            }
+            Inst::ViewIndex { dst, base_index, index, extent, array, access, .. }
+                if is_i64(*dst)
+                    && [base_index, index, extent].iter().all(|o| dt(o) == Some(DType::I64))
+                    && *array < self.arrays.len()
+                    && *access <= 1 =>
             {
                 Ok(())
             }

@@ -77,7 +77,7 @@ fn assignment(f: &Function, inst: &Inst, nn: &[bool]) -> Option<(usize, bool)> {
         }
         Inst::Select { dst, a, b, .. } => (*dst, is(a) && is(b)),
         Inst::Dim { dst, .. } | Inst::WorkItem { dst, .. } | Inst::Wrap { dst, .. } => (*dst, true),
-        Inst::Unary { dst, .. } | Inst::Load { dst, .. } => (*dst, false),
+        Inst::Unary { dst, .. } | Inst::Load { dst, .. } | Inst::ViewIndex { dst, .. } => (*dst, false),
         Inst::Atomic { dst: Some(dst), .. } => (*dst, false),
         _ => return None,
     })

@@ -213,8 +213,9 @@ pub unsafe extern "C" fn nx_bounds_check(
     let (dim, extent) = (r[2], r[4]);
     let index = if r[3] < 0 { r[3] - extent } else { r[3] }; // as written: it was wrapped once
     let access = ["read", "write", "atomic"].get(r[5] as usize).copied().unwrap_or("access");
+    let view = if r[6] == 1 { "a view of " } else { "" }; // an index into a view made in the loop body
     let msg = format!(
-        "{what}: index {index} is out of bounds for axis {dim} with size {extent} ({access} of array '{name}'); \
+        "{what}: index {index} is out of bounds for axis {dim} with size {extent} ({access} of {view}array '{name}'); \
          the access was skipped (boundscheck=True or NUMBA_BOUNDSCHECK=1 checks every array access)"
     );
     Python::attach(|py| pyo3::exceptions::PyIndexError::new_err(msg).restore(py));

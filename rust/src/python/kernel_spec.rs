@@ -14,7 +14,7 @@ use crate::ir::cfg::{ArrayDecl, AtomicOp, Block, Inst, KParam, MemOrder, MemScop
 use crate::ir::{BinaryOp, DType, Function, KernelSpec, Node, Op, Param, ParamKind, UnaryOp};
 
 /// The kernel IR version this build reads (`KERNEL_IR_VERSION` in `numba_ext/compiler/kernel_ir.py`).
-pub const KERNEL_IR_VERSION: u32 = 4;
+pub const KERNEL_IR_VERSION: u32 = 5;
 
 fn bad(msg: impl Display) -> PyErr {
     PyValueError::new_err(format!("malformed kernel IR: {msg}"))
@@ -214,6 +214,15 @@ fn inst(i: &Bound<'_, PyAny>) -> PyResult<Inst> {
             }
         }
         "wrap" => Inst::Wrap { dst: u("dst")?, index: o("index")?, extent: o("extent")? },
+        "view_index" => Inst::ViewIndex {
+            dst: u("dst")?,
+            base_index: o("base_index")?,
+            index: o("index")?,
+            extent: o("extent")?,
+            array: u("array")?,
+            dim: u("dim")?,
+            access: field(i, "access")?,
+        },
         "fence" => Inst::Fence { order: MemOrder::parse(&s("order")?)?, scope: MemScope::parse(&s("scope")?)? },
         other => return Err(unknown("instruction", i, other)),
     })
