@@ -201,7 +201,7 @@ def subscript(tr: Translator, view: View, items: list[Any], access: str | None =
     it = iter(items)
     dims: list[Operand | Sliced] = []
     axis = -1
-    for base_dim, d in enumerate(view.dims):
+    for d in view.dims:
         if not isinstance(d, Sliced):
             dims.append(d)
             continue

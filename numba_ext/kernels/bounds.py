@@ -27,8 +27,9 @@ def check_bounds_record(kernel_name: str, spec: Function, record: ndarray) -> No
     what = {"global": "argument", "local": "local array", "private": "private array"}[decl.space]
     if index < 0:  # the index as written: it was wrapped once (index + extent)
         index -= extent
+    through = "a view of " if view == 1 else ""  # an index into a view made in the kernel
     raise IndexError(
         f"kernel {kernel_name}: index {index} is out of bounds for axis {dim} with size {extent} "
-        f"({_ACCESS[access]} of {'a view of ' if view == 1 else ''}{what} '{decl.name}'); the access was skipped "
+        f"({_ACCESS[access]} of {through}{what} '{decl.name}'); the access was skipped "
         "(boundscheck=True or NUMBA_BOUNDSCHECK=1 checks every array access)"
     )
