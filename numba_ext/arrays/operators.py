@@ -236,6 +236,12 @@ def _binary(ufunc: np.ufunc, reflected: bool = False) -> Callable[[ndarray, Any]
             if ufunc in _ORDERINGS and self.size == 0 and not isinstance(other, (str, bytes)):
                 # NumPy's object loop: no element to compare, an empty result (a TypeError otherwise)
                 return _filled(self, False)
+            if self.size == 0 and (other is None or type(other) is object):
+                # NumPy's object loop gives an empty object array (a TypeError for any element)
+                raise UnsupportedError(
+                    f"np.{ufunc.__name__} of an empty numba_ext array and {type(other).__name__}: NumPy "
+                    "computes it in its object dtype, which numba_ext arrays cannot hold"
+                )
             return NotImplemented
         return _apply(ufunc, other, self) if reflected else _apply(ufunc, self, other)
 

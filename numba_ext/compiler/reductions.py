@@ -14,6 +14,7 @@ from numba.np import numpy_support
 
 from ..errors import ExecutionPlacementError, UnsupportedError
 from ..placement import coerce_usm_types
+from . import complex_lowering
 from .reduction_helpers import axis_reducer, dot_function, whole_function
 from .reduction_rewrite import (
     DISPATCH,
@@ -52,6 +53,7 @@ def _usm_reduce(name: str, a, axis):
             f"{name}(axis=...) on numba_ext arrays needs one integer axis (or None), got {axis}"
         )
     nd, axis_error = a.ndim, np.exceptions.AxisError
+    complex_lowering.check_ordered(name, _as_np(a.dtype))  # argmin/argmax results are int64
     if nd == 1:  # NumPy gives a scalar: the whole-array reduction
         h = whole_function(name, 1, _as_np(a.dtype), a.layout == "C")._dispatcher
 

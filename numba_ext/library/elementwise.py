@@ -69,7 +69,8 @@ def apply(
     for o, dt in zip(operands, in_dts):
         if type(o) is int and dt.kind == "b" and not -(2**63) <= o < 2**63:
             raise OverflowError("Python int too large to convert to C long")  # NumPy's error
-    if name == "power" and all(d.kind in "iu" for d in in_dts) and _negative(operands[1]):
+    negative_power = name == "power" and all(d.kind in "iu" for d in in_dts)
+    if negative_power and 0 not in shape and _negative(operands[1]):  # NumPy checks computed elements
         raise ValueError("Integers to negative integer powers are not allowed.")  # NumPy's error
     _check_outputs(name, outs, out_dts, shape)
     results = [o if o is not None else allocate(shape, dt, queue, usm_type) for o, dt in zip(outs, out_dts)]

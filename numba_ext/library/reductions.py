@@ -11,7 +11,7 @@ import numpy as np
 from numpy.typing import DTypeLike
 
 from ..arrays import full, ndarray
-from ..compiler import products_out, reduction_helpers, reduction_rules
+from ..compiler import complex_lowering, products_out, reduction_helpers, reduction_rules
 from ..errors import ExecutionPlacementError, UnsupportedError
 from ..placement import coerce_usm_types
 
@@ -35,6 +35,7 @@ def reduce(
     `x`'s queue: a numba_ext array of NumPy's result dtype on the same queue with the same USM type,
     0-d over all elements."""
     check_unsupported(f"{name}", dtype=dtype, out=out, keepdims=keepdims)
+    complex_lowering.check_ordered(name, x.dtype)  # before the axis: argmin/argmax give int64
     if axis is not None:
         if isinstance(axis, tuple):
             raise UnsupportedError(

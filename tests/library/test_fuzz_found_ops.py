@@ -179,3 +179,63 @@ def test_product_of_mixed_dtypes_in_the_result_precision(rng, da, db, sa, sb):
         out = nx.empty(want.shape, dtype=want.dtype)
         np.dot(nx.asarray(a), nx.asarray(b), out=out)
         check(out, want, "dot out=", rtol=1e-13, atol=1e-12)
+
+
+# -- found by the long run on the merged tree ---------------------------------------------------------
+@pytest.mark.parametrize("dtype", ["complex128", "complex64"])
+def test_complex_power_of_zero_and_integer_exponents(rng, dtype):
+    """NumPy's complex power: x**0 = 1 for any x, 0**y = 0 for a positive real part of y and NaN
+    otherwise, and integral exponents below 100 by repeated multiplication (infinite parts as
+    NumPy's); random finite values within tolerance."""
+    base = np.array([0, 0, 0, 0, 0, 2 + 1j, np.inf, np.nan, -1.5 + 2j, 3, 1j], dtype=dtype)
+    expo = np.array([1 + 1j, -1, 2, 0, 1j, 0, 2, 0, -3, 3, 5], dtype=dtype)
+    with np.errstate(all="ignore"):
+        want = base**expo
+    got = nx.asnumpy(nx.asarray(base) ** nx.asarray(expo))
+    np.testing.assert_allclose(got, want, rtol=1e-5 if dtype == "complex64" else 1e-12, equal_nan=True)
+    b = (rng.standard_normal(64) + 1j * rng.standard_normal(64)).astype(dtype)
+    e = np.concatenate([rng.integers(-6, 7, 32), rng.standard_normal(32) * 2]).astype(dtype)
+    with np.errstate(all="ignore"):
+        want = b**e
+    check(nx.asarray(b) ** nx.asarray(e), want, rtol=1e-4 if dtype == "complex64" else 1e-10)
+
+
+def test_complex_exp_of_minus_infinity_vanishes():
+    z = np.array([complex(-np.inf, np.inf), complex(-np.inf, np.nan), complex(-np.inf, 1.0)])
+    with np.errstate(all="ignore"):
+        want = np.exp(z)
+        got = nx.asnumpy(np.exp(nx.asarray(z)))
+    np.testing.assert_array_equal(got, want)  # zeros (NumPy's signs of zero may differ: equal as values)
+    base, expo = np.array([-0.1 + 0.4j]), np.array([np.inf])
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal(nx.asnumpy(nx.asarray(base) ** nx.asarray(expo)), base**expo)
+
+
+@pytest.mark.parametrize("shapes", [((0,), (3, 1)), ((2, 0), ()), ((0,), (1,))])
+def test_negative_integer_power_of_an_empty_result_is_empty(shapes):
+    a, b = np.zeros(shapes[0], np.uint16), np.full(shapes[1], -1, np.int32)
+    want = a**b  # no element is computed: no error
+    got = nx.asarray(a) ** nx.asarray(b)
+    assert got.shape == want.shape and got.dtype == want.dtype
+
+
+@pytest.mark.parametrize("other", [None, object()])
+def test_arithmetic_of_an_empty_array_with_none_or_object(other):
+    x = nx.zeros((2, 0))
+    assert (np.zeros((2, 0)) + other).dtype == object  # NumPy's object loop
+    with pytest.raises(nx.UnsupportedError, match="object dtype"):
+        x + other
+    with pytest.raises(nx.UnsupportedError, match="object dtype"):
+        other**x
+    with pytest.raises(TypeError):
+        nx.zeros(3) + other  # elements: NumPy's TypeError too
+
+
+def test_complex_argmin_argmax_along_an_axis_are_refused():
+    x = nx.asarray(np.ones((2, 3, 4), complex))
+    for name in ("argmax", "argmin"):
+        with pytest.raises(nx.UnsupportedError, match="lexicographically"):
+            getattr(x, name)(axis=2)
+    for jitted in (nx.jit(lambda v: v.argmax(axis=1)), nx.jit(lambda v: v.argmin(axis=1))):
+        with pytest.raises(nx.UnsupportedError, match="lexicographically"):
+            jitted(x)

@@ -16,7 +16,7 @@
 
 use inkwell::types::StructType;
 use inkwell::values::{BasicValueEnum, FloatValue, StructValue};
-use inkwell::FloatPredicate;
+use inkwell::{FloatPredicate, IntPredicate};
 
 use super::builder::{cg, KernelBuilder};
 use super::intrinsics;
@@ -110,7 +110,15 @@ impl<'ctx> KernelBuilder<'ctx> {
             UnaryOp::Exp => {
                 let e = self.rmath(UnaryOp::Exp, d, re)?;
                 let (c, s) = (self.rmath(UnaryOp::Cos, d, im)?, self.rmath(UnaryOp::Sin, d, im)?);
-                self.make_complex(d, mul(e, c)?, mul(e, s)?)?
+                // exp(-inf + iy) is zero even for an infinite or NaN y (C99's cexp, NumPy's)
+                let ft = re.get_type();
+                let vanish =
+                    cg(b.build_float_compare(FloatPredicate::OEQ, re, ft.const_float(f64::NEG_INFINITY), "vanish"))?;
+                let zero = ft.const_zero();
+                let pick = |v| -> Result<FloatValue<'ctx>> {
+                    Ok(cg(b.build_select(vanish, zero, v, "e"))?.into_float_value())
+                };
+                self.make_complex(d, pick(mul(e, c)?)?, pick(mul(e, s)?)?)?
             }
             UnaryOp::Log => {
                 let m = self.rmath2(BinaryOp::Hypot, d, re, im)?;
@@ -197,25 +205,70 @@ impl<'ctx> KernelBuilder<'ctx> {
         })
     }
 
-    /// `x ** y = exp(y log x)`, with `0 ** 0 = 1` and `0 ** y = 0` otherwise (as NumPy gives for a
-    /// positive real part of `y`).
+    /// NumPy's complex power: `x ** 0 = 1` (any `x`); `0 ** y` is 0 where `y`'s real part is
+    /// positive, NaN otherwise; an integral real exponent `n` with `|n| < 100` multiplies as NumPy
+    /// does (`x`, `x x` and `x (x x)` for 1, 2 and 3; otherwise binary powers from 1, then `1 / r`
+    /// for `n < 0`), so infinite parts come out as NumPy's; else `exp(y log x)`. All branches are
+    /// computed and one selected, part by part (no control flow, no selects of whole structs).
     fn complex_pow(&self, d: DType, x: BasicValueEnum<'ctx>, y: BasicValueEnum<'ctx>) -> Result<BasicValueEnum<'ctx>> {
+        type Parts<'c> = (FloatValue<'c>, FloatValue<'c>);
         let b = &self.b;
         let (xr, xi) = self.parts(x)?;
         let (yr, yi) = self.parts(y)?;
-        let zero = xr.get_type().const_zero();
-        let is_zero = |re, im| -> Result<inkwell::values::IntValue<'ctx>> {
-            let p = cg(b.build_float_compare(FloatPredicate::OEQ, re, zero, "re0"))?;
-            let q = cg(b.build_float_compare(FloatPredicate::OEQ, im, zero, "im0"))?;
-            cg(b.build_and(p, q, "z0"))
+        let ft = xr.get_type();
+        let zero = ft.const_zero();
+        let fcmp = |p, l, r| cg(b.build_float_compare(p, l, r, "c"));
+        let and = |p, q| cg(b.build_and(p, q, "and"));
+        let fsel = |c, t: FloatValue<'ctx>, e: FloatValue<'ctx>| -> Result<FloatValue<'ctx>> {
+            Ok(cg(b.build_select(c, t, e, "pow"))?.into_float_value())
         };
-        let lx = self.complex_unary(UnaryOp::Log, x, d)?;
-        let e = self.complex_binary(BinaryOp::Mul, y, lx, d)?;
-        let general = self.complex_unary(UnaryOp::Exp, e, d)?;
-        let one = self.complex_constant(d, 1.0, 0.0);
-        let zero_c = self.complex_constant(d, 0.0, 0.0);
-        let at_zero = cg(b.build_select(is_zero(yr, yi)?, one, zero_c, "pow0"))?;
-        cg(b.build_select(is_zero(xr, xi)?, at_zero, general, "pow"))
+        let csel =
+            |c, t: Parts<'ctx>, e: Parts<'ctx>| -> Result<Parts<'ctx>> { Ok((fsel(c, t.0, e.0)?, fsel(c, t.1, e.1)?)) };
+        let cmul = |(a, bb): Parts<'ctx>, (c, dd): Parts<'ctx>| -> Result<Parts<'ctx>> {
+            let m = |l, r| cg(b.build_float_mul(l, r, "m"));
+            Ok((cg(b.build_float_sub(m(a, c)?, m(bb, dd)?, "re"))?, cg(b.build_float_add(m(a, dd)?, m(bb, c)?, "im"))?))
+        };
+        let is_zero = |re, im| -> Result<inkwell::values::IntValue<'ctx>> {
+            and(fcmp(FloatPredicate::OEQ, re, zero)?, fcmp(FloatPredicate::OEQ, im, zero)?)
+        };
+        // the general case
+        let lx = self.parts(self.complex_unary(UnaryOp::Log, x, d)?)?;
+        let e = cmul((yr, yi), lx)?;
+        let general = self.parts(self.complex_unary(UnaryOp::Exp, self.make_complex(d, e.0, e.1)?, d)?)?;
+        // an integral real exponent below 100 in magnitude (the range test before the conversion,
+        // which would be poison out of range)
+        let i32t = self.ctx.i32_type();
+        let abs_yr = self.rmath(UnaryOp::Abs, d, yr)?;
+        let small = fcmp(FloatPredicate::OLT, abs_yr, ft.const_float(100.0))?;
+        let n = cg(b.build_float_to_signed_int(fsel(small, yr, zero)?, i32t, "n"))?;
+        let back = cg(b.build_signed_int_to_float(n, ft, "nf"))?;
+        let integral = and(and(small, fcmp(FloatPredicate::OEQ, back, yr)?)?, fcmp(FloatPredicate::OEQ, yi, zero)?)?;
+        let xp = (xr, xi);
+        let x2 = cmul(xp, xp)?;
+        let x3 = cmul(xp, x2)?;
+        let neg = cg(b.build_int_compare(IntPredicate::SLT, n, i32t.const_zero(), "neg"))?;
+        let m = cg(b.build_select(neg, cg(b.build_int_neg(n, "mn"))?, n, "m"))?.into_int_value();
+        let (mut acc, mut p) = ((ft.const_float(1.0), zero), xp);
+        for bit in 0..7u64 {
+            let set = cg(b.build_and(m, i32t.const_int(1 << bit, false), "bit"))?;
+            let set = cg(b.build_int_compare(IntPredicate::NE, set, i32t.const_zero(), "set"))?;
+            acc = csel(set, cmul(acc, p)?, acc)?;
+            if bit < 6 {
+                p = cmul(p, p)?;
+            }
+        }
+        let inverse = self.parts(self.complex_div(d, (ft.const_float(1.0), zero), acc)?)?;
+        let looped = csel(neg, inverse, acc)?;
+        let is_n = |k: u64| cg(b.build_int_compare(IntPredicate::EQ, n, i32t.const_int(k, false), "n_is"));
+        let int_pow = csel(is_n(1)?, xp, csel(is_n(2)?, x2, csel(is_n(3)?, x3, looped)?)?)?;
+        let value = csel(integral, int_pow, general)?;
+        // a zero base, then a zero exponent
+        let nan = ft.const_float(f64::NAN);
+        let positive = fcmp(FloatPredicate::OGT, yr, zero)?;
+        let at_zero = csel(positive, (zero, zero), (nan, nan))?;
+        let value = csel(is_zero(xr, xi)?, at_zero, value)?;
+        let value = csel(is_zero(yr, yi)?, (ft.const_float(1.0), zero), value)?;
+        self.make_complex(d, value.0, value.1)
     }
 
     /// `(a + ib) / (c + id)` by Smith's algorithm, both branches computed and one selected (no

@@ -201,11 +201,11 @@ pub fn emit(module: &Module, cpu: &str) -> Result<Vec<u8>> {
                 return Err(Error::Codegen(format!("emitting SPIR-V: {msg}")));
             }
             Err(Failure::Startup(msg)) => startup_errors.push(helper.finish(&msg)),
-            Err(Failure::Crash(msg)) => return Err(crashed(&helper.finish(&msg))),
+            Err(Failure::Crash(msg)) => return Err(crashed(&helper.finish(&msg), module)),
             Err(Failure::ChildCrash(msg)) => {
                 let what = helper.describe_with_stderr(&msg);
                 pool.helpers.push(helper);
-                return Err(crashed(&what));
+                return Err(crashed(&what, module));
             }
             Err(Failure::Timeout) => {
                 let _ = helper.child.kill();
@@ -221,7 +221,15 @@ pub fn emit(module: &Module, cpu: &str) -> Result<Vec<u8>> {
     Err(Error::Codegen(format!("could not start a SPIR-V emission helper process: {}", startup_errors.join("; "))))
 }
 
-fn crashed(what: &str) -> Error {
+/// The error of a crashed emission; with `NUMBA_EXT_DUMP_DIR` set, the module's LLVM IR is written
+/// there (`<module>.failed.ll`) to reproduce it with `llc`.
+fn crashed(what: &str, module: &Module) -> Error {
+    if let Some(dir) = std::env::var_os("NUMBA_EXT_DUMP_DIR") {
+        let dir = std::path::PathBuf::from(dir);
+        let _ = std::fs::create_dir_all(&dir);
+        let name = module.get_name().to_string_lossy().into_owned();
+        let _ = std::fs::write(dir.join(format!("{name}.failed.ll")), module.print_to_string().to_string());
+    }
     Error::Codegen(format!(
         "the LLVM SPIR-V back end failed while emitting this kernel ({what}); \
          set NUMBA_EXT_DUMP_DIR to keep its LLVM IR and please report it"
