@@ -16,6 +16,7 @@ from numpy.typing import ArrayLike, DTypeLike
 
 from .. import _core
 from ..devices import DeviceArg, Queue, default_queue, resolve_queue
+from ..errors import ExecutionPlacementError
 from .allocation import OrderLike, ShapeLike, allocate_in_order, order_axes
 from .arguments import (
     MAXDIMS,
@@ -226,7 +227,10 @@ def asarray(
         return convert(obj, target, dt, usm_type, copy, letter)
 
     if copy is False:
-        raise ValueError("asarray(copy=False): host data must be copied into USM memory")
+        raise ExecutionPlacementError(
+            f"asarray(copy=False) of a {type(obj).__name__}: host data cannot be used in place by a "
+            "device and must be copied into USM memory; pass copy=None (the default) or copy=True"
+        )
     q = target or default_queue()
     host = np.asarray(obj, dtype=dt)
     if dt is None and host.dtype.char in "dD" and not q.device.has_fp64:

@@ -103,7 +103,9 @@ def run_interface(case: dict) -> Verdict:
         got = nx.asarray(obj)
     except Exception as e:
         return classify_error(e, None, (TypeError, ValueError)), describe(e)
-    want = interface_view(exported, base, host)
+    so = exported.get("syclobj") if isinstance(exported, dict) else None
+    own = getattr(so, "context", so) == src.sycl_queue.context  # the source's own context
+    want = interface_view(exported, base, host, own)
     if isinstance(want, str) and _in_other_allocation(exported, src):
         return CORRECT, ""  # a view of another live allocation of the context (as the driver says)
     if isinstance(want, str):
@@ -143,7 +145,7 @@ def _in_other_allocation(iface: dict, src: Any) -> bool:
     return outside_source and alloc_base <= lo and hi <= alloc_base + size
 
 
-def interface_view(iface: Any, base: int, host: np.ndarray) -> np.ndarray | str | None:
+def interface_view(iface: Any, base: int, host: np.ndarray, own: bool = True) -> np.ndarray | str | None:
     """The values an interface describes, read from `host` (the source's values; the source's data
     starts at address `base`), or why the interface is invalid (a string), or None where any values
     are right (a view of the one byte allocated for an empty source)."""
@@ -174,10 +176,11 @@ def interface_view(iface: Any, base: int, host: np.ndarray) -> np.ndarray | str 
     # numba_ext allocates at least one byte, and the runtime reports that allocation's size
     alloc = max(host.nbytes, 1)
     if 0 in shape:
-        # nothing is read; a data pointer inside the source's allocation must keep the (empty)
-        # view's first element in it (a pointer elsewhere gets a fresh allocation of its own)
+        # nothing is read; a data pointer inside the source's allocation (of the context the
+        # interface names) must keep the (empty) view's first element in it; a pointer elsewhere
+        # gets a fresh allocation of its own
         first = data[0] - base + int(offset) * dt.itemsize
-        if 0 <= data[0] - base <= alloc and not 0 <= first <= alloc:
+        if own and 0 <= data[0] - base < alloc and not 0 <= first <= alloc:
             return f"starts {first} bytes from a {alloc}-byte allocation"
         return np.empty(shape, dt)
     el = (
