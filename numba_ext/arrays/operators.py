@@ -233,6 +233,12 @@ def _binary(ufunc: np.ufunc, reflected: bool = False) -> Callable[[ndarray, Any]
         if not isinstance(other, (ArrayOperators, *_SCALARS)):
             if ufunc in (np.equal, np.not_equal) and _never_equal(other):
                 return _filled(self, ufunc is np.not_equal)
+            if isinstance(other, (str, bytes)):
+                # NumPy's TypeError; NotImplemented would let Python repeat the string by a 0-d array
+                raise TypeError(
+                    f"ufunc {ufunc.__name__!r} has no loop for a numba_ext array and {type(other).__name__} "
+                    "(as in NumPy)"
+                )
             if ufunc in _ORDERINGS and self.size == 0 and not isinstance(other, (str, bytes)):
                 # NumPy's object loop: no element to compare, an empty result (a TypeError otherwise)
                 return _filled(self, False)

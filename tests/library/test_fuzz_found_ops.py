@@ -239,3 +239,15 @@ def test_complex_argmin_argmax_along_an_axis_are_refused():
     for jitted in (nx.jit(lambda v: v.argmax(axis=1)), nx.jit(lambda v: v.argmin(axis=1))):
         with pytest.raises(nx.UnsupportedError, match="lexicographically"):
             jitted(x)
+
+
+@pytest.mark.parametrize("other", [b"x", "x"])
+def test_arithmetic_with_strings_is_numpys_type_error(other):
+    """A 0-d integer array is an index: without the TypeError Python would repeat the string."""
+    with pytest.raises(TypeError):
+        np.array(3, dtype=np.uint64) * other
+    x = nx.asarray(np.array(3, dtype=np.uint64))
+    for op in (lambda: x * other, lambda: other * x, lambda: x + other, lambda: x < other):
+        with pytest.raises(TypeError, match="has no loop"):
+            op()
+    assert not bool(x == other)  # equality stays elementwise: never equal
