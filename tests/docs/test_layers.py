@@ -75,7 +75,7 @@ y = nx.full(1000, 2.5, dtype=np.float32)
 z = nx.arange(7)
 assert np.array_equal(nx.asnumpy(x), a) and np.all(nx.asnumpy(y) == np.float32(2.5))
 assert np.array_equal(nx.asnumpy(z[::2]), np.arange(7)[::2])
-assert x.__sycl_usm_array_interface__["shape"] == (1000,) and x.__dlpack_device__()[0] in (1, 14)
+assert x.shape == (1000,) and x.usm_type == "device" and len(x.__dlpack_device__()) == 2
 print("after arrays:", sorted(m for m in heavy if m in sys.modules))
 got = nx.asnumpy(x * 2.0 + 1.0)
 assert np.allclose(got, a * 2.0 + 1.0), got
