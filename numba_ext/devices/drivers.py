@@ -10,12 +10,10 @@ users never set anything. A user who set ``OCL_ICD_VENDORS`` themselves keeps th
 
 from __future__ import annotations
 
-import ctypes.util
 import glob
-import hashlib
 import os
 import sys
-import tempfile
+import zlib
 
 _SYSTEM_VENDORS = "/etc/OpenCL/vendors"
 
@@ -30,14 +28,19 @@ def _candidate_intel_cpu() -> list[str]:
 
 
 def _candidate_nvidia() -> list[str]:
-    name = ctypes.util.find_library("nvidia-opencl")
-    if name:
-        return [name]
+    """NVIDIA's OpenCL driver library where the machine has NVIDIA's kernel driver: the usual
+    folders first, then the dynamic linker's search (``ldconfig``, a subprocess: run only there, as
+    this runs at every import)."""
     for d in ("/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib", "/usr/local/nvidia/lib64"):
         p = os.path.join(d, "libnvidia-opencl.so.1")
         if os.path.exists(p):
             return [p]
-    return []
+    if not (os.path.exists("/dev/nvidiactl") or os.path.isdir("/proc/driver/nvidia")):
+        return []  # no NVIDIA driver: no NVIDIA OpenCL device either
+    import ctypes.util
+
+    name = ctypes.util.find_library("nvidia-opencl")
+    return [name] if name else []
 
 
 def _system_vendor_files() -> dict[str, str]:
@@ -69,12 +72,15 @@ def register() -> str | None:
             entries["numba_ext-nvidia.icd"] = lib
     if not entries:
         return None
-    digest = hashlib.sha1(repr(sorted(entries.items())).encode()).hexdigest()[:16]
+    listing = repr(sorted(entries.items())).encode()
+    digest = f"{zlib.crc32(listing):08x}{zlib.adler32(listing):08x}"  # names the folder of this listing
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     folder = os.path.join(base, "numba_ext", "icd", digest)
     try:
         _write_folder(folder, entries)
     except OSError:
+        import tempfile
+
         folder = os.path.join(tempfile.gettempdir(), f"numba_ext-icd-{os.getuid()}-{digest}")
         _write_folder(folder, entries)
     os.environ["OCL_ICD_VENDORS"] = folder
