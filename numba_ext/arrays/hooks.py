@@ -69,8 +69,8 @@ class _Missing:
     loader that imports the providing layer (which registers the real provider), or says which layer
     must be imported when there is no loader."""
 
-    def __init__(self, what: str, layer: str) -> None:
-        self._what, self._layer = what, layer
+    def __init__(self, what: str, layer: str, slot: str) -> None:
+        self._what, self._layer, self._slot = what, layer, slot  # slot: the module global it stands in
         self.loader: Callable[[], None] | None = None
 
     def __getattr__(self, name: str) -> Any:
@@ -82,14 +82,14 @@ class _Missing:
                 "numba_ext (the package) rather than one of its layers alone"
             )
         self.loader()
-        provider = globals()["typing" if self._layer == "compiler" else "operations"]
+        provider = globals()[self._slot]
         if isinstance(provider, _Missing):
             raise RuntimeError(f"importing numba_ext.{self._layer} did not register {self._what}")
         return getattr(provider, name)
 
 
-_missing_typing = _Missing("their Numba types", "compiler")
-_missing_operations = _Missing("their eager operations", "library")
+_missing_typing = _Missing("their Numba types", "compiler", "typing")
+_missing_operations = _Missing("their eager operations", "library", "operations")
 typing: ArrayTyping = _missing_typing
 operations: ArrayOperations = _missing_operations
 
