@@ -84,6 +84,13 @@ class JitFunction(_core.JitCaller):
         return self._run(args, 0)
 
     def _run(self, args: Sequence[Any], depth: int) -> Any:
+        for name, a in zip(self._binder.names(len(args)), args):
+            if type(a) is int and not -(2**63) <= a < 2**64:
+                raise UnsupportedError(
+                    f"{self.py_func.__name__}(): argument {name!r} is the integer {a}, beyond 64 bits, "
+                    f"which compiled code cannot hold (Numba has no type for it); pass float({a}) or a "
+                    "NumPy integer"
+                )
         plan = self._plan(args, depth)
         return plan.finish(self._dispatcher(*plan.args))
 

@@ -42,3 +42,23 @@ def test_disk_caching_without_a_source_file_is_refused_clearly():
         numba_ext.jit(at_prompt, cache=True)
     with pytest.raises(numba_ext.UnsupportedError, match="cache=True is not possible here"):
         numba_ext.kernel(cache=True)(at_prompt)
+
+
+def test_python_int_beyond_64_bits_is_an_unsupported_error(rng):
+    """Numba has no type for such an int (its own error is a TypingError or, once an int64 overload
+    exists, an OverflowError); numba_ext names the argument. Ints within 64 bits still run."""
+
+    @numba_ext.jit
+    def scaled_sum(x, s):
+        return (x * s).sum()
+
+    h = rng.standard_normal(7)
+    x = numba_ext.asarray(h)
+    for big in (2**70, -(2**70)):
+        with pytest.raises(
+            numba_ext.UnsupportedError, match=r"argument 's' is the integer -?\d+, beyond 64 bits"
+        ):
+            scaled_sum(x, big)
+    np.testing.assert_allclose(scaled_sum(x, 3), (h * 3).sum(), rtol=1e-12)
+    with pytest.raises(numba_ext.UnsupportedError, match="beyond 64 bits"):  # after an overload exists too
+        scaled_sum(x, 2**70)

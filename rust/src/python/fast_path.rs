@@ -116,6 +116,9 @@ pub(super) fn scan_args(
                 if a.is_instance(numpy_type)? || a.is_instance(array_type)? || is_foreign(&a)? {
                     return Ok(None);
                 }
+                if a.is_exact_instance_of::<PyInt>() && !keyable_scalar(&a) {
+                    return Ok(None); // beyond int64: the Python path checks it (and Numba types it)
+                }
                 if keyed {
                     keyed = keyable_scalar(&a);
                     key[i] = t.as_ptr() as usize;
