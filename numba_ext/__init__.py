@@ -98,7 +98,8 @@ if TYPE_CHECKING:  # what the names loaded on first use are (explicit re-exports
 _SUBMODULES = frozenset(
     {"atomic", "compiler", "kernel_api", "kernels", "library", "local", "private", "utils"}
 )
-#: public name -> (module, attribute) for the names of the layers loaded on first use
+#: public name -> (module, attribute) for the names of the layers loaded on first use (the kernel
+#: API's names, every other public name not defined here, are added after ``__all__``)
 _LAZY: dict[str, tuple[str, str]] = {
     **{n: ("numba_ext.compiler", n) for n in ("erf", "erfc", "jit")},
     **{
@@ -109,26 +110,6 @@ _LAZY: dict[str, tuple[str, str]] = {
     "device_func": ("numba_ext.kernels", "func"),
     # numba_dpex.prange is Numba's prange; programs that import it from the offload package find it here
     "prange": ("numba", "prange"),
-    **{
-        n: ("numba_ext.kernel_api", n)
-        for n in (
-            "GLOBAL_MEM_FENCE",
-            "LOCAL_MEM_FENCE",
-            "barrier",
-            "get_global_id",
-            "get_global_linear_id",
-            "get_global_linear_size",
-            "get_global_size",
-            "get_group_id",
-            "get_group_linear_id",
-            "get_local_id",
-            "get_local_linear_id",
-            "get_local_linear_size",
-            "get_local_size",
-            "get_num_groups",
-            "get_work_dim",
-        )
-    },
 }
 
 
@@ -231,3 +212,10 @@ __all__ = [
     "zeros",
     "zeros_like",
 ]
+
+# the kernel API's names: the public names neither defined above nor loaded from another layer
+_LAZY.update(
+    (n, ("numba_ext.kernel_api", n))
+    for n in __all__
+    if n not in globals() and n not in _LAZY and n not in _SUBMODULES
+)

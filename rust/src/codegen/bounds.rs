@@ -92,7 +92,6 @@ impl<'ctx> Lowering<'_, 'ctx> {
         let func = b.get_insert_block().and_then(|bb| bb.get_parent()).expect("the builder is in a function");
         let access_bb = kb.ctx.append_basic_block(func, "in_bounds");
         let fail_bb = kb.ctx.append_basic_block(func, "out_of_bounds");
-        let record_bb = kb.ctx.append_basic_block(func, "record");
         let cont = kb.ctx.append_basic_block(func, "after_access");
         cg(b.build_conditional_branch(ok, access_bb, fail_bb))?;
 
@@ -100,13 +99,6 @@ impl<'ctx> Lowering<'_, 'ctx> {
         if let Some(d) = dst {
             self.set(d, kb.constant(self.f.locals[d], 0.0, 0))?;
         }
-        let sync = Sync { order: MemOrder::Relaxed, scope: MemScope::Device };
-        let old = self.atomic(AtomicOp::CompareExchange, err, &[imm(0)], &imm(1), Some(&imm(0)), sync)?;
-        let old = old.expect("a compare-exchange returns the old value").into_int_value();
-        let first = cg(b.build_int_compare(IntPredicate::EQ, old, old.get_type().const_zero(), "first"))?;
-        cg(b.build_conditional_branch(first, record_bb, cont))?;
-
-        b.position_at_end(record_bb);
         let i64t = kb.ctx.i64_type();
         // the first dimension out of bounds: its index and extent (selects only for several
         // dimensions: a 1-d array's checks have no integer select, see `Binary::int_minmax`)
@@ -118,11 +110,7 @@ impl<'ctx> Lowering<'_, 'ctx> {
             bad_n = cg(b.build_select(out, ext[d], bad_n, "bad_n"))?.into_int_value();
         }
         let fields = [i64t.const_int(array as u64, false), dim, bad_i, bad_n, i64t.const_int(access as u64, false)];
-        for (k, v) in fields.into_iter().enumerate() {
-            let p: PointerValue = self.address(err, &[imm(k as i64 + 1)])?;
-            cg(b.build_store(p, v))?;
-        }
-        cg(b.build_unconditional_branch(cont))?;
+        self.record_first(err, &fields, cont)?;
 
         b.position_at_end(access_bb);
         Ok(Some(cont))
@@ -151,18 +139,10 @@ impl<'ctx> Lowering<'_, 'ctx> {
         let out = cg(b.build_select(ok, base, poisoned, "view_idx"))?.into_int_value();
         let func = b.get_insert_block().and_then(|bb| bb.get_parent()).expect("the builder is in a function");
         let fail_bb = kb.ctx.append_basic_block(func, "view_out_of_bounds");
-        let record_bb = kb.ctx.append_basic_block(func, "view_record");
         let cont = kb.ctx.append_basic_block(func, "view_checked");
         cg(b.build_conditional_branch(ok, cont, fail_bb))?;
 
         b.position_at_end(fail_bb);
-        let sync = Sync { order: MemOrder::Relaxed, scope: MemScope::Device };
-        let old = self.atomic(AtomicOp::CompareExchange, err, &[imm(0)], &imm(1), Some(&imm(0)), sync)?;
-        let old = old.expect("a compare-exchange returns the old value").into_int_value();
-        let first = cg(b.build_int_compare(IntPredicate::EQ, old, old.get_type().const_zero(), "first"))?;
-        cg(b.build_conditional_branch(first, record_bb, cont))?;
-
-        b.position_at_end(record_bb);
         let fields = [
             i64t.const_int(array as u64, false),
             i64t.const_int(dim as u64, false),
@@ -171,13 +151,31 @@ impl<'ctx> Lowering<'_, 'ctx> {
             i64t.const_int(access as u64, false),
             i64t.const_int(1, false), // through a view
         ];
-        for (k, v) in fields.into_iter().enumerate() {
-            let p: PointerValue = self.address(err, &[imm(k as i64 + 1)])?;
-            cg(b.build_store(p, v))?;
-        }
-        cg(b.build_unconditional_branch(cont))?;
+        self.record_first(err, &fields, cont)?;
         b.position_at_end(cont);
         Ok(out)
+    }
+
+    /// In a failed check's block: elect the launch's first failure (a compare-exchange of the bounds
+    /// array's element 0 from 0 to 1), store `fields` from element 1 on if this one won, then
+    /// continue at `cont`.
+    fn record_first(&self, err: usize, fields: &[IntValue<'ctx>], cont: BasicBlock<'ctx>) -> Result<()> {
+        let kb = self.kb;
+        let b = &kb.b;
+        let func = b.get_insert_block().and_then(|bb| bb.get_parent()).expect("the builder is in a function");
+        let record_bb = kb.ctx.append_basic_block(func, "record");
+        let sync = Sync { order: MemOrder::Relaxed, scope: MemScope::Device };
+        let old = self.atomic(AtomicOp::CompareExchange, err, &[imm(0)], &imm(1), Some(&imm(0)), sync)?;
+        let old = old.expect("a compare-exchange returns the old value").into_int_value();
+        let first = cg(b.build_int_compare(IntPredicate::EQ, old, old.get_type().const_zero(), "first"))?;
+        cg(b.build_conditional_branch(first, record_bb, cont))?;
+        b.position_at_end(record_bb);
+        for (k, v) in fields.iter().enumerate() {
+            let p: PointerValue = self.address(err, &[imm(k as i64 + 1)])?;
+            cg(b.build_store(p, *v))?;
+        }
+        cg(b.build_unconditional_branch(cont))?;
+        Ok(())
     }
 
     /// End a checked access begun by [`Self::guard`].
