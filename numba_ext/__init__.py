@@ -62,6 +62,7 @@ if TYPE_CHECKING:  # what the names loaded on first use are (explicit re-exports
 
     from . import atomic as atomic
     from . import compiler as compiler
+    from . import functions as functions
     from . import kernel_api as kernel_api
     from . import kernels as kernels
     from . import library as library
@@ -70,7 +71,7 @@ if TYPE_CHECKING:  # what the names loaded on first use are (explicit re-exports
     from . import utils as utils
     from .compiler import erf as erf
     from .compiler import erfc as erfc
-    from .compiler import jit as jit
+    from .functions import jit as jit
     from .kernel_api import GLOBAL_MEM_FENCE as GLOBAL_MEM_FENCE
     from .kernel_api import LOCAL_MEM_FENCE as LOCAL_MEM_FENCE
     from .kernel_api import barrier as barrier
@@ -96,12 +97,13 @@ if TYPE_CHECKING:  # what the names loaded on first use are (explicit re-exports
     from .kernels.kernel import kernel as kernel
 
 _SUBMODULES = frozenset(
-    {"atomic", "compiler", "kernel_api", "kernels", "library", "local", "private", "utils"}
+    {"atomic", "compiler", "functions", "kernel_api", "kernels", "library", "local", "private", "utils"}
 )
 #: public name -> (module, attribute) for the names of the layers loaded on first use (the kernel
 #: API's names, every other public name not defined here, are added after ``__all__``)
 _LAZY: dict[str, tuple[str, str]] = {
-    **{n: ("numba_ext.compiler", n) for n in ("erf", "erfc", "jit")},
+    **{n: ("numba_ext.compiler", n) for n in ("erf", "erfc")},
+    "jit": ("numba_ext.functions", "jit"),
     **{
         n: ("numba_ext.kernels", n)
         for n in ("NdRange", "Range", "USMNdArray", "call_kernel", "call_kernel_async", "func", "kernel")

@@ -7,6 +7,7 @@ import argparse
 import sys
 
 from numba_ext import _core, diagnostics, selfcheck
+from numba_ext.functions import disk
 
 
 def _size(n: float) -> str:
@@ -18,7 +19,7 @@ def _size(n: float) -> str:
 def show_cache(clear: bool) -> None:
     """Print the program cache's directory, entries and size; with ``clear``, empty it first."""
     if clear:
-        removed = _core.program_cache_clear()
+        removed = _core.program_cache_clear() + disk.clear()
         print(f"removed {removed} entries")
     info = _core.program_cache_info()
     state = "on" if info["enabled"] else "off (NUMBA_EXT_CACHE=0)"
@@ -26,6 +27,9 @@ def show_cache(clear: bool) -> None:
     print(f"state: {state}")
     print(f"entries: {info['entries']}")
     print(f"size: {_size(info['bytes'])} of at most {_size(info['max_bytes'])}")
+    kernels = disk.info()
+    print(f"kernels of jit(cache=True) functions compiled from their source: {kernels['dir']}")
+    print(f"entries: {kernels['entries']}, size: {_size(kernels['bytes'])}")
 
 
 def main(argv: list[str] | None = None) -> int:

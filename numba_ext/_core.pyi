@@ -7,7 +7,7 @@ from typing import Any, final
 
 from typing_extensions import disjoint_base
 
-from .compiler.kernel_ir import Function, KernelSpec
+from .ir.kernel_ir import Function, KernelSpec
 
 __all__ = [
     "Device",
@@ -50,7 +50,7 @@ __all__ = [
 NVIDIA_WORK_GROUP: int
 #: programs one kernel keeps built, one per context
 MAX_CONTEXT_PROGRAMS: int
-#: the version of the kernel IR (numba_ext/compiler/kernel_ir.py) this module reads
+#: the version of the kernel IR (numba_ext/ir/kernel_ir.py) this module reads
 KERNEL_IR_VERSION: int
 
 @final

@@ -35,6 +35,8 @@ def normalize_shape(shape: Any) -> tuple[int, ...]:
 
 # (dtype, ndim, usm_type, device filter string) -> ArrayInfo of new C-contiguous arrays
 _infos: dict[tuple[np.dtype, int, str, str], _core.ArrayInfo] = {}
+#: the same, made before the compiler layer loads (naming no Numba type)
+_untyped_infos: dict[tuple[np.dtype, int, str, str], _core.ArrayInfo] = {}
 #: the array class (``ndarray`` sets it: it imports this module)
 array_class: type | None = None
 
@@ -47,8 +49,11 @@ def _new_array_info(dt: np.dtype, ndim: int, usm_type: str, device: str) -> _cor
     info = _infos.get(key)
     if info is None:
         if not hooks.typing_loaded():
-            assert array_class is not None
-            return _core.ArrayInfo(array_class, usm_type, None, dt.str, False)
+            info = _untyped_infos.get(key)
+            if info is None:
+                assert array_class is not None
+                info = _untyped_infos[key] = _core.ArrayInfo(array_class, usm_type, None, dt.str, False)
+            return info
         info = _infos[key] = hooks.typing.new_array_info(dt, ndim, usm_type, device)
     return info
 

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 
 from numba.core import config
 
+from ..ir.kernel_ir import BinaryInst, Dim, Imm, Operand, Wrap
 from .function_builder import FunctionBuilder, const
-from .kernel_ir import BinaryInst, Dim, Imm, Operand, Wrap
 
 if TYPE_CHECKING:
     from .kernel_translate import Translator

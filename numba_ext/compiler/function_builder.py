@@ -12,7 +12,7 @@ from typing import TypeGuard
 import numpy as np
 
 from ..errors import UnsupportedError
-from .kernel_ir import (
+from ..ir.kernel_ir import (
     ArrayDecl,
     Binary,
     BinaryInst,

@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, Any
 
 from numba.core import ir, types
 
+from ..ir.kernel_ir import Atomic, Barrier, BinaryInst, Fence, Imm, LoadInst, Operand, StoreInst, WorkItem
 from . import intrinsics, item_api, kernel_views
 from .function_builder import ArrayRef, const
 from .item_typing import ItemType
-from .kernel_ir import Atomic, Barrier, BinaryInst, Fence, Imm, LoadInst, Operand, StoreInst, WorkItem
 from .kernelspec import dtype_name
 
 if TYPE_CHECKING:

@@ -21,13 +21,15 @@ from numba.parfors.parfor import (
     min_checker,
 )
 
-from . import complex_lowering, intrinsics, item_calls, kernel_views
+from ..ir import complex_lowering
+from ..ir.kernel_ir import Atomic, Barrier, BinaryInst, Imm, KernelSpec, Operand, Space, UnaryInst, WorkItem
+from ..ir.spec_builder import COMPARISONS, UFUNC_OPS
+from . import intrinsics, item_calls, kernel_views
 from .call_binding import CallBinder
 from .device_functions import DeviceFunction, typed_ir
 from .function_builder import ArrayRef, Range, const
-from .kernel_ir import Atomic, Barrier, BinaryInst, Imm, KernelSpec, Operand, Space, UnaryInst, WorkItem
 from .kernel_views import SliceVal, const_value
-from .kernelspec import COMPARISONS, UFUNC_OPS, dtype_name
+from .kernelspec import dtype_name
 from .reduction_rewrite import nx_require_nonempty
 
 if TYPE_CHECKING:

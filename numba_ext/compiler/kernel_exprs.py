@@ -10,10 +10,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numba.core import ir, types
 
-from . import bounds, complex_lowering, item_calls, kernel_views
-from .function_builder import ArrayRef, Element, Range, const, is_operand
-from .kernel_calls import translate_call
-from .kernel_ir import (
+from ..ir import complex_lowering
+from ..ir.kernel_ir import (
     BinaryInst,
     CastInst,
     Copy,
@@ -25,7 +23,11 @@ from .kernel_ir import (
     SelectInst,
     UnaryInst,
 )
-from .kernelspec import COMPARISONS, dtype_name
+from ..ir.spec_builder import COMPARISONS
+from . import bounds, item_calls, kernel_views
+from .function_builder import ArrayRef, Element, Range, const, is_operand
+from .kernel_calls import translate_call
+from .kernelspec import dtype_name
 
 if TYPE_CHECKING:
     from .kernel_translate import Translator

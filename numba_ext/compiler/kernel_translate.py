@@ -17,11 +17,8 @@ import numpy as np
 from numba.core import ir, types
 
 from ..errors import UnsupportedError
-from . import bounds, complex_lowering, item_calls, kernel_views
-from .function_builder import ArrayRef, FunctionBuilder, const, is_operand
-from .item_typing import LocalAccessorType
-from .kernel_exprs import translate_expr
-from .kernel_ir import (
+from ..ir import complex_lowering
+from ..ir.kernel_ir import (
     BinaryInst,
     Branch,
     CastInst,
@@ -34,6 +31,10 @@ from .kernel_ir import (
     Return,
     StoreInst,
 )
+from . import bounds, item_calls, kernel_views
+from .function_builder import ArrayRef, FunctionBuilder, const, is_operand
+from .item_typing import LocalAccessorType
+from .kernel_exprs import translate_expr
 from .kernel_views import SliceVal
 from .kernelspec import dtype_name
 

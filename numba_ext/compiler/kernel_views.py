@@ -16,9 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from numba.core import ir
 
-from . import bounds
-from .function_builder import ArrayRef, const, is_operand
-from .kernel_ir import (
+from ..ir.kernel_ir import (
     ArrayParam,
     Binary,
     BinaryInst,
@@ -42,6 +40,8 @@ from .kernel_ir import (
     UnaryInst,
     ViewIndex,
 )
+from . import bounds
+from .function_builder import ArrayRef, const, is_operand
 
 if TYPE_CHECKING:
     from .kernel_translate import Translator

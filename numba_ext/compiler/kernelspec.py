@@ -8,7 +8,6 @@ type when stored."""
 
 from __future__ import annotations
 
-import hashlib
 import operator
 from typing import Any
 
@@ -18,110 +17,20 @@ from numba.np import numpy_support
 from numba.np.ufunc.array_exprs import _binops, _unaryops
 
 from ..errors import UnsupportedError
-from . import complex_lowering, half
-from .kernel_ir import (
-    ArrayParam,
+from ..ir import spec_builder
+from ..ir.kernel_ir import (
     Binary,
-    Cast,
     Const,
     KernelSpec,
     Load,
-    Node,
-    Param,
     Scalar,
     ScalarArg,
-    ScalarParam,
     Select,
     Store,
     Unary,
 )
+from . import half
 from .redirects import ELEMENTWISE, resolve_global
-from .ufunc_compose import BINARY as _COMPOSED2
-from .ufunc_compose import UNARY as _COMPOSED1
-from .ufunc_compose import compose
-
-# ufunc name -> (kind, our op name)
-UFUNC_OPS = {
-    "add": ("binary", "add"),
-    "subtract": ("binary", "sub"),
-    "multiply": ("binary", "mul"),
-    "true_divide": ("binary", "div"),
-    "divide": ("binary", "div"),
-    "floor_divide": ("binary", "floordiv"),
-    "remainder": ("binary", "rem"),
-    "mod": ("binary", "rem"),
-    "power": ("binary", "pow"),
-    "minimum": ("binary", "min"),
-    "maximum": ("binary", "max"),
-    "arctan2": ("binary", "arctan2"),
-    "left_shift": ("binary", "left_shift"),
-    "right_shift": ("binary", "right_shift"),
-    "fmod": ("binary", "fmod"),
-    "copysign": ("binary", "copysign"),
-    "nextafter": ("binary", "nextafter"),
-    "gcd": ("binary", "gcd"),
-    "float_power": ("binary", "pow"),
-    "ldexp": ("composed", None),
-    **{n: ("composed", None) for n in (*_COMPOSED1, *_COMPOSED2)},
-    "hypot": ("binary", "hypot"),
-    "bitwise_and": ("binary", "and"),
-    "bitwise_or": ("binary", "or"),
-    "bitwise_xor": ("binary", "xor"),
-    "less": ("binary", "lt"),
-    "less_equal": ("binary", "le"),
-    "greater": ("binary", "gt"),
-    "greater_equal": ("binary", "ge"),
-    "equal": ("binary", "eq"),
-    "not_equal": ("binary", "ne"),
-    "logical_and": ("logical", "and"),
-    "logical_or": ("logical", "or"),
-    "logical_xor": ("logical", "xor"),
-    "negative": ("unary", "neg"),
-    "positive": ("identity", None),
-    "conjugate": ("identity", None),
-    "fabs": ("unary", "abs"),
-    "absolute": ("unary", "abs"),
-    "invert": ("unary", "not"),
-    "logical_not": ("logical_not", None),
-    "square": ("square", None),
-    **{
-        n: ("unary", n)
-        for n in (
-            "sqrt",
-            "exp",
-            "expm1",
-            "log",
-            "log1p",
-            "log2",
-            "log10",
-            "sin",
-            "cos",
-            "tan",
-            "arcsin",
-            "arccos",
-            "arctan",
-            "sinh",
-            "cosh",
-            "tanh",
-            "floor",
-            "ceil",
-            "trunc",
-            "erf",
-            "erfc",
-            "arcsinh",
-            "arccosh",
-            "arctanh",
-            "exp2",
-            "cbrt",
-            "rint",
-        )
-    },
-    **complex_lowering.COMPLEX_UFUNC_OPS,
-}
-
-_ROUNDING = frozenset(("floor", "ceil", "trunc", "rint"))
-
-COMPARISONS = frozenset(("lt", "le", "gt", "ge", "eq", "ne"))
 
 _OPERATOR_UFUNCS = {
     operator.add: np.add,
@@ -178,41 +87,9 @@ def as_ufunc(op: object) -> np.ufunc:
     raise UnsupportedError(f"operation {getattr(op, '__name__', op)!r} cannot be offloaded yet")
 
 
-class SpecBuilder:
-    """Accumulates params and nodes; nodes are hash-consed so repeated subtrees appear once."""
-
-    def __init__(self, ndim: int) -> None:
-        self.ndim = ndim
-        self.params: list[Param] = []
-        self.nodes: list[Node] = []
-        self._memo: dict[Node, int] = {}
-
-    def array_param(self, name: str, dtype: str, ndim: int, contiguous: bool) -> int:
-        self.params.append(ArrayParam(name, dtype, ndim, bool(contiguous)))
-        return len(self.params) - 1
-
-    def scalar_param(self, name: str, dtype: str) -> int:
-        self.params.append(ScalarParam(name, dtype))
-        return len(self.params) - 1
-
-    def node(self, node: Node) -> int:
-        if isinstance(node, Binary):
-            complex_lowering.check_binary(node.op, node.dtype)
-        if isinstance(node, Store):
-            self.nodes.append(node)
-            return len(self.nodes) - 1
-        if node not in self._memo:
-            self.nodes.append(node)
-            self._memo[node] = len(self.nodes) - 1
-        return self._memo[node]
-
-    def const(self, dtype: str, value: Scalar | np.generic) -> int:
-        """A constant node (NumPy scalars become Python numbers; bools stay bools)."""
-        v = value.item() if isinstance(value, np.generic) else value
-        return self.node(Const(dtype, bool(v) if dtype == "bool" else v))
-
-    def cast(self, idx: int, frm: str, to: str) -> int:
-        return idx if frm == to else self.node(Cast(to, idx))
+class SpecBuilder(spec_builder.SpecBuilder):
+    """The kernel-IR builder of compiled code: ufunc loops as Numba's typing picks them, and NumPy's
+    own loops where an operand is float16."""
 
     def apply_ufunc(
         self, ufunc: np.ufunc, vals: list[tuple[int, str]], name: str | None = None
@@ -227,71 +104,12 @@ class SpecBuilder:
         v, dt = self._apply_loop(ufunc, vals, name)
         return (v, dt) if loop is None else (self.cast(v, dt, loop[1]), loop[1])
 
-    def _apply_loop(
-        self, ufunc: np.ufunc, vals: list[tuple[int, str]], name: str | None = None
-    ) -> tuple[int, str]:
-        arg_tys = tuple(numpy_support.from_dtype(np.dtype(dt)) for _, dt in vals)
+    def find_loop(self, ufunc: np.ufunc, dts: list[str]) -> tuple[list[str], str] | None:
+        arg_tys = tuple(numpy_support.from_dtype(np.dtype(dt)) for dt in dts)
         loop = numpy_support.ufunc_find_matching_loop(ufunc, arg_tys)
         if loop is None:
-            raise UnsupportedError(f"np.{ufunc.__name__} has no loop for {[str(t) for t in arg_tys]}")
-        in_dts = [dtype_name(t) for t in loop.inputs]
-        out_dt = dtype_name(next(iter(loop.outputs)))
-        if ufunc is np.true_divide and all(np.dtype(dt).kind in "biu" for _, dt in vals):
-            in_dts, out_dt = ["float64", "float64"], "float64"  # NumPy's resolution for integers
-        args = [self.cast(v, dt, want) for (v, dt), want in zip(vals, in_dts)]
-        name = name or ufunc.__name__
-        kind, op = UFUNC_OPS.get(name, (None, None))
-        composed = compose(self, name, args, in_dts, out_dt) if kind == "composed" else None
-        if composed is not None:
-            return composed, out_dt
-        if kind == "unary" and op in _ROUNDING and np.dtype(in_dts[0]).kind in "biu":
-            kind = "identity"  # the integer loops of floor / ceil / trunc / rint: the value itself
-        if kind == "binary" and op in COMPARISONS and in_dts[0] != in_dts[1]:
-            return self.mixed_sign_compare(op, args, in_dts), "bool"
-        if kind == "binary" and op is not None:
-            complex_lowering.check_binary(op, in_dts[0])
-            res_dt = "bool" if op in COMPARISONS else in_dts[0]
-            return self.cast(self.node(Binary(res_dt, op, args[0], args[1])), res_dt, out_dt), out_dt
-        if kind == "unary" and op is not None:
-            res_dt = complex_lowering.unary_result(op, in_dts[0])
-            return self.cast(self.node(Unary(res_dt, op, args[0])), res_dt, out_dt), out_dt
-        if kind == "identity":
-            return self.cast(args[0], in_dts[0], out_dt), out_dt
-        if kind == "square":
-            return self.cast(self.node(Binary(in_dts[0], "mul", args[0], args[0])), in_dts[0], out_dt), out_dt
-        if kind == "logical_not":
-            return self.node(Unary("bool", "not", self.cast(args[0], in_dts[0], "bool"))), "bool"
-        if kind == "logical" and op is not None:
-            bs = [self.cast(a, d, "bool") for a, d in zip(args, in_dts)]
-            return self.node(Binary("bool", op, bs[0], bs[1])), "bool"
-        raise UnsupportedError(f"np.{ufunc.__name__} cannot be offloaded yet")
-
-    def mixed_sign_compare(self, name: str, args: list[int], dts: list[str]) -> int:
-        """NumPy's exact comparison of uint64 with int64 (its loops 'Qq->?' and 'qQ->?'): a negative
-        signed operand decides the result; otherwise both compare as uint64."""
-        if sorted(dts) != ["int64", "uint64"]:
-            raise UnsupportedError(f"comparison of {dts[0]} with {dts[1]} cannot be offloaded")
-        s = 0 if dts[0] == "int64" else 1  # the signed operand
-        neg = self.node(Binary("bool", "lt", args[s], self.const("int64", 0)))
-        as_u = [self.cast(a, d, "uint64") for a, d in zip(args, dts)]
-        both = self.node(Binary("bool", name, as_u[0], as_u[1]))
-        # with the signed side negative, it is the smaller one
-        smaller_left = s == 0
-        when_neg = {
-            "lt": smaller_left,
-            "le": smaller_left,
-            "gt": not smaller_left,
-            "ge": not smaller_left,
-            "eq": False,
-            "ne": True,
-        }[name]
-        return self.node(Select("bool", neg, self.const("bool", when_neg), both))
-
-    def spec(self) -> KernelSpec:
-        """The spec, named by a digest of its content."""
-        body = repr((self.ndim, self.params, self.nodes)).encode()
-        name = "nx_k" + hashlib.sha1(body).hexdigest()[:16]
-        return KernelSpec(name, self.ndim, tuple(self.params), tuple(self.nodes))
+            return None
+        return [dtype_name(t) for t in loop.inputs], dtype_name(next(iter(loop.outputs)))
 
 
 class RegionTranslator:

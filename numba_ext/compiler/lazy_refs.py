@@ -16,8 +16,8 @@ from numba.core import cgutils
 from .. import _core
 from ..devices import device_by_filter, device_queue
 from ..errors import NumbaExtError
+from ..ir.kernel_ir import Function
 from .host_abi import I8P, declare
-from .kernel_ir import Function
 
 
 class KernelRef:

@@ -101,6 +101,7 @@ def check_numba_version(version: tuple[int, int] | None = None) -> None:
 check_numba_version()
 
 # Imported after the version check: they use Numba internals of the supported versions.
+from ..ir.kernel_ir import KERNEL_IR_VERSION  # noqa: E402
 from . import (  # noqa: E402
     alloc,
     alloc_calls,
@@ -114,7 +115,6 @@ from . import (  # noqa: E402
     reduction_rules,
 )
 from .inplace_broadcast import RewriteInplaceBroadcast  # noqa: E402
-from .kernel_ir import KERNEL_IR_VERSION  # noqa: E402
 from .parfor_offload import OffloadParfors, parfor_lowering_with_offload  # noqa: E402
 from .types import USMArrayType  # noqa: E402
 

@@ -19,6 +19,7 @@ from numba.extending import intrinsic
 from .. import _core
 from ..devices import device_by_filter
 from ..errors import UnsupportedError
+from ..ir.kernel_ir import ArrayParam, KernelSpec
 from . import host_access
 from .host_abi import (
     I8P,
@@ -30,7 +31,6 @@ from .host_abi import (
     declare,
     scalar_slots,
 )
-from .kernel_ir import ArrayParam, KernelSpec
 from .kernelspec import RegionTranslator
 from .lazy_refs import KernelRef, lazy_address
 from .redirects import is_offloadable

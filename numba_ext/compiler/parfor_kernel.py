@@ -22,10 +22,8 @@ from numba.core import ir, types
 from numba.parfors.parfor import Parfor
 
 from ..errors import UnsupportedError
-from . import complex_lowering
-from .bounds import add_bounds_array
-from .function_builder import ArrayRef, Element, FunctionBuilder, const, emit_spec_element
-from .kernel_ir import (
+from ..ir import complex_lowering
+from ..ir.kernel_ir import (
     ArrayParam,
     Atomic,
     BinaryInst,
@@ -41,6 +39,8 @@ from .kernel_ir import (
     Return,
     WorkItem,
 )
+from .bounds import add_bounds_array
+from .function_builder import ArrayRef, Element, FunctionBuilder, const, emit_spec_element
 from .kernel_translate import Translator
 from .kernelspec import dtype_name
 

@@ -16,6 +16,7 @@ from numba.parfors.parfor import Parfor
 from .. import _core
 from ..devices import device_by_filter
 from ..errors import ExecutionPlacementError
+from ..ir.kernel_ir import BOUNDS_RECORD_LEN
 from .host_abi import (
     I8P,
     I32,
@@ -27,7 +28,6 @@ from .host_abi import (
     declare,
     scalar_bits,
 )
-from .kernel_ir import BOUNDS_RECORD_LEN
 from .kernelspec import dtype_name
 from .lazy_refs import KernelRef, lazy_address
 from .parfor_fusion import fuse_regions_into_parfors

@@ -22,7 +22,7 @@ import numpy as np
 from numba import prange
 
 from .. import arrays
-from . import complex_lowering
+from ..ir import complex_lowering
 from .jit_function import JitFunction, jit
 from .reduction_parts import (
     add,

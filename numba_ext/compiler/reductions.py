@@ -13,8 +13,8 @@ from numba.extending import overload
 from numba.np import numpy_support
 
 from ..errors import ExecutionPlacementError, UnsupportedError
+from ..ir import complex_lowering
 from ..placement import coerce_usm_types
-from . import complex_lowering
 from .reduction_helpers import axis_reducer, dot_function, whole_function
 from .reduction_rewrite import (
     DISPATCH,

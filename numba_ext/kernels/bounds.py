@@ -1,14 +1,14 @@
 """Bounds checking of kernel launches: the error-record array a bounds-checked kernel takes as its
 hidden last argument (allocated per launch on the launch's queue, zeroed), and the ``IndexError``
 raised after the launch when the kernel recorded an access out of bounds (the record's layout is
-``compiler.kernel_ir``'s)."""
+``ir.kernel_ir``'s)."""
 
 from __future__ import annotations
 
 from ..arrays.creation import asnumpy, zeros
 from ..arrays.ndarray import ndarray  # the class (mypy, in an import cycle, may take the module)
-from ..compiler.kernel_ir import BOUNDS_RECORD_LEN, Function
 from ..devices import Queue
+from ..ir.kernel_ir import BOUNDS_RECORD_LEN, Function
 
 _ACCESS = ("read", "write", "atomic")
 

@@ -21,10 +21,10 @@ from ..compiler.disk_cache import KernelDiskCache
 from ..compiler.function_builder import FunctionBuilder
 from ..compiler.item_api import LocalAccessor
 from ..compiler.item_typing import LocalAccessorType
-from ..compiler.kernel_ir import Function
 from ..compiler.kernel_translate import Translator
 from ..devices import device_by_filter
 from ..errors import KernelArgumentError, KernelTypingError, NumbaExtError, UnsupportedError
+from ..ir.kernel_ir import Function
 
 #: held while a kernel compiles, so that concurrent first launches compile it once
 compile_lock = threading.RLock()

@@ -13,11 +13,12 @@ import numpy as np
 
 from .. import _core
 from ..arrays import allocate, full, ndarray
-from ..compiler import complex_lowering
-from ..compiler.kernel_ir import Load, ScalarArg, Store
-from ..compiler.kernelspec import UFUNC_OPS, SpecBuilder
+from ..compiler.kernelspec import SpecBuilder
 from ..devices import Device, Queue
 from ..errors import ExecutionPlacementError, UnsupportedError
+from ..ir import complex_lowering
+from ..ir.kernel_ir import Load, ScalarArg, Store
+from ..ir.spec_builder import UFUNC_OPS
 from ..placement import coerce_usm_types, execution_queue
 
 _cache_lock = threading.Lock()

@@ -11,8 +11,9 @@ import numpy as np
 from numpy.typing import DTypeLike
 
 from ..arrays import full, ndarray
-from ..compiler import complex_lowering, products_out, reduction_helpers, reduction_rules
+from ..compiler import products_out, reduction_helpers, reduction_rules
 from ..errors import ExecutionPlacementError, UnsupportedError
+from ..ir import complex_lowering
 from ..placement import coerce_usm_types
 
 

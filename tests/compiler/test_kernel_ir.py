@@ -1,4 +1,4 @@
-"""The kernel IR handed to the Rust compiler (numba_ext/compiler/kernel_ir.py): the versions of both
+"""The kernel IR handed to the Rust compiler (numba_ext/ir/kernel_ir.py): the versions of both
 sides agree, builders produce typed objects, and Rust refuses malformed ones with clear errors."""
 
 import dataclasses
@@ -8,11 +8,11 @@ from typing import ClassVar
 import pytest
 
 from numba_ext import _core
-from numba_ext.compiler import kernel_ir as kir
 from numba_ext.compiler.function_builder import FunctionBuilder, const
 from numba_ext.compiler.kernelspec import SpecBuilder
 from numba_ext.devices import device_by_filter
 from numba_ext.errors import KernelSpecError
+from numba_ext.ir import kernel_ir as kir
 
 from ..conftest import DEV
 

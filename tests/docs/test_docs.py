@@ -25,7 +25,10 @@ def test_doc_examples_run(page, tmp_path, monkeypatch):
             if block.startswith("# CPU device only") and not DEV.startswith("opencl:cpu"):
                 skipped.append(i)  # every other block still runs and asserts
                 continue
-            code = compile(block, f"{page.name}[block {i}]", "exec")
+            # each block as a file of its own, so that functions have their source (as in a module)
+            source = tmp_path / f"{page.stem}_block{i}.py"
+            source.write_text(block)
+            code = compile(block, str(source), "exec")
             exec(code, ns)
     if skipped:
         pytest.skip(

@@ -13,10 +13,10 @@ import pytest
 
 import numba_ext as nx
 from numba_ext import _core
-from numba_ext.compiler import kernel_ir as kir
 from numba_ext.compiler.function_builder import FunctionBuilder, const
 from numba_ext.devices import device_by_filter
 from numba_ext.errors import KernelSpecError
+from numba_ext.ir import kernel_ir as kir
 from numba_ext.kernels.launch import argument_slots
 
 from ..checks import check, poison, rand

@@ -1,5 +1,5 @@
 //! The kernel descriptions Python hands to the compiler, read into the crate's IR: the typed
-//! kernel IR of `numba_ext/compiler/kernel_ir.py` (its docstring describes the structure): frozen
+//! kernel IR of `numba_ext/ir/kernel_ir.py` (its docstring describes the structure): frozen
 //! dataclasses whose class attribute `tag` names the variant and whose fields are read by name.
 //! Anything malformed (an unknown tag, a missing or mistyped field, another IR version) is a
 //! ValueError naming the object and field; unsupported dtypes and operations are KernelSpecErrors.
@@ -13,7 +13,7 @@ use pyo3::prelude::*;
 use crate::ir::cfg::{ArrayDecl, AtomicOp, Block, Inst, KParam, MemOrder, MemScope, Operand, Space, Term, WorkItem};
 use crate::ir::{BinaryOp, DType, Function, KernelSpec, Node, Op, Param, ParamKind, UnaryOp};
 
-/// The kernel IR version this build reads (`KERNEL_IR_VERSION` in `numba_ext/compiler/kernel_ir.py`).
+/// The kernel IR version this build reads (`KERNEL_IR_VERSION` in `numba_ext/ir/kernel_ir.py`).
 pub const KERNEL_IR_VERSION: u32 = 5;
 
 fn bad(msg: impl Display) -> PyErr {

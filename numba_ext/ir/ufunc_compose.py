@@ -13,7 +13,7 @@ from ..errors import UnsupportedError
 from .kernel_ir import Binary, Select, Unary
 
 if TYPE_CHECKING:
-    from .kernelspec import SpecBuilder
+    from .spec_builder import SpecBuilder
 
 _INF = math.inf
 

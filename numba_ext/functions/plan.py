@@ -1,0 +1,394 @@
+"""A :class:`~.program.Program` specialised to its arguments' types: one fused elementwise kernel
+for every array the function returns, and the scalar arithmetic the host does before launching it.
+
+Types covered: float64 ``numba_ext`` arrays of one or more dimensions, Python floats and ints (within
+int64; NumPy's float64 and int64 scalars alike). Numba types these as float64 arrays, ``float64`` and
+``int64``; every array expression is then float64 throughout, so the kernel computes exactly what the
+Numba-compiled function computes (the same kernel-IR nodes, the same Rust code generation). Scalar
+arithmetic follows Numba's rules for scalars: Python's for operators (division by zero raises
+``ZeroDivisionError``, ints wrap at 64 bits), NumPy's for ufunc calls. Other types return None from
+:func:`specialize` and the call goes to Numba.
+
+A call then needs: the arrays' shapes to broadcast to one shape that every returned array has (else
+the call goes to Numba, which raises the error NumPy would), the kernel for the arrays' contiguity
+and the queue's device (compiled once, from the device-program cache or the function's disk cache),
+the scalar values, and one allocation per returned array with the USM type its inputs give.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .. import _core
+from ..arrays import allocate, ndarray
+from ..devices import Device, Queue
+from ..ir.kernel_ir import KernelSpec, Load, ScalarArg, Store
+from ..ir.spec_builder import SpecBuilder
+from ..placement import coerce_usm_types
+from .program import BINARY, UNARY, Expr, Number, Op, Param, Program
+
+#: argument kinds: ("array", ndim) for a float64 numba_ext array, "float" or "int" for scalars
+Kind = tuple[str, int] | str
+
+_F64 = np.dtype(np.float64)
+#: ufuncs whose array form the plan compiles (each has a float64 loop)
+_F64_LOOPS = UNARY | BINARY
+
+
+def kind_of(value: Any) -> Kind | None:
+    """The kind of one argument, or None for a value the path does not take."""
+    t = type(value)
+    if t is ndarray:
+        d = value._desc
+        return ("array", d.ndim) if d.dtype == _F64 and d.ndim > 0 else None
+    if t is float or t is np.float64:
+        return "float"
+    if (t is int or t is np.int64) and -(2**63) <= value < 2**63:
+        return "int"
+    return None
+
+
+def _wrap(v: int) -> int:
+    """An int wrapped to int64, as Numba's integer arithmetic wraps."""
+    return (v + 2**63) % 2**64 - 2**63
+
+
+def _divide(op: str, a: float | int, b: float | int) -> float | int:
+    if b == 0:
+        raise ZeroDivisionError("division by zero")
+    if op == "true_divide":
+        return float(a) / float(b)
+    r = a // b if op == "floor_divide" else a % b
+    return _wrap(r) if type(r) is int else r
+
+
+def _operator(ufunc: np.ufunc, dts: Sequence[str]) -> tuple[Callable[..., Any], str] | None:
+    """Python's operator on scalars of dtypes `dts` with Numba's result, or None when not covered."""
+    ints = all(d == "int64" for d in dts)
+    name = "true_divide" if ufunc is np.true_divide else ufunc.__name__  # NumPy 2 calls it "divide"
+    if name in ("true_divide", "floor_divide", "remainder"):
+        out = "float64" if name == "true_divide" or not ints else "int64"
+        return (lambda a, b: _divide(name, a, b)), out
+    if ints:
+        wrapped: dict[str, Callable[..., int]] = {
+            "add": lambda a, b: _wrap(a + b),
+            "subtract": lambda a, b: _wrap(a - b),
+            "multiply": lambda a, b: _wrap(a * b),
+            "negative": lambda a: _wrap(-a),
+            "positive": lambda a: a,
+        }
+        return (wrapped[name], "int64") if name in wrapped else None
+    floats: dict[str, Callable[..., float]] = {
+        "add": lambda a, b: float(a) + float(b),
+        "subtract": lambda a, b: float(a) - float(b),
+        "multiply": lambda a, b: float(a) * float(b),
+        "negative": lambda a: -float(a),
+        "positive": lambda a: float(a),
+    }
+    return (floats[name], "float64") if name in floats else None
+
+
+def _ufunc_call(ufunc: np.ufunc) -> Callable[..., float]:
+    def call(*xs: float | int) -> float:
+        with np.errstate(all="ignore"):
+            return float(ufunc(*(np.float64(x) for x in xs)))
+
+    return call
+
+
+# host values: ("param", i) | ("number", v) | ("host", j) -> the j-th host step's result
+Ref = tuple[str, Any]
+
+
+@dataclass
+class Plan:
+    """One specialisation (see the module documentation)."""
+
+    kinds: tuple[Kind | None, ...]
+    #: host steps in order: (function, argument refs); each result is one value
+    steps: list[tuple[Callable[..., Any], tuple[Ref, ...]]]
+    #: the parameters whose arrays the kernel reads, in its parameter order (also: every array
+    #: parameter the function uses, whose shapes must broadcast)
+    arrays: list[int]
+    #: the scalars the kernel takes, in its parameter order: (ref, dtype)
+    scalars: list[tuple[Ref, str]]
+    #: the kernel's parameter order: ("array", k) | ("scalar", k) | ("out", k)
+    order: list[tuple[str, int]]
+    #: per distinct output: the array parameters it depends on
+    out_deps: list[tuple[int, ...]]
+    #: per returned value: its output index
+    returns: tuple[int, ...]
+    returns_tuple: bool
+    ndim: int
+    build: Callable[[tuple[bool, ...]], KernelSpec]
+    #: compiles a spec for a device (None: ``_core.compile_kernel``; ``cache=True`` sets its own)
+    compile: Callable[[KernelSpec, Device], _core.Kernel] | None = None
+    kernels: dict[tuple[tuple[bool, ...], Device], _core.Kernel] = field(default_factory=dict)
+    #: calls run so far; `hot`: Numba has compiled these types since (see ``jit_function``)
+    calls: int = 0
+    hot: bool = False
+
+    def signature(self) -> tuple[str, ...]:
+        return tuple(
+            f"float64[{','.join(':' * k[1])}]" if isinstance(k, tuple) else str(k) for k in self.kinds
+        )
+
+    def host_values(self, args: Sequence[Any]) -> list[Any]:
+        values: list[Any] = []
+        for fn, refs in self.steps:
+            values.append(fn(*(_value(r, args, values) for r in refs)))
+        return values
+
+    def shape(self, args: Sequence[Any]) -> tuple[int, ...] | None:
+        """The iteration shape, or None when the arrays do not give every result the same one."""
+        shapes = [args[i]._desc.shape for i in self.arrays]
+        first = shapes[0]
+        if all(s == first for s in shapes):
+            return first
+        try:
+            full = np.broadcast_shapes(*shapes)
+            for deps in self.out_deps:
+                if np.broadcast_shapes(*(args[i]._desc.shape for i in deps)) != full:
+                    return None
+        except ValueError:
+            return None
+        return tuple(full)
+
+    def contiguity(self, args: Sequence[Any], shape: tuple[int, ...] | None = None) -> tuple[bool, ...]:
+        """Per array read: whether it is C-contiguous with the iteration shape."""
+        if shape is None:
+            shape = self.shape(args) or ()
+        return tuple(d.flags.c_contiguous and d.shape == shape for d in (args[i]._desc for i in self.arrays))
+
+    def kernel(self, contiguous: tuple[bool, ...], device: Device) -> _core.Kernel:
+        key = (contiguous, device)
+        k = self.kernels.get(key)
+        if k is None:
+            compile_kernel = self.compile or _core.compile_kernel
+            k = self.kernels[key] = compile_kernel(self.build(contiguous), device)
+        return k
+
+    def run(self, args: Sequence[Any], queue: Queue) -> Any:
+        """The call on `queue`, or NotImplemented when the shapes need Numba's handling."""
+        shape = self.shape(args)
+        if shape is None:
+            return NotImplemented
+        values = self.host_values(args)
+        contiguous = self.contiguity(args, shape)
+        kernel = self.kernel(contiguous, queue.device)
+        outs = [
+            allocate(shape, _F64, queue, coerce_usm_types(args[i]._usm_type for i in deps) or "device")
+            for deps in self.out_deps
+        ]
+        size = math.prod(shape)
+        if size:
+            slots: list[int] = []
+            for kind, k in self.order:
+                if kind == "array":
+                    a = args[self.arrays[k]]
+                    slots.extend(_array_slots(a, contiguous[k], shape))
+                elif kind == "scalar":
+                    ref, dt = self.scalars[k]
+                    slots.append(_bits(_value(ref, args, values), dt))
+                else:
+                    slots.append(outs[k]._data_ptr)
+            slots.extend(shape)
+            slots.append(size)
+            kernel.launch(queue, slots)
+        results = tuple(outs[k] for k in self.returns)
+        return results if self.returns_tuple else results[0]
+
+
+def _value(ref: Ref, args: Sequence[Any], values: list[Any]) -> Any:
+    kind, v = ref
+    if kind == "param":
+        a = args[v]
+        return a.item() if isinstance(a, np.generic) else a
+    return v if kind == "number" else values[v]
+
+
+def _bits(value: float | int, dtype: str) -> int:
+    if dtype == "float64":
+        return int(struct.unpack("<Q", struct.pack("<d", float(value)))[0])
+    return int(value) & 0xFFFF_FFFF_FFFF_FFFF
+
+
+def _array_slots(a: ndarray, contiguous: bool, shape: tuple[int, ...]) -> list[int]:
+    """An array's data address and, when it is strided or broadcast, its byte strides over the
+    iteration space (0 along broadcast dimensions)."""
+    if contiguous:
+        return [a._data_ptr]
+    d = a._desc
+    pad = len(shape) - d.ndim
+    strides = [0] * pad + [0 if n == 1 and m != 1 else s for n, s, m in zip(d.shape, d.strides, shape[pad:])]
+    return [a._data_ptr] + [s & 0xFFFF_FFFF_FFFF_FFFF for s in strides]
+
+
+class _Unsupported(Exception):
+    pass
+
+
+def specialize(program: Program, kinds: tuple[Kind | None, ...]) -> Plan | None:
+    """The plan for arguments of `kinds`, or None when Numba must compile the call."""
+    if any(k is None for k in kinds):
+        return None
+    try:
+        return _Specializer(program, kinds).plan()
+    except _Unsupported:
+        return None
+
+
+@dataclass(eq=False)
+class _Value:
+    """A value while specialising: an array (`expr` computes it in the kernel; `deps` its array
+    parameters) or a scalar (`ref`, of `dtype`)."""
+
+    dtype: str
+    expr: Expr | None = None
+    deps: frozenset[int] = frozenset()
+    ref: Ref | None = None
+
+
+class _Specializer:
+    def __init__(self, program: Program, kinds: tuple[Kind | None, ...]) -> None:
+        if len(kinds) != len(program.params):
+            raise _Unsupported
+        self.program = program
+        self.kinds = kinds
+        self.steps: list[tuple[Callable[..., Any], tuple[Ref, ...]]] = []
+        self.memo: dict[int, _Value] = {}
+
+    def plan(self) -> Plan:
+        for st in self.program.statements:
+            self.value(st)
+        rets = [self.value(e) for e in self.program.returns]
+        if any(r.expr is None or isinstance(r.expr, Param) for r in rets):
+            raise _Unsupported  # scalars and the arguments themselves come back as Numba returns them
+        used = sorted({i for v in self.memo.values() for i in v.deps})
+        if not used:
+            raise _Unsupported  # no array: nothing for a kernel
+        ndim = max(self._ndim(i) for i in used)
+        outs: list[Expr] = []
+        for r in rets:
+            if not any(r.expr is o for o in outs):
+                outs.append(r.expr)  # type: ignore[arg-type]
+        returns = tuple(next(k for k, o in enumerate(outs) if o is r.expr) for r in rets)
+        out_deps = [tuple(sorted(self.memo[id(o)].deps)) for o in outs]
+        # the kernel's parameters: as the builder meets them, then the outputs
+        order: list[tuple[str, int]] = []
+        arrays: list[int] = []
+        scalars: list[tuple[Ref, str]] = []
+        memo = self.memo
+
+        def build(contiguous: tuple[bool, ...]) -> KernelSpec:
+            b = SpecBuilder(ndim)
+            nodes: dict[int, int] = {}
+            params: dict[Any, int] = {}
+            record = not order
+
+            def node(e: Expr) -> int:
+                if id(e) in nodes:
+                    return nodes[id(e)]
+                v = memo[id(e)]
+                if v.expr is None:  # a scalar: a constant, or a kernel parameter
+                    assert v.ref is not None
+                    if v.ref[0] == "number":
+                        n = b.const(v.dtype, v.ref[1])
+                    else:
+                        if v.ref not in params:
+                            named = (
+                                self.program.params[v.ref[1]] if v.ref[0] == "param" else f"s{len(params)}"
+                            )
+                            params[v.ref] = b.scalar_param(named, v.dtype)
+                            if record:
+                                order.append(("scalar", len(scalars)))
+                                scalars.append((v.ref, v.dtype))
+                        n = b.node(ScalarArg(v.dtype, params[v.ref]))
+                elif isinstance(e, Param):
+                    if e not in params:
+                        k = len([o for o in params if isinstance(o, Param)])
+                        nd = self._ndim(e.index)
+                        params[e] = b.array_param(self.program.params[e.index], "float64", nd, contiguous[k])
+                        if record:
+                            order.append(("array", len(arrays)))
+                            arrays.append(e.index)
+                    n = b.node(Load("float64", params[e]))
+                else:
+                    assert isinstance(e, Op)
+                    n, _ = b.apply_ufunc(e.ufunc, [(node(a), memo[id(a)].dtype) for a in e.args])
+                nodes[id(e)] = n
+                return n
+
+            values = [node(o) for o in outs]
+            for k, v in enumerate(values):
+                p = b.array_param(f"$out{k}", "float64", ndim, True)  # not a name of the source
+                if record:
+                    order.append(("out", k))
+                b.node(Store("float64", p, v))
+            return b.spec()
+
+        build(tuple(True for _ in used))  # fixes the parameter order (the same for every layout)
+        for i in used:
+            if i not in arrays:  # an array parameter no result reads: its shape still counts
+                arrays.append(i)
+        plan = Plan(
+            kinds=self.kinds,
+            steps=self.steps,
+            arrays=arrays,
+            scalars=scalars,
+            order=order,
+            out_deps=out_deps,
+            returns=returns,
+            returns_tuple=self.program.returns_tuple,
+            ndim=ndim,
+            build=lambda contiguous: build(contiguous[: sum(1 for o in order if o[0] == "array")]),
+        )
+        return plan
+
+    def _ndim(self, index: int) -> int:
+        kind = self.kinds[index]
+        assert isinstance(kind, tuple)
+        return kind[1]
+
+    def value(self, e: Expr) -> _Value:
+        v = self.memo.get(id(e))
+        if v is not None:
+            return v
+        if isinstance(e, Param):
+            kind = self.kinds[e.index]
+            if isinstance(kind, tuple):
+                v = _Value("float64", expr=e, deps=frozenset((e.index,)))
+            else:
+                v = _Value("float64" if kind == "float" else "int64", ref=("param", e.index))
+        elif isinstance(e, Number):
+            v = _Value("float64" if type(e.value) is float else "int64", ref=("number", e.value))
+        else:
+            args = [self.value(a) for a in e.args]
+            if any(a.expr is not None for a in args):  # an array expression: float64 throughout
+                if e.ufunc not in _F64_LOOPS:
+                    raise _Unsupported
+                v = _Value("float64", expr=e, deps=frozenset().union(*(a.deps for a in args)))
+            else:
+                v = self._host(e, args)
+        self.memo[id(e)] = v
+        return v
+
+    def _host(self, e: Op, args: list[_Value]) -> _Value:
+        dts = [a.dtype for a in args]
+        if e.operator:
+            found = _operator(e.ufunc, dts)
+            if found is None:
+                raise _Unsupported
+            fn, out = found
+        else:
+            if all(d == "int64" for d in dts):
+                raise _Unsupported  # integer loops of ufuncs: Numba's choice
+            fn, out = _ufunc_call(e.ufunc), "float64"
+        self.steps.append((fn, tuple(a.ref for a in args)))  # type: ignore[misc]
+        return _Value(out, ref=("host", len(self.steps) - 1))

@@ -1,0 +1,249 @@
+"""Array-expression functions read from their source: the straight-line subset of Python that a jitted
+function needs no Numba for.
+
+A function qualifies when its body (after an optional docstring) is assignments of one name each and
+a final ``return`` of one expression or a tuple of them, and every expression is built from its
+parameters, earlier names, numbers (literals, or module-level and closure names bound to Python
+numbers, ``math.pi``), the operators ``+ - * / // % **`` and unary ``-``/``+``, and calls of the
+NumPy ufuncs below with positional arguments. Anything else (loops, conditions, attribute access on
+arrays, indexing, keyword arguments, other functions) is left to Numba; so is a call whose argument
+types :mod:`.plan` does not cover. Globals are read when the function is first specialised, as Numba
+freezes them when it compiles.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import textwrap
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+#: ufuncs with a float64 -> float64 loop that the path compiles (operators map to these too)
+UNARY = frozenset(
+    {
+        np.negative,
+        np.positive,
+        np.absolute,
+        np.fabs,
+        np.sqrt,
+        np.exp,
+        np.expm1,
+        np.exp2,
+        np.log,
+        np.log1p,
+        np.log2,
+        np.log10,
+        np.sin,
+        np.cos,
+        np.tan,
+        np.arcsin,
+        np.arccos,
+        np.arctan,
+        np.sinh,
+        np.cosh,
+        np.tanh,
+        np.arcsinh,
+        np.arccosh,
+        np.arctanh,
+        np.floor,
+        np.ceil,
+        np.trunc,
+        np.rint,
+        np.cbrt,
+        np.square,
+    }
+)
+BINARY = frozenset(
+    {
+        np.add,
+        np.subtract,
+        np.multiply,
+        np.true_divide,
+        np.floor_divide,
+        np.remainder,
+        np.power,
+        np.minimum,
+        np.maximum,
+        np.arctan2,
+        np.hypot,
+        np.copysign,
+        np.fmod,
+    }
+)
+_OPERATORS: dict[type, np.ufunc] = {
+    ast.Add: np.add,
+    ast.Sub: np.subtract,
+    ast.Mult: np.multiply,
+    ast.Div: np.true_divide,
+    ast.FloorDiv: np.floor_divide,
+    ast.Mod: np.remainder,
+    ast.Pow: np.power,
+    ast.USub: np.negative,
+    ast.UAdd: np.positive,
+}
+
+
+@dataclass(frozen=True)
+class Param:
+    """The function's parameter `index`."""
+
+    index: int
+
+
+@dataclass(frozen=True)
+class Number:
+    """A Python number from the source or its globals (int within int64, or float)."""
+
+    value: int | float
+
+
+@dataclass(frozen=True, eq=False)
+class Op:
+    """`ufunc` applied to `args`; `operator`: written as a Python operator (scalar operands then follow
+    Python's rules, as in Numba: division by zero raises). Compared by identity: a name used twice
+    is one ``Op``, computed once."""
+
+    ufunc: np.ufunc
+    args: tuple[Expr, ...]
+    operator: bool
+
+
+Expr = Param | Number | Op
+
+
+@dataclass(frozen=True)
+class Program:
+    """A qualifying function: its parameter names, the expressions of its assignments in order (each
+    evaluated, as Python would, even if unused) and of its return value."""
+
+    params: tuple[str, ...]
+    statements: tuple[Expr, ...]
+    returns: tuple[Expr, ...]
+    returns_tuple: bool
+
+
+class _NotHere(Exception):
+    """The function is outside the subset (the message says where)."""
+
+
+def parse(py_func: Callable[..., Any]) -> Program | str:
+    """The function as a :class:`Program`, or why it is not one."""
+    try:
+        return _Reader(py_func).program()
+    except _NotHere as e:
+        return str(e)
+
+
+class _Reader:
+    def __init__(self, py_func: Callable[..., Any]) -> None:
+        self.func = py_func
+        code = getattr(py_func, "__code__", None)
+        if code is None:
+            raise _NotHere("not a Python function")
+        self.params = code.co_varnames[: code.co_argcount]
+        if code.co_kwonlyargcount or code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS):
+            raise _NotHere("keyword-only, *args or **kwargs parameters")
+        if py_func.__defaults__:
+            raise _NotHere("parameters with defaults")
+        if code.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR):
+            raise _NotHere("a generator or coroutine")
+        self.closure = dict(zip(code.co_freevars, (c.cell_contents for c in py_func.__closure__ or ())))
+        self.names: dict[str, Expr] = {n: Param(i) for i, n in enumerate(self.params)}
+
+    def _body(self) -> list[ast.stmt]:
+        """The statements of the function (a lambda's: ``return <its expression>``)."""
+        try:
+            source = textwrap.dedent(inspect.getsource(self.func))
+            tree = ast.parse(source)
+        except (OSError, TypeError, SyntaxError, IndentationError):
+            raise _NotHere("source not available") from None
+        if self.func.__name__ == "<lambda>":
+            # the line(s) holding the lambda: it must be the only one there with these parameters
+            found = [
+                n
+                for n in ast.walk(tree)
+                if isinstance(n, ast.Lambda) and tuple(a.arg for a in n.args.args) == self.params
+            ]
+            if len(found) != 1:
+                raise _NotHere("the lambda cannot be told apart in its source line")
+            return [ast.Return(value=found[0].body, lineno=found[0].lineno, col_offset=0)]
+        fn = tree.body[0] if len(tree.body) == 1 else None
+        if not isinstance(fn, ast.FunctionDef) or fn.name != self.func.__name__:
+            raise _NotHere("source is not one def statement")
+        return fn.body
+
+    def program(self) -> Program:
+        body = list(self._body())
+        if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+            body = body[1:]  # docstring
+        if not body or not isinstance(body[-1], ast.Return) or body[-1].value is None:
+            raise _NotHere("the function does not end in `return <value>`")
+        statements = []
+        for st in body[:-1]:
+            if isinstance(st, ast.Pass):
+                continue
+            if not (
+                isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name)
+            ):
+                raise _NotHere(f"line {st.lineno}: only `name = expression` statements")
+            value = self._expr(st.value)
+            statements.append(value)
+            self.names[st.targets[0].id] = value
+        ret = body[-1].value
+        as_tuple = isinstance(ret, ast.Tuple)
+        returns = tuple(self._expr(e) for e in ret.elts) if isinstance(ret, ast.Tuple) else (self._expr(ret),)
+        if not returns:
+            raise _NotHere("returns an empty tuple")
+        return Program(tuple(self.params), tuple(statements), returns, as_tuple)
+
+    def _expr(self, node: ast.expr) -> Expr:
+        if isinstance(node, ast.Constant):
+            return _number(node.value, f"line {node.lineno}: the constant {node.value!r}")
+        if isinstance(node, ast.Name):
+            if node.id in self.names:
+                return self.names[node.id]
+            return _number(self._global(node.id), f"line {node.lineno}: the name {node.id!r}")
+        if isinstance(node, ast.Attribute):
+            return _number(self._object(node), f"line {node.lineno}: {ast.unparse(node)}")
+        if isinstance(node, ast.BinOp) and type(node.op) in _OPERATORS:
+            return Op(_OPERATORS[type(node.op)], (self._expr(node.left), self._expr(node.right)), True)
+        if isinstance(node, ast.UnaryOp) and type(node.op) in _OPERATORS:
+            return Op(_OPERATORS[type(node.op)], (self._expr(node.operand),), True)
+        if isinstance(node, ast.Call) and not node.keywords:
+            fn = self._object(node.func)
+            n = len(node.args)
+            if (n == 1 and fn in UNARY or n == 2 and fn in BINARY) and not any(
+                isinstance(a, ast.Starred) for a in node.args
+            ):
+                return Op(fn, tuple(self._expr(a) for a in node.args), False)
+        raise _NotHere(f"line {getattr(node, 'lineno', '?')}: {ast.unparse(node)!r}")
+
+    def _global(self, name: str) -> Any:
+        if name in self.closure:
+            return self.closure[name]
+        g = self.func.__globals__
+        if name in g:
+            return g[name]
+        raise _NotHere(f"the name {name!r} is not a global of the function")
+
+    def _object(self, node: ast.expr) -> Any:
+        """The object a dotted name (``np.exp``, ``math.pi``) refers to, through modules only."""
+        if isinstance(node, ast.Name) and node.id not in self.names:
+            return self._global(node.id)
+        if isinstance(node, ast.Attribute):
+            base = self._object(node.value)
+            if inspect.ismodule(base) and hasattr(base, node.attr):
+                return getattr(base, node.attr)
+        raise _NotHere(f"line {getattr(node, 'lineno', '?')}: {ast.unparse(node)!r}")
+
+
+def _number(value: Any, what: str) -> Number:
+    if type(value) is float or type(value) is np.float64:
+        return Number(float(value))
+    if (type(value) is int or type(value) is np.int64) and -(2**63) <= value < 2**63:
+        return Number(int(value))
+    raise _NotHere(f"{what} is not a float or a 64-bit int")

@@ -1,0 +1,375 @@
+"""Jitted array-expression functions compiled from their source without Numba: the same results as
+Numba's compilation of the same function (bit for bit: the same kernel IR), NumPy's results, the
+placement rules, the calls that go to Numba instead, the switch to Numba for hot calls, and the disk
+cache of ``cache=True``."""
+
+import math
+import os
+import subprocess
+import sys
+import textwrap
+import warnings
+
+import numpy as np
+import pytest
+
+import numba_ext
+from numba_ext import Queue
+from numba_ext.errors import CacheWarning
+from numba_ext.functions import disk
+from numba_ext.functions.plan import kind_of
+
+from ..conftest import DEV
+
+SCALE = 1.5
+C1, C3 = 0.7978845608 * math.sqrt(2.0), 0.044715 * 2.0
+
+
+def black_scholes(price, strike, t, rate, volatility):
+    """Black-Scholes as array expressions (call and put)."""
+    mr = -rate
+    sig_sig_two = volatility * volatility * 2.0
+    a = np.log(price / strike)
+    b = t * mr
+    z = t * sig_sig_two
+    c = 0.25 * z
+    y = 1.0 / np.sqrt(z)
+    w1 = (a - b + c) * y
+    w2 = (a - b - c) * y
+    d1 = 0.5 + 0.5 * np.tanh(C1 * (w1 + C3 * w1 * w1 * w1))
+    d2 = 0.5 + 0.5 * np.tanh(C1 * (w2 + C3 * w2 * w2 * w2))
+    se = np.exp(b) * strike
+    call = price * d1 - se * d2
+    put = call - price + se
+    return call, put
+
+
+def scalars_and_globals(a, b, k, n):
+    s = k * SCALE - n // 3 + n % 4 + n / 7 + math.pi
+    t = np.maximum(s, 2) + np.hypot(k, 1.0)
+    return (a - s) * b**2 + np.arctan2(a, b) * t - np.floor(a / (n + 1)) + np.fmod(b, 0.75) % 2
+
+
+def ufunc_mix(a, b):
+    u = np.sqrt(np.abs(a)) + np.exp(-np.square(b)) + np.log1p(np.abs(a)) + np.expm1(b * 0.1)
+    v = np.sin(a) * np.cos(b) + np.tan(a * 0.1) + np.arcsin(np.tanh(a)) + np.arccos(np.tanh(b))
+    w = np.arctan(a) + np.sinh(b * 0.1) + np.cosh(a * 0.1) + np.arcsinh(a) + np.arccosh(np.abs(b) + 1)
+    x = np.arctanh(np.tanh(b) * 0.5) + np.log2(np.abs(a) + 1) + np.log10(np.abs(b) + 1) + np.exp2(a * 0.1)
+    y = np.ceil(a) - np.trunc(b) + np.rint(a * 3) + np.cbrt(b) + np.fabs(a) + np.copysign(1.0, b)
+    z = np.minimum(a, b) - np.maximum(a, b) + np.negative(a) + np.positive(b) + np.power(np.abs(a), 0.3)
+    return u + v + w + x + y + z + a // 0.3 - -b
+
+
+def shared_outputs(a, b):
+    x = a * b
+    return x, x + 1.0, x
+
+
+FUNCTIONS = [
+    (
+        black_scholes,
+        lambda rng, n: (rng.uniform(10, 50, n), rng.uniform(10, 50, n), rng.uniform(1, 2, n), 0.1, 0.2),
+    ),
+    (scalars_and_globals, lambda rng, n: (rng.standard_normal(n), rng.standard_normal(n), 0.7, 11)),
+    (ufunc_mix, lambda rng, n: (rng.standard_normal(n) * 3, rng.standard_normal(n))),
+    (shared_outputs, lambda rng, n: (rng.standard_normal(n), rng.standard_normal(n))),
+]
+
+
+def _device_args(host_args, **kw):
+    return [numba_ext.asarray(a, **kw) if isinstance(a, np.ndarray) else a for a in host_args]
+
+
+def _host(result):
+    return (
+        tuple(numba_ext.asnumpy(r) for r in result)
+        if isinstance(result, tuple)
+        else numba_ext.asnumpy(result)
+    )
+
+
+@pytest.mark.parametrize("func,make", FUNCTIONS, ids=[f.__name__ for f, _ in FUNCTIONS])
+def test_source_path_matches_numba_bit_for_bit_and_numpy(rng, func, make):
+    host_args = make(rng, 1000)
+    args = _device_args(host_args)
+    f = numba_ext.jit(func)
+    got = f(*args)
+    assert f._impl is None, "the source path compiled it: Numba was not involved"
+    assert f.signatures and all(isinstance(t, str) for s in f.signatures for t in s)
+    by_numba = numba_ext.compiler.jit(func)(*args)
+    with np.errstate(all="ignore"):
+        want = func(*host_args)
+    got, by_numba = _host(got), _host(by_numba)
+    if isinstance(want, tuple):
+        assert isinstance(got, tuple) and len(got) == len(want)
+    else:
+        got, by_numba, want = (got,), (by_numba,), (want,)
+    for g, n, w in zip(got, by_numba, want):
+        np.testing.assert_array_equal(g, n)  # the same kernel IR, the same code
+        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
+
+
+def test_source_path_runs_without_loading_numba(tmp_path):
+    src = tmp_path / "bs_child.py"
+    src.write_text(
+        textwrap.dedent(
+            """
+            import sys
+            import numpy as np
+            import numba_ext
+
+            def f(a, b, k):
+                c = np.sqrt(a) * b + k
+                return c, c - a
+
+            rng = np.random.default_rng(7)
+            ha, hb = rng.uniform(0, 4, 5000), rng.standard_normal(5000)
+            x, y = numba_ext.jit(f)(numba_ext.asarray(ha), numba_ext.asarray(hb), 2.5)
+            assert np.allclose(numba_ext.asnumpy(x), np.sqrt(ha) * hb + 2.5, rtol=1e-14)
+            assert np.allclose(numba_ext.asnumpy(y), np.sqrt(ha) * hb + 2.5 - ha, rtol=1e-14)
+            # (NRT's C module, which owns the arrays' memory, is loaded without Numba's package)
+            heavy = ("numba", "llvmlite", "numba.core", "numba.np.ufunc")
+            assert not [m for m in heavy if m in sys.modules], sorted(sys.modules)
+            assert "numba_ext.compiler" not in sys.modules
+            print("ok")
+            """
+        )
+    )
+    out = subprocess.run([sys.executable, str(src)], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-3000:]
+
+
+def test_broadcasting_strides_and_layouts(rng):
+    f = numba_ext.jit(lambda a, b: a * b + 1.0)
+    h2 = rng.standard_normal((6, 8))
+    h1 = rng.standard_normal(8)
+    col = rng.standard_normal((6, 1))
+    hf = np.asfortranarray(rng.standard_normal((6, 8)))
+    a2 = numba_ext.asarray(h2)
+    cases = [
+        (a2, numba_ext.asarray(h1), h2, h1),  # 1-d broadcast along rows
+        (a2, numba_ext.asarray(col), h2, col),  # a column
+        (a2[:3, ::2], a2[::2, 1::2], h2[:3, ::2], h2[::2, 1::2]),  # strided views
+        (numba_ext.asarray(hf), a2, hf, h2),  # F-ordered
+        (a2.T, a2.T, h2.T, h2.T),  # transposed
+    ]
+    for x, y, hx, hy in cases:
+        got = f(x, y)
+        assert got.flags.c_contiguous and got.shape == np.broadcast_shapes(hx.shape, hy.shape)
+        np.testing.assert_allclose(numba_ext.asnumpy(got), hx * hy + 1.0, rtol=1e-15)
+    assert f._impl is None  # every case ran from the source
+
+
+def test_results_of_other_shapes_and_bad_shapes_go_to_numba(rng):
+    @numba_ext.jit
+    def two(a, b):
+        return a * 2.0, b + 1.0
+
+    ha, hb = rng.standard_normal(5), rng.standard_normal(7)
+    x, y = two(numba_ext.asarray(ha), numba_ext.asarray(hb))  # no one iteration space: Numba's
+    np.testing.assert_allclose(numba_ext.asnumpy(x), ha * 2.0)
+    np.testing.assert_allclose(numba_ext.asnumpy(y), hb + 1.0)
+    add = numba_ext.jit(lambda a, b: a + b)
+    with pytest.raises(ValueError):
+        add(numba_ext.asarray(ha), numba_ext.asarray(hb))  # the error Numba's compiled code raises
+
+
+def test_types_outside_the_subset_go_to_numba(rng):
+    f = numba_ext.jit(lambda a, b: a * b + 1)
+    hi = rng.integers(-9, 9, 20)
+    hf = rng.standard_normal(20).astype(np.float32)
+    for x, y in ((hi, hi), (hf, hf), (hi, 2.5), (rng.standard_normal(20), True)):
+        got = f(*(numba_ext.asarray(v) if isinstance(v, np.ndarray) else v for v in (x, y)))
+        want = x * y + 1
+        assert got.dtype == want.dtype
+        np.testing.assert_allclose(numba_ext.asnumpy(got), want, rtol=1e-6)
+    assert all(not isinstance(t, str) for s in f.signatures for t in s)  # Numba's types: Numba compiled
+    assert kind_of(numba_ext.asarray(hi)) is None and kind_of(2**63) is None and kind_of(True) is None
+
+
+def test_functions_outside_the_subset_go_to_numba(rng):
+    def with_loop(a):
+        out = np.empty_like(a)
+        for i in range(a.shape[0]):
+            out[i] = a[i] * 2.0
+        return out
+
+    def returns_argument(a):
+        return a
+
+    def returns_scalar(a, k):
+        return k * 2.0
+
+    h = rng.standard_normal(9)
+    a = numba_ext.asarray(h)
+    assert numba_ext.jit(returns_argument)(a)._data_ptr == a._data_ptr
+    assert numba_ext.jit(returns_scalar)(a, 1.5) == 3.0
+    f = numba_ext.jit(with_loop)
+    np.testing.assert_allclose(numba_ext.asnumpy(f(a)), h * 2.0)
+    assert f._impl is not None
+
+
+def test_scalar_arithmetic_follows_numbas_rules(rng):
+    a = numba_ext.asarray(rng.standard_normal(4))
+    f = numba_ext.jit(lambda a, k, n: a * (k / n))
+    for n in (0, 0.0):
+        with pytest.raises(ZeroDivisionError):
+            f(a, 1.0, n)  # scalar division by zero raises, as Numba's scalar code does
+        with pytest.raises(ZeroDivisionError):
+            numba_ext.compiler.jit(lambda a, k, n: a * (k / n))(a, 1.0, n)
+    assert f._impl is None
+    g = numba_ext.jit(lambda a, n: a + (n * n))  # int64 arithmetic wraps as Numba's does
+    big = 2**62
+    got = numba_ext.asnumpy(g(a, big))
+    np.testing.assert_array_equal(
+        got, numba_ext.asnumpy(numba_ext.compiler.jit(lambda a, n: a + (n * n))(a, big))
+    )
+    d = numba_ext.jit(lambda a: a / 0.0)  # array division by zero: NumPy's inf, no error
+    with np.errstate(divide="ignore"):
+        np.testing.assert_array_equal(numba_ext.asnumpy(d(a)), numba_ext.asnumpy(a) / 0.0)
+
+
+def test_placement_rules_hold(rng):
+    h = rng.standard_normal(16)
+    f = numba_ext.jit(lambda x, y: x * y)
+    q1, q2 = Queue(DEV), Queue(DEV)
+    x = numba_ext.asarray(h, sycl_queue=q1, usm_type="shared")
+    out = f(x, numba_ext.asarray(h, sycl_queue=q1, usm_type="shared"))
+    assert out.usm_type == "shared" and out.sycl_queue == q1
+    with pytest.warns(numba_ext.MixedUSMTypeWarning) as caught:
+        out = f(x, numba_ext.asarray(h, usm_type="host"))
+    assert caught[0].filename == __file__  # the warning points at the call
+    assert out.usm_type == "shared"
+    other = Queue(q2.device, context=numba_ext.Context(q2.device))  # another context
+    with pytest.raises(numba_ext.ExecutionPlacementError):
+        f(x, numba_ext.asarray(h, sycl_queue=other))
+    with pytest.raises(numba_ext.ExecutionPlacementError):
+        f(h, h)  # NumPy arrays need offload_to
+    with numba_ext.offload_to(q1):
+        got = f(h, h)
+    assert isinstance(got, np.ndarray)
+    np.testing.assert_allclose(got, h * h)
+    e = f(numba_ext.asarray(np.empty((0, 3))), numba_ext.asarray(np.empty(3)))
+    assert e.shape == (0, 3)
+
+
+def test_hot_calls_switch_to_numbas_code(rng, monkeypatch):
+    monkeypatch.setenv("NUMBA_EXT_HOT_CALLS", "3")
+    h = rng.standard_normal(32)
+    a = numba_ext.asarray(h)
+    f = numba_ext.jit(lambda x, k: x * k + 1.0)
+    for i in range(6):
+        np.testing.assert_allclose(numba_ext.asnumpy(f(a, float(i))), h * i + 1.0)
+        assert (f._impl is not None and len(f._dispatcher.signatures) == 1) == (i >= 2)
+    monkeypatch.setenv("NUMBA_EXT_HOT_CALLS", "0")  # Numba from the first call
+    g = numba_ext.jit(lambda x: x - 1.0)
+    np.testing.assert_allclose(numba_ext.asnumpy(g(a)), h - 1.0)
+    assert g._impl is not None and all(not isinstance(t, str) for s in g.signatures for t in s)
+
+
+def test_recompile_reads_globals_again(rng):
+    global SCALE
+    f = numba_ext.jit(lambda a: a * SCALE)
+    h = rng.standard_normal(8)
+    a = numba_ext.asarray(h)
+    try:
+        np.testing.assert_allclose(numba_ext.asnumpy(f(a)), h * 1.5)
+        SCALE = 4.0
+        np.testing.assert_allclose(numba_ext.asnumpy(f(a)), h * 1.5)  # frozen at compile time
+        f.recompile()
+        np.testing.assert_allclose(numba_ext.asnumpy(f(a)), h * 4.0)
+    finally:
+        SCALE = 1.5
+
+
+def test_inspect_kernels_gives_the_one_fused_kernel(rng):
+    f = numba_ext.jit(black_scholes)
+    args = _device_args(FUNCTIONS[0][1](rng, 64))
+    (k,) = f.inspect_kernels(*args)
+    assert k.graph_nodes > 20
+    assert f._impl is None
+
+
+_CACHE_CHILD = """
+import sys
+import numpy as np
+import numba_ext
+from numba_ext import _core
+
+sys.path.insert(0, {here!r})
+compiled = []
+real = _core.compile_kernel
+_core.compile_kernel = lambda *a: compiled.append(1) or real(*a)
+from cached_fn import f
+h = np.linspace(0.5, 3.0, 300)
+x, y = f(numba_ext.asarray(h), 0.25)
+assert np.allclose(numba_ext.asnumpy(x), np.log(h) * 0.25 - h, rtol=1e-14)
+assert np.allclose(numba_ext.asnumpy(y), (np.log(h) * 0.25 - h) ** 2, rtol=1e-14)
+assert "numba" not in sys.modules
+print(len(compiled))
+"""
+
+
+def test_cache_true_loads_kernels_from_disk_in_a_new_process(tmp_path):
+    (tmp_path / "cached_fn.py").write_text(
+        "import numpy as np\nimport numba_ext\n\n\n@numba_ext.jit(cache=True)\ndef f(a, k):\n"
+        "    x = np.log(a) * k - a\n    return x, x * x\n"
+    )
+    child = tmp_path / "child.py"
+    child.write_text(_CACHE_CHILD.format(here=str(tmp_path)))
+    env = {**os.environ, "NUMBA_EXT_CACHE_DIR": str(tmp_path / "cache")}
+
+    def run() -> int:
+        out = subprocess.run(
+            [sys.executable, str(child)], capture_output=True, text=True, env=env, timeout=300
+        )
+        assert out.returncode == 0, out.stderr[-3000:]
+        return int(out.stdout.split()[-1])
+
+    assert run() == 1  # compiled, and stored
+    (entry,) = (tmp_path / "cache" / "kernels").glob("*.nxk")
+    assert run() == 0  # loaded from the disk: no code generation
+    entry.write_bytes(entry.read_bytes()[:-7])  # truncated: detected, compiled again, rewritten
+    assert run() == 1
+    assert run() == 0
+    entry.write_bytes(b"NXK1" + bytes(32) + b"garbage")  # corrupt
+    assert run() == 1 and run() == 0
+
+
+def test_disk_cache_entries_and_an_unwritable_directory(tmp_path, monkeypatch):
+    payload = os.urandom(100)
+    path = tmp_path / "k" / "x.nxk"
+    disk.write(path, payload)
+    assert disk.read(path) == payload
+    path.write_bytes(path.read_bytes()[:50])
+    assert disk.read(path) is None
+    blocked = tmp_path / "file"
+    blocked.write_text("not a directory")
+    disk._warned.clear()
+    with pytest.warns(CacheWarning, match="cannot write the kernel cache"):
+        disk.write(blocked / "y.nxk", payload)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        disk.write(blocked / "z.nxk", payload)  # one warning per directory
+    monkeypatch.setenv("NUMBA_EXT_CACHE_DIR", str(blocked))
+    f = numba_ext.jit(cache=True)(ufunc_mix)
+    h = np.linspace(-2, 2, 50)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CacheWarning)
+        got = numba_ext.asnumpy(f(numba_ext.asarray(h), numba_ext.asarray(h)))
+    np.testing.assert_array_equal(
+        got, numba_ext.asnumpy(numba_ext.compiler.jit(ufunc_mix)(*_device_args((h, h))))
+    )
+    monkeypatch.setenv("NUMBA_EXT_CACHE_DIR", str(tmp_path / "c2"))
+    disk.write(disk.directory() / "a.nxk", payload)
+    assert disk.info()["entries"] == 1 and disk.clear() == 1 and disk.info()["entries"] == 0
+
+
+def test_disk_cache_keeps_the_most_recently_used_entries(tmp_path, monkeypatch):
+    monkeypatch.setattr(disk, "MAX_ENTRIES", 3)
+    paths = [tmp_path / f"{i}.nxk" for i in range(5)]
+    for i, p in enumerate(paths):
+        disk.write(p, bytes([i]) * 10)
+        os.utime(p, (1000 + i, 1000 + i))  # written in this order
+    kept = sorted(p.name for p in tmp_path.glob("*.nxk"))
+    assert kept == ["2.nxk", "3.nxk", "4.nxk"]
