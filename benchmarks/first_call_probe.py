@@ -1,14 +1,16 @@
-"""Where a jitted function's first call in a new process spends its time, phase by phase: import,
-Numba compilation (typing and lowering) with the device-code generation inside it (numba_ext's
-kernel compiles: graph, LLVM, SPIR-V/PTX), the first run (the driver's program build, from source or
-from the program cache, plus the run) and a warm call. Each configuration runs in its own process:
+"""Where a jitted function's first call in a new process spends its time: import, the first call
+(compilation and the first run), and a warm call, for the NumPy sources of ``workloads/expressions.py``
+(a module that imports only NumPy), each configuration in its own process:
 
-* ``cold``: no Numba cache, an empty program cache;
-* ``programs``: no Numba cache, the program cache filled by an earlier process;
-* ``disk``: ``jit(cache=True)`` with Numba's cache and the program cache filled by an earlier process.
+* ``cold``: an empty program cache, no disk cache;
+* ``programs``: the program cache filled by an earlier process (no driver build);
+* ``disk``: ``jit(cache=True)`` with its disk cache and the program cache filled by an earlier process.
 
-``import numba_ext`` does not import Numba; the probe loads it (with the compiler layer) as its own
-phase, which a program's first jitted call, eager operation or kernel pays.
+Each runs twice: as ``numba_ext.jit`` serves it (``path`` ``source``: array-expression functions
+compiled from their source without Numba; ``numba`` where the function needs Numba, as l2_norm's
+axis reduction does) and with ``NUMBA_EXT_HOT_CALLS=0`` (Numba from the first call). Within the first
+call, ``numba load`` is the import of Numba and the compiler layer (0 when the call did not need
+them) and ``device code`` the time in numba_ext's kernel compiles (graph, LLVM, SPIR-V/PTX).
 
     python benchmarks/first_call_probe.py [--workloads l2_norm,black_scholes] [--preset S]
 """
@@ -25,7 +27,7 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve()
-SOURCES = {"l2_norm": "l2_norm", "black_scholes": "black_scholes"}
+SIZES = {"l2_norm": {"S": (1 << 16, 3)}, "black_scholes": {"S": 1 << 16}}
 
 
 def timed_call(fn, args) -> float:
@@ -46,15 +48,9 @@ def child(workload: str, preset: str, cache: bool) -> dict:
     from numba_ext import _core
 
     t_import = time.perf_counter() - t0
-    # Numba and the compiler layer load on first use (the first jitted call would pay it)
-    t0 = time.perf_counter()
-    import numba_ext.compiler
-
-    t_numba = time.perf_counter() - t0
     sys.path.insert(0, str(HERE.parent))
-    from workloads import black_scholes, l2_norm
+    from workloads import expressions
 
-    mod = {"l2_norm": l2_norm, "black_scholes": black_scholes}[workload]
     spent = {"codegen_s": 0.0, "kernels": 0}
     for name in ("compile_kernel", "compile_function"):
         real = getattr(_core, name)
@@ -68,20 +64,32 @@ def child(workload: str, preset: str, cache: bool) -> dict:
                 spent["kernels"] += 1
 
         setattr(_core, name, timed)
-    inputs = mod.make_inputs(np.random.default_rng(0), **mod.SIZES[preset])
-    args = [numba_ext.asarray(a) if isinstance(a, np.ndarray) else a for a in inputs]
-    fn = numba_ext.jit(getattr(mod, workload), cache=cache)
-    t = time.perf_counter()
-    fn._compile_result(tuple(args), {})  # typing, lowering and device code, no run
-    t_compile = time.perf_counter() - t
-    t_first, t_second = timed_call(fn, args), timed_call(fn, args)
+    rng = np.random.default_rng(0)
+    if workload == "black_scholes":
+        n = SIZES[workload][preset]
+        host = [rng.uniform(10.0, 50.0, n), rng.uniform(10.0, 50.0, n), rng.uniform(1.0, 2.0, n), 0.1, 0.2]
+    else:
+        host = [rng.random(SIZES[workload][preset])]
+    args = [numba_ext.asarray(a) if isinstance(a, np.ndarray) else a for a in host]
+    args[0].sycl_queue.wait()
+    fn = numba_ext.jit(getattr(expressions, workload), cache=cache)
+    loaded_before = "numba_ext.compiler" in sys.modules
+    t_numba = 0.0
+    if os.environ.get("NUMBA_EXT_HOT_CALLS") == "0":  # the Numba path: its load as a phase of its own
+        t0 = time.perf_counter()
+        import numba_ext.compiler
+
+        t_numba = time.perf_counter() - t0
+    t_first = timed_call(fn, args)
+    t_second = timed_call(fn, args)
     info = _core.program_cache_info()
     return {
         "import_s": t_import,
-        "numba_import_s": t_numba,
-        "compile_s": t_compile,
+        "path": "source" if fn._impl is None else "numba",
+        "numba_loaded_before": loaded_before,
+        "numba_load_s": t_numba,
+        "first_call_s": t_first,
         **spent,
-        "first_run_s": t_first,
         "warm_call_s": t_second,
         "driver_builds": info["misses"],
         "program_cache_hits": info["hits"],
@@ -107,20 +115,24 @@ def main() -> None:
     ap.add_argument("--preset", default="S")
     opts = ap.parse_args()
     for workload in opts.workloads.split(","):
-        with tempfile.TemporaryDirectory() as d:
-            env = {"NUMBA_CACHE_DIR": f"{d}/numba", "NUMBA_EXT_CACHE_DIR": f"{d}/programs"}
-            rows = [("cold", run(workload, opts.preset, "cold", env))]
-            rows.append(("programs", run(workload, opts.preset, "programs", env)))
-            run(workload, opts.preset, "disk", env)  # fills Numba's cache
-            rows.append(("disk", run(workload, opts.preset, "disk", env)))
+        rows = []
+        for numba_first in (False, True):
+            with tempfile.TemporaryDirectory() as d:
+                env = {"NUMBA_CACHE_DIR": f"{d}/numba", "NUMBA_EXT_CACHE_DIR": f"{d}/programs"}
+                if numba_first:
+                    env["NUMBA_EXT_HOT_CALLS"] = "0"
+                rows.append(("cold", run(workload, opts.preset, "cold", env)))
+                rows.append(("programs", run(workload, opts.preset, "programs", env)))
+                run(workload, opts.preset, "disk", env)  # fills the disk caches
+                rows.append(("disk", run(workload, opts.preset, "disk", env)))
         for mode, r in rows:
+            numba = r["numba_load_s"] * 1e3
             print(
-                f"{workload:14s} {mode:9s} import {r['import_s'] * 1e3:7.1f} ms  "
-                f"Numba on first use {r['numba_import_s'] * 1e3:7.1f} ms  "
-                f"compile {r['compile_s'] * 1e3:7.1f} ms "
-                f"(device code {r['codegen_s'] * 1e3:6.1f} ms, {r['kernels']} kernels)  first run "
-                f"{r['first_run_s'] * 1e3:7.1f} ms (driver builds {r['driver_builds']}, program cache hits "
-                f"{r['program_cache_hits']})  warm call {r['warm_call_s'] * 1e3:6.2f} ms  [{r['device']}]"
+                f"{workload:14s} {mode:9s} {r['path']:6s} import {r['import_s'] * 1e3:6.1f} ms  "
+                f"first call {(r['first_call_s'] + r['numba_load_s']) * 1e3:7.1f} ms (numba load "
+                f"{numba:6.1f} ms, device code {r['codegen_s'] * 1e3:6.1f} ms in {r['kernels']} kernels, "
+                f"driver builds {r['driver_builds']}, program cache hits {r['program_cache_hits']})  "
+                f"warm call {r['warm_call_s'] * 1e3:6.2f} ms  [{r['device']}]"
             )
 
 

@@ -1,7 +1,9 @@
 """Memory kept per compiled-then-dropped function: compiles N distinct jitted functions (each with
 its own device kernel), calls and drops each, and reports the growth of the process's resident
-memory and the device kernels still alive, next to plain ``numba.njit`` on NumPy arrays (Numba's own
-cost per compiled function: its JIT keeps every compiled module for the life of the process).
+memory and the device kernels still alive: ``numba_ext.jit`` as it serves an array-expression
+function (compiled from its source, no Numba), the same function compiled by Numba
+(``NUMBA_EXT_HOT_CALLS=0``), and plain ``numba.njit`` on NumPy arrays (Numba's own cost per compiled
+function: its JIT keeps every compiled module for the life of the process).
 
     python benchmarks/function_memory.py [--n 200]
 """
@@ -30,13 +32,22 @@ def make(c: float):
     return f
 
 
+def _by_numba(f, *args):
+    os.environ["NUMBA_EXT_HOT_CALLS"] = "0"  # Numba from the first call
+    try:
+        return numba_ext.jit(f)(*args)
+    finally:
+        del os.environ["NUMBA_EXT_HOT_CALLS"]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=200)
     n = ap.parse_args().n
     x, xn = numba_ext.asarray(np.arange(100.0)), np.arange(100.0)
     runs = {
-        "numba_ext.jit on numba_ext arrays": lambda c: numba_ext.jit(make(c))(x),
+        "numba_ext.jit on numba_ext arrays (from the source)": lambda c: numba_ext.jit(make(c))(x),
+        "numba_ext.jit on numba_ext arrays, compiled by Numba": lambda c: _by_numba(make(c), x),
         "numba.njit on NumPy arrays": lambda c: numba.njit(make(c))(xn),
     }
     for name, once in runs.items():

@@ -22,6 +22,8 @@ import numba
 import numpy as np
 from harness import Variant, backend_module, kapi, namespace_variant, nx, with_globals
 
+from workloads.expressions import l2_norm
+
 SIZES = {"S": {"n": 1 << 16, "dims": 3}, "M": {"n": 1 << 20, "dims": 3}, "L": {"n": 1 << 23, "dims": 3}}
 
 
@@ -31,10 +33,6 @@ def BYTES(n, dims):
 
 def make_inputs(rng, n, dims):
     return (rng.random((n, dims)),)
-
-
-def l2_norm(a):
-    return np.sqrt(np.sum(np.square(a), axis=1))
 
 
 reference = l2_norm
