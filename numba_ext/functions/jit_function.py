@@ -21,7 +21,7 @@ import numpy as np
 
 from .. import _core
 from ..arrays import hooks, ndarray
-from ..placement import CallPlan, plan_call
+from ..placement import CallPlan, common_case_queue, offload_active, plan_call
 from . import disk
 from .plan import Plan, kind_of, specialize
 from .program import Program, parse
@@ -163,6 +163,13 @@ class JitFunction(_core.JitCaller):
         if plan is None:
             return self._numba()(*args, **kwargs)
         self._enable_fast_path()
+        queue = common_case_queue(args)
+        if queue is not None and not offload_active():  # the placement decision plan_call would make
+            result = plan.run(args, queue)
+            if result is NotImplemented:
+                return self._numba()(*args)
+            self._count(plan, args)
+            return result
         p = self._plan(args, depth=1)
         assert p.queue is not None
         result = plan.run(p.args, p.queue)
@@ -183,13 +190,18 @@ class JitFunction(_core.JitCaller):
         microseconds, against tens for the source path's Python), which matters once a function is
         called often. Later calls of these types go to Numba's code."""
         plan.calls += 1
-        if plan.calls != _hot_calls():
+        hot = _hot_calls()
+        if plan.calls < hot or hot < 0:
             return
-        try:
-            self._numba()._compile_result(tuple(args), {})
-        except Exception:  # the source path stays correct; keep it for these types
-            return
-        plan.hot = True
+        with self._lock:  # one thread compiles; calls racing past the count do not skip it
+            if plan.hot or plan.calls < 0:
+                return
+            try:
+                self._numba()._compile_result(tuple(args), {})
+            except Exception:  # the source path stays correct: keep it for these types
+                plan.calls = -(2**62)
+                return
+            plan.hot = True
         self._clear_fast_cache()
 
     def _plan_for(self, args: Sequence[Any]) -> Plan | None:

@@ -94,6 +94,33 @@ def _operator(ufunc: np.ufunc, dts: Sequence[str]) -> tuple[Callable[..., Any], 
     return (floats[name], "float64") if name in floats else None
 
 
+#: ufuncs whose result on float64 scalars is exact (correctly rounded by IEEE 754 or no rounding at
+#: all), so NumPy's host loop gives Numba's bits; transcendental functions on scalars (libm in
+#: Numba's code, NumPy's own vector loops here) are left to Numba
+_EXACT_ON_SCALARS = frozenset(
+    {
+        np.sqrt,
+        np.floor,
+        np.ceil,
+        np.trunc,
+        np.rint,
+        np.fabs,
+        np.absolute,
+        np.negative,
+        np.positive,
+        np.square,
+        np.minimum,
+        np.maximum,
+        np.copysign,
+        np.fmod,
+        np.add,
+        np.subtract,
+        np.multiply,
+        np.true_divide,
+    }
+)
+
+
 def _ufunc_call(ufunc: np.ufunc) -> Callable[..., float]:
     def call(*xs: float | int) -> float:
         with np.errstate(all="ignore"):
@@ -111,8 +138,8 @@ class Plan:
     """One specialisation (see the module documentation)."""
 
     kinds: tuple[Kind | None, ...]
-    #: host steps in order: (function, argument refs); each result is one value
-    steps: list[tuple[Callable[..., Any], tuple[Ref, ...]]]
+    #: host steps in order: (function, argument refs), each giving one value; None for dead code
+    steps: list[tuple[Callable[..., Any], tuple[Ref, ...]] | None]
     #: the parameters whose arrays the kernel reads, in its parameter order (also: every array
     #: parameter the function uses, whose shapes must broadcast)
     arrays: list[int]
@@ -141,8 +168,12 @@ class Plan:
 
     def host_values(self, args: Sequence[Any]) -> list[Any]:
         values: list[Any] = []
-        for fn, refs in self.steps:
-            values.append(fn(*(_value(r, args, values) for r in refs)))
+        for step in self.steps:
+            if step is None:  # dead code
+                values.append(None)
+            else:
+                fn, refs = step
+                values.append(fn(*(_value(r, args, values) for r in refs)))
         return values
 
     def shape(self, args: Sequence[Any]) -> tuple[int, ...] | None:
@@ -270,9 +301,9 @@ class _Specializer:
         rets = [self.value(e) for e in self.program.returns]
         if any(r.expr is None or isinstance(r.expr, Param) for r in rets):
             raise _Unsupported  # scalars and the arguments themselves come back as Numba returns them
-        used = sorted({i for v in self.memo.values() for i in v.deps})
-        if not used:
-            raise _Unsupported  # no array: nothing for a kernel
+        # what no result needs is dead code, as Numba removes it: neither its scalar arithmetic (no
+        # ZeroDivisionError from an unused `k / 0`) nor the shapes of its arrays count
+        used = sorted({i for r in rets for i in r.deps})
         ndim = max(self._ndim(i) for i in used)
         outs: list[Expr] = []
         for r in rets:
@@ -334,12 +365,16 @@ class _Specializer:
             return b.spec()
 
         build(tuple(True for _ in used))  # fixes the parameter order (the same for every layout)
-        for i in used:
-            if i not in arrays:  # an array parameter no result reads: its shape still counts
-                arrays.append(i)
+        needed: set[int] = set()
+        todo = [ref[1] for ref, _ in scalars if ref[0] == "host"]
+        while todo:
+            j = todo.pop()
+            if j not in needed:
+                needed.add(j)
+                todo.extend(r[1] for r in self.steps[j][1] if r[0] == "host")
         plan = Plan(
             kinds=self.kinds,
-            steps=self.steps,
+            steps=[step if j in needed else None for j, step in enumerate(self.steps)],
             arrays=arrays,
             scalars=scalars,
             order=order,
@@ -387,8 +422,8 @@ class _Specializer:
                 raise _Unsupported
             fn, out = found
         else:
-            if all(d == "int64" for d in dts):
-                raise _Unsupported  # integer loops of ufuncs: Numba's choice
+            if all(d == "int64" for d in dts) or e.ufunc not in _EXACT_ON_SCALARS:
+                raise _Unsupported  # integer loops of ufuncs, and inexact functions: Numba's
             fn, out = _ufunc_call(e.ufunc), "float64"
         self.steps.append((fn, tuple(a.ref for a in args)))  # type: ignore[misc]
         return _Value(out, ref=("host", len(self.steps) - 1))

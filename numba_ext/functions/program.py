@@ -117,8 +117,9 @@ Expr = Param | Number | Op
 
 @dataclass(frozen=True)
 class Program:
-    """A qualifying function: its parameter names, the expressions of its assignments in order (each
-    evaluated, as Python would, even if unused) and of its return value."""
+    """A qualifying function: its parameter names, the expressions of its assignments in order (all
+    of them typed; what no result needs is dead code, dropped as Numba drops it) and of its return
+    value."""
 
     params: tuple[str, ...]
     statements: tuple[Expr, ...]

@@ -9,13 +9,14 @@ May import: ``numba_ext.arrays``, ``numba_ext.devices``, ``numba_ext.errors`` an
 ``numba_ext._core``.
 """
 
-from .calls import CallPlan, plan_call
+from .calls import CallPlan, common_case_queue, plan_call
 from .offload import current_offload_queue, offload_active, offload_to
 from .rules import coerce_usm_types, common_queue, execution_queue
 
 __all__ = [
     "CallPlan",
     "coerce_usm_types",
+    "common_case_queue",
     "common_queue",
     "current_offload_queue",
     "execution_queue",

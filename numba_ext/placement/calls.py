@@ -76,7 +76,7 @@ def plan_call(
       arguments are refused when they meet (in compiled code).
     """
     args = adopt_foreign(args)  # dpnp / dpctl arrays and queues: ours on the same memory and context
-    q0 = _common_case_queue(args)
+    q0 = common_case_queue(args)
     if q0 is not None and not offload_active():
         return CallPlan(q0, args)
 
@@ -108,7 +108,7 @@ def plan_call(
     return CallPlan(next((a for a in args if isinstance(a, Queue)), None), list(args))
 
 
-def _common_case_queue(args: Sequence[Any]) -> Queue | None:
+def common_case_queue(args: Sequence[Any]) -> Queue | None:
     """The queue of the common call: every array argument a numba_ext array on one queue object, with
     one USM type (None otherwise, or without array arguments)."""
     q0 = usm0 = None
