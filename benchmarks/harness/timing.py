@@ -4,7 +4,6 @@ the backend synchronised), the read-back, and the validation of the last result.
 from __future__ import annotations
 
 import dataclasses
-import os
 import statistics
 import time
 
@@ -113,14 +112,13 @@ def _measure(v: Variant, backend: Backend, rec: dict, host_args: tuple, *, reps,
 def _reach_steady_state(fn, args, backend: Backend) -> None:
     """A ``numba_ext.jit`` function served from its source (array expressions, no Numba) switches to
     Numba's compiled code, whose overhead per call is lowest, at its ``NUMBA_EXT_HOT_CALLS``-th call
-    (default 50): make those calls before the samples, which then show the steady state (the first
-    call is measured before)."""
+    (``run.py`` sets 5 unless given): make those calls before the samples, which then show the steady
+    state (the first call is measured before)."""
     if type(fn).__module__ != "numba_ext.functions.jit_function":
         return
-    try:
-        hot = int(os.environ.get("NUMBA_EXT_HOT_CALLS", "50"))
-    except ValueError:
-        hot = 50
+    from numba_ext.functions.jit_function import _hot_calls
+
+    hot = _hot_calls()
     if hot > 0:
         _sample(fn, args, hot, backend)
 

@@ -34,13 +34,18 @@ _SOURCE_OPTIONS = {"cache": (True, False), "nopython": (True,), "parallel": (Tru
 _MISSING: Any = object()
 
 
+#: calls of one argument-type combination served from the source before Numba compiles them too:
+#: Numba's compile (about a second) then costs what the source path's extra tens of microseconds per
+#: call cost over a few tens of thousands of calls, so only functions called that often pay it
+HOT_CALLS = 1000
+
+
 def _hot_calls() -> int:
-    """``NUMBA_EXT_HOT_CALLS``: the calls of one argument-type combination that run from the source
-    before Numba compiles them too (default 50; 0: always Numba; negative: never Numba)."""
+    """``NUMBA_EXT_HOT_CALLS`` (default ``HOT_CALLS``; 0: always Numba; negative: never Numba)."""
     try:
-        return int(os.environ.get("NUMBA_EXT_HOT_CALLS", "50"))
+        return int(os.environ.get("NUMBA_EXT_HOT_CALLS", HOT_CALLS))
     except ValueError:
-        return 50
+        return HOT_CALLS
 
 
 def _numba_disabled() -> bool:

@@ -294,6 +294,7 @@ class _Specializer:
         self.kinds = kinds
         self.steps: list[tuple[Callable[..., Any], tuple[Ref, ...]]] = []
         self.memo: dict[int, _Value] = {}
+        self.calls: set[int] = set()  # the host steps that are function calls
 
     def plan(self) -> Plan:
         for st in self.program.statements:
@@ -302,7 +303,7 @@ class _Specializer:
         if any(r.expr is None or isinstance(r.expr, Param) for r in rets):
             raise _Unsupported  # scalars and the arguments themselves come back as Numba returns them
         # what no result needs is dead code, as Numba removes it: neither its scalar arithmetic (no
-        # ZeroDivisionError from an unused `k / 0`) nor the shapes of its arrays count
+        # ZeroDivisionError from an unused `k / 0`, unless a call uses it) nor its arrays' shapes count
         used = sorted({i for r in rets for i in r.deps})
         ndim = max(self._ndim(i) for i in used)
         outs: list[Expr] = []
@@ -365,8 +366,10 @@ class _Specializer:
             return b.spec()
 
         build(tuple(True for _ in used))  # fixes the parameter order (the same for every layout)
+        # live: what the kernel takes, and every call of a function on scalars with its inputs
+        # (Numba keeps calls, which may have effects, even when their value is unused)
         needed: set[int] = set()
-        todo = [ref[1] for ref, _ in scalars if ref[0] == "host"]
+        todo = [ref[1] for ref, _ in scalars if ref[0] == "host"] + sorted(self.calls)
         while todo:
             j = todo.pop()
             if j not in needed:
@@ -425,5 +428,7 @@ class _Specializer:
             if all(d == "int64" for d in dts) or e.ufunc not in _EXACT_ON_SCALARS:
                 raise _Unsupported  # integer loops of ufuncs, and inexact functions: Numba's
             fn, out = _ufunc_call(e.ufunc), "float64"
+        if not e.operator:
+            self.calls.add(len(self.steps))
         self.steps.append((fn, tuple(a.ref for a in args)))  # type: ignore[misc]
         return _Value(out, ref=("host", len(self.steps) - 1))

@@ -232,6 +232,14 @@ def test_scalar_arithmetic_follows_numbas_rules(rng):
         dead = 1.0 / k  # noqa: F841 (no result needs it: dead code, which Numba removes too)
         return a * 2.0
 
+    def unused_call(a, k):
+        kept = np.sqrt(1.0 / k)  # noqa: F841 (unused too, but Numba keeps calls and their inputs)
+        return a * 2.0
+
+    for fn in (unused_call, numba_ext.compiler.jit(unused_call)):
+        with pytest.raises(ZeroDivisionError):
+            (numba_ext.jit(fn) if fn is unused_call else fn)(a, 0.0)
+
     np.testing.assert_array_equal(
         numba_ext.asnumpy(numba_ext.jit(unused_division)(a, 0.0)), numba_ext.asnumpy(a) * 2
     )
