@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import operator
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numba
@@ -133,12 +133,15 @@ def _host(v: Any) -> np.ndarray:
     return nx.asnumpy(v) if isinstance(v, nx.ndarray) else np.asarray(v)
 
 
-def _sum_tolerance(terms: Any) -> tuple[float, float] | tuple[None, None]:
-    """Tolerances of a sum of `terms` (any summation order): n * eps * max |term|, a few times."""
+def _sum_tolerance(terms: Any, inputs: Sequence[Any] = ()) -> tuple[float, float] | tuple[None, None]:
+    """Tolerances of a sum of `terms` (any summation order): n * eps * max |term|, a few times. eps is
+    that of the least precise float or complex input array: Numba computes `complex64 * int64` in
+    complex64 where NumPy's terms are complex128, and a device sum adds in any order."""
     t = np.asarray(terms)
     if t.dtype.kind not in "fc" or t.size == 0:
         return None, None
-    eps = float(np.finfo(t.dtype).eps)
+    inexact = [a.dtype for a in inputs if isinstance(a, np.ndarray) and a.dtype.kind in "fc"]
+    eps = max(float(np.finfo(d).eps) for d in [t.dtype, *inexact])
     with np.errstate(all="ignore"):
         big = float(np.nanmax(np.abs(t))) if np.isfinite(t).any() else 0.0
     return 4 * t.size * eps, 4 * t.size * eps * big + 1e-30
@@ -174,7 +177,7 @@ def run_jit(case: dict) -> Verdict:
                 terms = np.asarray(np_args[0]) * np_args[1]
             except (OverflowError, TypeError):
                 terms = np.asarray(want)
-            rtol, atol = _sum_tolerance(terms)
+            rtol, atol = _sum_tolerance(terms, np_args)
     problem = compare(_host(got), _host(want), rtol, atol)
     if problem:
         want_np, exc = _reference(_PY[fn], decode(case["args"], env("np")))

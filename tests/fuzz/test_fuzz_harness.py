@@ -20,3 +20,17 @@ def test_crash_and_hang_are_recorded_and_the_child_restarted():
         assert w.starts == 3
     finally:
         w.close()
+
+
+def test_sum_tolerance_follows_the_least_precise_input():
+    """Numba (and numba_ext) compute complex64 * int64 in complex64 where NumPy's terms are
+    complex128: the oracle's tolerance takes complex64's eps then (a fuzz finding of the oracle)."""
+    import numpy as np
+
+    from .exec_compiled import _sum_tolerance
+
+    terms = np.full(15, 10 + 10j)
+    tight, _ = _sum_tolerance(terms)
+    loose, _ = _sum_tolerance(terms, [np.ones(3, np.complex64), 2])
+    assert tight == 4 * 15 * np.finfo(np.complex128).eps
+    assert loose == 4 * 15 * np.finfo(np.complex64).eps
