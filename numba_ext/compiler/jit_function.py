@@ -1,5 +1,7 @@
-"""``@numba_ext.jit``: Numba's nopython compilation with compute-follows-data checks on the call
-and introspection of the device kernels a signature compiled to."""
+"""The Numba path of ``@numba_ext.jit`` (``numba_ext.functions.jit_function`` routes calls here when
+a function or its argument types are not served from the source), and the jitted helpers of the
+library: Numba's nopython compilation with compute-follows-data checks on the call and introspection
+of the device kernels a signature compiled to."""
 
 from __future__ import annotations
 
