@@ -14,6 +14,8 @@ freezes them when it compiles.
 from __future__ import annotations
 
 import ast
+import copy
+import dis
 import inspect
 import textwrap
 from collections.abc import Callable
@@ -171,11 +173,48 @@ class _Reader:
             ]
             if len(found) != 1:
                 raise _NotHere("the lambda cannot be told apart in its source line")
+            self._check_compiles_to_the_code(found[0])
             return [ast.Return(value=found[0].body, lineno=found[0].lineno, col_offset=0)]
         fn = tree.body[0] if len(tree.body) == 1 else None
         if not isinstance(fn, ast.FunctionDef) or fn.name != self.func.__name__:
             raise _NotHere("source is not one def statement")
+        self._check_compiles_to_the_code(fn)
         return fn.body
+
+    def _check_compiles_to_the_code(self, node: ast.FunctionDef | ast.Lambda) -> None:
+        """The source read is the function's: compiled again (inside a function giving it the same
+        free variables) it gives the same bytecode, constants and names. A file edited since the
+        function was defined, or source that `inspect` attributed wrongly, is refused."""
+        code = self.func.__code__
+        if isinstance(node, ast.FunctionDef):
+            inner: ast.stmt = copy.copy(node)
+            inner.decorator_list = []  # type: ignore[attr-defined]
+            inner_name = node.name
+        else:
+            inner = ast.Assign(targets=[ast.Name("__nx_f", ast.Store())], value=node)
+            inner_name = "__nx_f"
+        cells = [
+            ast.Assign(targets=[ast.Name(v, ast.Store())], value=ast.Constant(None)) for v in code.co_freevars
+        ]
+        outer = ast.parse("def __nx_outer():\n    pass").body[0]
+        assert isinstance(outer, ast.FunctionDef)
+        outer.body = [*cells, inner, ast.Return(ast.Name(inner_name, ast.Load()))]
+        module = ast.fix_missing_locations(ast.Module(body=[outer], type_ignores=[]))
+        try:
+            namespace: dict[str, Any] = {}
+            exec(compile(module, "<source check>", "exec"), namespace)
+            again = namespace["__nx_outer"]().__code__
+        except Exception:
+            raise _NotHere("the source read does not compile") from None
+        same = (
+            _instructions(again) == _instructions(code)
+            and again.co_consts == code.co_consts
+            and again.co_names == code.co_names
+            and again.co_varnames == code.co_varnames
+            and again.co_freevars == code.co_freevars
+        )
+        if not same:
+            raise _NotHere("the source on disk is not the function's code (edited since it was defined?)")
 
     def program(self) -> Program:
         body = list(self._body())
@@ -240,6 +279,23 @@ class _Reader:
             if inspect.ismodule(base) and hasattr(base, node.attr):
                 return getattr(base, node.attr)
         raise _NotHere(f"line {getattr(node, 'lineno', '?')}: {ast.unparse(node)!r}")
+
+
+#: instructions that carry no meaning of the function (call set-up, padding, line markers)
+_NOISE = frozenset({"PRECALL", "PUSH_NULL", "NOP", "CACHE", "RESUME", "KW_NAMES", "EXTENDED_ARG"})
+
+
+def _instructions(code: Any) -> list[tuple[str, Any]]:
+    """A code object's instructions as (operation, argument), without the details in which two
+    compilations of the same source may differ (a method load or an attribute load for
+    ``np.exp(x)``, jump offsets, cache entries)."""
+    out = []
+    for ins in dis.get_instructions(code):
+        if ins.opname in _NOISE:
+            continue
+        op = "LOAD_ATTR" if ins.opname == "LOAD_METHOD" else ins.opname
+        out.append((op, None if "JUMP" in op else ins.argval))
+    return out
 
 
 def _number(value: Any, what: str) -> Number:

@@ -393,3 +393,26 @@ def test_disk_cache_keeps_the_most_recently_used_entries(tmp_path, monkeypatch):
         os.utime(p, (1000 + i, 1000 + i))  # written in this order
     kept = sorted(p.name for p in tmp_path.glob("*.nxk"))
     assert kept == ["2.nxk", "3.nxk", "4.nxk"]
+
+
+def test_source_edited_since_the_definition_goes_to_numba(tmp_path, rng):
+    """The source read must compile to the function's own code: a file edited after the function
+    was defined is refused (the function's own code, compiled by Numba, runs)."""
+    import importlib.util
+
+    path = tmp_path / "edited_mod.py"
+    path.write_text("import numpy as np\n\n\ndef f(a):\n    return a * 2.0\n")
+    spec = importlib.util.spec_from_file_location("edited_mod", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    path.write_text("import numpy as np\n\n\ndef f(a):\n    return a * 3.0 + 1.0\n")
+    import linecache
+
+    linecache.checkcache(str(path))
+    from numba_ext.functions.program import parse
+
+    assert "edited since it was defined" in parse(mod.f)
+    h = rng.standard_normal(8)
+    g = numba_ext.jit(mod.f)
+    np.testing.assert_array_equal(numba_ext.asnumpy(g(numba_ext.asarray(h))), h * 2.0)
+    assert g._impl is not None
