@@ -16,11 +16,6 @@ from pathlib import Path
 import harness
 import workloads
 
-# numba_ext.jit functions served from their source move to Numba's compiled code after this many
-# calls of one argument-type combination (default 1000); the harness makes them before sampling
-# (harness/timing.py), so that samples show the steady state without a thousand warm-up calls
-os.environ.setdefault("NUMBA_EXT_HOT_CALLS", "5")
-
 
 def _size(text: str) -> dict:
     out = {}

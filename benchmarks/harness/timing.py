@@ -112,7 +112,7 @@ def _measure(v: Variant, backend: Backend, rec: dict, host_args: tuple, *, reps,
 def _reach_steady_state(fn, args, backend: Backend) -> None:
     """A ``numba_ext.jit`` function served from its source (array expressions, no Numba) switches to
     Numba's compiled code, whose overhead per call is lowest, at its ``NUMBA_EXT_HOT_CALLS``-th call
-    (``run.py`` sets 5 unless given): make those calls before the samples, which then show the steady
+    (the harness sets 5 unless given): make those calls before the samples, which then show the steady
     state (the first call is measured before)."""
     if type(fn).__module__ != "numba_ext.functions.jit_function":
         return
