@@ -32,13 +32,6 @@ names below are its API, used by ``run.py``, ``plot.py``, the notebooks and the 
 
 from __future__ import annotations
 
-import os
-
-# numba_ext.jit functions served from their source move to Numba's compiled code after this many
-# calls of one argument-type combination (default 1000); timing.py makes them before sampling, so
-# that samples show the steady state without a thousand warm-up calls (run.py and the notebooks alike)
-os.environ.setdefault("NUMBA_EXT_HOT_CALLS", "5")
-
 from .backends import (
     BACKENDS,
     Backend,

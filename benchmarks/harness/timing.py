@@ -4,6 +4,7 @@ the backend synchronised), the read-back, and the validation of the last result.
 from __future__ import annotations
 
 import dataclasses
+import os
 import statistics
 import time
 
@@ -112,15 +113,25 @@ def _measure(v: Variant, backend: Backend, rec: dict, host_args: tuple, *, reps,
 def _reach_steady_state(fn, args, backend: Backend) -> None:
     """A ``numba_ext.jit`` function served from its source (array expressions, no Numba) switches to
     Numba's compiled code, whose overhead per call is lowest, at its ``NUMBA_EXT_HOT_CALLS``-th call
-    (the harness sets 5 unless given): make those calls before the samples, which then show the steady
-    state (the first call is measured before)."""
+    (default 1000): one more call with the threshold at 1 makes the switch before the samples, which
+    then show the steady state (the first call is measured before). A threshold set to 0 or below
+    (Numba from the start, or never) is left as it is."""
     if type(fn).__module__ != "numba_ext.functions.jit_function":
         return
-    from numba_ext.functions.jit_function import _hot_calls
-
-    hot = _hot_calls()
-    if hot > 0:
-        _sample(fn, args, hot, backend)
+    saved = os.environ.get("NUMBA_EXT_HOT_CALLS")
+    try:
+        if saved is not None and int(saved) <= 0:
+            return
+    except ValueError:
+        pass
+    os.environ["NUMBA_EXT_HOT_CALLS"] = "1"
+    try:
+        _sample(fn, args, 1, backend)
+    finally:
+        if saved is None:
+            del os.environ["NUMBA_EXT_HOT_CALLS"]
+        else:
+            os.environ["NUMBA_EXT_HOT_CALLS"] = saved
 
 
 def _validated(v: Variant, s: _Samples, ref, on_device: bool) -> dict:
