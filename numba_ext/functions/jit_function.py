@@ -31,7 +31,6 @@ if TYPE_CHECKING:
 
 #: options the source path honours as Numba does (the defaults of ``numba_ext.jit``)
 _SOURCE_OPTIONS = {"cache": (True, False), "nopython": (True,), "parallel": (True,)}
-_MISSING: Any = object()
 
 
 #: calls of one argument-type combination served from the source before Numba compiles them too:
@@ -214,8 +213,7 @@ class JitFunction(_core.JitCaller):
         if not self._source:
             return None
         kinds = tuple(kind_of(a) for a in args)
-        plan = self._plans.get(kinds, _MISSING)
-        if not isinstance(plan, Plan) and plan is not None:
+        if kinds not in self._plans:
             with self._lock:
                 if self._program is None:
                     self._program = parse(self.py_func)
@@ -224,6 +222,7 @@ class JitFunction(_core.JitCaller):
                 if plan is not None and self._cache:
                     plan.compile = disk.compiler(self.py_func)
                 self._plans[kinds] = plan
+        plan = self._plans[kinds]
         return None if plan is None or plan.hot else plan
 
     # -- introspection ----------------------------------------------------------------------------
