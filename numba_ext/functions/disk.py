@@ -39,18 +39,15 @@ _lock = threading.Lock()
 
 
 def enabled() -> bool:
-    return os.environ.get("NUMBA_EXT_CACHE", "1").strip().lower() not in ("0", "false", "no", "off")
+    """Whether ``NUMBA_EXT_CACHE`` leaves the disk caches on (the program cache's own rule, read now)."""
+    return _core.program_cache_enabled()
 
 
 def directory() -> Path | None:
-    """Where entries live (None: no cache directory is known), as the program cache finds its own."""
-    given = os.environ.get("NUMBA_EXT_CACHE_DIR")
-    if given:
-        return Path(given) / "kernels"
-    base = os.environ.get("XDG_CACHE_HOME") or (
-        os.path.join(os.environ["HOME"], ".cache") if os.environ.get("HOME") else None
-    )
-    return Path(base) / "numba_ext" / "programs" / "kernels" if base else None
+    """Where entries live: ``kernels/`` in the program cache's directory as ``_core`` finds it now
+    (None: no cache directory is known)."""
+    where = _core.program_cache_directory()
+    return Path(where) / "kernels" if where else None
 
 
 def entry_name(spec: KernelSpec, device: Device) -> str:

@@ -82,5 +82,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fast_path::_offload_active, m)?)?;
     m.add_function(wrap_pyfunction!(program_cache::program_cache_info, m)?)?;
     m.add_function(wrap_pyfunction!(program_cache::program_cache_clear, m)?)?;
+    m.add_function(wrap_pyfunction!(program_cache::program_cache_directory, m)?)?;
+    m.add_function(wrap_pyfunction!(program_cache::program_cache_enabled, m)?)?;
     Ok(())
 }

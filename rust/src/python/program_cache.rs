@@ -1,5 +1,7 @@
 //! The on-disk program cache seen from Python: its state for `python -m numba_ext cache`, clearing
-//! it, and the `CacheWarning` raised once when its directory cannot be written.
+//! it, its directory and on/off rule (which the kernel store of `jit(cache=True)`,
+//! `numba_ext/functions/disk.py`, shares), and the `CacheWarning` raised once when its directory
+//! cannot be written.
 
 use std::ffi::CString;
 
@@ -26,6 +28,20 @@ fn warn(msg: &str) {
 
 pub fn install_warning_hook() {
     cache::set_warning_hook(warn);
+}
+
+/// The program cache's directory as the environment names it now (`NUMBA_EXT_CACHE_DIR`, else the
+/// user's cache directory), or None when no cache directory is known. Read at each call.
+#[pyfunction]
+pub fn program_cache_directory() -> Option<String> {
+    cache::directory().map(|p| p.to_string_lossy().into_owned())
+}
+
+/// Whether `NUMBA_EXT_CACHE` leaves the on-disk caches on (anything but 0 / false / no / off). Read at
+/// each call.
+#[pyfunction]
+pub fn program_cache_enabled() -> bool {
+    cache::enabled()
 }
 
 /// The program cache: directory, whether it is on, its entries and size, its size bound, and this
