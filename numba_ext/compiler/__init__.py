@@ -15,7 +15,8 @@ and its builders (``kernelspec``, ``function_builder``, ``kernel_translate``, ``
 internals and checks the Numba version (``numba_hooks``).
 
 May import: ``numba_ext.placement``, ``numba_ext.arrays``, ``numba_ext.devices``,
-``numba_ext.errors``, ``numba_ext._core`` and Numba. Never the kernels or the library.
+``numba_ext.errors``, ``numba_ext._pickling``, ``numba_ext._core`` and Numba. Never the kernels or
+the library.
 
 :func:`install` runs when this package is imported, which happens on first use (the package root
 imports it lazily) or when Numba calls the ``numba_extensions`` entry point before its first

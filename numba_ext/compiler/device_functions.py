@@ -16,6 +16,7 @@ from numba.core.registry import cpu_target
 from numba.core.typing.templates import AbstractTemplate, signature
 from numba.extending import typeof_impl
 
+from .._pickling import pickle_reduce
 from ..errors import KernelTypingError
 from . import kernel_typing  # noqa: F401  (registers the typing of the kernel API's functions)
 from .signatures import Signature, describe, match_signature
@@ -77,6 +78,12 @@ class DeviceFunction:
 
     def __repr__(self) -> str:
         return f"<numba_ext.func {self.py_func.__qualname__}>"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """By reference when its module holds it under its name, else the Python function, the
+        signatures and the bounds-check setting (see ``numba_ext._pickling``)."""
+        rebuild = (DeviceFunction, (self.py_func, self.signatures, self.boundscheck))
+        return pickle_reduce(self, self.py_func, rebuild)
 
 
 @typeof_impl.register(DeviceFunction)

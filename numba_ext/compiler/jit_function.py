@@ -14,6 +14,7 @@ import numpy as np
 from numba.core import types, typing
 
 from .. import _core
+from .._pickling import pickle_reduce
 from ..arrays import ndarray
 from ..errors import UnsupportedError
 from ..placement import CallPlan, plan_call
@@ -29,6 +30,7 @@ class JitFunction(_core.JitCaller):
     (rust/src/python/jit.rs); everything else in ``_call_slow``."""
 
     def __init__(self, py_func: Callable[..., Any], **options: Any) -> None:
+        self._options = dict(options)  # as given, for pickling
         cache = bool(options.pop("cache", False))
         options.setdefault("nopython", True)
         options.setdefault("parallel", True)  # prange loops and NumPy reductions become parfors -> kernels
@@ -116,6 +118,16 @@ class JitFunction(_core.JitCaller):
 
     def __repr__(self) -> str:
         return f"<numba_ext.jit {self.py_func.__qualname__}>"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """By reference when its module holds it under its name, else the Python function and the
+        options (see ``numba_ext._pickling``)."""
+        return pickle_reduce(self, self.py_func, (_rebuild, (self.py_func, self._options)))
+
+
+def _rebuild(py_func: Callable[..., Any], options: dict[str, Any]) -> JitFunction:
+    """A jitted function unpickled from its Python function and options."""
+    return JitFunction(py_func, **options)
 
 
 @overload

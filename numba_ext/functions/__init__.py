@@ -4,8 +4,8 @@ arguments' types, ``disk`` keeps ``cache=True`` kernels across processes); every
 every call the source path does not cover, goes to the compiler layer (Numba), loaded then (``jit_function``).
 
 May import: ``numba_ext.placement``, ``numba_ext.arrays``, ``numba_ext.devices``, ``numba_ext.ir``,
-``numba_ext.errors``, ``numba_ext._core``; ``numba_ext.compiler`` only inside the calls that need
-Numba.
+``numba_ext.errors``, ``numba_ext._pickling``, ``numba_ext._core``; ``numba_ext.compiler`` only
+inside the calls that need Numba.
 """
 
 from __future__ import annotations

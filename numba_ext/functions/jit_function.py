@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, overload
 import numpy as np
 
 from .. import _core
+from .._pickling import pickle_reduce
 from ..arrays import hooks, ndarray
 from ..placement import CallPlan, common_case_queue, offload_active, plan_call
 from . import disk
@@ -261,6 +262,16 @@ class JitFunction(_core.JitCaller):
 
     def __repr__(self) -> str:
         return f"<numba_ext.jit {self.py_func.__qualname__}>"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """By reference when its module holds it under its name, else the Python function and the
+        options (see ``numba_ext._pickling``)."""
+        return pickle_reduce(self, self.py_func, (_rebuild, (self.py_func, self._options)))
+
+
+def _rebuild(py_func: Callable[..., Any], options: dict[str, Any]) -> JitFunction:
+    """A jitted function unpickled from its Python function and options."""
+    return JitFunction(py_func, **options)
 
 
 @overload

@@ -8,7 +8,8 @@ argument slots, limits and events (``launch``), and ``call_kernel`` (also inside
 data through the placement layer; translation to the kernel IR is the compiler's.
 
 May import: ``numba_ext.compiler``, ``numba_ext.placement``, ``numba_ext.arrays``,
-``numba_ext.devices``, ``numba_ext.errors`` and ``numba_ext._core``. Never the library.
+``numba_ext.devices``, ``numba_ext.errors``, ``numba_ext._pickling`` and ``numba_ext._core``. Never
+the library.
 """
 
 from __future__ import annotations

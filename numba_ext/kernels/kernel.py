@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, cast, overload
 
 from .. import _core
+from .._pickling import pickle_reduce
 from ..arrays import ndarray
 from ..compiler.bounds import boundscheck_setting
 from ..compiler.device_functions import DeviceFunction
@@ -71,6 +72,7 @@ class Kernel(_core.KernelCaller):
         self.py_func = py_func
         self.__name__ = py_func.__name__
         self.__doc__ = py_func.__doc__
+        self._given = (signatures, options)  # for pickling
         unknown = set(options or ()) - COMPILE_HINTS - {"cache", "boundscheck"}
         if unknown:
             raise TypeError(f"kernel {self.__name__}: unknown option(s) {', '.join(sorted(unknown))}")
@@ -262,6 +264,11 @@ class Kernel(_core.KernelCaller):
 
     def __repr__(self) -> str:
         return f"<numba_ext.kernel {self.py_func.__qualname__}>"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """By reference when its module holds it under its name, else the Python function, the
+        signatures and the options (see ``numba_ext._pickling``)."""
+        return pickle_reduce(self, self.py_func, (Kernel, (self.py_func, *self._given)))
 
 
 @overload

@@ -1,0 +1,56 @@
+"""Pickling of jitted functions, kernels and device functions.
+
+An object its module holds under its Python function's qualified name (the usual decorated
+module-level function) pickles by reference: unpickling imports that module and looks the name up,
+so in the same process it gives back the very same object, compiled code included. Any other (a
+function defined inside another, or in ``__main__``, or in a module registered with
+``cloudpickle.register_pickle_by_value``) pickles as its Python function and options, rebuilt on
+unpickling: a pickler that serializes functions by value (cloudpickle, which Dask uses) carries it
+to another process, which compiles it again there.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from typing import Any
+
+
+def load(module_name: str, qualname: str) -> Any:
+    """The object a by-reference pickle names."""
+    target: Any = importlib.import_module(module_name)
+    for part in qualname.split("."):
+        target = getattr(target, part)
+    return target
+
+
+def _by_value(module_name: str) -> bool:
+    """Whether cloudpickle (when loaded) was told to pickle this module's functions by value."""
+    cloudpickle = sys.modules.get("cloudpickle")
+    listed = getattr(cloudpickle, "list_registry_pickle_by_value", None)
+    if listed is None:
+        return False
+    names = listed()
+    parts = module_name.split(".")
+    return any(".".join(parts[:i]) in names for i in range(1, len(parts) + 1))
+
+
+def reference(obj: object, py_func: Any) -> tuple[str, str] | None:
+    """(module, qualified name) where `obj` is what that name holds in its (loaded) module, else None."""
+    module_name = getattr(py_func, "__module__", None)
+    qualname = getattr(py_func, "__qualname__", None)
+    if not isinstance(module_name, str) or not isinstance(qualname, str) or "<locals>" in qualname:
+        return None
+    if module_name == "__main__" or _by_value(module_name):
+        return None  # by value: another process has no such module, or is to get the code itself
+    target: Any = sys.modules.get(module_name)
+    for part in qualname.split("."):
+        target = getattr(target, part, None)
+    return (module_name, qualname) if target is obj else None
+
+
+def pickle_reduce(obj: object, py_func: Any, rebuild: tuple[Any, ...]) -> tuple[Any, ...]:
+    """``obj.__reduce__()``: by reference when `obj` is reachable by its name, else `rebuild` (a
+    callable and its arguments)."""
+    ref = reference(obj, py_func)
+    return (load, ref) if ref is not None else rebuild
