@@ -1,13 +1,15 @@
 """A :class:`~.program.Program` specialised to its arguments' types: one fused elementwise kernel
 for every array the function returns, and the scalar arithmetic the host does before launching it.
 
-Types covered: float64 ``numba_ext`` arrays of one or more dimensions, Python floats and ints (within
-int64; NumPy's float64 and int64 scalars alike). Numba types these as float64 arrays, ``float64`` and
-``int64``; every array expression is then float64 throughout, so the kernel computes exactly what the
-Numba-compiled function computes (the same kernel-IR nodes, the same Rust code generation). Scalar
-arithmetic follows Numba's rules for scalars: Python's for operators (division by zero raises
-``ZeroDivisionError``, ints wrap at 64 bits), NumPy's for ufunc calls. Other types return None from
-:func:`specialize` and the call goes to Numba.
+Types covered: ``numba_ext`` arrays of one or more dimensions of a real dtype (float32, float64 and
+the signed and unsigned integers), Python floats and ints (within int64; NumPy's float64 and int64
+scalars alike). Numba types the scalars as ``float64`` and ``int64`` and each operation by its ufunc
+loop (:mod:`numba_ext.ir.numba_loops`: Numba's selection, which differs from NumPy's promotion for
+mixed integer and floating operands); the kernel is built from the same kernel-IR nodes with the same
+loops, so it computes exactly what the Numba-compiled function computes. Scalar arithmetic follows
+Numba's rules for scalars: Python's for operators (division by zero raises ``ZeroDivisionError``,
+ints wrap at 64 bits), NumPy's for ufunc calls. Other types return None from :func:`specialize` and
+the call goes to Numba.
 
 A call then needs: the arrays' shapes to broadcast to one shape that every returned array has (else
 the call goes to Numba, which raises the error NumPy would), the kernel for the arrays' contiguity
@@ -28,17 +30,29 @@ import numpy as np
 from .. import _core
 from ..arrays import allocate, ndarray
 from ..devices import Device, Queue
+from ..errors import UnsupportedError
+from ..ir import numba_loops
 from ..ir.kernel_ir import KernelSpec, Load, ScalarArg, Store
 from ..ir.spec_builder import SpecBuilder
 from ..placement import coerce_usm_types
 from .program import BINARY, UNARY, Expr, Number, Op, Param, Program
 
-#: argument kinds: ("array", ndim) for a float64 numba_ext array, "float" or "int" for scalars
-Kind = tuple[str, int] | str
+#: argument kinds: ("array", ndim, dtype name) for a numba_ext array, "float" or "int" for scalars
+Kind = tuple[str, int, str] | str
 
-_F64 = np.dtype(np.float64)
-#: ufuncs whose array form the plan compiles (each has a float64 loop)
-_F64_LOOPS = UNARY | BINARY
+#: the array dtypes the plan takes
+_ARRAY_DTYPES = frozenset(
+    np.dtype(t) for t in (np.float32, np.float64, np.int8, np.int16, np.int32, np.int64)
+) | frozenset(np.dtype(t) for t in (np.uint8, np.uint16, np.uint32, np.uint64))
+#: ufuncs whose array form the plan compiles
+_ARRAY_UFUNCS = UNARY | BINARY
+
+
+class _NumbaLoops(SpecBuilder):
+    """The kernel builder with Numba's loop selection (what the compiled form of the function uses)."""
+
+    def find_loop(self, ufunc: np.ufunc, dts: list[str]) -> tuple[list[str], str] | None:
+        return numba_loops.find_loop(ufunc, dts)
 
 
 def kind_of(value: Any) -> Kind | None:
@@ -46,7 +60,7 @@ def kind_of(value: Any) -> Kind | None:
     t = type(value)
     if t is ndarray:
         d = value._desc
-        return ("array", d.ndim) if d.dtype == _F64 and d.ndim > 0 else None
+        return ("array", d.ndim, d.dtype.name) if d.dtype in _ARRAY_DTYPES and d.ndim > 0 else None
     if t is float or t is np.float64:
         return "float"
     if (t is int or t is np.int64) and -(2**63) <= value < 2**63:
@@ -149,6 +163,11 @@ class Plan:
     order: list[tuple[str, int]]
     #: per distinct output: the array parameters it depends on
     out_deps: list[tuple[int, ...]]
+    #: per distinct output: its dtype
+    out_dtypes: list[np.dtype]
+    #: per array statement no result needs: its array parameters (Numba still evaluates it, so
+    #: their shapes must broadcast)
+    unused_deps: list[tuple[int, ...]]
     #: per returned value: its output index
     returns: tuple[int, ...]
     returns_tuple: bool
@@ -163,7 +182,7 @@ class Plan:
 
     def signature(self) -> tuple[str, ...]:
         return tuple(
-            f"float64[{','.join(':' * k[1])}]" if isinstance(k, tuple) else str(k) for k in self.kinds
+            f"{k[2]}[{','.join(':' * k[1])}]" if isinstance(k, tuple) else str(k) for k in self.kinds
         )
 
     def host_values(self, args: Sequence[Any]) -> list[Any]:
@@ -177,7 +196,13 @@ class Plan:
         return values
 
     def shape(self, args: Sequence[Any]) -> tuple[int, ...] | None:
-        """The iteration shape, or None when the arrays do not give every result the same one."""
+        """The iteration shape, or None when the arrays do not give every result the same one (or
+        an unused array statement's arrays do not broadcast)."""
+        try:
+            for deps in self.unused_deps:
+                np.broadcast_shapes(*(args[i]._desc.shape for i in deps))
+        except ValueError:
+            return None
         shapes = [args[i]._desc.shape for i in self.arrays]
         first = shapes[0]
         if all(s == first for s in shapes):
@@ -214,8 +239,8 @@ class Plan:
         contiguous = self.contiguity(args, shape)
         kernel = self.kernel(contiguous, queue.device)
         outs = [
-            allocate(shape, _F64, queue, coerce_usm_types(args[i]._usm_type for i in deps) or "device")
-            for deps in self.out_deps
+            allocate(shape, dt, queue, coerce_usm_types(args[i]._usm_type for i in deps) or "device")
+            for deps, dt in zip(self.out_deps, self.out_dtypes)
         ]
         size = math.prod(shape)
         if size:
@@ -295,6 +320,7 @@ class _Specializer:
         self.steps: list[tuple[Callable[..., Any], tuple[Ref, ...]]] = []
         self.memo: dict[int, _Value] = {}
         self.calls: set[int] = set()  # the host steps that are function calls
+        self.array_scalars: set[int] = set()  # the host steps an array expression takes
 
     def plan(self) -> Plan:
         for st in self.program.statements:
@@ -302,9 +328,23 @@ class _Specializer:
         rets = [self.value(e) for e in self.program.returns]
         if any(r.expr is None or isinstance(r.expr, Param) for r in rets):
             raise _Unsupported  # scalars and the arguments themselves come back as Numba returns them
-        # what no result needs is dead code, as Numba removes it: neither its scalar arithmetic (no
-        # ZeroDivisionError from an unused `k / 0`, unless a call uses it) nor its arrays' shapes count
+        # scalar arithmetic no result needs is dead code, as Numba removes it (no ZeroDivisionError
+        # from an unused `k / 0`, unless a call uses it); array statements are not: Numba evaluates
+        # them, result or not, with the scalars they take (a `t = b + k / 0` that nothing uses still
+        # raises) and the broadcasting of their arrays (checked at each call)
         used = sorted({i for r in rets for i in r.deps})
+        reached: set[int] = set()
+        stack = list(self.program.returns)
+        while stack:
+            e = stack.pop()
+            if id(e) not in reached:
+                reached.add(id(e))
+                stack.extend(e.args if isinstance(e, Op) else ())
+        unused_deps = [
+            tuple(sorted(self.memo[id(st)].deps))
+            for st in self.program.statements
+            if id(st) not in reached and self.memo[id(st)].expr is not None
+        ]
         ndim = max(self._ndim(i) for i in used)
         outs: list[Expr] = []
         for r in rets:
@@ -318,16 +358,24 @@ class _Specializer:
         scalars: list[tuple[Ref, str]] = []
         memo = self.memo
 
+        out_dtypes: list[np.dtype] = []
+        # a statement's value (an assignment's, a returned expression's) is cast to the dtype typing
+        # gives it, as Numba's compiled form stores each statement in an array of that dtype; within
+        # a statement values keep the dtype of the loop that computed them (integer true division
+        # computes in float64 where typing says float32 for small integers)
+        roots = {id(e) for e in (*self.program.statements, *self.program.returns)}
+
         def build(contiguous: tuple[bool, ...]) -> KernelSpec:
-            b = SpecBuilder(ndim)
-            nodes: dict[int, int] = {}
+            b = _NumbaLoops(ndim)
+            nodes: dict[int, tuple[int, str]] = {}
             params: dict[Any, int] = {}
             record = not order
 
-            def node(e: Expr) -> int:
+            def node(e: Expr) -> tuple[int, str]:
                 if id(e) in nodes:
                     return nodes[id(e)]
                 v = memo[id(e)]
+                dt = v.dtype
                 if v.expr is None:  # a scalar: a constant, or a kernel parameter
                     assert v.ref is not None
                     if v.ref[0] == "number":
@@ -346,30 +394,36 @@ class _Specializer:
                     if e not in params:
                         k = len([o for o in params if isinstance(o, Param)])
                         nd = self._ndim(e.index)
-                        params[e] = b.array_param(self.program.params[e.index], "float64", nd, contiguous[k])
+                        params[e] = b.array_param(self.program.params[e.index], v.dtype, nd, contiguous[k])
                         if record:
                             order.append(("array", len(arrays)))
                             arrays.append(e.index)
-                    n = b.node(Load("float64", params[e]))
+                    n = b.node(Load(v.dtype, params[e]))
                 else:
                     assert isinstance(e, Op)
-                    n, _ = b.apply_ufunc(e.ufunc, [(node(a), memo[id(a)].dtype) for a in e.args])
-                nodes[id(e)] = n
-                return n
+                    n, dt = b.apply_ufunc(e.ufunc, [node(a) for a in e.args])
+                    if id(e) in roots:
+                        n, dt = b.cast(n, dt, v.dtype), v.dtype
+                nodes[id(e)] = (n, dt)
+                return n, dt
 
             values = [node(o) for o in outs]
-            for k, v in enumerate(values):
-                p = b.array_param(f"$out{k}", "float64", ndim, True)  # not a name of the source
+            for k, (v, dt) in enumerate(values):
+                p = b.array_param(f"$out{k}", dt, ndim, True)  # not a name of the source
                 if record:
                     order.append(("out", k))
-                b.node(Store("float64", p, v))
+                    out_dtypes.append(np.dtype(dt))
+                b.node(Store(dt, p, v))
             return b.spec()
 
-        build(tuple(True for _ in used))  # fixes the parameter order (the same for every layout)
+        try:  # fixes the parameter order (the same for every layout)
+            build(tuple(True for _ in used))
+        except UnsupportedError:
+            raise _Unsupported from None
         # live: what the kernel takes, and every call of a function on scalars with its inputs
         # (Numba keeps calls, which may have effects, even when their value is unused)
         needed: set[int] = set()
-        todo = [ref[1] for ref, _ in scalars if ref[0] == "host"] + sorted(self.calls)
+        todo = [ref[1] for ref, _ in scalars if ref[0] == "host"] + sorted(self.calls | self.array_scalars)
         while todo:
             j = todo.pop()
             if j not in needed:
@@ -382,6 +436,8 @@ class _Specializer:
             scalars=scalars,
             order=order,
             out_deps=out_deps,
+            out_dtypes=out_dtypes,
+            unused_deps=unused_deps,
             returns=returns,
             returns_tuple=self.program.returns_tuple,
             ndim=ndim,
@@ -401,17 +457,22 @@ class _Specializer:
         if isinstance(e, Param):
             kind = self.kinds[e.index]
             if isinstance(kind, tuple):
-                v = _Value("float64", expr=e, deps=frozenset((e.index,)))
+                v = _Value(kind[2], expr=e, deps=frozenset((e.index,)))
             else:
                 v = _Value("float64" if kind == "float" else "int64", ref=("param", e.index))
         elif isinstance(e, Number):
             v = _Value("float64" if type(e.value) is float else "int64", ref=("number", e.value))
         else:
             args = [self.value(a) for a in e.args]
-            if any(a.expr is not None for a in args):  # an array expression: float64 throughout
-                if e.ufunc not in _F64_LOOPS:
+            if any(a.expr is not None for a in args):  # an array expression: typed by its loop
+                loop = numba_loops.find_loop(e.ufunc, [a.dtype for a in args])
+                if e.ufunc not in _ARRAY_UFUNCS or loop is None:
                     raise _Unsupported
-                v = _Value("float64", expr=e, deps=frozenset().union(*(a.deps for a in args)))
+                typed = loop[1]
+                if e.ufunc is np.true_divide and all(np.dtype(a.dtype).kind in "biu" for a in args):
+                    typed = "float64"  # the compiled form's typing: integers divide in float64, as NumPy
+                v = _Value(typed, expr=e, deps=frozenset().union(*(a.deps for a in args)))
+                self.array_scalars.update(a.ref[1] for a in args if a.ref is not None and a.ref[0] == "host")
             else:
                 v = self._host(e, args)
         self.memo[id(e)] = v

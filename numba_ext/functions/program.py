@@ -18,6 +18,7 @@ import copy
 import dis
 import inspect
 import textwrap
+import types
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -208,7 +209,7 @@ class _Reader:
             raise _NotHere("the source read does not compile") from None
         same = (
             _instructions(again) == _instructions(code)
-            and again.co_consts == code.co_consts
+            and _const_key(again.co_consts) == _const_key(code.co_consts)
             and again.co_names == code.co_names
             and again.co_varnames == code.co_varnames
             and again.co_freevars == code.co_freevars
@@ -294,8 +295,22 @@ def _instructions(code: Any) -> list[tuple[str, Any]]:
         if ins.opname in _NOISE:
             continue
         op = "LOAD_ATTR" if ins.opname == "LOAD_METHOD" else ins.opname
-        out.append((op, None if "JUMP" in op else ins.argval))
+        out.append((op, None if "JUMP" in op else _const_key(ins.argval)))
     return out
+
+
+def _const_key(value: Any) -> Any:
+    """A constant in a form that compares by value and bits (a NaN the compiler folded, ``-(1e300 *
+    1e300) // 0.5``, equals itself; ``0.0`` and ``-0.0`` differ); code objects by their instructions."""
+    if type(value) is float:
+        return ("float", value.hex())
+    if type(value) is complex:
+        return ("complex", value.real.hex(), value.imag.hex())
+    if type(value) in (tuple, frozenset):
+        return (type(value).__name__, tuple(_const_key(v) for v in value))
+    if isinstance(value, types.CodeType):
+        return ("code", tuple(_instructions(value)), _const_key(value.co_consts))
+    return value
 
 
 def _number(value: Any, what: str) -> Number:

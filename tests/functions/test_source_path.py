@@ -179,15 +179,90 @@ def test_results_of_other_shapes_and_bad_shapes_go_to_numba(rng):
 
 def test_types_outside_the_subset_go_to_numba(rng):
     f = numba_ext.jit(lambda a, b: a * b + 1)
-    hi = rng.integers(-9, 9, 20)
-    hf = rng.standard_normal(20).astype(np.float32)
-    for x, y in ((hi, hi), (hf, hf), (hi, 2.5), (rng.standard_normal(20), True)):
+    hc = (rng.standard_normal(20) + 1j * rng.standard_normal(20)).astype(np.complex128)
+    hb = rng.standard_normal(20) > 0
+    for x, y in ((hc, hc), (hb, hb), (rng.standard_normal(20), True)):
         got = f(*(numba_ext.asarray(v) if isinstance(v, np.ndarray) else v for v in (x, y)))
         want = x * y + 1
         assert got.dtype == want.dtype
-        np.testing.assert_allclose(numba_ext.asnumpy(got), want, rtol=1e-6)
+        np.testing.assert_allclose(numba_ext.asnumpy(got), want, rtol=1e-12)
     assert all(not isinstance(t, str) for s in f.signatures for t in s)  # Numba's types: Numba compiled
-    assert kind_of(numba_ext.asarray(hi)) is None and kind_of(2**63) is None and kind_of(True) is None
+    assert kind_of(numba_ext.asarray(hc)) is None and kind_of(numba_ext.asarray(hb)) is None
+    assert kind_of(2**63) is None and kind_of(True) is None
+    assert kind_of(numba_ext.asarray(np.float64(1.0))) is None  # 0-d arrays
+
+
+def test_integer_and_float32_arrays_take_numbas_loops(rng):
+    """Integer and float32 arrays are served from the source with the dtypes and bits of Numba's
+    compiled form, whose loop selection differs from NumPy's promotion: a float32 array times a float
+    is float64, times an int float32; integer floor division by zero is 0."""
+
+    def mixed(a, b, k, n):
+        t = a * k + b
+        u = np.sqrt(a) * n
+        return t, u - b, a // b, a % b, a / b
+
+    cases = {
+        "float32": lambda shape: rng.standard_normal(shape).astype(np.float32),
+        "int64": lambda shape: rng.integers(-9, 10, shape),
+        "int32": lambda shape: rng.integers(-9, 10, shape).astype(np.int32),
+        "uint8": lambda shape: rng.integers(0, 10, shape).astype(np.uint8),
+    }
+    for dt, make in cases.items():
+        ha, hb = make((3, 8)), make(8)
+        hb[:2] = 0  # division by zero
+        a, b = numba_ext.asarray(ha), numba_ext.asarray(hb)
+        served = numba_ext.jit(mixed)
+        got = served(a, b, 1.5, 3)
+        assert served._impl is None, dt
+        assert served.signatures == [(f"{dt}[:,:]", f"{dt}[:]", "float", "int")]
+        want = numba_ext.compiler.jit(mixed)(a, b, 1.5, 3)
+        for g, w in zip(got, want):
+            g, w = numba_ext.asnumpy(g), numba_ext.asnumpy(w)
+            assert g.dtype == w.dtype, dt
+            np.testing.assert_array_equal(g, w)
+        t, u = (numba_ext.asnumpy(x) for x in got[:2])
+        assert t.dtype == np.float64  # the float64 scalar's loop, for float32 arrays too
+        # np.sqrt of uint8 is its float32 loop, and float32 times an int stays float32
+        assert u.dtype == (np.float32 if dt in ("float32", "uint8") else np.float64)
+        if dt != "float32":
+            with np.errstate(all="ignore"):
+                np.testing.assert_array_equal(numba_ext.asnumpy(got[2]), np.floor_divide(ha, hb))
+
+
+def test_unused_array_statements_are_evaluated_as_numba_does(rng):
+    """Numba keeps an array statement that no result uses: the scalars it takes are computed (a
+    division by zero raises) and its arrays must broadcast; an unused scalar statement is dropped."""
+
+    def unused_scalar(a, b, k):
+        t = k / 0  # noqa: F841
+        return a * 0.5
+
+    def unused_array(a, b, k):
+        t = b + k / 0  # noqa: F841
+        return a * 0.5
+
+    def unused_shapes(a, b, k):
+        t = a + b  # noqa: F841
+        return a * k
+
+    ha = rng.standard_normal(4)
+    a, b, c = numba_ext.asarray(ha), numba_ext.asarray(rng.standard_normal(4)), numba_ext.asarray(np.ones(3))
+    f = numba_ext.jit(unused_scalar)
+    np.testing.assert_array_equal(numba_ext.asnumpy(f(a, b, 1.0)), ha * 0.5)
+    assert f._impl is None
+    for fn, args, error in (
+        (unused_array, (a, b, 1.0), ZeroDivisionError),
+        (unused_shapes, (a, c, 2.0), ValueError),
+    ):
+        served = numba_ext.jit(fn)
+        with pytest.raises(error):
+            served(*args)
+        with pytest.raises(error):
+            numba_ext.compiler.jit(fn)(*args)
+    served = numba_ext.jit(unused_shapes)
+    np.testing.assert_array_equal(numba_ext.asnumpy(served(a, b, 2.0)), ha * 2.0)
+    assert served._impl is None
 
 
 def test_functions_outside_the_subset_go_to_numba(rng):

@@ -1,11 +1,13 @@
 """Property test: random array-expression functions (statements of operators and ufunc calls over
-float64 arrays, a float and an int, with scalar-only subexpressions the host computes) served from
-their source give exactly Numba's results: the same bits, or the same exception type. Every generated
+arrays of the real dtypes, a float and an int, with scalar-only subexpressions the host computes)
+served from their source give exactly Numba's results: the same dtypes and bits, or the same
+exception type. Every generated
 function is inside the source path's subset, which the test checks too (it never silently compares
 Numba with itself)."""
 
 import importlib.util
 import itertools
+import os
 import tempfile
 from pathlib import Path
 
@@ -141,26 +143,43 @@ def _outcome(fn, args):
     return tuple(numba_ext.asnumpy(o) for o in out) if isinstance(out, tuple) else numba_ext.asnumpy(out)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+DTYPES = ["float64", "float32", "int64", "int32", "int16", "int8", "uint64", "uint32", "uint16", "uint8"]
+
+
+def _values(rng, shape, dtype):
+    """Random values of `dtype`: normal floats, or small integers with zeros (division by zero)."""
+    if dtype.startswith("float"):
+        return (rng.standard_normal(shape) * 3).astype(dtype)
+    low = 0 if dtype.startswith("u") else -9
+    return rng.integers(low, 10, shape).astype(dtype)
+
+
+#: examples per run: 40 in the test suite; set NUMBA_EXT_PROPERTY_EXAMPLES for a longer search
+EXAMPLES = int(os.environ.get("NUMBA_EXT_PROPERTY_EXAMPLES", "40"))
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     source=programs(),
     seed=st.integers(0, 2**32 - 1),
+    a_dtype=st.sampled_from(DTYPES),
+    b_dtype=st.sampled_from(DTYPES),
     b_shape=st.sampled_from(["full", "one", "row"]),
     strided=st.booleans(),
     k=st.sampled_from([0.0, -0.0, 1.5, -2.75, 1e308, float("inf"), float("nan")]),
     n=st.sampled_from([0, 3, -7, 2**62]),
 )
-def test_source_path_gives_numbas_bits(source, seed, b_shape, strided, k, n):
+def test_source_path_gives_numbas_bits(source, seed, a_dtype, b_dtype, b_shape, strided, k, n):
     rng = np.random.default_rng(seed)
     m = 12
-    ha = rng.standard_normal((2, 2 * m) if strided else (2, m)) * 3
-    hb = rng.standard_normal({"full": (2, m), "one": (1,), "row": (m,)}[b_shape]) * 3
+    ha = _values(rng, (2, 2 * m) if strided else (2, m), a_dtype)
+    hb = _values(rng, {"full": (2, m), "one": (1,), "row": (m,)}[b_shape], b_dtype)
     a = numba_ext.asarray(ha)[:, ::2] if strided else numba_ext.asarray(ha)
     args = (a, numba_ext.asarray(hb), k, n)
     f = _load(source)
     served = numba_ext.jit(f)
     got = _outcome(served, args)
-    assert served._impl is None, f"outside the source path's subset:\n{source}"
+    assert served._impl is None, f"outside the source path's subset ({a_dtype}, {b_dtype}):\n{source}"
     want = _outcome(numba_ext.compiler.jit(f), args)
     if isinstance(want, type):
         assert got is want, (source, got, want)

@@ -1,0 +1,40 @@
+"""Ufunc loop selection as Numba's typing does it, without importing Numba: jitted array-expression
+functions compiled from their source must type every operation exactly as the Numba-compiled form of
+the same function does, or the two would compute different bits.
+
+Numba walks a ufunc's loops in order and takes the first whose inputs every operand casts to
+safely, with one exception to NumPy's casting rules: when the operands mix integers with floating or
+complex values, any integer casts to any floating or complex type (so ``float32_array * int`` is a
+float32 loop, where NumPy's promotion gives float64). Arrays and scalars count alike: only dtypes
+enter (``float32_array * 2.0`` is a float64 loop, where NumPy 2 keeps float32). Loops with float16,
+object, datetime or extended-precision operands are not taken."""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: loop letters Numba never selects (float16 and object inputs), or cannot type (extended precision)
+_SKIPPED_INPUTS = frozenset("eO")
+_UNTYPED = frozenset("gGmM")
+
+
+def _can_cast(frm: np.dtype, to: np.dtype, mixed: bool) -> bool:
+    if mixed and frm.kind in "iu" and to.kind in "cf":
+        return True
+    return bool(np.can_cast(frm, to, "safe"))
+
+
+def find_loop(ufunc: np.ufunc, dts: list[str]) -> tuple[list[str], str] | None:
+    """The input dtypes and the (first) output dtype of the loop Numba's typing picks for `ufunc` on
+    operands of dtypes `dts`, or None where it has none."""
+    ins = [np.dtype(d) for d in dts]
+    if len(ins) != ufunc.nin or any(d.kind not in "biufc" for d in ins):
+        return None
+    mixed = any(d.kind in "iu" for d in ins) and any(d.kind in "cf" for d in ins)
+    for candidate in ufunc.types:
+        letters, _, outs = candidate.partition("->")
+        if _SKIPPED_INPUTS.intersection(letters) or _UNTYPED.intersection(letters + outs):
+            continue
+        if all(_can_cast(d, np.dtype(c), mixed) for d, c in zip(ins, letters)):
+            return [np.dtype(c).name for c in letters], np.dtype(outs[0]).name
+    return None
