@@ -32,10 +32,10 @@ from ..arrays import allocate, ndarray
 from ..devices import Device, Queue
 from ..errors import UnsupportedError
 from ..ir import numba_loops
-from ..ir.kernel_ir import KernelSpec, Load, ScalarArg, Store
+from ..ir.kernel_ir import KernelSpec, Load, ScalarArg, Select, Store
 from ..ir.spec_builder import SpecBuilder
 from ..placement import coerce_usm_types
-from .program import BINARY, UNARY, Expr, Number, Op, Param, Program
+from .program import BINARY, COMPARISONS, UNARY, Expr, Number, Op, Param, Program, Where
 
 #: argument kinds: ("array", ndim, dtype name) for a numba_ext array, "float" or "int" for scalars
 Kind = tuple[str, int, str] | str
@@ -45,7 +45,21 @@ _ARRAY_DTYPES = frozenset(
     np.dtype(t) for t in (np.float32, np.float64, np.int8, np.int16, np.int32, np.int64)
 ) | frozenset(np.dtype(t) for t in (np.uint8, np.uint16, np.uint32, np.uint64))
 #: ufuncs whose array form the plan compiles
-_ARRAY_UFUNCS = UNARY | BINARY
+_ARRAY_UFUNCS = UNARY | BINARY | COMPARISONS
+#: kinds in the order by which np.where's scalars count against its arrays
+_KIND_ORDER = {"b": 0, "u": 1, "i": 1, "f": 2}
+
+
+def _where_dtype(x: _Value, y: _Value) -> str:
+    """The dtype the compiled form gives ``np.where(c, x, y)``: NumPy's promotion of x and y, where
+    a scalar counts only when its kind is above every array's (``np.where(c, int8_array, 0)`` is
+    int8), as NumPy treats Python scalars."""
+    arrays = [np.dtype(v.dtype) for v in (x, y) if v.expr is not None]
+    scalars = [np.dtype(v.dtype) for v in (x, y) if v.expr is None]
+    kind = lambda ds: max(_KIND_ORDER[d.kind] for d in ds)
+    if arrays and scalars and kind(scalars) <= kind(arrays):
+        scalars = []
+    return np.result_type(*arrays, *scalars).name
 
 
 class _NumbaLoops(SpecBuilder):
@@ -321,6 +335,7 @@ class _Specializer:
         self.memo: dict[int, _Value] = {}
         self.calls: set[int] = set()  # the host steps that are function calls
         self.array_scalars: set[int] = set()  # the host steps an array expression takes
+        self.wheres: list[Where] = []
 
     def plan(self) -> Plan:
         for st in self.program.statements:
@@ -339,7 +354,7 @@ class _Specializer:
             e = stack.pop()
             if id(e) not in reached:
                 reached.add(id(e))
-                stack.extend(e.args if isinstance(e, Op) else ())
+                stack.extend(e.args if isinstance(e, (Op, Where)) else ())
         unused_deps = [
             tuple(sorted(self.memo[id(st)].deps))
             for st in self.program.statements
@@ -364,6 +379,7 @@ class _Specializer:
         # a statement values keep the dtype of the loop that computed them (integer true division
         # computes in float64 where typing says float32 for small integers)
         roots = {id(e) for e in (*self.program.statements, *self.program.returns)}
+        roots.update(id(a) for w in self.wheres for a in w.args)  # np.where takes stored arrays
 
         def build(contiguous: tuple[bool, ...]) -> KernelSpec:
             b = _NumbaLoops(ndim)
@@ -399,6 +415,9 @@ class _Specializer:
                             order.append(("array", len(arrays)))
                             arrays.append(e.index)
                     n = b.node(Load(v.dtype, params[e]))
+                elif isinstance(e, Where):
+                    (c, cdt), (x, xdt), (y, ydt) = (node(a) for a in e.args)
+                    n = b.node(Select(dt, b.cast(c, cdt, "bool"), b.cast(x, xdt, dt), b.cast(y, ydt, dt)))
                 else:
                     assert isinstance(e, Op)
                     n, dt = b.apply_ufunc(e.ufunc, [node(a) for a in e.args])
@@ -462,6 +481,14 @@ class _Specializer:
                 v = _Value("float64" if kind == "float" else "int64", ref=("param", e.index))
         elif isinstance(e, Number):
             v = _Value("float64" if type(e.value) is float else "int64", ref=("number", e.value))
+        elif isinstance(e, Where):
+            args = [self.value(a) for a in e.args]
+            if all(a.expr is None for a in args):
+                raise _Unsupported  # np.where of scalars: Numba's
+            deps = frozenset().union(*(a.deps for a in args))
+            v = _Value(_where_dtype(args[1], args[2]), expr=e, deps=deps)
+            self.array_scalars.update(a.ref[1] for a in args if a.ref is not None and a.ref[0] == "host")
+            self.wheres.append(e)
         else:
             args = [self.value(a) for a in e.args]
             if any(a.expr is not None for a in args):  # an array expression: typed by its loop

@@ -4,8 +4,9 @@ function needs no Numba for.
 A function qualifies when its body (after an optional docstring) is assignments of one name each and
 a final ``return`` of one expression or a tuple of them, and every expression is built from its
 parameters, earlier names, numbers (literals, or module-level and closure names bound to Python
-numbers, ``math.pi``), the operators ``+ - * / // % **`` and unary ``-``/``+``, and calls of the
-NumPy ufuncs below with positional arguments. Anything else (loops, conditions, attribute access on
+numbers, ``math.pi``), the operators ``+ - * / // % **``, unary ``-``/``+`` and one comparison
+(``< <= > >= == !=``), calls of the NumPy ufuncs below and of ``np.where(condition, x, y)`` with
+positional arguments. Anything else (loops, conditions, attribute access on
 arrays, indexing, keyword arguments, other functions) is left to Numba; so is a call whose argument
 types :mod:`.plan` does not cover. Globals are read when the function is first specialised, as Numba
 freezes them when it compiles.
@@ -77,6 +78,16 @@ BINARY = frozenset(
         np.fmod,
     }
 )
+#: comparison ufuncs (boolean results; on arrays only: comparing scalars is Numba's)
+COMPARISONS = frozenset({np.less, np.less_equal, np.greater, np.greater_equal, np.equal, np.not_equal})
+_COMPARE: dict[type, np.ufunc] = {
+    ast.Lt: np.less,
+    ast.LtE: np.less_equal,
+    ast.Gt: np.greater,
+    ast.GtE: np.greater_equal,
+    ast.Eq: np.equal,
+    ast.NotEq: np.not_equal,
+}
 _OPERATORS: dict[type, np.ufunc] = {
     ast.Add: np.add,
     ast.Sub: np.subtract,
@@ -115,7 +126,14 @@ class Op:
     operator: bool
 
 
-Expr = Param | Number | Op
+@dataclass(frozen=True, eq=False)
+class Where:
+    """``np.where(condition, x, y)``; compared by identity, as ``Op``."""
+
+    args: tuple[Expr, ...]
+
+
+Expr = Param | Number | Op | Where
 
 
 @dataclass(frozen=True)
@@ -254,13 +272,17 @@ class _Reader:
             return Op(_OPERATORS[type(node.op)], (self._expr(node.left), self._expr(node.right)), True)
         if isinstance(node, ast.UnaryOp) and type(node.op) in _OPERATORS:
             return Op(_OPERATORS[type(node.op)], (self._expr(node.operand),), True)
+        if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _COMPARE:
+            operands = (self._expr(node.left), self._expr(node.comparators[0]))
+            return Op(_COMPARE[type(node.ops[0])], operands, True)
         if isinstance(node, ast.Call) and not node.keywords:
             fn = self._object(node.func)
             n = len(node.args)
-            if (n == 1 and fn in UNARY or n == 2 and fn in BINARY) and not any(
-                isinstance(a, ast.Starred) for a in node.args
-            ):
+            starred = any(isinstance(a, ast.Starred) for a in node.args)
+            if (n == 1 and fn in UNARY or n == 2 and (fn in BINARY or fn in COMPARISONS)) and not starred:
                 return Op(fn, tuple(self._expr(a) for a in node.args), False)
+            if n == 3 and fn is np.where and not starred:
+                return Where(tuple(self._expr(a) for a in node.args))
         raise _NotHere(f"line {getattr(node, 'lineno', '?')}: {ast.unparse(node)!r}")
 
     def _global(self, name: str) -> Any:

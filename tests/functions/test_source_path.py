@@ -230,6 +230,40 @@ def test_integer_and_float32_arrays_take_numbas_loops(rng):
                 np.testing.assert_array_equal(numba_ext.asnumpy(got[2]), np.floor_divide(ha, hb))
 
 
+def test_comparisons_and_where(rng):
+    """Comparisons give boolean arrays (returned, or used in arithmetic and as conditions);
+    ``np.where`` takes the compiled form's dtype: its scalars count only above the arrays' kind."""
+
+    def select(a, b, k, n):
+        relu = np.where(a > 0, a, 0.0)
+        mixed = np.where(a < b, a * 2.0, b - n)
+        masked = (a >= k) * a
+        return relu, mixed, masked, a != b, np.where(b, 1, a)
+
+    for dt in ("float64", "float32", "int64", "int8", "uint8"):
+        ha = (rng.standard_normal((3, 6)) * 5).astype(dt)
+        hb = (rng.standard_normal(6) * 5).astype(dt)
+        a, b = numba_ext.asarray(ha), numba_ext.asarray(hb)
+        served = numba_ext.jit(select)
+        got = [numba_ext.asnumpy(x) for x in served(a, b, 0.5, 2)]
+        assert served._impl is None, dt
+        want = [numba_ext.asnumpy(x) for x in numba_ext.compiler.jit(select)(a, b, 0.5, 2)]
+        for g, w in zip(got, want):
+            assert g.dtype == w.dtype, dt
+            np.testing.assert_array_equal(g, w)
+        relu, _, masked, ne, last = got
+        np.testing.assert_array_equal(relu, np.where(ha > 0, ha, 0.0))
+        assert relu.dtype == (np.float32 if dt == "float32" else np.float64)
+        np.testing.assert_array_equal(masked, (ha >= 0.5) * ha)
+        np.testing.assert_array_equal(ne, ha != hb)
+        assert ne.dtype == np.bool_
+        np.testing.assert_array_equal(last, np.where(hb, 1, ha))
+        assert last.dtype == ha.dtype  # the int scalar does not widen the array's dtype
+    scalar_compare = numba_ext.jit(lambda a, k: a * (k > 0))  # comparing scalars: Numba's
+    np.testing.assert_array_equal(numba_ext.asnumpy(scalar_compare(numba_ext.asarray(np.ones(3)), 1.0)), 1.0)
+    assert scalar_compare._impl is not None
+
+
 def test_unused_array_statements_are_evaluated_as_numba_does(rng):
     """Numba keeps an array statement that no result uses: the scalars it takes are computed (a
     division by zero raises) and its arrays must broadcast; an unused scalar statement is dropped."""

@@ -1,9 +1,8 @@
-"""Property test: random array-expression functions (statements of operators and ufunc calls over
-arrays of the real dtypes, a float and an int, with scalar-only subexpressions the host computes)
-served from their source give exactly Numba's results: the same dtypes and bits, or the same
-exception type. Every generated
-function is inside the source path's subset, which the test checks too (it never silently compares
-Numba with itself)."""
+"""Property test: random array-expression functions (statements of operators, comparisons, ufunc
+calls and ``np.where`` over arrays of the real dtypes, a float and an int, with scalar-only
+subexpressions the host computes) served from their source give exactly Numba's results: the same
+dtypes and bits, or the same exception type. Every generated function is inside the source path's
+subset, which the test checks too (it never silently compares Numba with itself)."""
 
 import importlib.util
 import itertools
@@ -64,6 +63,7 @@ ARRAY_BINARY = [
     "np.fmod",
 ]
 OPERATORS = ["+", "-", "*", "/", "//", "%", "**"]
+COMPARISONS = ["<", "<=", ">", ">=", "==", "!="]
 # what the host computes for scalars (exact results, Numba's rules)
 SCALAR_UNARY = ["np.sqrt", "np.floor", "np.ceil", "np.trunc", "np.rint", "np.fabs", "np.square"]
 SCALAR_BINARY = ["np.minimum", "np.maximum", "np.copysign", "np.fmod"]
@@ -84,7 +84,11 @@ def expression(draw, env, depth=0):
         num = draw(st.sampled_from(NUMBERS))
         return num, ("int" if "." not in num and "e" not in num else "float"), False, True
     x = draw(expression(env, depth + 1))
-    shape = draw(st.sampled_from(["operator", "unary", "binary", "neg"]))
+    shape = draw(st.sampled_from(["operator", "unary", "binary", "neg", "compare", "where"]))
+    if shape == "where":
+        y, z = draw(expression(env, depth + 1)), draw(expression(env, depth + 1))
+        if "array" in (x[1], y[1], z[1]):
+            return f"np.where({x[0]}, {y[0]}, {z[0]})", "array", x[2] or y[2] or z[2], True
     if shape == "neg":
         return f"(-{x[0]})", x[1], x[2], True
     if shape == "unary":
@@ -94,6 +98,8 @@ def expression(draw, env, depth=0):
             return f"(-{x[0]})", "int", False, True
         return f"{draw(st.sampled_from(SCALAR_UNARY))}({x[0]})", "float", False, True
     y = draw(expression(env, depth + 1))
+    if shape == "compare" and "array" in (x[1], y[1]):
+        return f"({x[0]} {draw(st.sampled_from(COMPARISONS))} {y[0]})", "array", x[2] or y[2], True
     if "array" in (x[1], y[1]):
         op = draw(st.sampled_from(OPERATORS + ARRAY_BINARY))
         text = f"({x[0]} {op} {y[0]})" if op in OPERATORS else f"{op}({x[0]}, {y[0]})"
