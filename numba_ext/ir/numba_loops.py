@@ -11,6 +11,8 @@ object, datetime or extended-precision operands are not taken."""
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 #: loop letters Numba never selects (float16 and object inputs), or cannot type (extended precision)
@@ -27,6 +29,12 @@ def _can_cast(frm: np.dtype, to: np.dtype, mixed: bool) -> bool:
 def find_loop(ufunc: np.ufunc, dts: list[str]) -> tuple[list[str], str] | None:
     """The input dtypes and the (first) output dtype of the loop Numba's typing picks for `ufunc` on
     operands of dtypes `dts`, or None where it has none."""
+    found = _find(ufunc, tuple(dts))
+    return None if found is None else (list(found[0]), found[1])
+
+
+@functools.lru_cache(maxsize=4096)
+def _find(ufunc: np.ufunc, dts: tuple[str, ...]) -> tuple[tuple[str, ...], str] | None:
     ins = [np.dtype(d) for d in dts]
     if len(ins) != ufunc.nin or any(d.kind not in "biufc" for d in ins):
         return None
@@ -36,5 +44,5 @@ def find_loop(ufunc: np.ufunc, dts: list[str]) -> tuple[list[str], str] | None:
         if _SKIPPED_INPUTS.intersection(letters) or _UNTYPED.intersection(letters + outs):
             continue
         if all(_can_cast(d, np.dtype(c), mixed) for d, c in zip(ins, letters)):
-            return [np.dtype(c).name for c in letters], np.dtype(outs[0]).name
+            return tuple(np.dtype(c).name for c in letters), np.dtype(outs[0]).name
     return None

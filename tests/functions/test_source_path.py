@@ -525,3 +525,62 @@ def test_source_edited_since_the_definition_goes_to_numba(tmp_path, rng):
     g = numba_ext.jit(mod.f)
     np.testing.assert_array_equal(numba_ext.asnumpy(g(numba_ext.asarray(h))), h * 2.0)
     assert g._impl is not None
+
+
+LAYOUTS = '''
+import numpy as np
+import numba_ext
+
+
+@numba_ext.jit
+def decorated(a, b):
+    return a * 2.0 + b
+
+
+def open_signature(
+    a, b
+):
+    return a - b
+
+
+def margin_string(a, b):
+    """A docstring
+running out to the margin."""
+    return a * b
+
+
+def continued(a, b):
+    t = (a +
+b)
+    return t
+
+
+class Holder:
+    @staticmethod
+    def method(a, b):
+        return np.maximum(a, b)
+'''
+
+
+def test_source_of_every_layout_is_read(tmp_path, rng):
+    """Decorated functions, signatures closed at the def's indentation, strings and continuation
+    lines at the margin and methods are all read from their source (and served from it)."""
+    import importlib.util
+
+    path = tmp_path / "layouts_mod.py"
+    path.write_text(LAYOUTS)
+    spec = importlib.util.spec_from_file_location("layouts_mod", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    ha, hb = rng.standard_normal(9), rng.standard_normal(9)
+    a, b = numba_ext.asarray(ha), numba_ext.asarray(hb)
+    cases = [
+        (mod.decorated, ha * 2.0 + hb),
+        (numba_ext.jit(mod.open_signature), ha - hb),
+        (numba_ext.jit(mod.margin_string), ha * hb),
+        (numba_ext.jit(mod.continued), ha + hb),
+        (numba_ext.jit(mod.Holder.method), np.maximum(ha, hb)),
+    ]
+    for f, want in cases:
+        np.testing.assert_array_equal(numba_ext.asnumpy(f(a, b)), want)
+        assert f._impl is None, f
