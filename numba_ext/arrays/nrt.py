@@ -9,10 +9,10 @@ in ``sys.modules`` and uses it (one memory system, one set of statistics).
 
 from __future__ import annotations
 
+import importlib
 import importlib.machinery
-import importlib.util
+import os
 import sys
-from pathlib import Path
 from types import ModuleType
 
 from .. import _core
@@ -24,23 +24,26 @@ def _load() -> ModuleType:
     module = sys.modules.get(NAME)
     if module is not None:
         return module
-    spec = importlib.util.find_spec("numba")  # finds the package without importing it
+    # finds the package without importing it (importlib.machinery only: importlib.util and pathlib
+    # would add ~10 ms to `import numba_ext`)
+    spec = importlib.machinery.PathFinder.find_spec("numba")
     if spec is None or spec.origin is None:
         raise ImportError("numba_ext needs Numba (pip install numba): it was not found")
-    runtime = Path(spec.origin).parent / "core" / "runtime"
+    runtime = os.path.join(os.path.dirname(spec.origin), "core", "runtime")
     for suffix in importlib.machinery.EXTENSION_SUFFIXES:
-        path = runtime / f"_nrt_python{suffix}"
-        if path.is_file():
+        path = os.path.join(runtime, f"_nrt_python{suffix}")
+        if os.path.isfile(path):
             break
     else:
         # an unusual layout: the plain import (which imports Numba) finds it
         return importlib.import_module(NAME)
-    loaded = importlib.util.spec_from_file_location(NAME, path)
-    assert loaded is not None and loaded.loader is not None
-    module = importlib.util.module_from_spec(loaded)
+    loader = importlib.machinery.ExtensionFileLoader(NAME, path)
+    loaded = importlib.machinery.ModuleSpec(NAME, loader, origin=path)
+    module = loader.create_module(loaded)
+    module.__spec__, module.__loader__, module.__file__ = loaded, loader, path
     sys.modules[NAME] = module
     try:
-        loaded.loader.exec_module(module)
+        loader.exec_module(module)
     except BaseException:
         del sys.modules[NAME]
         raise
