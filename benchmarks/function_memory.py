@@ -2,8 +2,9 @@
 its own device kernel), calls and drops each, and reports the growth of the process's resident
 memory and the device kernels still alive: ``numba_ext.jit`` as it serves an array-expression
 function (compiled from its source, no Numba), the same function compiled by Numba
-(``NUMBA_EXT_HOT_CALLS=0``), and plain ``numba.njit`` on NumPy arrays (Numba's own cost per compiled
-function: its JIT keeps every compiled module for the life of the process).
+(``NUMBA_EXT_HOT_CALLS=0``), ``@numba_ext.kernel`` kernels (typed by Numba, compiled by numba_ext:
+no host code), and plain ``numba.njit`` on NumPy arrays (Numba's own cost per compiled function: its
+JIT keeps every compiled module for the life of the process).
 
     python benchmarks/function_memory.py [--n 200]
 """
@@ -32,6 +33,19 @@ def make(c: float):
     return f
 
 
+def make_kernel(c: float):
+    def k(a, out):
+        i = numba_ext.get_global_id(0)
+        out[i] = a[i] * 2.0 + c
+
+    return k
+
+
+def _launch(c: float, x, out) -> None:
+    numba_ext.kernel(make_kernel(c))[x.shape[0]](x, out)
+    out.sycl_queue.wait()
+
+
 def _by_numba(f, *args):
     os.environ["NUMBA_EXT_HOT_CALLS"] = "0"  # Numba from the first call
     try:
@@ -45,9 +59,11 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=200)
     n = ap.parse_args().n
     x, xn = numba_ext.asarray(np.arange(100.0)), np.arange(100.0)
+    out = numba_ext.empty_like(x)
     runs = {
         "numba_ext.jit on numba_ext arrays (from the source)": lambda c: numba_ext.jit(make(c))(x),
         "numba_ext.jit on numba_ext arrays, compiled by Numba": lambda c: _by_numba(make(c), x),
+        "numba_ext.kernel on numba_ext arrays": lambda c: _launch(c, x, out),
         "numba.njit on NumPy arrays": lambda c: numba.njit(make(c))(xn),
     }
     for name, once in runs.items():
