@@ -88,6 +88,15 @@ class DeviceFunction:
 
 @typeof_impl.register(DeviceFunction)
 def _typeof_device_function(val: DeviceFunction, c: Any) -> types.Function:
+    """One Numba type per device function: typing may ask more than once (a module attribute,
+    ``helpers.f(x)``, is typed at each pass), and two types of one function would not unify."""
+    cached = val.__dict__.get("_numba_function_type")
+    if cached is None:
+        cached = val.__dict__["_numba_function_type"] = _function_type(val)
+    return cached
+
+
+def _function_type(val: DeviceFunction) -> types.Function:
     class DeviceFunctionTemplate(AbstractTemplate):
         key = val
 

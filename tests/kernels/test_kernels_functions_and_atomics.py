@@ -2,6 +2,7 @@
 on integer and float arrays."""
 
 import math
+import types
 
 import numpy as np
 import pytest
@@ -33,6 +34,31 @@ def test_device_functions(rng):
     np.testing.assert_allclose(nx.asnumpy(out), np.hypot(hx, hy), rtol=1e-13)
     with pytest.raises(RuntimeError, match="only be called from a kernel"):
         sq(2.0)
+
+
+helpers = types.ModuleType("helpers")  # device functions reached as a module's attributes
+helpers.sq = sq
+helpers.dist = dist
+
+
+@nx.kernel
+def uses_module_funcs(x, y, out):
+    i = nx.get_global_id(0)
+    out[i] = helpers.dist(x[i], y[i]) + helpers.sq(x[i])
+
+
+@nx.jit
+def host_uses_module_funcs(v):
+    return helpers.sq(v) + helpers.dist(v, v)
+
+
+def test_device_functions_through_a_module_attribute(rng):
+    """``module.f(x)``, which Numba types at every pass, is one type per device function."""
+    hx, hy = rng.standard_normal(40), rng.standard_normal(40)
+    out = nx.full(40, np.nan)
+    uses_module_funcs[40](nx.asarray(hx), nx.asarray(hy), out)
+    np.testing.assert_allclose(nx.asnumpy(out), np.hypot(hx, hy) + hx * hx, rtol=1e-13)
+    assert host_uses_module_funcs(1.5) == pytest.approx(1.5 * 1.5 + math.hypot(1.5, 1.5), rel=1e-15)
 
 
 # -- atomics --------------------------------------------------------------------------------------------
