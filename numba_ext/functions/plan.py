@@ -40,10 +40,12 @@ from .program import BINARY, COMPARISONS, UNARY, Expr, Number, Op, Param, Progra
 #: argument kinds: ("array", ndim, dtype name) for a numba_ext array, "float" or "int" for scalars
 Kind = tuple[str, int, str] | str
 
-#: the array dtypes the plan takes
-_ARRAY_DTYPES = frozenset(
-    np.dtype(t) for t in (np.float32, np.float64, np.int8, np.int16, np.int32, np.int64)
-) | frozenset(np.dtype(t) for t in (np.uint8, np.uint16, np.uint32, np.uint64))
+#: the array dtypes the plan takes, with their names (``dtype.name`` is slow Python in NumPy)
+_ARRAY_DTYPES = {
+    np.dtype(t): np.dtype(t).name
+    for t in (np.float32, np.float64, np.int8, np.int16, np.int32, np.int64)
+    + (np.uint8, np.uint16, np.uint32, np.uint64)
+}
 #: ufuncs whose array form the plan compiles
 _ARRAY_UFUNCS = UNARY | BINARY | COMPARISONS
 #: kinds in the order by which np.where's scalars count against its arrays
@@ -74,7 +76,8 @@ def kind_of(value: Any) -> Kind | None:
     t = type(value)
     if t is ndarray:
         d = value._desc
-        return ("array", d.ndim, d.dtype.name) if d.dtype in _ARRAY_DTYPES and d.ndim > 0 else None
+        name = _ARRAY_DTYPES.get(d.dtype)
+        return ("array", d.ndim, name) if name is not None and d.ndim > 0 else None
     if t is float or t is np.float64:
         return "float"
     if (t is int or t is np.int64) and -(2**63) <= value < 2**63:
