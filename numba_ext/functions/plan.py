@@ -1,8 +1,8 @@
 """A :class:`~.program.Program` specialised to its arguments' types: one fused elementwise kernel
 for every array the function returns, and the scalar arithmetic the host does before launching it.
 
-Types covered: ``numba_ext`` arrays of one or more dimensions of a real dtype (float32, float64 and
-the signed and unsigned integers), Python floats and ints (within int64; NumPy's float64 and int64
+Types covered: ``numba_ext`` arrays of one or more dimensions of a real dtype (float32, float64,
+the signed and unsigned integers) or bool, Python floats and ints (within int64; NumPy's float64 and int64
 scalars alike). Numba types the scalars as ``float64`` and ``int64`` and each operation by its ufunc
 loop (:mod:`numba_ext.ir.numba_loops`: Numba's selection, which differs from NumPy's promotion for
 mixed integer and floating operands); the kernel is built from the same kernel-IR nodes with the same
@@ -44,7 +44,7 @@ Kind = tuple[str, int, str] | str
 _ARRAY_DTYPES = {
     np.dtype(t): np.dtype(t).name
     for t in (np.float32, np.float64, np.int8, np.int16, np.int32, np.int64)
-    + (np.uint8, np.uint16, np.uint32, np.uint64)
+    + (np.uint8, np.uint16, np.uint32, np.uint64, np.bool_)
 }
 #: ufuncs whose array form the plan compiles
 _ARRAY_UFUNCS = UNARY | BINARY | COMPARISONS

@@ -180,14 +180,13 @@ def test_results_of_other_shapes_and_bad_shapes_go_to_numba(rng):
 def test_types_outside_the_subset_go_to_numba(rng):
     f = numba_ext.jit(lambda a, b: a * b + 1)
     hc = (rng.standard_normal(20) + 1j * rng.standard_normal(20)).astype(np.complex128)
-    hb = rng.standard_normal(20) > 0
-    for x, y in ((hc, hc), (hb, hb), (rng.standard_normal(20), True)):
+    for x, y in ((hc, hc), (rng.standard_normal(20), True)):
         got = f(*(numba_ext.asarray(v) if isinstance(v, np.ndarray) else v for v in (x, y)))
         want = x * y + 1
         assert got.dtype == want.dtype
         np.testing.assert_allclose(numba_ext.asnumpy(got), want, rtol=1e-12)
     assert all(not isinstance(t, str) for s in f.signatures for t in s)  # Numba's types: Numba compiled
-    assert kind_of(numba_ext.asarray(hc)) is None and kind_of(numba_ext.asarray(hb)) is None
+    assert kind_of(numba_ext.asarray(hc)) is None
     assert kind_of(2**63) is None and kind_of(True) is None
     assert kind_of(numba_ext.asarray(np.float64(1.0))) is None  # 0-d arrays
 
@@ -228,6 +227,28 @@ def test_integer_and_float32_arrays_take_numbas_loops(rng):
         if dt != "float32":
             with np.errstate(all="ignore"):
                 np.testing.assert_array_equal(numba_ext.asnumpy(got[2]), np.floor_divide(ha, hb))
+
+
+def test_bool_arrays_take_numbas_loops(rng):
+    """Boolean arrays (masks) are served from the source with Numba's loops: ``+`` of two is their
+    logical or, ``-`` and ``*`` by an int compute in int8 or int64, division in float64."""
+
+    def masks(m, n, a):
+        return m + n, m - n, m * 3, m / n, np.where(m, a, -a), (m > n) * a
+
+    hm, hn = (rng.integers(0, 2, 16).astype(bool) for _ in range(2))
+    ha = rng.standard_normal(16)
+    m, n, a = numba_ext.asarray(hm), numba_ext.asarray(hn), numba_ext.asarray(ha)
+    served = numba_ext.jit(masks)
+    got = [numba_ext.asnumpy(x) for x in served(m, n, a)]
+    assert served._impl is None
+    want = [numba_ext.asnumpy(x) for x in numba_ext.compiler.jit(masks)(m, n, a)]
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype
+        np.testing.assert_array_equal(g, w)
+    np.testing.assert_array_equal(got[0], hm | hn)
+    assert [g.dtype for g in got[:4]] == [np.bool_, np.int8, np.int64, np.float64]
+    np.testing.assert_array_equal(got[4], np.where(hm, ha, -ha))
 
 
 def test_comparisons_and_where(rng):

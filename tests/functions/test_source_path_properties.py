@@ -1,5 +1,5 @@
 """Property test: random array-expression functions (statements of operators, comparisons, ufunc
-calls and ``np.where`` over arrays of the real dtypes, a float and an int, with scalar-only
+calls and ``np.where`` over arrays of the real dtypes and bool, a float and an int, with scalar-only
 subexpressions the host computes) served from their source give exactly Numba's results: the same
 dtypes and bits, or the same exception type. Every generated function is inside the source path's
 subset, which the test checks too (it never silently compares Numba with itself)."""
@@ -149,11 +149,25 @@ def _outcome(fn, args):
     return tuple(numba_ext.asnumpy(o) for o in out) if isinstance(out, tuple) else numba_ext.asnumpy(out)
 
 
-DTYPES = ["float64", "float32", "int64", "int32", "int16", "int8", "uint64", "uint32", "uint16", "uint8"]
+DTYPES = [
+    "float64",
+    "float32",
+    "int64",
+    "int32",
+    "int16",
+    "int8",
+    "uint64",
+    "uint32",
+    "uint16",
+    "uint8",
+    "bool",
+]
 
 
 def _values(rng, shape, dtype):
     """Random values of `dtype`: normal floats, or small integers with zeros (division by zero)."""
+    if dtype == "bool":
+        return rng.integers(0, 2, shape).astype(bool)
     if dtype.startswith("float"):
         return (rng.standard_normal(shape) * 3).astype(dtype)
     low = 0 if dtype.startswith("u") else -9
