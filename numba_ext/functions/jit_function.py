@@ -176,7 +176,8 @@ class JitFunction(_core.JitCaller):
             self._count(plan, args)
             return result
         p = self._plan(args, depth=1)
-        assert p.queue is not None
+        if p.queue is None or any(type(a) is np.ndarray for a in p.args):
+            return self._numba()(*args)  # NumPy data with device data outside offload_to: Numba's rules
         result = plan.run(p.args, p.queue)
         if result is NotImplemented:
             return self._numba()(*args)

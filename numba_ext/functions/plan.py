@@ -78,6 +78,9 @@ def kind_of(value: Any) -> Kind | None:
         d = value._desc
         name = _ARRAY_DTYPES.get(d.dtype)
         return ("array", d.ndim, name) if name is not None and d.ndim > 0 else None
+    if t is np.ndarray:  # inside offload_to: the call runs on its device copy
+        name = _ARRAY_DTYPES.get(value.dtype)
+        return ("array", value.ndim, name) if name is not None and value.ndim > 0 else None
     if t is float or t is np.float64:
         return "float"
     if (t is int or t is np.int64) and -(2**63) <= value < 2**63:

@@ -402,6 +402,30 @@ def test_placement_rules_hold(rng):
     assert e.shape == (0, 3)
 
 
+def test_numpy_arrays_inside_offload_to_are_served_from_the_source(rng):
+    """NumPy arrays inside ``offload_to`` run from the source on their device copies, with the
+    placement rules of Numba's path: results come back as NumPy arrays; NumPy data outside it is
+    an error, and NumPy data beside device data goes to Numba (which refuses an expression mixing
+    them)."""
+
+    def axpy(x, y, k):
+        return x * k + np.sqrt(np.abs(y))
+
+    hx, hy = rng.standard_normal((4, 8)), rng.standard_normal(8).astype(np.float32)
+    served = numba_ext.jit(axpy)
+    with numba_ext.offload_to(Queue(DEV)):
+        got = served(hx, hy, 2.5)
+        want = numba_ext.compiler.jit(axpy)(hx, hy, 2.5)
+    assert served._impl is None
+    assert isinstance(got, np.ndarray) and got.dtype == want.dtype == np.float64
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_allclose(got, hx * 2.5 + np.sqrt(np.abs(hy)), rtol=1e-6)
+    with pytest.raises(numba_ext.ExecutionPlacementError):
+        served(hx, hy, 2.5)
+    with pytest.raises(numba_ext.ExecutionPlacementError, match="mixes a numba_ext array with a NumPy"):
+        served(numba_ext.asarray(hx), hy, 2.5)
+
+
 def test_hot_calls_switch_to_numbas_code(rng, monkeypatch):
     monkeypatch.setenv("NUMBA_EXT_HOT_CALLS", "3")
     h = rng.standard_normal(32)
