@@ -113,7 +113,7 @@ def _measure(v: Variant, backend: Backend, rec: dict, host_args: tuple, *, reps,
 def _reach_steady_state(fn, args, backend: Backend) -> None:
     """A ``numba_ext.jit`` function served from its source (array expressions, no Numba) switches to
     Numba's compiled code, whose overhead per call is lowest, at its ``NUMBA_EXT_HOT_CALLS``-th call
-    (default 1000): one more call with the threshold at 1 makes the switch before the samples, which
+    (default 10000): one more call with the threshold at 1 makes the switch before the samples, which
     then show the steady state (the first call is measured before). A threshold set to 0 or below
     (Numba from the start, or never) is left as it is."""
     if type(fn).__module__ != "numba_ext.functions.jit_function":

@@ -34,10 +34,11 @@ if TYPE_CHECKING:
 _SOURCE_OPTIONS = {"cache": (True, False), "nopython": (True,), "parallel": (True,)}
 
 
-#: calls of one argument-type combination served from the source before Numba compiles them too:
-#: Numba's compile (about a second) then costs what the source path's extra tens of microseconds per
-#: call cost over a few tens of thousands of calls, so only functions called that often pay it
-HOT_CALLS = 1000
+#: calls of one argument-type combination served from the source before Numba compiles them too.
+#: Numba's compile (with its import about a second, and ~1 MB kept for the life of the process)
+#: saves 30-150 microseconds per later call (the source path's Python): it pays for itself after
+#: some 7,000-30,000 calls, so only functions called about that often get it
+HOT_CALLS = 10000
 
 
 def _hot_calls() -> int:
