@@ -255,25 +255,33 @@ class Plan:
         shape = self.shape(args)
         if shape is None:
             return NotImplemented
-        values = self.host_values(args)
+        values = self.host_values(args) if self.steps else []
         contiguous = self.contiguity(args, shape)
         kernel = self.kernel(contiguous, queue.device)
-        outs = [
-            allocate(shape, dt, queue, coerce_usm_types(args[i]._usm_type for i in deps) or "device")
-            for deps, dt in zip(self.out_deps, self.out_dtypes)
-        ]
+        usm_types = {args[i]._usm_type for i in self.arrays}
+        if len(usm_types) == 1:  # the common case: one USM type for every result
+            (usm,) = usm_types
+            outs = [allocate(shape, dt, queue, usm) for dt in self.out_dtypes]
+        else:
+            outs = [
+                allocate(shape, dt, queue, coerce_usm_types(args[i]._usm_type for i in deps) or "device")
+                for deps, dt in zip(self.out_deps, self.out_dtypes)
+            ]
         size = math.prod(shape)
         if size:
             slots: list[int] = []
             for kind, k in self.order:
                 if kind == "array":
                     a = args[self.arrays[k]]
-                    slots.extend(_array_slots(a, contiguous[k], shape))
+                    if contiguous[k]:
+                        slots.append(a._ptr)
+                    else:
+                        slots.extend(_array_slots(a, False, shape))
                 elif kind == "scalar":
                     ref, dt = self.scalars[k]
                     slots.append(_bits(_value(ref, args, values), dt))
                 else:
-                    slots.append(outs[k]._data_ptr)
+                    slots.append(outs[k]._ptr)
             slots.extend(shape)
             slots.append(size)
             kernel.launch(queue, slots)
