@@ -7,24 +7,12 @@ import itertools
 import numpy as np
 from numba.np import numpy_support
 
+from numba_ext.arrays.dtypes import SUPPORTED_DTYPES
 from numba_ext.compiler.kernelspec import dtype_name
 from numba_ext.ir.numba_loops import find_loop
 
-DTYPES = [
-    "bool",
-    "int8",
-    "int16",
-    "int32",
-    "int64",
-    "uint8",
-    "uint16",
-    "uint32",
-    "uint64",
-    "float32",
-    "float64",
-    "complex64",
-    "complex128",
-]
+#: every dtype numba_ext arrays hold but float16 (Numba has no float16 loops; its selection skips them)
+DTYPES = [d.name for d in SUPPORTED_DTYPES if d != np.float16]
 UFUNCS = sorted(
     (u for u in vars(np).values() if isinstance(u, np.ufunc) and u.nout == 1 and u.nin <= 2),
     key=lambda u: u.__name__,
