@@ -13,6 +13,7 @@ from numba.extending import intrinsic, overload, overload_classmethod
 from numba.np import numpy_support
 
 from ..errors import ExecutionPlacementError, UnsupportedError
+from ..ir import numba_loops
 from ..placement import coerce_usm_types
 from . import ufuncs
 from .redirects import (
@@ -73,22 +74,12 @@ def _unreachable(name):
     return codegen
 
 
-_KIND_ORDER = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
-
-
 def ufunc_result_dtype(*args):
-    """The result dtype Numba's ufunc typing gives these operands (arrays and scalars): scalars take
-    part only where their kind (bool < integer < float) is above every array's, as NumPy's
-    ufuncs treat Python scalars (``np.clip(int8_array, 2, 5)`` stays int8)."""
+    """The result dtype Numba's ufunc typing gives these operands (arrays and scalars):
+    ``ir.numba_loops.scalar_aware_result``."""
     arrays = [numpy_support.as_dtype(t.dtype) for t in args if isinstance(t, types.Array)]
     scalars = [numpy_support.as_dtype(_dt(t)) for t in args if not isinstance(t, types.Array)]
-    if (
-        arrays
-        and scalars
-        and max(_KIND_ORDER[d.kind] for d in scalars) <= max(_KIND_ORDER[d.kind] for d in arrays)
-    ):
-        scalars = []
-    return numpy_support.from_dtype(np.result_type(*arrays, *scalars))
+    return numpy_support.from_dtype(numba_loops.scalar_aware_result(arrays, scalars))
 
 
 @intrinsic

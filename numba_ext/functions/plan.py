@@ -48,20 +48,13 @@ _ARRAY_DTYPES = {
 }
 #: ufuncs whose array form the plan compiles
 _ARRAY_UFUNCS = UNARY | BINARY | COMPARISONS
-#: kinds in the order by which np.where's scalars count against its arrays
-_KIND_ORDER = {"b": 0, "u": 1, "i": 1, "f": 2}
 
 
 def _where_dtype(x: _Value, y: _Value) -> str:
-    """The dtype the compiled form gives ``np.where(c, x, y)``: NumPy's promotion of x and y, where
-    a scalar counts only when its kind is above every array's (``np.where(c, int8_array, 0)`` is
-    int8), as NumPy treats Python scalars."""
+    """The dtype the compiled form gives ``np.where(c, x, y)``."""
     arrays = [np.dtype(v.dtype) for v in (x, y) if v.expr is not None]
     scalars = [np.dtype(v.dtype) for v in (x, y) if v.expr is None]
-    kind = lambda ds: max(_KIND_ORDER[d.kind] for d in ds)
-    if arrays and scalars and kind(scalars) <= kind(arrays):
-        scalars = []
-    return np.result_type(*arrays, *scalars).name
+    return numba_loops.scalar_aware_result(arrays, scalars).name
 
 
 class _NumbaLoops(SpecBuilder):

@@ -46,3 +46,17 @@ def _find(ufunc: np.ufunc, dts: tuple[str, ...]) -> tuple[tuple[str, ...], str] 
         if all(_can_cast(d, np.dtype(c), mixed) for d, c in zip(ins, letters)):
             return tuple(np.dtype(c).name for c in letters), np.dtype(outs[0]).name
     return None
+
+
+#: kinds in the order by which scalars count against arrays in ``np.where`` and ``np.clip``
+_KIND_ORDER = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
+
+
+def scalar_aware_result(arrays: list[np.dtype], scalars: list[np.dtype]) -> np.dtype:
+    """The result dtype of ``np.where``/``np.clip`` in compiled code: NumPy's promotion, where the
+    scalars take part only when their kind (bool < integer < float < complex) is above every
+    array's, as NumPy treats Python scalars (``np.clip(int8_array, 2, 5)`` stays int8)."""
+    kind = lambda ds: max(_KIND_ORDER[d.kind] for d in ds)
+    if arrays and scalars and kind(scalars) <= kind(arrays):
+        scalars = []
+    return np.result_type(*arrays, *scalars)
