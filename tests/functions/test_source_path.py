@@ -525,15 +525,15 @@ def test_disk_cache_entries_and_an_unwritable_directory(tmp_path, monkeypatch):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         disk.write(blocked / "z.nxk", payload)  # one warning per directory
+    h = np.linspace(-2, 2, 50)
+    # the reference first: compiled with the blocked directory, its device program would warn too
+    expected = numba_ext.asnumpy(numba_ext.compiler.jit(ufunc_mix)(*_device_args((h, h))))
     monkeypatch.setenv("NUMBA_EXT_CACHE_DIR", str(blocked))
     f = numba_ext.jit(cache=True)(ufunc_mix)
-    h = np.linspace(-2, 2, 50)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", CacheWarning)
         got = numba_ext.asnumpy(f(numba_ext.asarray(h), numba_ext.asarray(h)))
-    np.testing.assert_array_equal(
-        got, numba_ext.asnumpy(numba_ext.compiler.jit(ufunc_mix)(*_device_args((h, h))))
-    )
+    np.testing.assert_array_equal(got, expected)
     monkeypatch.setenv("NUMBA_EXT_CACHE_DIR", str(tmp_path / "c2"))
     disk.write(disk.directory() / "a.nxk", payload)
     assert disk.info()["entries"] == 1 and disk.clear() == 1 and disk.info()["entries"] == 0
