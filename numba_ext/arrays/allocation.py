@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal, SupportsIndex
 
 import numpy as np
-from numpy.typing import DTypeLike
 
 from .. import _core
 from ..devices import Queue
@@ -18,6 +17,8 @@ from .dtypes import SUPPORTED_DTYPE_SET, check_dtype, check_precision, check_usm
 from .flags import layout_order
 
 if TYPE_CHECKING:
+    from numpy.typing import DTypeLike
+
     from .ndarray import ndarray
 
 #: a shape: an int or a sequence of ints (Python or NumPy integers)

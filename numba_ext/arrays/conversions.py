@@ -7,12 +7,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 import numpy as np
-from numpy.typing import DTypeLike
 
 from .arguments import copy_flag, order_letter
 from .transfers import convert
 
 if TYPE_CHECKING:
+    from numpy.typing import DTypeLike
+
     from .ndarray import ndarray
 
 

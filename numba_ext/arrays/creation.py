@@ -9,10 +9,9 @@ hold (else a TypeError naming them), the device's precision, the USM type."""
 from __future__ import annotations
 
 import operator
-from typing import Any, SupportsIndex
+from typing import TYPE_CHECKING, Any, SupportsIndex
 
 import numpy as np
-from numpy.typing import ArrayLike, DTypeLike
 
 from .. import _core
 from ..devices import DeviceArg, Queue, default_queue, resolve_queue
@@ -32,6 +31,9 @@ from .dtypes import check_dtype, check_usm_type, default_float
 from .interface import from_usm_interface
 from .ndarray import ndarray
 from .transfers import convert, copy_to_host, upload_into
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike, DTypeLike
 
 
 def queue_for(device: DeviceArg, sycl_queue: Queue | None) -> Queue:

@@ -3,10 +3,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from numpy.typing import ArrayLike, DTypeLike
 
 from ..devices import DeviceArg, Queue, resolve_queue
 from .allocation import OrderLike, ShapeLike, allocate_in_order, order_axes
@@ -14,6 +13,9 @@ from .arguments import as_shape, check_size, fill_source, order_letter
 from .creation import queue_for, write_fill
 from .ndarray import ndarray
 from .transfers import copy_to_host
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike, DTypeLike
 
 
 def _new_like(

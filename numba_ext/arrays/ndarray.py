@@ -26,10 +26,9 @@ from __future__ import annotations
 import operator
 from collections.abc import Iterator, Sequence
 from types import EllipsisType
-from typing import Any, Literal, NoReturn, SupportsIndex, cast, overload
+from typing import TYPE_CHECKING, Any, Literal, NoReturn, SupportsIndex, cast, overload
 
 import numpy as np
-from numpy.typing import ArrayLike, DTypeLike
 
 from .. import _core
 from ..devices import Context, Device, DeviceArg, Queue, default_queue, resolve_queue, sycl_view
@@ -41,6 +40,9 @@ from .dtypes import check_usm_type, default_float
 from .flags import Flags
 from .operators import ArrayOperators
 from .transfers import convert, copy_to_host, upload_into
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike, DTypeLike
 
 _register_queue = _core._register_queue
 

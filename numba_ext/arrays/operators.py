@@ -16,7 +16,6 @@ from collections.abc import Callable, Collection, Sequence
 from typing import TYPE_CHECKING, Any, TypeAlias, cast
 
 import numpy as np
-from numpy.typing import DTypeLike
 
 from ..errors import UnsupportedError
 from . import hooks
@@ -26,6 +25,8 @@ from .flags import layout_order
 from .transfers import copy_to_host, upload_into
 
 if TYPE_CHECKING:
+    from numpy.typing import DTypeLike
+
     from .ndarray import ndarray
 
 #: what the reductions return: a numba_ext array (0-d when they reduce every element, as dpnp's)

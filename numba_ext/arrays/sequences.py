@@ -3,10 +3,9 @@ the queue."""
 
 from __future__ import annotations
 
-from typing import Any, Literal, SupportsIndex, overload
+from typing import TYPE_CHECKING, Any, Literal, SupportsIndex, overload
 
 import numpy as np
-from numpy.typing import ArrayLike, DTypeLike
 
 from ..devices import DeviceArg, Queue, default_queue, resolve_queue
 from .allocation import OrderLike
@@ -14,6 +13,9 @@ from .arguments import check_like
 from .creation import asarray
 from .dtypes import default_float
 from .ndarray import ndarray
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike, DTypeLike
 
 
 @overload

@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from numpy.typing import DTypeLike
 
 from .. import _core
 from ..devices import Queue
@@ -14,6 +13,8 @@ from .allocation import OrderLike, allocate_in_order, order_axes
 from .dtypes import check_dtype, check_usm_type
 
 if TYPE_CHECKING:
+    from numpy.typing import DTypeLike
+
     from .ndarray import ndarray
 
 

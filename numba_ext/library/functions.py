@@ -14,7 +14,6 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 import numpy as np
-from numpy.typing import ArrayLike, DTypeLike
 
 from .. import arrays
 from ..arrays import ShapeLike, ndarray
@@ -24,6 +23,7 @@ from .reductions import dot
 
 if TYPE_CHECKING:
     from numpy._globals import _NoValueType  # the type of np._NoValue, NumPy's "not given" default
+    from numpy.typing import ArrayLike, DTypeLike
 
 
 def _numpy_result_dtype(values: Iterable[ndarray | ArrayLike]) -> np.dtype:

@@ -6,15 +6,18 @@ type, as dpnp's do (``float(x.sum())`` or ``x.sum().item()`` bring the value to 
 from __future__ import annotations
 
 import warnings
+from typing import TYPE_CHECKING
 
 import numpy as np
-from numpy.typing import DTypeLike
 
 from ..arrays import full, ndarray
 from ..compiler import products_out, reduction_helpers, reduction_rules
 from ..errors import ExecutionPlacementError, UnsupportedError
 from ..ir import complex_lowering
 from ..placement import coerce_usm_types
+
+if TYPE_CHECKING:
+    from numpy.typing import DTypeLike
 
 
 def check_unsupported(what: str, **given: object) -> None:
