@@ -21,6 +21,7 @@ __all__ = [
     "dlpack_import",
     "ArrayInfo",
     "JitCaller",
+    "PlanRunner",
     "KernelCaller",
     "KernelLaunch",
     "get_devices",
@@ -236,6 +237,26 @@ class JitCaller:
         self, dispatcher: Any, array_type: type, numpy_type: type, nparams: int | None
     ) -> None: ...
     def _clear_fast_cache(self) -> None: ...
+
+@final
+class PlanRunner:
+    """The native call of a function served from its source, in the common case (arrays of one
+    shape, C-contiguous, one USM type); ``NotImplemented`` otherwise."""
+
+    def __new__(
+        cls,
+        arrays: Sequence[int],
+        check: Sequence[int],
+        scalars: Sequence[tuple[int, int, bool]],
+        order: Sequence[tuple[int, int]],
+        out_itemsizes: Sequence[int],
+        returns: Sequence[int],
+        returns_tuple: bool,
+        host_steps: bool,
+    ) -> PlanRunner: ...
+    def __call__(self, args: Sequence[Any], queue: Queue, plan: Any) -> Any: ...
+    @property
+    def devices(self) -> int: ...
 
 @disjoint_base
 class KernelCaller:

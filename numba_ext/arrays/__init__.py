@@ -14,7 +14,7 @@ placement rules, the compiler, the kernels or the library (they register with ``
 """
 
 from . import hooks, nrt  # noqa: F401  (nrt: NRT's C API, before any array is made)
-from .allocation import ShapeLike, allocate, normalize_shape
+from .allocation import ShapeLike, allocate, array_info, normalize_shape
 from .creation import arange, array, asarray, asnumpy, empty, full, ones, zeros
 from .dlpack import from_dlpack
 from .dtypes import SUPPORTED_DTYPES, USM_TYPES, check_dtype, check_usm_type, default_float
@@ -29,6 +29,7 @@ __all__ = [
     "ShapeLike",
     "allocate",
     "arange",
+    "array_info",
     "array",
     "asarray",
     "asnumpy",

@@ -69,6 +69,19 @@ def fp64_error(dt: np.dtype, queue: Queue) -> UnsupportedError:
     )
 
 
+def array_info(dt: np.dtype, ndim: int, queue: Queue, usm_type: str) -> _core.ArrayInfo:
+    """The ``_core.ArrayInfo`` of new C-contiguous arrays of a supported dtype `dt` (what
+    ``_core.empty`` takes), after the checks of the dtype against the queue's device."""
+    key = (dt, ndim, check_usm_type(usm_type), queue.device.filter_string)
+    info = _infos.get(key)
+    if info is None:
+        if dt.char in "dD" and not queue.device.has_fp64:
+            raise fp64_error(dt, queue)
+        check_precision(dt, queue)
+        info = _new_array_info(*key)
+    return info
+
+
 def allocate(shape: ShapeLike, dtype: DTypeLike, queue: Queue, usm_type: str) -> ndarray:
     """A new C-contiguous ``numba_ext.ndarray``: allocated and wrapped by the extension
     (``_core.empty``), which returns an array holding only its native image, as compiled code's
@@ -76,14 +89,7 @@ def allocate(shape: ShapeLike, dtype: DTypeLike, queue: Queue, usm_type: str) ->
     dt = dtype if type(dtype) is np.dtype and dtype in SUPPORTED_DTYPE_SET else check_dtype(dtype)
     if type(shape) is not tuple or (shape and min(shape) < 0):
         shape = normalize_shape(shape)
-    key = (dt, len(shape), check_usm_type(usm_type), queue.device.filter_string)
-    info = _infos.get(key)
-    if info is None:
-        if dt.char in "dD" and not queue.device.has_fp64:
-            raise fp64_error(dt, queue)
-        check_precision(dt, queue)
-        info = _new_array_info(*key)
-    return _core.empty(queue, shape, dt.itemsize, info)
+    return _core.empty(queue, shape, dt.itemsize, array_info(dt, len(shape), queue, usm_type))
 
 
 #: a memory order: NumPy's ``order=`` letters ('K' and 'A' follow another array's layout)

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from .. import _core
-from ..arrays import allocate, ndarray
+from ..arrays import allocate, array_info, ndarray
 from ..devices import Device, Queue
 from ..errors import UnsupportedError
 from ..ir import numba_loops
@@ -192,6 +192,8 @@ class Plan:
     #: calls run so far; `hot`: Numba has compiled these types since (see ``jit_function``)
     calls: int = 0
     hot: bool = False
+    #: the native runner of the common case (None: not made yet; see :meth:`run`)
+    runner: _core.PlanRunner | None = None
 
     def signature(self) -> tuple[str, ...]:
         return tuple(
@@ -244,7 +246,47 @@ class Plan:
         return k
 
     def run(self, args: Sequence[Any], queue: Queue) -> Any:
-        """The call on `queue`, or NotImplemented when the shapes need Numba's handling."""
+        """The call on `queue`, or NotImplemented when the shapes need Numba's handling. The common
+        case (arrays of one shape, C-contiguous, with one USM type) runs in one native step
+        (``_core.PlanRunner``, rust/src/python/plan_run.rs); every other case here, in Python."""
+        runner = self.runner
+        if runner is None:
+            runner = self.runner = self._make_runner()
+        result = runner(args, queue, self)
+        if result is not NotImplemented:
+            return result
+        return self._run(args, queue)
+
+    def _make_runner(self) -> _core.PlanRunner:
+        scalars = []
+        for (kind, v), dt in self.scalars:
+            if kind == "param":
+                scalars.append((0, v, dt == "float64"))
+            elif kind == "number":
+                scalars.append((1, _bits(v, dt), dt == "float64"))
+            else:  # a host step's value
+                scalars.append((2, v, dt == "float64"))
+        codes = {"array": 0, "scalar": 1, "out": 2}
+        return _core.PlanRunner(
+            self.arrays,
+            sorted(set(self.arrays).union(*self.unused_deps)),
+            scalars,
+            [(codes[kind], k) for kind, k in self.order],
+            [dt.itemsize for dt in self.out_dtypes],
+            list(self.returns),
+            self.returns_tuple,
+            bool(self.steps),
+        )
+
+    def runner_kernel(self, queue: Queue) -> _core.Kernel:
+        """The kernel for C-contiguous arrays on the queue's device (for the runner)."""
+        return self.kernel((True,) * len(self.arrays), queue.device)
+
+    def runner_info(self, k: int, usm_type: str, queue: Queue) -> _core.ArrayInfo:
+        """The array info of result `k` with this USM type on the queue (for the runner)."""
+        return array_info(self.out_dtypes[k], self.ndim, queue, usm_type)
+
+    def _run(self, args: Sequence[Any], queue: Queue) -> Any:
         shape = self.shape(args)
         if shape is None:
             return NotImplemented

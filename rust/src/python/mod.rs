@@ -11,6 +11,7 @@ mod kernel_launch;
 mod kernel_spec;
 mod native;
 mod nrt;
+mod plan_run;
 mod program_cache;
 mod queues;
 mod runtime;
@@ -56,6 +57,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<native::ArrayInfo>()?;
     m.add_class::<dlpack::DLPackTensor>()?;
     m.add_class::<jit::JitCaller>()?;
+    m.add_class::<plan_run::PlanRunner>()?;
     m.add_class::<kernel_launch::KernelCaller>()?;
     m.add_class::<kernel_launch::KernelLaunch>()?;
     m.add_function(wrap_pyfunction!(get_devices, m)?)?;

@@ -128,6 +128,21 @@ impl NativeArray {
         let (w, n) = (self.words.get(), self.rank());
         slots.push_array(w[4], &w[HEAD..HEAD + 2 * n]);
     }
+    /// The shape and the byte strides.
+    pub fn dims(&self) -> (Vec<i64>, Vec<i64>) {
+        let (w, n) = (self.words.get(), self.rank());
+        (
+            w[HEAD..HEAD + n].iter().map(|&x| x as i64).collect(),
+            w[HEAD + n..HEAD + 2 * n].iter().map(|&x| x as i64).collect(),
+        )
+    }
+    /// The data address.
+    pub fn data_address(&self) -> u64 {
+        self.words.get()[4]
+    }
+    pub fn itemsize(&self) -> i64 {
+        self.words.get()[3] as i64
+    }
     /// The USM type's code (`UsmKind::code`).
     pub fn usm_code(&self) -> u32 {
         self.info.get().usm_code
@@ -321,6 +336,16 @@ pub fn empty<'py>(
     itemsize: i64,
     info: Bound<'py, ArrayInfo>,
 ) -> PyResult<Bound<'py, PyAny>> {
+    Ok(empty_with_data(queue, shape, itemsize, info)?.0)
+}
+
+/// [`empty`], with the new array's data address.
+pub fn empty_with_data<'py>(
+    queue: &Bound<'py, PyQueue>,
+    shape: Vec<i64>,
+    itemsize: i64,
+    info: Bound<'py, ArrayInfo>,
+) -> PyResult<(Bound<'py, PyAny>, u64)> {
     let py = queue.py();
     if shape.iter().any(|&s| s < 0) {
         return Err(pyo3::exceptions::PyValueError::new_err(format!("negative dimensions are not allowed: {shape:?}")));
@@ -348,5 +373,6 @@ pub fn empty<'py>(
         stride *= shape[d].max(1);
     }
     words.push(q.as_ptr() as u64);
-    box_image(py, NativeArray { words: Words::new(&words), info: info.unbind(), nbtype: OnceLock::new() })
+    let obj = box_image(py, NativeArray { words: Words::new(&words), info: info.unbind(), nbtype: OnceLock::new() })?;
+    Ok((obj, data))
 }

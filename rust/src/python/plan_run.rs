@@ -1,0 +1,327 @@
+//! The call of a jitted function served from its source (`numba_ext/functions/plan.py`) in its common
+//! case, in one native step: every array the kernel reads (and every one the function uses) has the
+//! same shape and is C-contiguous, all with one USM type on the call's queue. The runner reads the
+//! arrays (their native images where they have one, else their NumPy descriptors, never making an
+//! image: that would need Numba's types), converts the scalars, allocates the results natively and
+//! launches the one fused kernel. Anything else (broadcasting, strided views, mixed USM types, a
+//! scalar it cannot convert exactly as the Python path does) returns `NotImplemented` and the call
+//! takes the plan's Python path, which covers every case.
+//!
+//! What the runner asks of the plan it is given (on first use per device, USM type and result):
+//! `runner_kernel(queue)`, the kernel for C-contiguous arrays on that queue's device, and
+//! `runner_info(k, usm_type, queue)`, the `ArrayInfo` of result `k` (with the checks allocation
+//! makes: fp64 and half precision support); and, for plans with host steps, `host_values(args)`.
+
+use std::sync::{Arc, Mutex};
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyFloat, PyString, PyTuple};
+use pyo3::{ffi, intern};
+
+use super::compiler::PyKernel;
+use super::native::{self, ArrayInfo, NativeArray};
+use super::runtime::PyQueue;
+use crate::runtime::{CompiledKernel, Slots, UsmKind};
+
+/// Where a scalar slot's value comes from.
+enum Scalar {
+    /// The call's argument `index`.
+    Param { index: usize, float: bool },
+    /// A constant, already as bits.
+    Const(u64),
+    /// The host step `index` (`plan.host_values`).
+    Value { index: usize, float: bool },
+}
+
+/// One kernel parameter, in the kernel's order.
+enum Slot {
+    /// Array `k` of `arrays`: its data address.
+    Array(usize),
+    /// Scalar `k`.
+    Scalar(usize),
+    /// Result `k`: its data address.
+    Out(usize),
+}
+
+/// An array argument as the runner reads it.
+struct Arg {
+    data: u64,
+    shape: Vec<i64>,
+    contiguous: bool,
+    usm: u32,
+}
+
+/// A result's info key: (result, USM type code, device id).
+type InfoKey = (usize, u32, usize);
+
+/// The runner of one plan (see the module documentation).
+#[pyclass(name = "PlanRunner", module = "numba_ext._core", frozen)]
+pub struct PlanRunner {
+    /// Parameters whose arrays must have the one shape (those the kernel reads, and those of unused
+    /// array statements).
+    check: Vec<usize>,
+    /// Per array the kernel reads: its position in `check`.
+    arrays: Vec<usize>,
+    scalars: Vec<Scalar>,
+    order: Vec<Slot>,
+    out_itemsizes: Vec<i64>,
+    returns: Vec<usize>,
+    returns_tuple: bool,
+    host_steps: bool,
+    /// Kernels by device id.
+    kernels: Mutex<Vec<(usize, Arc<CompiledKernel>)>>,
+    /// Result infos by (result, USM type code, device id).
+    infos: Mutex<Vec<(InfoKey, Py<ArrayInfo>)>>,
+}
+
+fn bad(what: &str) -> PyErr {
+    PyValueError::new_err(format!("PlanRunner: {what}"))
+}
+
+#[pymethods]
+impl PlanRunner {
+    /// `arrays`: the parameters the kernel reads as arrays, in its order; `check`: every array
+    /// parameter whose shape must match; `scalars`: per scalar slot `(kind, n, float)` with kind 0 a
+    /// parameter (n its index), 1 a constant (n its bits), 2 a host step (n its index); `order`: per
+    /// kernel parameter `(kind, k)` with kind 0 array, 1 scalar, 2 result; `out_itemsizes` per
+    /// result; `returns`: the results returned, in order; `returns_tuple`: whether as a tuple;
+    /// `host_steps`: whether the plan has host steps (run on every call, used or not: they may raise).
+    #[new]
+    #[allow(clippy::too_many_arguments)] // the plan's parts, as Python passes them
+    fn new(
+        arrays: Vec<usize>,
+        check: Vec<usize>,
+        scalars: Vec<(u8, u64, bool)>,
+        order: Vec<(u8, usize)>,
+        out_itemsizes: Vec<i64>,
+        returns: Vec<usize>,
+        returns_tuple: bool,
+        host_steps: bool,
+    ) -> PyResult<Self> {
+        let arrays = arrays
+            .iter()
+            .map(|a| check.iter().position(|c| c == a).ok_or_else(|| bad("an array read is not checked")))
+            .collect::<PyResult<Vec<_>>>()?;
+        let scalars = scalars
+            .into_iter()
+            .map(|(kind, n, float)| match kind {
+                0 => Ok(Scalar::Param { index: n as usize, float }),
+                1 => Ok(Scalar::Const(n)),
+                2 => Ok(Scalar::Value { index: n as usize, float }),
+                _ => Err(bad("unknown scalar kind")),
+            })
+            .collect::<PyResult<Vec<_>>>()?;
+        let order = order
+            .into_iter()
+            .map(|(kind, k)| match kind {
+                0 if k < arrays.len() => Ok(Slot::Array(k)),
+                1 if k < scalars.len() => Ok(Slot::Scalar(k)),
+                2 if k < out_itemsizes.len() => Ok(Slot::Out(k)),
+                _ => Err(bad("kernel parameter out of range")),
+            })
+            .collect::<PyResult<Vec<_>>>()?;
+        if returns.iter().any(|&r| r >= out_itemsizes.len()) || out_itemsizes.is_empty() {
+            return Err(bad("returned result out of range"));
+        }
+        if !host_steps && scalars.iter().any(|s| matches!(s, Scalar::Value { .. })) {
+            return Err(bad("a host value without host steps"));
+        }
+        Ok(PlanRunner {
+            check,
+            arrays,
+            scalars,
+            order,
+            out_itemsizes,
+            returns,
+            returns_tuple,
+            host_steps,
+            kernels: Mutex::new(Vec::new()),
+            infos: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// The call with `args` on `queue` (the queue of all its arrays), or `NotImplemented` when it is
+    /// not the runner's case (see the module documentation).
+    fn __call__<'py>(
+        &self,
+        args: &Bound<'py, PyAny>,
+        queue: &Bound<'py, PyQueue>,
+        plan: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let py = args.py();
+        let not_implemented = || Ok(py.NotImplemented().into_bound(py));
+        let mut data = Vec::with_capacity(self.check.len());
+        let mut shape: Option<Vec<i64>> = None;
+        let mut usm = None;
+        for &i in &self.check {
+            let Some(a) = read_array(&args.get_item(i)?)? else { return not_implemented() };
+            if !a.contiguous || *usm.get_or_insert(a.usm) != a.usm {
+                return not_implemented();
+            }
+            match &shape {
+                Some(s) if *s != a.shape => return not_implemented(),
+                Some(_) => {}
+                None => shape = Some(a.shape),
+            }
+            data.push(a.data);
+        }
+        let (Some(shape), Some(usm)) = (shape, usm) else { return not_implemented() };
+        let values = if self.host_steps { Some(plan.call_method1(intern!(py, "host_values"), (args,))?) } else { None };
+        let mut bits = Vec::with_capacity(self.scalars.len());
+        for s in &self.scalars {
+            let b = match s {
+                Scalar::Param { index, float } => scalar_bits(&args.get_item(*index)?, *float),
+                Scalar::Const(b) => Some(*b),
+                Scalar::Value { index, float } => match &values {
+                    Some(v) => scalar_bits(&v.get_item(*index)?, *float),
+                    None => None,
+                },
+            };
+            let Some(b) = b else { return not_implemented() };
+            bits.push(b);
+        }
+        let q = queue.get().inner.clone();
+        let device = q.device().id() as usize;
+        let kernel = self.kernel(plan, queue, device)?;
+        let mut outs = Vec::with_capacity(self.out_itemsizes.len());
+        let mut out_data = Vec::with_capacity(self.out_itemsizes.len());
+        for (k, &itemsize) in self.out_itemsizes.iter().enumerate() {
+            let info = self.info(plan, queue, k, usm, device)?;
+            let (obj, addr) = native::empty_with_data(queue, shape.clone(), itemsize, info)?;
+            outs.push(obj);
+            out_data.push(addr);
+        }
+        let size = shape.iter().try_fold(1i64, |a, &s| a.checked_mul(s)).ok_or_else(|| bad("size overflows"))?;
+        if size > 0 {
+            let mut slots = Slots::new();
+            for o in &self.order {
+                slots.push(match *o {
+                    Slot::Array(k) => data[self.arrays[k]],
+                    Slot::Scalar(k) => bits[k],
+                    Slot::Out(k) => out_data[k],
+                });
+            }
+            for &s in &shape {
+                slots.push(s as u64);
+            }
+            slots.push(size as u64);
+            py.detach(|| kernel.launch(&q, slots.as_slice()))?;
+        }
+        if self.returns_tuple {
+            Ok(PyTuple::new(py, self.returns.iter().map(|&k| outs[k].clone()))?.into_any())
+        } else {
+            Ok(outs[self.returns[0]].clone())
+        }
+    }
+
+    /// Number of devices the runner holds a kernel for.
+    #[getter]
+    fn devices(&self) -> usize {
+        self.kernels.lock().unwrap_or_else(|p| p.into_inner()).len()
+    }
+}
+
+impl PlanRunner {
+    fn kernel(
+        &self,
+        plan: &Bound<'_, PyAny>,
+        queue: &Bound<'_, PyQueue>,
+        device: usize,
+    ) -> PyResult<Arc<CompiledKernel>> {
+        let found =
+            self.kernels.lock().unwrap_or_else(|p| p.into_inner()).iter().find(|e| e.0 == device).map(|e| e.1.clone());
+        if let Some(k) = found {
+            return Ok(k);
+        }
+        let py = plan.py();
+        let k = plan.call_method1(intern!(py, "runner_kernel"), (queue,))?;
+        let k = k.cast::<PyKernel>().map_err(PyErr::from)?.get().inner.clone();
+        self.kernels.lock().unwrap_or_else(|p| p.into_inner()).push((device, k.clone()));
+        Ok(k)
+    }
+
+    fn info<'py>(
+        &self,
+        plan: &Bound<'py, PyAny>,
+        queue: &Bound<'py, PyQueue>,
+        k: usize,
+        usm: u32,
+        device: usize,
+    ) -> PyResult<Bound<'py, ArrayInfo>> {
+        let py = plan.py();
+        let key = (k, usm, device);
+        let found =
+            self.infos.lock().unwrap_or_else(|p| p.into_inner()).iter().find(|e| e.0 == key).map(|e| e.1.clone_ref(py));
+        if let Some(i) = found {
+            return Ok(i.into_bound(py));
+        }
+        let usm_type = UsmKind::from_code(usm).map_err(|e| bad(&e.to_string()))?.as_str();
+        let info = plan.call_method1(intern!(py, "runner_info"), (k, usm_type, queue))?;
+        let info = info.cast_into::<ArrayInfo>().map_err(PyErr::from)?;
+        self.infos.lock().unwrap_or_else(|p| p.into_inner()).push((key, info.clone().unbind()));
+        Ok(info)
+    }
+}
+
+/// NumPy's C-contiguity: strides of dimensions of extent 1 do not matter, an empty array is
+/// contiguous.
+fn c_contiguous(shape: &[i64], strides: &[i64], itemsize: i64) -> bool {
+    if shape.contains(&0) {
+        return true;
+    }
+    let mut expect = itemsize;
+    for d in (0..shape.len()).rev() {
+        if shape[d] != 1 {
+            if strides[d] != expect {
+                return false;
+            }
+            expect *= shape[d];
+        }
+    }
+    true
+}
+
+/// A `numba_ext.ndarray` argument (None: not one, or one the runner does not read).
+fn read_array(a: &Bound<'_, PyAny>) -> PyResult<Option<Arg>> {
+    let py = a.py();
+    // the native image when the array has one: looked up without the class's `__getattr__`, which
+    // would make one (and need Numba's types for it)
+    let nx = unsafe { ffi::PyObject_GenericGetAttr(a.as_ptr(), intern!(py, "_nx").as_ptr()) };
+    if nx.is_null() {
+        let _ = PyErr::take(py);
+    } else {
+        let nx = unsafe { Bound::from_owned_ptr(py, nx) };
+        let Ok(nx) = nx.cast::<NativeArray>() else { return Ok(None) };
+        let img = nx.get();
+        let (shape, strides) = img.dims();
+        return Ok(Some(Arg {
+            data: img.data_address(),
+            contiguous: c_contiguous(&shape, &strides, img.itemsize()),
+            shape,
+            usm: img.usm_code(),
+        }));
+    }
+    let desc = a.getattr(intern!(py, "_desc"))?;
+    let shape: Vec<i64> = desc.getattr(intern!(py, "shape"))?.extract()?;
+    let strides: Vec<i64> = desc.getattr(intern!(py, "strides"))?.extract()?;
+    let itemsize: i64 = desc.getattr(intern!(py, "itemsize"))?.extract()?;
+    let data: u64 = a.getattr(intern!(py, "_ptr"))?.extract()?;
+    let usm_type = a.getattr(intern!(py, "_usm_type"))?;
+    let Ok(usm_type) = usm_type.cast::<PyString>() else { return Ok(None) };
+    let Ok(usm) = UsmKind::parse(usm_type.to_str()?) else { return Ok(None) };
+    Ok(Some(Arg { data, contiguous: c_contiguous(&shape, &strides, itemsize), shape, usm: usm.code() }))
+}
+
+/// A scalar's slot as the Python path computes it (`float(v)`'s bits for a float64 slot, else
+/// `int(v)` as 64 bits), for Python floats, ints and bools and NumPy scalars that convert without
+/// loss; None for anything else (the Python path then decides).
+fn scalar_bits(v: &Bound<'_, PyAny>, float: bool) -> Option<u64> {
+    if float {
+        return v.extract::<f64>().ok().map(f64::to_bits);
+    }
+    if v.is_instance_of::<PyFloat>() {
+        return None; // int(v) truncates: the Python path
+    }
+    v.extract::<i64>().map(|x| x as u64).or_else(|_| v.extract::<u64>()).ok()
+}
