@@ -5,6 +5,9 @@ per call.
 * ``numpy``, ``numba_njit`` (a cached ``@numba.njit`` call on NumPy arrays): host references;
 * ``numba_ext_jit``: the cached ``@numba_ext.jit`` call (compute-follows-data check, typing of the
   arguments, allocation of the result, launch, wait): the overhead goal's subject;
+* ``numba_ext_jit_source``: the same function served from its source (a call of the common case
+  runs in the extension's native runner; a Python wrapper keeps the harness from making the switch to
+  Numba's code, which the function makes itself only at its ``NUMBA_EXT_HOT_CALLS``-th call);
 * ``bare_launch``: "bare launch (Python->Rust enqueue+wait)": the very kernel ``numba_ext_jit``
   compiled, launched through ``kernel.launch(queue, slots)`` (the Rust extension sets the arguments,
   enqueues and waits, GIL released) into one output allocated once: no checks, no typing, no allocation.
@@ -44,6 +47,16 @@ def _add_prange(a, b):
 
 
 add_jit = nx.jit(add)
+
+
+def make_source(a, b):
+    """A function of its own, served from its source for the whole run."""
+    f = nx.jit(add)
+
+    def source(a, b):
+        return f(a, b)
+
+    return source
 
 
 def make_bare_launch(a, b):
@@ -87,6 +100,12 @@ VARIANTS = [
     Variant("numpy", add),
     Variant("numba_njit", numba.njit(add)),
     Variant("numba_ext_jit", add_jit, backend="numba_ext"),
+    Variant(
+        "numba_ext_jit_source",
+        backend="numba_ext",
+        make=make_source,
+        note="numba_ext.jit served from the source (native runner), through a Python wrapper",
+    ),
     Variant(
         "bare_launch",
         backend="numba_ext",
