@@ -98,7 +98,10 @@ class JitFunction(_core.JitCaller):
             and not (self._cache and not os.path.isfile(code.co_filename))
         )
         self._names = list(code.co_varnames[: code.co_argcount]) if code is not None else []
-        if not self._source:
+        if self._source:
+            # common-case calls go from the extension to a plan's native runner (rust/src/python/jit.rs)
+            self._set_source_path(ndarray, np.ndarray)
+        else:
             self._numba()  # Numba's own checks of the function run now, as they always did
 
     # -- the Numba path ---------------------------------------------------------------------------
@@ -142,7 +145,9 @@ class JitFunction(_core.JitCaller):
                     self._fast_set = True
                     impl = self._impl
                     if self._source:
-                        self._set_fast_path(self._dispatch, ndarray, np.ndarray, len(self._names))
+                        # None: the extension calls self._dispatch (a bound method held there
+                        # would be a reference cycle the garbage collector cannot break)
+                        self._set_fast_path(None, ndarray, np.ndarray, len(self._names))
                     elif impl is not None and impl._fast:  # as Numba's path alone sets it
                         nparams = len(impl._binder.positional) if impl._binder.plain else None
                         self._set_fast_path(impl._dispatcher, ndarray, np.ndarray, nparams)
@@ -153,6 +158,12 @@ class JitFunction(_core.JitCaller):
         if plan is not None:
             return _PlanEntry(plan, self)
         return self._numba()._fast_entry(args)
+
+    def _source_entry(self, args: tuple[Any, ...]) -> tuple[Plan, _core.PlanRunner] | None:
+        """For the extension's source path: the plan and runner for arguments of these kinds (a
+        common-case call), or None when Numba serves them."""
+        plan = self._plan_for(args)
+        return None if plan is None else (plan, plan.native_runner())
 
     def _dispatch(self, *args: Any) -> Any:
         """A common-case call (see :class:`_PlanEntry`) the fast path has no entry for yet."""

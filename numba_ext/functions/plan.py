@@ -249,13 +249,17 @@ class Plan:
         """The call on `queue`, or NotImplemented when the shapes need Numba's handling. The common
         case (arrays of one shape, C-contiguous, with one USM type) runs in one native step
         (``_core.PlanRunner``, rust/src/python/plan_run.rs); every other case here, in Python."""
-        runner = self.runner
-        if runner is None:
-            runner = self.runner = self._make_runner()
-        result = runner(args, queue, self)
+        result = self.native_runner()(args, queue, self)
         if result is not NotImplemented:
             return result
         return self._run(args, queue)
+
+    def native_runner(self) -> _core.PlanRunner:
+        """The plan's native runner (made on first use)."""
+        runner = self.runner
+        if runner is None:
+            runner = self.runner = self._make_runner()
+        return runner
 
     def _make_runner(self) -> _core.PlanRunner:
         scalars = []

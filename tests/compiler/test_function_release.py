@@ -6,9 +6,12 @@ hold (a jitted function and its dispatcher refer to each other)."""
 import gc
 
 import numpy as np
+from numba.core.dispatcher import Dispatcher
 
 import numba_ext
 from numba_ext import _core
+
+from ..checks import check
 
 
 def make_function(c):
@@ -29,6 +32,9 @@ def make_kernel(c):
 def test_dropped_functions_and_kernels_release_their_kernels(rng):
     x_np = rng.random(50)
     x = numba_ext.asarray(x_np)
+    # Numba keeps its last 128 dispatchers alive: once earlier tests have made that many, each new
+    # one would release an earlier test's kernels during this test
+    Dispatcher._recent.clear()
     gc.collect()
     before = _core._live_kernels()
     for i in range(12):  # each a distinct kernel (the constant is part of it)
@@ -43,3 +49,30 @@ def test_dropped_functions_and_kernels_release_their_kernels(rng):
     del f, k
     gc.collect()
     assert _core._live_kernels() == before
+
+
+def test_dropped_functions_are_collected_whichever_paths_served_them(rng):
+    """A function served from its source and by Numba (both caches of the extension filled) is freed
+    once dropped: no reference cycle runs through the extension's fields, which the garbage collector
+    cannot break (it would clear the function's attributes and leave the object itself, and what the
+    extension holds for it, alive)."""
+    from numba_ext.functions.jit_function import JitFunction
+
+    def alive():
+        return sum(type(o) is JitFunction for o in gc.get_objects())
+
+    h = rng.random(16)
+    x = numba_ext.asarray(h)
+    numba_ext.compiler.jit(lambda a: a + 1.0)(x)  # Numba's typing loaded: both fast paths in use
+    gc.collect()
+    before = alive()
+    for i in range(4):
+        c = float(i)
+        f = numba_ext.jit(make_function(c))
+        for _ in range(3):  # from the source, through the extension's cache
+            np.testing.assert_allclose(numba_ext.asnumpy(f(x)), np.sqrt(h) * 2.0 + c, rtol=1e-12)
+        check(f(numba_ext.asarray(h + 0j)), np.sqrt(h + 0j) * 2.0 + c)  # complex: Numba serves it
+    assert alive() >= before + 1
+    del f
+    gc.collect()
+    assert alive() == before

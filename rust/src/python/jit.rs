@@ -15,13 +15,18 @@ use std::sync::OnceLock;
 
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyTuple, PyType};
+use pyo3::types::{PyDict, PyInt, PyTuple, PyType};
 use pyo3::{PyTraverseError, PyVisit};
 
 use super::fast_path::{self, Others, TypeCache};
+use super::plan_run::PlanRunner;
+use super::runtime::PyQueue;
 
 struct FastPath {
-    dispatcher: Py<PyAny>,
+    /// What calls without a cached entry go to; None: the object's own `_dispatch` method (looked
+    /// up per call: held here, a bound method of the object would form a cycle through this
+    /// extension's fields, which the garbage collector cannot break).
+    dispatcher: Option<Py<PyAny>>,
     array_type: Py<PyType>,
     numpy_type: Py<PyType>,
     /// Number of parameters (calls with another count, or with defaults or `*args`, skip the cache).
@@ -34,10 +39,20 @@ struct FastPath {
 /// Most arguments a cache key covers.
 const MAX_KEY: usize = 16;
 
+/// Calls of a function served from its source (`numba_ext/functions`): the plan and its native
+/// runner by argument kinds, without Numba's types (see [`source_call`]).
+struct SourcePath {
+    array_type: Py<PyType>,
+    numpy_type: Py<PyType>,
+    /// (plan, runner) by argument kinds; None when the kinds are not served from the source.
+    cache: TypeCache<Option<(Py<PyAny>, Py<PlanRunner>)>>,
+}
+
 /// Base class of `JitFunction` (see the module documentation).
 #[pyclass(name = "JitCaller", module = "numba_ext._core", subclass, frozen)]
 pub struct JitCaller {
     fast: OnceLock<FastPath>,
+    source: OnceLock<SourcePath>,
 }
 
 #[pymethods]
@@ -45,15 +60,16 @@ impl JitCaller {
     #[new]
     #[pyo3(signature = (*_args, **_kwargs))]
     fn new(_args: &Bound<'_, PyTuple>, _kwargs: Option<&Bound<'_, PyDict>>) -> Self {
-        JitCaller { fast: OnceLock::new() }
+        JitCaller { fast: OnceLock::new(), source: OnceLock::new() }
     }
 
-    /// Enable the fast path: calls go to `dispatcher` (or the entry points of its overloads) when the
-    /// arguments allow it. `array_type` is `numba_ext.ndarray`, `numpy_type` `numpy.ndarray`;
-    /// `nparams` the number of parameters, or None to never use the overload cache.
+    /// Enable the fast path: calls go to `dispatcher` (None: the object's `_dispatch` method), or the
+    /// entry points of its overloads, when the arguments allow it. `array_type` is
+    /// `numba_ext.ndarray`, `numpy_type` `numpy.ndarray`; `nparams` the number of parameters, or None
+    /// to never use the overload cache.
     fn _set_fast_path(
         &self,
-        dispatcher: Py<PyAny>,
+        dispatcher: Option<Py<PyAny>>,
         array_type: Py<PyType>,
         numpy_type: Py<PyType>,
         nparams: Option<usize>,
@@ -62,22 +78,47 @@ impl JitCaller {
         let _ = self.fast.set(FastPath { dispatcher, array_type, numpy_type, nparams, cache });
     }
 
+    /// Serve calls of the common case (numba_ext arrays on one queue object with one USM type,
+    /// Python or NumPy float64 and int64 scalars) from the source path's plans: the Python method
+    /// `_source_entry(args)` gives the `(plan, runner)` for arguments of new kinds (or None), the
+    /// runner runs the call, the method `_count(plan, args)` counts it. `array_type` is
+    /// `numba_ext.ndarray`, `numpy_type` `numpy.ndarray`.
+    fn _set_source_path(&self, array_type: Py<PyType>, numpy_type: Py<PyType>) {
+        let _ = self.source.set(SourcePath { array_type, numpy_type, cache: TypeCache::default() });
+    }
+
     /// The objects the fast path holds, for the garbage collector: a jitted function and its
     /// dispatcher refer to each other (through the dispatcher's reset hook).
     fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
         if let Some(f) = self.fast.get() {
-            visit.call(&f.dispatcher)?;
+            if let Some(d) = &f.dispatcher {
+                visit.call(d)?;
+            }
             visit.call(&f.array_type)?;
             visit.call(&f.numpy_type)?;
             f.cache.traverse(&visit, |v, visit| v.as_ref().map_or(Ok(()), |e| visit.call(e)))?;
         }
+        if let Some(s) = self.source.get() {
+            visit.call(&s.array_type)?;
+            visit.call(&s.numpy_type)?;
+            s.cache.traverse(&visit, |v, visit| {
+                v.as_ref().map_or(Ok(()), |(plan, runner)| {
+                    visit.call(plan)?;
+                    visit.call(runner)
+                })
+            })?;
+        }
         Ok(())
     }
 
-    /// Forget the cached entry points (the dispatcher's overloads were reset).
+    /// Forget the cached entry points and plans (the dispatcher's overloads were reset, the source
+    /// was read again, or a plan moved to Numba).
     fn _clear_fast_cache(&self) {
         if let Some(f) = self.fast.get() {
             f.cache.clear();
+        }
+        if let Some(s) = self.source.get() {
+            s.cache.clear();
         }
     }
 
@@ -88,8 +129,13 @@ impl JitCaller {
         kwargs: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let py = slf.py();
-        if let Some(fast) = slf.get().fast.get() {
-            if kwargs.is_none_or(|k| k.is_empty()) && !fast_path::offload_active() {
+        if kwargs.is_none_or(|k| k.is_empty()) && !fast_path::offload_active() {
+            if let Some(source) = slf.get().source.get() {
+                if let Some(result) = source_call(slf, source, args)? {
+                    return Ok(result);
+                }
+            }
+            if let Some(fast) = slf.get().fast.get() {
                 if let Some(result) = fast_call(slf, fast, args)? {
                     return Ok(result);
                 }
@@ -112,16 +158,19 @@ fn fast_call<'py>(
     let Some(scan) = fast_path::scan_args(py, fast.array_type.bind(py), args, others, keyed, &mut key)? else {
         return Ok(None);
     };
-    let dispatcher = fast.dispatcher.bind(py);
+    let dispatch = || match &fast.dispatcher {
+        Some(d) => d.bind(py).call1(args),
+        None => slf.call_method1(intern!(py, "_dispatch"), args),
+    };
     if !scan.keyed {
-        return dispatcher.call1(args).map(Some);
+        return dispatch().map(Some);
     }
     let key = &key[..args.len()];
     let result = match fast.cache.get(key, |e| e.as_ref().map(|p| p.clone_ref(py))) {
         Some(Some(entry)) => entry.bind(py).call1(args)?,
-        Some(None) => dispatcher.call1(args)?,
+        Some(None) => dispatch()?,
         None => {
-            let result = dispatcher.call1(args)?;
+            let result = dispatch()?;
             // only a cache: if it cannot be filled, later calls use the dispatcher
             let _ = remember(slf, fast, args, key);
             result
@@ -142,4 +191,82 @@ fn remember(slf: &Bound<'_, JitCaller>, fast: &FastPath, args: &Bound<'_, PyTupl
     let entry = (!entry.is_none()).then(|| entry.unbind());
     fast.cache.insert(key, keep, entry);
     Ok(())
+}
+
+/// The call through a plan of the source path, or None when it takes another path: the arguments
+/// are not the common case, their kinds are not served from the source, or the runner declines
+/// (broadcasting, strided views: the Python path runs those).
+///
+/// An array's kind is its dtype and number of dimensions, keyed by the address of its NumPy dtype
+/// object plus the number of dimensions (distinct live objects are further apart than any number
+/// of dimensions, and the entry keeps the dtype alive); a scalar's is its type, and an int's value
+/// must fit in 64 bits (the Python path decides larger ones).
+fn source_call<'py>(
+    slf: &Bound<'py, JitCaller>,
+    source: &SourcePath,
+    args: &Bound<'py, PyTuple>,
+) -> PyResult<Option<Bound<'py, PyAny>>> {
+    let py = slf.py();
+    if args.len() > MAX_KEY {
+        return Ok(None);
+    }
+    let array_type = source.array_type.bind(py);
+    let mut key = [0usize; MAX_KEY];
+    let mut keep: Vec<Py<PyAny>> = Vec::with_capacity(args.len());
+    let mut first: Option<(Bound<'py, PyAny>, Bound<'py, PyAny>)> = None;
+    for (i, a) in args.iter().enumerate() {
+        let t = a.get_type();
+        if t.is(array_type) {
+            let queue = a.getattr(intern!(py, "_queue"))?;
+            let usm = a.getattr(intern!(py, "_usm_type"))?;
+            match &first {
+                None => first = Some((queue, usm)),
+                Some((q, u)) => {
+                    if !q.is(&queue) || !(u.is(&usm) || u.eq(&usm)?) {
+                        return Ok(None);
+                    }
+                }
+            }
+            let desc = a.getattr(intern!(py, "_desc"))?;
+            let dtype = desc.getattr(intern!(py, "dtype"))?;
+            let ndim: usize = desc.getattr(intern!(py, "ndim"))?.extract()?;
+            key[i] = (dtype.as_ptr() as usize).wrapping_add(ndim);
+            keep.push(dtype.unbind());
+            continue;
+        }
+        if t.is(source.numpy_type.bind(py)) || a.is_instance(array_type)? {
+            return Ok(None);
+        }
+        if a.is_exact_instance_of::<PyInt>() && a.extract::<i64>().is_err() {
+            return Ok(None);
+        }
+        key[i] = t.as_ptr() as usize;
+        keep.push(t.into_any().unbind());
+    }
+    let Some((queue, _)) = first else { return Ok(None) };
+    let Ok(queue) = queue.cast_into::<PyQueue>() else { return Ok(None) };
+    let key = &key[..args.len()];
+    let entry = match source.cache.get(key, |e| e.as_ref().map(|(p, r)| (p.clone_ref(py), r.clone_ref(py)))) {
+        Some(e) => e,
+        None => {
+            let found = slf.call_method1(intern!(py, "_source_entry"), (args,))?;
+            let entry = if found.is_none() {
+                None
+            } else {
+                let (plan, runner): (Py<PyAny>, Py<PlanRunner>) = found.extract()?;
+                Some((plan, runner))
+            };
+            let copy = entry.as_ref().map(|(p, r)| (p.clone_ref(py), r.clone_ref(py)));
+            source.cache.insert(key, keep, entry);
+            copy
+        }
+    };
+    let Some((plan, runner)) = entry else { return Ok(None) };
+    let plan = plan.into_bound(py);
+    let result = runner.get().run(args.as_any(), &queue, &plan)?;
+    if result.is(py.NotImplemented()) {
+        return Ok(None);
+    }
+    slf.call_method1(intern!(py, "_count"), (plan, args))?;
+    Ok(Some(result))
 }

@@ -149,6 +149,24 @@ impl PlanRunner {
         queue: &Bound<'py, PyQueue>,
         plan: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
+        self.run(args, queue, plan)
+    }
+
+    /// Number of devices the runner holds a kernel for.
+    #[getter]
+    fn devices(&self) -> usize {
+        self.kernels.lock().unwrap_or_else(|p| p.into_inner()).len()
+    }
+}
+
+impl PlanRunner {
+    /// See `__call__`.
+    pub fn run<'py>(
+        &self,
+        args: &Bound<'py, PyAny>,
+        queue: &Bound<'py, PyQueue>,
+        plan: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
         let py = args.py();
         let not_implemented = || Ok(py.NotImplemented().into_bound(py));
         let mut data = Vec::with_capacity(self.check.len());
@@ -215,14 +233,6 @@ impl PlanRunner {
         }
     }
 
-    /// Number of devices the runner holds a kernel for.
-    #[getter]
-    fn devices(&self) -> usize {
-        self.kernels.lock().unwrap_or_else(|p| p.into_inner()).len()
-    }
-}
-
-impl PlanRunner {
     fn kernel(
         &self,
         plan: &Bound<'_, PyAny>,
