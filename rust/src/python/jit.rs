@@ -10,6 +10,11 @@
 //! types is cached per key (filled after the dispatcher's first call with that key, through
 //! `_fast_entry`; cleared when the dispatcher's overloads are reset). Anything else, or a key with no
 //! exactly matching overload, calls the dispatcher.
+//!
+//! Functions served from their source (`numba_ext/functions`, no Numba) have a path of their own
+//! ([`source_call`]), tried first: the arguments' kinds key the plan and its native runner
+//! (`plan_run.rs`), which runs the call; the Python method `_count` then counts it (at the
+//! `NUMBA_EXT_HOT_CALLS`-th call of a plan, Numba compiles those types and the plan leaves the cache).
 
 use std::sync::OnceLock;
 
@@ -217,8 +222,15 @@ fn source_call<'py>(
     for (i, a) in args.iter().enumerate() {
         let t = a.get_type();
         if t.is(array_type) {
-            let queue = a.getattr(intern!(py, "_queue"))?;
-            let usm = a.getattr(intern!(py, "_usm_type"))?;
+            // an array that cannot be read here (one never initialised) takes the Python path,
+            // which raises the error for it
+            let read = || -> PyResult<_> {
+                let desc = a.getattr(intern!(py, "_desc"))?;
+                let ndim: usize = desc.getattr(intern!(py, "ndim"))?.extract()?;
+                let dtype = desc.getattr(intern!(py, "dtype"))?;
+                Ok((a.getattr(intern!(py, "_queue"))?, a.getattr(intern!(py, "_usm_type"))?, dtype, ndim))
+            };
+            let Ok((queue, usm, dtype, ndim)) = read() else { return Ok(None) };
             match &first {
                 None => first = Some((queue, usm)),
                 Some((q, u)) => {
@@ -227,9 +239,6 @@ fn source_call<'py>(
                     }
                 }
             }
-            let desc = a.getattr(intern!(py, "_desc"))?;
-            let dtype = desc.getattr(intern!(py, "dtype"))?;
-            let ndim: usize = desc.getattr(intern!(py, "ndim"))?.extract()?;
             key[i] = (dtype.as_ptr() as usize).wrapping_add(ndim);
             keep.push(dtype.unbind());
             continue;
