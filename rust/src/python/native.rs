@@ -128,21 +128,6 @@ impl NativeArray {
         let (w, n) = (self.words.get(), self.rank());
         slots.push_array(w[4], &w[HEAD..HEAD + 2 * n]);
     }
-    /// The shape and the byte strides.
-    pub fn dims(&self) -> (Vec<i64>, Vec<i64>) {
-        let (w, n) = (self.words.get(), self.rank());
-        (
-            w[HEAD..HEAD + n].iter().map(|&x| x as i64).collect(),
-            w[HEAD + n..HEAD + 2 * n].iter().map(|&x| x as i64).collect(),
-        )
-    }
-    /// The data address.
-    pub fn data_address(&self) -> u64 {
-        self.words.get()[4]
-    }
-    pub fn itemsize(&self) -> i64 {
-        self.words.get()[3] as i64
-    }
     /// The USM type's code (`UsmKind::code`).
     pub fn usm_code(&self) -> u32 {
         self.info.get().usm_code

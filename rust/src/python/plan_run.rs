@@ -1,9 +1,8 @@
 //! The call of a jitted function served from its source (`numba_ext/functions/plan.py`) in its common
 //! case, in one native step: every array the kernel reads (and every one the function uses) has the
 //! same shape and is C-contiguous, all with one USM type on the call's queue. The runner reads the
-//! arrays (their native images where they have one, else their NumPy descriptors, never making an
-//! image: that would need Numba's types), converts the scalars, allocates the results natively and
-//! launches the one fused kernel. Anything else (broadcasting, strided views, mixed USM types, a
+//! arrays (through their NumPy descriptors, never making a native image: that would need Numba's
+//! types), converts the scalars, allocates the results natively and launches the one fused kernel. Anything else (broadcasting, strided views, mixed USM types, a
 //! scalar it cannot convert exactly as the Python path does) returns `NotImplemented` and the call
 //! takes the plan's Python path, which covers every case.
 //!
@@ -15,12 +14,12 @@
 use std::sync::{Arc, Mutex};
 
 use pyo3::exceptions::PyValueError;
+use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyFloat, PyString, PyTuple};
-use pyo3::{ffi, intern};
 
 use super::compiler::PyKernel;
-use super::native::{self, ArrayInfo, NativeArray};
+use super::native::{self, ArrayInfo};
 use super::runtime::PyQueue;
 use crate::runtime::{CompiledKernel, Slots, UsmKind};
 
@@ -292,26 +291,11 @@ fn c_contiguous(shape: &[i64], strides: &[i64], itemsize: i64) -> bool {
     true
 }
 
-/// A `numba_ext.ndarray` argument (None: not one, or one the runner does not read).
+/// A `numba_ext.ndarray` argument (None: one the runner does not read), through its NumPy
+/// descriptor (made once from the native image for an array that has only that; never the other
+/// way round, which would need Numba's types).
 fn read_array(a: &Bound<'_, PyAny>) -> PyResult<Option<Arg>> {
     let py = a.py();
-    // the native image when the array has one: looked up without the class's `__getattr__`, which
-    // would make one (and need Numba's types for it)
-    let nx = unsafe { ffi::PyObject_GenericGetAttr(a.as_ptr(), intern!(py, "_nx").as_ptr()) };
-    if nx.is_null() {
-        let _ = PyErr::take(py);
-    } else {
-        let nx = unsafe { Bound::from_owned_ptr(py, nx) };
-        let Ok(nx) = nx.cast::<NativeArray>() else { return Ok(None) };
-        let img = nx.get();
-        let (shape, strides) = img.dims();
-        return Ok(Some(Arg {
-            data: img.data_address(),
-            contiguous: c_contiguous(&shape, &strides, img.itemsize()),
-            shape,
-            usm: img.usm_code(),
-        }));
-    }
     let desc = a.getattr(intern!(py, "_desc"))?;
     let shape: Vec<i64> = desc.getattr(intern!(py, "shape"))?.extract()?;
     let strides: Vec<i64> = desc.getattr(intern!(py, "strides"))?.extract()?;
