@@ -36,9 +36,10 @@ _SOURCE_OPTIONS = {"cache": (True, False), "nopython": (True,), "parallel": (Tru
 
 #: calls of one argument-type combination served from the source before Numba compiles them too.
 #: Numba's compile (about a second with its import, and ~1 MB kept for the life of the process) saves
-#: about 10 microseconds per later call of the common case (the native runner's ~17 against ~7 for
-#: Numba's compiled code; tens for the source path's Python cases): it pays for itself after some
-#: 100,000 calls, so switching there costs at most twice the better choice made in hindsight
+#: a few microseconds per later call of the common case (the extension's native runner costs about
+#: twice a bare launch on the CPU device, Numba's compiled code about 1.25x; tens of microseconds for
+#: calls the plan runs in Python): it pays for itself after some 100,000 calls, so switching there
+#: costs at most about twice the better choice made in hindsight
 HOT_CALLS = 100_000
 
 
