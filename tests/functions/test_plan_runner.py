@@ -44,8 +44,7 @@ def test_common_case_runs_natively(rng, python_path_counted):
     for shape in [(1000,), (7, 33), (2, 3, 4)]:
         for usm in ["device", "shared", "host"]:
             ha, hb = rng.standard_normal(shape), rng.standard_normal(shape)
-            del_me = _poisoned_pool(shape, np.float64, usm)
-            del del_me
+            _poisoned_pool(shape, np.float64, usm)  # freed at once: its memory is reused next
             a = numba_ext.asarray(ha, usm_type=usm, device=DEV)
             b = numba_ext.asarray(hb, usm_type=usm, device=DEV)
             k, n = float(rng.uniform(-2, 2)), int(rng.integers(-5, 5))
