@@ -41,6 +41,19 @@ Numba symbol                                                    why
                                                                 (``cache=True``) are keyed by numba_ext's
                                                                 version and build too: their kernels'
                                                                 device code and ABI come from it
+``numba.core.codegen.CPUCodeLibrary._optimize_functions``       host code's per-function optimization runs
+(replaced)                                                      on the functions a module defines, not on
+                                                                its declarations (nothing to optimize
+                                                                there, as LLVM's own function-pass adaptor
+                                                                skips them): each run makes an llvmlite
+                                                                pass builder whose instrumentation LLVM
+                                                                keeps for the life of the process (about
+                                                                80 kB), some 40 runs per compiled function
+``numba.core.base.BaseContext.compile_subroutine`` (wrapped)    a subroutine compiled without caching (an
+                                                                array expression's) is not kept in the
+                                                                target's cache: its key holds a code
+                                                                object made for that one compilation,
+                                                                never looked up again
 ``numba.core.datamodel.default_manager``,                       host code holds float16 arrays and values
 ``numba.core.pythonapi._boxers`` and ``_unboxers`` (their       (``half.py``): Numba's CPU target has no
 ``types.Float`` handlers wrapped)                               float16 model or boxing (CUDA has)
@@ -61,8 +74,8 @@ from typing import Any
 
 import llvmlite.binding as llvm
 import numba
+from numba.core import base, caching, codegen, ir_utils
 from numba.core import boxing as numba_boxing
-from numba.core import caching, ir_utils
 from numba.core import types as nb_types
 from numba.core.compiler import CompilerBase, DefaultPassBuilder
 from numba.core.compiler_machinery import register_pass
@@ -191,6 +204,30 @@ def index_key_with_build(index_key: Callable[..., Any]) -> Callable[..., Any]:
     return key
 
 
+def optimize_defined_functions(library: Any, ll_module: Any) -> None:
+    """Numba's function-level optimization of a module added to a code library, run on the
+    functions the module defines (see the table above)."""
+    ll_module.data_layout = library._codegen._data_layout
+    for func in ll_module.functions:
+        if func.is_declaration:
+            continue
+        fpm, pb = library._codegen._function_pass_manager()
+        with library._recorded_timings.record(f"Function passes on {func.name!r}", pb):
+            fpm.run(func, pb)
+
+
+def uncached_subroutines_dropped(compile_subroutine: Callable[..., Any]) -> Callable[..., Any]:
+    def compile(self: Any, builder: Any, impl: Any, sig: Any, locals=None, flags=None, caching=True) -> Any:
+        cres = compile_subroutine(self, builder, impl, sig, locals, flags, caching)
+        if not caching:
+            key = (impl.__code__, sig, type(self.error_model))
+            if self.cached_internal_func.get(key) is cres:
+                del self.cached_internal_func[key]
+        return cres
+
+    return compile
+
+
 _installed = False
 
 
@@ -231,6 +268,9 @@ def install() -> None:
     caching.Cache._index_key = index_key_with_build(caching.Cache._index_key)
     register_pass(mutates_CFG=True, analysis_only=False)(QuietParforPass)
     register_pass(mutates_CFG=False, analysis_only=True)(reduction_rules.CheckReductionsPass)
+
+    codegen.CPUCodeLibrary._optimize_functions = optimize_defined_functions
+    base.BaseContext.compile_subroutine = uncached_subroutines_dropped(base.BaseContext.compile_subroutine)
 
     USMArrayType._is_internal = True
     float_handler = default_manager._handlers[nb_types.Float]

@@ -76,3 +76,43 @@ def test_dropped_functions_are_collected_whichever_paths_served_them(rng):
     del f
     gc.collect()
     assert alive() == before
+
+
+def test_host_code_optimization_makes_one_pass_builder_per_defined_function(rng, monkeypatch):
+    """Numba's per-function optimization runs on the functions each module defines: every run
+    makes an llvmlite pass builder whose instrumentation LLVM keeps for the life of the process,
+    and running it on a declaration does nothing. The array expression's subroutine of a plain
+    ``numba.njit`` function is not kept in the target's cache either (its key is a code object
+    made for that one compilation)."""
+    import numba
+    from numba.core import codegen
+    from numba.core.registry import cpu_target
+
+    runs, defined = [], []
+    make_fpm = codegen.JITCPUCodegen._function_pass_manager
+    optimize = codegen.CPUCodeLibrary._optimize_functions
+
+    def counting_fpm(self, **kw):
+        runs.append(1)
+        return make_fpm(self, **kw)
+
+    def counting_optimize(library, ll_module):
+        defined.extend(f.name for f in ll_module.functions if not f.is_declaration)
+        return optimize(library, ll_module)
+
+    monkeypatch.setattr(codegen.JITCPUCodegen, "_function_pass_manager", counting_fpm)
+    monkeypatch.setattr(codegen.CPUCodeLibrary, "_optimize_functions", counting_optimize)
+    monkeypatch.setenv("NUMBA_EXT_HOT_CALLS", "0")  # compiled by Numba from the first call
+    h = rng.random(40)
+    cache = cpu_target.target_context.cached_internal_func
+    numba.njit(make_function(0.0))(h)  # Numba's own helpers (cached for reuse) compiled
+    kept = len(cache)
+    for i in range(3):
+        c = 0.25 + i
+        f = numba_ext.jit(make_function(c))
+        r = numba_ext.asnumpy(f(numba_ext.asarray(h)))
+        np.testing.assert_allclose(r, np.sqrt(h) * 2.0 + c, rtol=1e-12)
+        g = numba.njit(make_function(c))
+        np.testing.assert_allclose(g(h), np.sqrt(h) * 2.0 + c, rtol=1e-12)
+        assert len(cache) == kept
+    assert 0 < len(runs) == len(defined)
