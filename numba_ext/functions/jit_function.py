@@ -35,7 +35,7 @@ _SOURCE_OPTIONS = {"cache": (True, False), "nopython": (True,), "parallel": (Tru
 
 
 #: calls of one argument-type combination served from the source before Numba compiles them too.
-#: Numba's compile (about a second with its import, and ~1 MB kept for the life of the process) saves
+#: Numba's compile (about a second with its import, and ~0.4 MB kept for the life of the process) saves
 #: a few microseconds per later call of the common case (the extension's native runner costs about
 #: twice a bare launch on the CPU device, Numba's compiled code about 1.25x; tens of microseconds for
 #: calls the plan runs in Python): it pays for itself after some 100,000 calls, so switching there
@@ -208,7 +208,9 @@ class JitFunction(_core.JitCaller):
         """Count a call run from the source; at the ``NUMBA_EXT_HOT_CALLS``-th, have Numba compile
         these types too: its compiled code calls the kernel with the least overhead (a few
         microseconds, against tens for the source path's Python), which matters once a function is
-        called often. Later calls of these types go to Numba's code."""
+        called often. Later calls of these types go to Numba's code. (The extension's source path,
+        ``rust/src/python/jit.rs``, counts its calls in ``plan.calls`` itself, the same way, and
+        calls this method only for the call that reaches the threshold.)"""
         plan.calls += 1
         hot = _hot_calls()
         if plan.calls < hot or hot < 0:

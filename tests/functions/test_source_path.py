@@ -440,6 +440,26 @@ def test_hot_calls_switch_to_numbas_code(rng, monkeypatch):
     assert g._impl is not None and all(not isinstance(t, str) for s in g.signatures for t in s)
 
 
+def test_hot_calls_setting_is_read_again_when_it_changes(rng, monkeypatch):
+    monkeypatch.setenv("NUMBA_EXT_HOT_CALLS", "-1")  # never Numba
+    h = rng.standard_normal(24)
+    a = numba_ext.asarray(h)
+    f = numba_ext.jit(lambda x, k: x * k - 2.0)
+
+    def compiled():
+        return f._impl is not None and len(f._dispatcher.signatures) == 1
+
+    for i in range(5):  # the first call in Python, the others through the extension's source path
+        np.testing.assert_allclose(numba_ext.asnumpy(f(a, float(i))), h * i - 2.0)
+    assert not compiled()
+    monkeypatch.setenv("NUMBA_EXT_HOT_CALLS", "7")
+    np.testing.assert_allclose(numba_ext.asnumpy(f(a, 0.5)), h * 0.5 - 2.0)  # the 6th call
+    assert not compiled()
+    np.testing.assert_allclose(numba_ext.asnumpy(f(a, 1.5)), h * 1.5 - 2.0)  # the 7th: Numba compiles
+    assert compiled()
+    np.testing.assert_allclose(numba_ext.asnumpy(f(a, 2.5)), h * 2.5 - 2.0)
+
+
 def test_recompile_reads_globals_again(rng):
     global SCALE
     f = numba_ext.jit(lambda a: a * SCALE)

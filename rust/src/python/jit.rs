@@ -13,10 +13,12 @@
 //!
 //! Functions served from their source (`numba_ext/functions`, no Numba) have a path of their own
 //! ([`source_call`]), tried first: the arguments' kinds key the plan and its native runner
-//! (`plan_run.rs`), which runs the call; the Python method `_count` then counts it (at the
-//! `NUMBA_EXT_HOT_CALLS`-th call of a plan, Numba compiles those types and the plan leaves the cache).
+//! (`plan_run.rs`), which runs the call, and the call is counted in the plan's `calls` (at the
+//! `NUMBA_EXT_HOT_CALLS`-th call of a plan, the Python method `_count` has Numba compile those types
+//! and the plan leaves the cache).
 
-use std::sync::OnceLock;
+use std::ffi::OsString;
+use std::sync::{Mutex, OnceLock};
 
 use pyo3::intern;
 use pyo3::prelude::*;
@@ -276,6 +278,32 @@ fn source_call<'py>(
     if result.is(py.NotImplemented()) {
         return Ok(None);
     }
-    slf.call_method1(intern!(py, "_count"), (plan, args))?;
+    // counted as `_count` counts (it runs when the call reaches the threshold, and counts it)
+    let calls: i64 = plan.getattr(intern!(py, "calls"))?.extract::<i64>()?.saturating_add(1);
+    let hot = hot_calls(py)?;
+    if hot >= 0 && calls >= hot {
+        slf.call_method1(intern!(py, "_count"), (plan, args))?;
+    } else {
+        plan.setattr(intern!(py, "calls"), calls)?;
+    }
     Ok(Some(result))
+}
+
+/// `NUMBA_EXT_HOT_CALLS` as `numba_ext.functions.jit_function._hot_calls` reads it, asked of that
+/// function again only when the variable's value changes (Python's `os.environ` writes through to
+/// the process environment read here).
+fn hot_calls(py: Python<'_>) -> PyResult<i64> {
+    static SEEN: Mutex<Option<(Option<OsString>, i64)>> = Mutex::new(None);
+    let raw = std::env::var_os("NUMBA_EXT_HOT_CALLS");
+    if let Some((seen, value)) = &*SEEN.lock().unwrap_or_else(|p| p.into_inner()) {
+        if *seen == raw {
+            return Ok(*value);
+        }
+    }
+    let value: i64 = py
+        .import(intern!(py, "numba_ext.functions.jit_function"))?
+        .call_method0(intern!(py, "_hot_calls"))?
+        .extract()?;
+    *SEEN.lock().unwrap_or_else(|p| p.into_inner()) = Some((raw, value));
+    Ok(value)
 }
