@@ -241,8 +241,8 @@ class JitCaller:
 
 @final
 class PlanRunner:
-    """The native call of a function served from its source, in the common case (arrays of one
-    shape, C-contiguous, one USM type); ``NotImplemented`` otherwise."""
+    """The native call of a function served from its source when its arrays share one USM type
+    (NumPy broadcasting and strided views included); ``NotImplemented`` otherwise."""
 
     def __new__(
         cls,
@@ -254,10 +254,14 @@ class PlanRunner:
         returns: Sequence[int],
         returns_tuple: bool,
         host_steps: bool,
+        out_deps: Sequence[Sequence[int]],
+        unused_deps: Sequence[Sequence[int]],
     ) -> PlanRunner: ...
     def __call__(self, args: Sequence[Any], queue: Queue, plan: Any) -> Any: ...
     @property
     def devices(self) -> int: ...
+    @property
+    def kernels(self) -> int: ...
 
 @disjoint_base
 class KernelCaller:

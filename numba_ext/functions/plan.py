@@ -246,9 +246,9 @@ class Plan:
         return k
 
     def run(self, args: Sequence[Any], queue: Queue) -> Any:
-        """The call on `queue`, or NotImplemented when the shapes need Numba's handling. The common
-        case (arrays of one shape, C-contiguous, with one USM type) runs in one native step
-        (``_core.PlanRunner``, rust/src/python/plan_run.rs); every other case here, in Python."""
+        """The call on `queue`, or NotImplemented when the shapes need Numba's handling. Arrays of
+        one USM type run in one native step (``_core.PlanRunner``, rust/src/python/plan_run.rs);
+        mixed USM types here, in Python."""
         result = self.native_runner()(args, queue, self)
         if result is not NotImplemented:
             return result
@@ -280,11 +280,13 @@ class Plan:
             list(self.returns),
             self.returns_tuple,
             bool(self.steps),
+            [list(deps) for deps in self.out_deps],
+            [list(deps) for deps in self.unused_deps],
         )
 
-    def runner_kernel(self, queue: Queue) -> _core.Kernel:
-        """The kernel for C-contiguous arrays on the queue's device (for the runner)."""
-        return self.kernel((True,) * len(self.arrays), queue.device)
+    def runner_kernel(self, queue: Queue, contiguous: tuple[bool, ...]) -> _core.Kernel:
+        """The kernel for arrays of this contiguity on the queue's device (for the runner)."""
+        return self.kernel(contiguous, queue.device)
 
     def runner_info(self, k: int, usm_type: str, queue: Queue) -> _core.ArrayInfo:
         """The array info of result `k` with this USM type on the queue (for the runner)."""

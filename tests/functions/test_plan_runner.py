@@ -1,6 +1,7 @@
-"""The native runner of functions served from their source (``_core.PlanRunner``): the common case
-(arrays of one shape, C-contiguous, one USM type) runs without the plan's Python path and gives
-NumPy's results; every other case falls back to that path and gives them too."""
+"""The native runner of functions served from their source (``_core.PlanRunner``): calls whose arrays
+share one USM type (of one shape, broadcast or strided) run without the plan's Python path and give
+NumPy's results; mixed USM types fall back to that path and give them too, and shapes that need
+Numba's handling go on to Numba."""
 
 import numpy as np
 import pytest
@@ -80,25 +81,64 @@ def test_empty_arrays(python_path_counted):
     assert python_path_counted == []
 
 
-def test_other_cases_fall_back_to_the_python_path(rng, python_path_counted):
+def test_broadcasting_and_strided_views_run_natively(rng, python_path_counted):
     h = rng.standard_normal((6, 8))
     jf = numba_ext.jit(lambda a, b: a * 2.0 - b)
     d = numba_ext.asarray(h, device=DEV)
+    col = rng.standard_normal((6, 1))
+    cube = rng.standard_normal((3, 1, 8))
     cases = [
-        (d, numba_ext.asarray(h[0], device=DEV), h * 2.0 - h[0]),  # broadcasting
+        (d, numba_ext.asarray(h[0], device=DEV), h * 2.0 - h[0]),  # a row broadcast over rows
+        (d, numba_ext.asarray(col, device=DEV), h * 2.0 - col),  # a column broadcast over columns
+        (numba_ext.asarray(cube, device=DEV), d, cube * 2.0 - h),  # both broadcast, to (3, 6, 8)
         (d[:, ::2], d[:, 1::2], h[:, ::2] * 2.0 - h[:, 1::2]),  # strided views
+        (d[::-1], d, h[::-1] * 2.0 - h),  # negative strides
         (d.T, d.T, h.T * 2.0 - h.T),  # Fortran order
-        (d, numba_ext.asarray(h, usm_type="shared", device=DEV), h * 2.0 - h),  # mixed USM types
+        (d[2:3, :], d[:, 3:4], h[2:3, :] * 2.0 - h[:, 3:4]),  # views of extent 1 broadcast
+        (d[:, 1:], 0.5, h[:, 1:] * 2.0 - 0.5),  # a strided array and a scalar
     ]
-    for i, (a, b, want) in enumerate(cases):
-        if a.usm_type != b.usm_type:
-            with pytest.warns(MixedUSMTypeWarning):
-                got = jf(a, b)
-            assert got.usm_type == coerce_usm_types(["device", "shared"])
-        else:
-            got = jf(a, b)
+    for a, b, want in cases:
+        _poisoned_pool(want.shape, np.float64)
+        got = jf(a, b)
+        assert got.shape == want.shape and got.usm_type == "device"
         check(got, want)
-        assert len(python_path_counted) == i + 1
+    assert python_path_counted == []
+    kernels = [p.runner.kernels for p in jf._plans.values() if p is not None and p.runner is not None]
+    assert sum(kernels) >= 4  # one per layout of the arrays read
+
+
+def test_each_result_and_unused_statement_checked_as_the_python_path_does(rng, python_path_counted):
+    def f(a, b, c):
+        t = a + c  # noqa: F841  (unused: its arrays must still broadcast, as Numba evaluates it)
+        return a * 2.0, a - b
+
+    jf = numba_ext.jit(f)
+    ha, hb = rng.standard_normal((4, 5)), rng.standard_normal(5)
+    a, b = numba_ext.asarray(ha, device=DEV), numba_ext.asarray(hb, device=DEV)
+    x, y = jf(a, b, numba_ext.asarray(rng.standard_normal((1, 5)), device=DEV))
+    check(x, ha * 2.0)
+    check(y, ha - hb)
+    assert python_path_counted == []
+    with pytest.raises(ValueError):  # NumPy's broadcasting error, from Numba's compiled form
+        jf(a, b, numba_ext.asarray(rng.standard_normal(3), device=DEV))
+
+    g = numba_ext.jit(lambda a, b: (a + 1.0, b + 1.0))  # results of two shapes: Numba's
+    x, y = g(a, b)
+    check(x, ha + 1.0)
+    check(y, hb + 1.0)
+
+
+def test_mixed_usm_types_take_the_python_path(rng, python_path_counted):
+    h = rng.standard_normal((6, 8))
+    jf = numba_ext.jit(lambda a, b: a * 2.0 - b)
+    d = numba_ext.asarray(h, device=DEV)
+    for other in ["shared", "host"]:
+        b = numba_ext.asarray(h[0], usm_type=other, device=DEV)
+        with pytest.warns(MixedUSMTypeWarning):
+            got = jf(d, b)
+        assert got.usm_type == coerce_usm_types(["device", other])
+        check(got, h * 2.0 - h[0])
+    assert len(python_path_counted) == 2
 
 
 def test_host_steps_raise_as_in_python(rng):
@@ -123,8 +163,13 @@ def test_one_kernel_per_device(rng):
 
 def test_bad_construction_is_a_value_error():
     with pytest.raises(ValueError, match="not checked"):
-        _core.PlanRunner([0], [1], [], [(0, 0), (2, 0)], [8], [0], False, False)
+        _core.PlanRunner([0], [1], [], [(0, 0), (2, 0)], [8], [0], False, False, [[0]], [])
     with pytest.raises(ValueError, match="out of range"):
-        _core.PlanRunner([0], [0], [], [(0, 0), (2, 1)], [8], [0], False, False)
+        _core.PlanRunner([0], [0], [], [(0, 0), (2, 1)], [8], [0], False, False, [[0]], [])
     with pytest.raises(ValueError, match="host value"):
-        _core.PlanRunner([0], [0], [(2, 0, True)], [(0, 0), (1, 0), (2, 0)], [8], [0], False, False)
+        order = [(0, 0), (1, 0), (2, 0)]
+        _core.PlanRunner([0], [0], [(2, 0, True)], order, [8], [0], False, False, [[0]], [])
+    with pytest.raises(ValueError, match="not checked"):  # a result depending on an array not read
+        _core.PlanRunner([0], [0], [], [(0, 0), (2, 0)], [8], [0], False, False, [[1]], [])
+    with pytest.raises(ValueError, match="dependencies"):
+        _core.PlanRunner([0], [0], [], [(0, 0), (2, 0)], [8], [0], False, False, [], [])

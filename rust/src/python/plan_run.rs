@@ -1,15 +1,19 @@
-//! The call of a jitted function served from its source (`numba_ext/functions/plan.py`) in its common
-//! case, in one native step: every array the kernel reads (and every one the function uses) has the
-//! same shape and is C-contiguous, all with one USM type on the call's queue. The runner reads the
+//! The call of a jitted function served from its source (`numba_ext/functions/plan.py`) in one
+//! native step, when all its arrays share one USM type on the call's queue. The runner reads the
 //! arrays (through their NumPy descriptors, never making a native image: that would need Numba's
-//! types), converts the scalars, allocates the results natively and launches the one fused kernel. Anything else (broadcasting, strided views, mixed USM types, a
-//! scalar it cannot convert exactly as the Python path does) returns `NotImplemented` and the call
-//! takes the plan's Python path, which covers every case.
+//! types), checks their shapes as the plan's Python path does (NumPy broadcasting to one shape that
+//! every result has), converts the scalars, allocates the results natively and launches the one
+//! fused kernel: the one for C-contiguous arrays when every array read is C-contiguous with the
+//! iteration shape, else the one for that mix of layouts, given each strided or broadcast array's
+//! byte strides over the iteration space (0 along broadcast dimensions). Anything else (mixed USM
+//! types, shapes that need Numba's error, a scalar it cannot convert exactly as the Python path
+//! does) returns `NotImplemented` and the call takes the plan's Python path, which covers every case.
 //!
-//! What the runner asks of the plan it is given (on first use per device, USM type and result):
-//! `runner_kernel(queue)`, the kernel for C-contiguous arrays on that queue's device, and
-//! `runner_info(k, usm_type, queue)`, the `ArrayInfo` of result `k` (with the checks allocation
-//! makes: fp64 and half precision support); and, for plans with host steps, `host_values(args)`.
+//! What the runner asks of the plan it is given (on first use per device and layout, or per USM
+//! type and result): `runner_kernel(queue, contiguous)`, the kernel for arrays of that contiguity
+//! on that queue's device, and `runner_info(k, usm_type, queue)`, the `ArrayInfo` of result `k`
+//! (with the checks allocation makes: fp64 and half precision support); and, for plans with host
+//! steps, `host_values(args)`.
 
 use std::sync::{Arc, Mutex};
 
@@ -47,12 +51,15 @@ enum Slot {
 struct Arg {
     data: u64,
     shape: Vec<i64>,
+    strides: Vec<i64>,
     contiguous: bool,
     usm: u32,
 }
 
 /// A result's info key: (result, USM type code, device id).
 type InfoKey = (usize, u32, usize);
+/// A kernel's key: (device id, per array read whether it is C-contiguous with the iteration shape).
+type KernelKey = (usize, Vec<bool>);
 
 /// The runner of one plan (see the module documentation).
 #[pyclass(name = "PlanRunner", module = "numba_ext._core", frozen)]
@@ -62,14 +69,19 @@ pub struct PlanRunner {
     check: Vec<usize>,
     /// Per array the kernel reads: its position in `check`.
     arrays: Vec<usize>,
+    /// Per result: the positions in `check` of the arrays it depends on.
+    out_deps: Vec<Vec<usize>>,
+    /// Per array statement no result needs: the positions in `check` of its arrays (they must
+    /// broadcast, as Numba still evaluates the statement).
+    unused_deps: Vec<Vec<usize>>,
     scalars: Vec<Scalar>,
     order: Vec<Slot>,
     out_itemsizes: Vec<i64>,
     returns: Vec<usize>,
     returns_tuple: bool,
     host_steps: bool,
-    /// Kernels by device id.
-    kernels: Mutex<Vec<(usize, Arc<CompiledKernel>)>>,
+    /// Kernels by device id and contiguity of the arrays read.
+    kernels: Mutex<Vec<(KernelKey, Arc<CompiledKernel>)>>,
     /// Result infos by (result, USM type code, device id).
     infos: Mutex<Vec<(InfoKey, Py<ArrayInfo>)>>,
 }
@@ -85,7 +97,9 @@ impl PlanRunner {
     /// parameter (n its index), 1 a constant (n its bits), 2 a host step (n its index); `order`: per
     /// kernel parameter `(kind, k)` with kind 0 array, 1 scalar, 2 result; `out_itemsizes` per
     /// result; `returns`: the results returned, in order; `returns_tuple`: whether as a tuple;
-    /// `host_steps`: whether the plan has host steps (run on every call, used or not: they may raise).
+    /// `host_steps`: whether the plan has host steps (run on every call, used or not: they may raise);
+    /// `out_deps` per result and `unused_deps` per unused array statement: the array parameters
+    /// they depend on.
     #[new]
     #[allow(clippy::too_many_arguments)] // the plan's parts, as Python passes them
     fn new(
@@ -97,11 +111,19 @@ impl PlanRunner {
         returns: Vec<usize>,
         returns_tuple: bool,
         host_steps: bool,
+        out_deps: Vec<Vec<usize>>,
+        unused_deps: Vec<Vec<usize>>,
     ) -> PyResult<Self> {
-        let arrays = arrays
-            .iter()
-            .map(|a| check.iter().position(|c| c == a).ok_or_else(|| bad("an array read is not checked")))
-            .collect::<PyResult<Vec<_>>>()?;
+        let position = |a: &usize| check.iter().position(|c| c == a).ok_or_else(|| bad("an array read is not checked"));
+        let arrays = arrays.iter().map(position).collect::<PyResult<Vec<_>>>()?;
+        let positions = |groups: Vec<Vec<usize>>| -> PyResult<Vec<Vec<usize>>> {
+            groups.iter().map(|g| g.iter().map(position).collect()).collect()
+        };
+        let out_deps = positions(out_deps)?;
+        let unused_deps = positions(unused_deps)?;
+        if arrays.is_empty() || out_deps.len() != out_itemsizes.len() {
+            return Err(bad("a plan reads arrays and gives each result its dependencies"));
+        }
         let scalars = scalars
             .into_iter()
             .map(|(kind, n, float)| match kind {
@@ -129,6 +151,8 @@ impl PlanRunner {
         Ok(PlanRunner {
             check,
             arrays,
+            out_deps,
+            unused_deps,
             scalars,
             order,
             out_itemsizes,
@@ -154,6 +178,16 @@ impl PlanRunner {
     /// Number of devices the runner holds a kernel for.
     #[getter]
     fn devices(&self) -> usize {
+        let kernels = self.kernels.lock().unwrap_or_else(|p| p.into_inner());
+        let mut ids: Vec<usize> = kernels.iter().map(|e| e.0 .0).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        ids.len()
+    }
+
+    /// Number of kernels the runner holds (one per device and layout of the arrays read).
+    #[getter]
+    fn kernels(&self) -> usize {
         self.kernels.lock().unwrap_or_else(|p| p.into_inner()).len()
     }
 }
@@ -168,22 +202,18 @@ impl PlanRunner {
     ) -> PyResult<Bound<'py, PyAny>> {
         let py = args.py();
         let not_implemented = || Ok(py.NotImplemented().into_bound(py));
-        let mut data = Vec::with_capacity(self.check.len());
-        let mut shape: Option<Vec<i64>> = None;
+        let mut read = Vec::with_capacity(self.check.len());
         let mut usm = None;
         for &i in &self.check {
             let Some(a) = read_array(&args.get_item(i)?)? else { return not_implemented() };
-            if !a.contiguous || *usm.get_or_insert(a.usm) != a.usm {
-                return not_implemented();
+            if *usm.get_or_insert(a.usm) != a.usm {
+                return not_implemented(); // mixed USM types: each result's own (the Python path)
             }
-            match &shape {
-                Some(s) if *s != a.shape => return not_implemented(),
-                Some(_) => {}
-                None => shape = Some(a.shape),
-            }
-            data.push(a.data);
+            read.push(a);
         }
-        let (Some(shape), Some(usm)) = (shape, usm) else { return not_implemented() };
+        let Some(usm) = usm else { return not_implemented() };
+        let Some(shape) = self.shape(&read) else { return not_implemented() };
+        let contiguous: Vec<bool> = self.arrays.iter().map(|&k| read[k].contiguous && read[k].shape == shape).collect();
         let values = if self.host_steps { Some(plan.call_method1(intern!(py, "host_values"), (args,))?) } else { None };
         let mut bits = Vec::with_capacity(self.scalars.len());
         for s in &self.scalars {
@@ -200,7 +230,7 @@ impl PlanRunner {
         }
         let q = queue.get().inner.clone();
         let device = q.device().id() as usize;
-        let kernel = self.kernel(plan, queue, device)?;
+        let kernel = self.kernel(plan, queue, device, contiguous.clone())?;
         let mut outs = Vec::with_capacity(self.out_itemsizes.len());
         let mut out_data = Vec::with_capacity(self.out_itemsizes.len());
         for (k, &itemsize) in self.out_itemsizes.iter().enumerate() {
@@ -213,11 +243,22 @@ impl PlanRunner {
         if size > 0 {
             let mut slots = Slots::new();
             for o in &self.order {
-                slots.push(match *o {
-                    Slot::Array(k) => data[self.arrays[k]],
-                    Slot::Scalar(k) => bits[k],
-                    Slot::Out(k) => out_data[k],
-                });
+                match *o {
+                    Slot::Array(k) => {
+                        let a = &read[self.arrays[k]];
+                        slots.push(a.data);
+                        if !contiguous[k] {
+                            // byte strides over the iteration space, 0 along broadcast dimensions
+                            let pad = shape.len() - a.shape.len();
+                            (0..pad).for_each(|_| slots.push(0));
+                            for ((&n, &st), &m) in a.shape.iter().zip(&a.strides).zip(&shape[pad..]) {
+                                slots.push(if n == 1 && m != 1 { 0 } else { st as u64 });
+                            }
+                        }
+                    }
+                    Slot::Scalar(k) => slots.push(bits[k]),
+                    Slot::Out(k) => slots.push(out_data[k]),
+                }
             }
             for &s in &shape {
                 slots.push(s as u64);
@@ -232,21 +273,39 @@ impl PlanRunner {
         }
     }
 
+    /// The iteration shape, as the plan's `shape` gives it: None when the arrays do not broadcast
+    /// to one shape that every result has (or an unused statement's arrays do not broadcast).
+    fn shape(&self, read: &[Arg]) -> Option<Vec<i64>> {
+        let group = |g: &[usize]| broadcast(g.iter().map(|&k| read[k].shape.as_slice()));
+        if !self.unused_deps.iter().all(|g| group(g).is_some()) {
+            return None;
+        }
+        let first = &read[self.arrays[0]].shape;
+        if self.arrays.iter().all(|&k| read[k].shape == *first) {
+            return Some(first.clone());
+        }
+        let full = group(&self.arrays)?;
+        self.out_deps.iter().all(|g| group(g).as_ref() == Some(&full)).then_some(full)
+    }
+
     fn kernel(
         &self,
         plan: &Bound<'_, PyAny>,
         queue: &Bound<'_, PyQueue>,
         device: usize,
+        contiguous: Vec<bool>,
     ) -> PyResult<Arc<CompiledKernel>> {
+        let key = (device, contiguous);
         let found =
-            self.kernels.lock().unwrap_or_else(|p| p.into_inner()).iter().find(|e| e.0 == device).map(|e| e.1.clone());
+            self.kernels.lock().unwrap_or_else(|p| p.into_inner()).iter().find(|e| e.0 == key).map(|e| e.1.clone());
         if let Some(k) = found {
             return Ok(k);
         }
         let py = plan.py();
-        let k = plan.call_method1(intern!(py, "runner_kernel"), (queue,))?;
+        let layout = PyTuple::new(py, &key.1)?;
+        let k = plan.call_method1(intern!(py, "runner_kernel"), (queue, layout))?;
         let k = k.cast::<PyKernel>().map_err(PyErr::from)?.get().inner.clone();
-        self.kernels.lock().unwrap_or_else(|p| p.into_inner()).push((device, k.clone()));
+        self.kernels.lock().unwrap_or_else(|p| p.into_inner()).push((key, k.clone()));
         Ok(k)
     }
 
@@ -291,6 +350,27 @@ fn c_contiguous(shape: &[i64], strides: &[i64], itemsize: i64) -> bool {
     true
 }
 
+/// NumPy's broadcasting of `shapes` (None: they do not broadcast).
+fn broadcast<'a>(shapes: impl Iterator<Item = &'a [i64]>) -> Option<Vec<i64>> {
+    let mut out: Vec<i64> = Vec::new();
+    for s in shapes {
+        if s.len() > out.len() {
+            let mut grown = vec![1; s.len() - out.len()];
+            grown.extend_from_slice(&out);
+            out = grown;
+        }
+        let off = out.len() - s.len();
+        for (o, &d) in out[off..].iter_mut().zip(s) {
+            if *o == 1 {
+                *o = d;
+            } else if d != 1 && d != *o {
+                return None;
+            }
+        }
+    }
+    Some(out)
+}
+
 /// A `numba_ext.ndarray` argument (None: one the runner does not read), through its NumPy
 /// descriptor (made once from the native image for an array that has only that; never the other
 /// way round, which would need Numba's types).
@@ -304,7 +384,7 @@ fn read_array(a: &Bound<'_, PyAny>) -> PyResult<Option<Arg>> {
     let usm_type = a.getattr(intern!(py, "_usm_type"))?;
     let Ok(usm_type) = usm_type.cast::<PyString>() else { return Ok(None) };
     let Ok(usm) = UsmKind::parse(usm_type.to_str()?) else { return Ok(None) };
-    Ok(Some(Arg { data, contiguous: c_contiguous(&shape, &strides, itemsize), shape, usm: usm.code() }))
+    Ok(Some(Arg { data, contiguous: c_contiguous(&shape, &strides, itemsize), shape, strides, usm: usm.code() }))
 }
 
 /// A scalar's slot as the Python path computes it (`float(v)`'s bits for a float64 slot, else
