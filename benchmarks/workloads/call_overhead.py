@@ -8,6 +8,8 @@ per call.
 * ``numba_ext_jit_source``: the same function served from its source (a call of the common case
   runs in the extension's native runner; a Python wrapper keeps the harness from making the switch to
   Numba's code, which the function makes itself only at its ``NUMBA_EXT_HOT_CALLS``-th call);
+* ``numba_ext_jit_source_strided``: the same on strided views (every other element of arrays twice
+  as long, the same values): the native runner passes their strides to the kernel for that layout;
 * ``bare_launch``: "bare launch (Python->Rust enqueue+wait)": the very kernel ``numba_ext_jit``
   compiled, launched through ``kernel.launch(queue, slots)`` (the Rust extension sets the arguments,
   enqueues and waits, GIL released) into one output allocated once: no checks, no typing, no allocation.
@@ -22,6 +24,7 @@ per call.
 """
 
 import numba
+import numpy as np
 from harness import Variant, backend_module, nx
 
 SIZES = {preset: {"n": 16} for preset in ("S", "M", "L")}
@@ -57,6 +60,18 @@ def make_source(a, b):
         return f(a, b)
 
     return source
+
+
+def make_source_strided(a, b):
+    """As ``make_source``, called with strided views holding the same values as `a` and `b`."""
+    f = nx.jit(add)
+    wide = [nx.asarray(np.repeat(nx.asnumpy(x), 2), sycl_queue=x.sycl_queue) for x in (a, b)]
+    va, vb = (w[::2] for w in wide)
+
+    def source_strided(a, b):
+        return f(va, vb)
+
+    return source_strided
 
 
 def make_bare_launch(a, b):
@@ -105,6 +120,12 @@ VARIANTS = [
         backend="numba_ext",
         make=make_source,
         note="numba_ext.jit served from the source (native runner), through a Python wrapper",
+    ),
+    Variant(
+        "numba_ext_jit_source_strided",
+        backend="numba_ext",
+        make=make_source_strided,
+        note="numba_ext.jit served from the source on strided views (native runner)",
     ),
     Variant(
         "bare_launch",
