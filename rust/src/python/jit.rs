@@ -202,7 +202,7 @@ fn remember(slf: &Bound<'_, JitCaller>, fast: &FastPath, args: &Bound<'_, PyTupl
 
 /// The call through a plan of the source path, or None when it takes another path: the arguments
 /// are not the common case, their kinds are not served from the source, or the runner declines
-/// (broadcasting, strided views: the Python path runs those).
+/// (shapes that need Numba's handling, a scalar it cannot convert as the Python path does).
 ///
 /// An array's kind is its dtype and number of dimensions, keyed by the address of its NumPy dtype
 /// object plus the number of dimensions (distinct live objects are further apart than any number

@@ -230,7 +230,7 @@ impl PlanRunner {
         }
         let q = queue.get().inner.clone();
         let device = q.device().id() as usize;
-        let kernel = self.kernel(plan, queue, device, contiguous.clone())?;
+        let kernel = self.kernel(plan, queue, device, &contiguous)?;
         let mut outs = Vec::with_capacity(self.out_itemsizes.len());
         let mut out_data = Vec::with_capacity(self.out_itemsizes.len());
         for (k, &itemsize) in self.out_itemsizes.iter().enumerate() {
@@ -293,19 +293,23 @@ impl PlanRunner {
         plan: &Bound<'_, PyAny>,
         queue: &Bound<'_, PyQueue>,
         device: usize,
-        contiguous: Vec<bool>,
+        contiguous: &[bool],
     ) -> PyResult<Arc<CompiledKernel>> {
-        let key = (device, contiguous);
-        let found =
-            self.kernels.lock().unwrap_or_else(|p| p.into_inner()).iter().find(|e| e.0 == key).map(|e| e.1.clone());
+        let found = self
+            .kernels
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+            .find(|e| e.0 .0 == device && e.0 .1 == contiguous)
+            .map(|e| e.1.clone());
         if let Some(k) = found {
             return Ok(k);
         }
         let py = plan.py();
-        let layout = PyTuple::new(py, &key.1)?;
+        let layout = PyTuple::new(py, contiguous)?;
         let k = plan.call_method1(intern!(py, "runner_kernel"), (queue, layout))?;
         let k = k.cast::<PyKernel>().map_err(PyErr::from)?.get().inner.clone();
-        self.kernels.lock().unwrap_or_else(|p| p.into_inner()).push((key, k.clone()));
+        self.kernels.lock().unwrap_or_else(|p| p.into_inner()).push(((device, contiguous.to_vec()), k.clone()));
         Ok(k)
     }
 
