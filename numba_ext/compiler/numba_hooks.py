@@ -49,6 +49,15 @@ Numba symbol                                                    why
                                                                 pass builder whose instrumentation LLVM
                                                                 keeps for the life of the process (about
                                                                 80 kB), some 40 runs per compiled function
+``numba.core.codegen.CPUCodeLibrary.add_llvm_module``,          the host code of ``numba_ext.jit``
+``_optimize_final_module`` and ``_finalize_final_module``       functions (their code libraries,
+(wrapped, see ``host_libraries.py``)                            which :class:`OffloadCompiler` creates
+                                                                and adopts) is optimized with Numba's
+                                                                pipelines in numba_ext's LLVM and
+                                                                loaded into the JIT engine from object
+                                                                code: llvmlite's pipelines and the
+                                                                engine's modules stay for the life of
+                                                                the process (0.4 MB per function)
 ``numba.core.base.BaseContext.compile_subroutine`` (wrapped)    a subroutine compiled without caching (an
                                                                 array expression's) is not kept in the
                                                                 target's cache: its key holds a code
@@ -121,6 +130,7 @@ from . import (  # noqa: E402
     boxing,
     elementwise,
     half,
+    host_libraries,
     numpy_calls,
     offload,
     reduction_parts,
@@ -156,6 +166,10 @@ class OffloadCompiler(CompilerBase):
     offloads_setitems = True  # OffloadParfors runs the slice assignments left on the host on the device
 
     def compile_extra(self, func):
+        if self.state.library is None:  # as Numba's lowering would create it
+            self.state.library = self.state.targetctx.codegen().create_library(func.__qualname__)
+            self.state.library.enable_object_caching()
+        host_libraries.adopt(self.state.library)
         try:
             return super().compile_extra(func)
         except NotImplementedError as e:
@@ -270,6 +284,7 @@ def install() -> None:
     register_pass(mutates_CFG=False, analysis_only=True)(reduction_rules.CheckReductionsPass)
 
     codegen.CPUCodeLibrary._optimize_functions = optimize_defined_functions
+    host_libraries.install()
     base.BaseContext.compile_subroutine = uncached_subroutines_dropped(base.BaseContext.compile_subroutine)
 
     USMArrayType._is_internal = True

@@ -16,6 +16,7 @@ mod builder;
 mod cfg_lowering;
 mod complex;
 pub mod emit;
+pub mod host;
 pub mod intrinsics;
 mod ops;
 

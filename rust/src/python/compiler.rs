@@ -24,6 +24,31 @@ pub fn compile_function(
     Ok(PyKernel { inner: py.detach(|| CompiledKernel::get_or_compile_function(&f, &dev))? })
 }
 
+/// Optimise a host module (Numba's, as bitcode) with `passes` for the host CPU in this crate's LLVM;
+/// returns the optimised bitcode. Runs without the GIL.
+#[pyfunction]
+#[pyo3(signature = (bitcode, passes, cpu, features, loop_vectorize, slp_vectorize))]
+pub fn optimize_host_module<'py>(
+    py: Python<'py>,
+    bitcode: &[u8],
+    passes: &str,
+    cpu: &str,
+    features: &str,
+    loop_vectorize: bool,
+    slp_vectorize: bool,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let options = crate::codegen::host::HostOptions { cpu, features, loop_vectorize, slp_vectorize };
+    let out = py.detach(|| crate::codegen::host::optimize_bitcode(bitcode, passes, &options))?;
+    Ok(PyBytes::new(py, &out))
+}
+
+/// Whether `optimize_host_module` can run here (this build's LLVM has the host's target), and the
+/// version of that LLVM.
+#[pyfunction]
+pub fn host_optimizer() -> (bool, (u32, u32, u32)) {
+    (crate::codegen::host::host_target_available(), crate::codegen::host::llvm_version())
+}
+
 /// A kernel compiled for one device kind.
 #[pyclass(name = "Kernel", module = "numba_ext._core", frozen)]
 pub struct PyKernel {

@@ -76,6 +76,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(compiler::kernel_from_package, m)?)?;
     m.add_function(wrap_pyfunction!(compiler::kernel_llvm_ir, m)?)?;
     m.add_function(wrap_pyfunction!(compiler::function_llvm_ir, m)?)?;
+    m.add_function(wrap_pyfunction!(compiler::optimize_host_module, m)?)?;
+    m.add_function(wrap_pyfunction!(compiler::host_optimizer, m)?)?;
     m.add_function(wrap_pyfunction!(capi::capi_addresses, m)?)?;
     m.add_function(wrap_pyfunction!(queues::_register_queue, m)?)?;
     m.add_function(wrap_pyfunction!(native::empty, m)?)?;
