@@ -3,9 +3,10 @@ its own device kernel), calls and drops each, and reports the growth of the proc
 memory and the device kernels still alive: ``numba_ext.jit`` as it serves an array-expression
 function (compiled from its source, no Numba), the same function compiled by Numba
 (``NUMBA_EXT_HOT_CALLS=0``), ``@numba_ext.kernel`` kernels (typed by Numba, compiled by numba_ext:
-no host code), and plain ``numba.njit`` on NumPy arrays (Numba's own cost per compiled function, with
-numba_ext's hooks installed: most of it is what each run of an llvmlite pass builder leaves behind,
-about 80 kB, five runs per compiled function, and the module Numba's JIT keeps).
+no host code), plain ``numba.njit`` on numba_ext arrays, and on NumPy arrays (Numba's own cost per
+compiled function, with numba_ext's hooks installed: most of it is what each run of an llvmlite pass
+builder leaves behind, about 80 kB, five runs per compiled function, and the module Numba's JIT
+keeps; numba_ext's host libraries avoid both for the functions that handle its types).
 
     python benchmarks/function_memory.py [--n 200]
 """
@@ -65,6 +66,7 @@ def main() -> None:
         "numba_ext.jit on numba_ext arrays (from the source)": lambda c: numba_ext.jit(make(c))(x),
         "numba_ext.jit on numba_ext arrays, compiled by Numba": lambda c: _by_numba(make(c), x),
         "numba_ext.kernel on numba_ext arrays": lambda c: _launch(c, x, out),
+        "numba.njit on numba_ext arrays": lambda c: numba.njit(make(c))(x),
         "numba.njit on NumPy arrays": lambda c: numba.njit(make(c))(xn),
     }
     for name, once in runs.items():

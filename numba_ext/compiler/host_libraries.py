@@ -9,8 +9,9 @@ function is still alive:
 * the function's whole LLVM module, which its JIT engine owns once the module is added (Numba does
   not remove modules from the engine: removal crashed).
 
-For the code libraries of ``numba_ext.jit`` compiles (:class:`OffloadCompiler` adopts them), both are
-avoided, with the same optimization:
+For the code libraries of ``numba_ext.jit`` compiles (:class:`OffloadCompiler` adopts them) and of
+plain ``numba.njit`` functions that handle numba_ext's types (arrays, queues, devices: adopted as
+Numba's lowering creates their library), both are avoided, with the same optimization:
 
 * the pipelines Numba asks llvmlite for run in numba_ext's LLVM (``_core.optimize_host_module``),
   which frees everything after each run: per-function simplification when a module is added, then
@@ -23,7 +24,7 @@ avoided, with the same optimization:
   from its disk cache. The full module stays with the library (inspection, linking into callers,
   the disk cache) and is freed with it.
 
-Other code libraries (plain ``numba.njit``, Numba's own helpers) keep Numba's path. So does
+Other code libraries (``numba.njit`` on NumPy arrays alone, Numba's own helpers) keep Numba's path. So does
 everything when the LLVM versions differ, when this build has no target for the host CPU, or when
 Numba records LLVM pass timings (``NUMBA_LLVM_PASS_TIMINGS``).
 """
@@ -37,7 +38,7 @@ from collections.abc import Callable
 from typing import Any
 
 import llvmlite.binding as llvm
-from numba.core import codegen, config
+from numba.core import codegen, config, typed_passes
 
 from .. import _core
 from ..errors import CodegenError
@@ -65,6 +66,29 @@ def adopt(library: Any) -> None:
 
 def adopted(library: Any) -> bool:
     return getattr(library, _ADOPTED, False)
+
+
+def _handles_numba_ext_types(state: Any) -> bool:
+    types = [*(state.typemap or {}).values(), *(state.args or ()), state.return_type]
+    return any(type(t).__module__.startswith("numba_ext.") for t in types)
+
+
+def lowering_adopts(run_pass: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    """``BaseNativeLowering.run_pass``: a function that handles numba_ext's types gets its code
+    library created here (as Numba's lowering would create it) and adopted."""
+
+    def run(self: Any, state: Any) -> Any:
+        if (
+            state.library is None
+            and isinstance(state.targetctx.codegen(), codegen.JITCPUCodegen)
+            and _handles_numba_ext_types(state)
+        ):
+            state.library = state.targetctx.codegen().create_library(state.func_id.func_qualname)
+            state.library.enable_object_caching()
+            adopt(state.library)
+        return run_pass(self, state)
+
+    return run
 
 
 def _level(opt: Any) -> str:
@@ -199,6 +223,7 @@ def finalize_final_module(original: Callable[[Any], None]) -> Callable[[Any], No
 
 
 def install() -> None:
+    typed_passes.BaseNativeLowering.run_pass = lowering_adopts(typed_passes.BaseNativeLowering.run_pass)
     lib = codegen.CPUCodeLibrary
     lib.add_llvm_module = add_llvm_module(lib.add_llvm_module)
     lib._optimize_final_module = optimize_final_module(lib._optimize_final_module)

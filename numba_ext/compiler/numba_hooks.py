@@ -51,13 +51,15 @@ Numba symbol                                                    why
                                                                 80 kB), some 40 runs per compiled function
 ``numba.core.codegen.CPUCodeLibrary.add_llvm_module``,          the host code of ``numba_ext.jit``
 ``_optimize_final_module`` and ``_finalize_final_module``       functions (their code libraries,
-(wrapped, see ``host_libraries.py``)                            which :class:`OffloadCompiler` creates
-                                                                and adopts) is optimized with Numba's
-                                                                pipelines in numba_ext's LLVM and
-                                                                loaded into the JIT engine from object
-                                                                code: llvmlite's pipelines and the
-                                                                engine's modules stay for the life of
-                                                                the process (0.4 MB per function)
+(wrapped, see ``host_libraries.py``), and                       which :class:`OffloadCompiler` creates
+``numba.core.typed_passes.BaseNativeLowering.run_pass``         and adopts, as lowering does for
+(wrapped)                                                       ``numba.njit`` functions that handle
+                                                                numba_ext's types) is optimized with
+                                                                Numba's pipelines in numba_ext's LLVM
+                                                                and loaded into the JIT engine from
+                                                                object code: llvmlite's pipelines and
+                                                                the engine's modules stay for the life
+                                                                of the process (0.4 MB per function)
 ``numba.core.base.BaseContext.compile_subroutine`` (wrapped)    a subroutine compiled without caching (an
                                                                 array expression's) is not kept in the
                                                                 target's cache: its key holds a code

@@ -80,7 +80,19 @@ def test_host_code_is_optimized_without_llvmlite_pipelines(rng, by_numba, monkey
     assert "make_function" in f._dispatcher.inspect_asm(sig)
 
 
-def test_plain_njit_keeps_numbas_path(rng):
+def test_plain_njit_on_numba_ext_arrays_is_adopted(rng):
+    h = rng.random(24)
+    g = numba.njit(make_function(0.25))
+    r, t = g(numba_ext.asarray(h), 9)
+    want, want_t = expected(h, 9, 0.25)
+    np.testing.assert_allclose(numba_ext.asnumpy(r), want, rtol=1e-12)
+    assert t == want_t
+    (cres,) = g.overloads.values()
+    assert host_libraries.adopted(cres.library)
+    assert not cres.library._final_module._owned
+
+
+def test_plain_njit_on_numpy_arrays_keeps_numbas_path(rng):
     h = rng.random(16)
     g = numba.njit(make_function(0.5))
     r, t = g(h, 7)
