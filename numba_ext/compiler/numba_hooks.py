@@ -49,6 +49,7 @@ Numba symbol                                                    why
                                                                 pass builder whose instrumentation LLVM
                                                                 keeps for the life of the process (about
                                                                 80 kB), some 40 runs per compiled function
+                                                                (for the code libraries not adopted below)
 ``numba.core.codegen.CPUCodeLibrary.add_llvm_module``,          the host code of ``numba_ext.jit``
 ``_optimize_final_module`` and ``_finalize_final_module``       functions (their code libraries,
 (wrapped, see ``host_libraries.py``), and                       which :class:`OffloadCompiler` creates
