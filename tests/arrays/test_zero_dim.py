@@ -227,7 +227,7 @@ def test_0d_arrays_with_arrays_and_in_jitted_code(rng):
     h = rng.standard_normal(41)
     x = nx.asarray(h)
     s = x.sum()
-    np.testing.assert_allclose(nx.asnumpy(x / s), h / h.sum(), rtol=1e-12)
+    np.testing.assert_allclose(nx.asnumpy(x / s), h / h.sum(), rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(nx.asnumpy(x - x.mean()), h - h.mean(), rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(
         nx.asnumpy(np.where(x > x.mean(), x, x.min())), np.where(h > h.mean(), h, h.min()), rtol=1e-12
@@ -237,7 +237,7 @@ def test_0d_arrays_with_arrays_and_in_jitted_code(rng):
     def scale(a, t):
         return a / t  # a 0-d array argument broadcasts
 
-    np.testing.assert_allclose(nx.asnumpy(scale(x, s)), h / h.sum(), rtol=1e-12)
+    np.testing.assert_allclose(nx.asnumpy(scale(x, s)), h / h.sum(), rtol=1e-12, atol=1e-14)
 
     @nx.jit
     def total(a):

@@ -40,11 +40,11 @@ def test_dropped_functions_and_kernels_release_their_kernels(rng):
     for i in range(12):  # each a distinct kernel (the constant is part of it)
         c = float(i) + 0.5
         f = numba_ext.jit(make_function(c))
-        np.testing.assert_allclose(numba_ext.asnumpy(f(x)), np.sqrt(x_np) * 2.0 + c, rtol=1e-12)
+        np.testing.assert_allclose(numba_ext.asnumpy(f(x)), np.sqrt(x_np) * 2.0 + c, rtol=1e-12, atol=1e-14)
         k = numba_ext.kernel(make_kernel(c))
         out = numba_ext.full(50, np.nan)
         k[50](x, out)
-        np.testing.assert_allclose(numba_ext.asnumpy(out), x_np * c, rtol=1e-12)
+        np.testing.assert_allclose(numba_ext.asnumpy(out), x_np * c, rtol=1e-12, atol=1e-14)
     assert _core._live_kernels() >= before + 2  # the last function's and kernel's are alive
     del f, k
     gc.collect()
@@ -70,7 +70,7 @@ def test_dropped_functions_are_collected_whichever_paths_served_them(rng):
         c = float(i)
         f = numba_ext.jit(make_function(c))
         for _ in range(3):  # from the source, through the extension's cache
-            np.testing.assert_allclose(numba_ext.asnumpy(f(x)), np.sqrt(h) * 2.0 + c, rtol=1e-12)
+            np.testing.assert_allclose(numba_ext.asnumpy(f(x)), np.sqrt(h) * 2.0 + c, rtol=1e-12, atol=1e-14)
         check(f(numba_ext.asarray(h + 0j)), np.sqrt(h + 0j) * 2.0 + c)  # complex: Numba serves it
     assert alive() >= before + 1
     del f

@@ -27,7 +27,7 @@ def test_consecutive_statements_fuse_into_one_kernel(rng):
     out = f(*xs)
     t = np.sqrt(hs[0]) * hs[1]
     u = t + hs[2]
-    np.testing.assert_allclose(numba_ext.asnumpy(out), np.exp(-(t * u - 1.0)) / u, rtol=1e-12)
+    np.testing.assert_allclose(numba_ext.asnumpy(out), np.exp(-(t * u - 1.0)) / u, rtol=1e-12, atol=1e-14)
     assert len(f.inspect_kernels(*xs)) == 1
 
 
@@ -60,8 +60,10 @@ def test_escaping_intermediates_are_stored_by_the_same_kernel(rng):
 
     hs, xs = _args(rng, k=2)
     s, p = f(*xs)
-    np.testing.assert_allclose(numba_ext.asnumpy(s), hs[0] + hs[1], rtol=1e-13)
-    np.testing.assert_allclose(numba_ext.asnumpy(p), (hs[0] + hs[1]) * (hs[0] - hs[1]), rtol=1e-13)
+    np.testing.assert_allclose(numba_ext.asnumpy(s), hs[0] + hs[1], rtol=1e-13, atol=1e-14)
+    np.testing.assert_allclose(
+        numba_ext.asnumpy(p), (hs[0] + hs[1]) * (hs[0] - hs[1]), rtol=1e-13, atol=1e-14
+    )
     (k,) = f.inspect_kernels(*xs)
     assert k.llvm_ir.count("store double") == 2
 
@@ -97,7 +99,7 @@ def test_host_code_between_expressions_splits_regions(rng):
 
     hs, xs = _args(rng, k=2)
     out = f(*xs)
-    np.testing.assert_allclose(numba_ext.asnumpy(out), hs[0] * hs[1] + len(hs[0]), rtol=1e-13)
+    np.testing.assert_allclose(numba_ext.asnumpy(out), hs[0] * hs[1] + len(hs[0]), rtol=1e-13, atol=1e-14)
     assert len(f.inspect_kernels(*xs)) == 2
 
 
@@ -189,7 +191,9 @@ def test_where_clip_astype_erf_eager_and_on_host(rng):
 
     h = rng.standard_normal(50)
     a = numba_ext.asarray(h)
-    np.testing.assert_allclose(numba_ext.asnumpy(numba_ext.erf(a)), np.vectorize(erf)(h), rtol=1e-13)
+    np.testing.assert_allclose(
+        numba_ext.asnumpy(numba_ext.erf(a)), np.vectorize(erf)(h), rtol=1e-13, atol=1e-14
+    )
     np.testing.assert_allclose(numba_ext.erf(h), np.vectorize(erf)(h), rtol=1e-13)  # NumPy in, NumPy out
 
     @numba_ext.jit
@@ -371,15 +375,17 @@ def test_loops_and_expressions_that_must_not_fuse_stay_apart(rng):
 
     h = rng.random(64)
     out, t = escapes(numba_ext.asarray(h))
-    np.testing.assert_allclose(numba_ext.asnumpy(out), (h + 1.0) * 2.0, rtol=1e-14)
-    np.testing.assert_allclose(numba_ext.asnumpy(t), h + 1.0, rtol=1e-14)
+    np.testing.assert_allclose(numba_ext.asnumpy(out), (h + 1.0) * 2.0, rtol=1e-14, atol=1e-14)
+    np.testing.assert_allclose(numba_ext.asnumpy(t), h + 1.0, rtol=1e-14, atol=1e-14)
     assert len(escapes.inspect_kernels(numba_ext.asarray(h))) == 2
-    np.testing.assert_allclose(numba_ext.asnumpy(shifted(numba_ext.asarray(h))), np.diff(h * 2.0), rtol=1e-12)
+    np.testing.assert_allclose(
+        numba_ext.asnumpy(shifted(numba_ext.asarray(h))), np.diff(h * 2.0), rtol=1e-12, atol=1e-14
+    )
     assert len(shifted.inspect_kernels(numba_ext.asarray(h))) == 2
     a = numba_ext.asarray(h)
     ref = h.copy()
     ref[1:] = h[:-1] * 2.0
-    np.testing.assert_allclose(numba_ext.asnumpy(writes_input(a)), ref, rtol=1e-14)
+    np.testing.assert_allclose(numba_ext.asnumpy(writes_input(a)), ref, rtol=1e-14, atol=1e-14)
     b = numba_ext.asarray(rng.random(1))  # broadcasts: fusing would be wrong
     np.testing.assert_allclose(
         numba_ext.asnumpy(unknown_shape(numba_ext.asarray(h), b)),

@@ -85,7 +85,7 @@ def test_plain_njit_on_numba_ext_arrays_is_adopted(rng):
     g = numba.njit(make_function(0.25))
     r, t = g(numba_ext.asarray(h), 9)
     want, want_t = expected(h, 9, 0.25)
-    np.testing.assert_allclose(numba_ext.asnumpy(r), want, rtol=1e-12)
+    np.testing.assert_allclose(numba_ext.asnumpy(r), want, rtol=1e-12, atol=1e-14)
     assert t == want_t
     (cres,) = g.overloads.values()
     assert host_libraries.adopted(cres.library)
@@ -108,7 +108,7 @@ def test_dropped_function_frees_its_module(rng, by_numba):
     h = rng.random(32)
     f = numba_ext.jit(make_function(1.25))
     r, _ = f(numba_ext.asarray(h), 3)
-    np.testing.assert_allclose(numba_ext.asnumpy(r), np.sqrt(h) * 2.0 + 1.25, rtol=1e-12)
+    np.testing.assert_allclose(numba_ext.asnumpy(r), np.sqrt(h) * 2.0 + 1.25, rtol=1e-12, atol=1e-14)
     lib = weakref.ref(library_of(f))
     del f, r
     gc.collect()
@@ -126,7 +126,7 @@ def test_recompiled_and_other_signatures_run_right(rng, by_numba):
     f._dispatcher.recompile()
     h = rng.random(20)
     r, _ = f(numba_ext.asarray(h), 2)
-    np.testing.assert_allclose(numba_ext.asnumpy(r), np.sqrt(h) * 2.0 + 0.75, rtol=1e-12)
+    np.testing.assert_allclose(numba_ext.asnumpy(r), np.sqrt(h) * 2.0 + 0.75, rtol=1e-12, atol=1e-14)
 
 
 def test_a_jitted_function_calls_another(rng, by_numba):
@@ -142,7 +142,7 @@ def test_a_jitted_function_calls_another(rng, by_numba):
     f = numba_ext.jit(outer)
     h = rng.random(8)
     r, s = f(numba_ext.asarray(h), 9)
-    np.testing.assert_allclose(numba_ext.asnumpy(r), h * 2.0, rtol=1e-12)
+    np.testing.assert_allclose(numba_ext.asnumpy(r), h * 2.0, rtol=1e-12, atol=1e-14)
     assert s == sum(i * 9 + 1.0 for i in range(9))
 
 
@@ -156,7 +156,7 @@ def test_optimizer_failure_falls_back_to_numba_with_a_warning(rng, by_numba, mon
     with pytest.warns(RuntimeWarning, match="Numba's optimizer takes over"):
         r, t = f(numba_ext.asarray(h), 5)
     want, want_t = expected(h, 5, 2.0)
-    np.testing.assert_allclose(numba_ext.asnumpy(r), want, rtol=1e-12)
+    np.testing.assert_allclose(numba_ext.asnumpy(r), want, rtol=1e-12, atol=1e-14)
     assert t == want_t
     assert not host_libraries.adopted(library_of(f))
 
@@ -167,7 +167,7 @@ def test_without_the_host_optimizer_numbas_path_runs(rng, by_numba, monkeypatch)
     f = numba_ext.jit(make_function(3.0))
     r, t = f(numba_ext.asarray(h), 6)
     want, want_t = expected(h, 6, 3.0)
-    np.testing.assert_allclose(numba_ext.asnumpy(r), want, rtol=1e-12)
+    np.testing.assert_allclose(numba_ext.asnumpy(r), want, rtol=1e-12, atol=1e-14)
     assert t == want_t
     lib = library_of(f)
     assert not host_libraries.adopted(lib)

@@ -59,7 +59,7 @@ def test_equivalent_queues_run(rng):
     ha, hb = rng.standard_normal(50), rng.standard_normal(50)
     out = slice_expr(numba_ext.asarray(np.abs(ha), sycl_queue=q1), numba_ext.asarray(hb, sycl_queue=q2))
     assert out.sycl_queue.equivalent(q1)
-    np.testing.assert_allclose(numba_ext.asnumpy(out), np.sqrt(np.abs(ha)) * hb + 1.0, rtol=1e-13)
+    np.testing.assert_allclose(numba_ext.asnumpy(out), np.sqrt(np.abs(ha)) * hb + 1.0, rtol=1e-13, atol=1e-14)
 
 
 def test_non_equivalent_queues_raise_before_launch(rng):
@@ -105,5 +105,7 @@ def test_views_made_inside_jit_keep_the_queue(rng):
     out, view = g(a)
     assert out.sycl_queue is q and view.sycl_queue is q
     assert out.usm_type == "host" and view.usm_type == "host"
-    np.testing.assert_allclose(numba_ext.asnumpy(out), np.sqrt(h[1:5, ::2].T ** 2 + 1.0), rtol=1e-13)
+    np.testing.assert_allclose(
+        numba_ext.asnumpy(out), np.sqrt(h[1:5, ::2].T ** 2 + 1.0), rtol=1e-13, atol=1e-14
+    )
     np.testing.assert_array_equal(numba_ext.asnumpy(view), h[1:5, ::2].T)

@@ -31,7 +31,7 @@ def test_body_with_locals_conditionals_and_math(rng):
     x, out = nx.asarray(h), nx.empty(1001)
     cond_math(x, out)
     want = np.where(h > 0.5, np.exp(-h) * 2.0, np.sqrt(h) + np.vectorize(math.erf)(h))
-    np.testing.assert_allclose(nx.asnumpy(out), want, rtol=1e-12)
+    np.testing.assert_allclose(nx.asnumpy(out), want, rtol=1e-12, atol=1e-14)
     assert _kernels(cond_math, x, out) == 1
 
 
@@ -56,7 +56,7 @@ def test_nd_iteration(rng):
     X = nx.asarray(H)
     out = nx.empty(37)
     inner_loop(X, out)
-    np.testing.assert_allclose(nx.asnumpy(out), (H * np.arange(23)).sum(1), rtol=1e-12)
+    np.testing.assert_allclose(nx.asnumpy(out), (H * np.arange(23)).sum(1), rtol=1e-12, atol=1e-14)
     out2 = nx.empty((37, 23))
     nested_prange(X, out2)
     np.testing.assert_allclose(
@@ -75,7 +75,9 @@ def test_computed_indices(rng):
     h = rng.random(999)
     out = nx.empty(999)
     computed_indices(nx.asarray(h), out)
-    np.testing.assert_allclose(nx.asnumpy(out), h[::-1] + h[(np.arange(999) * 7) % 999], rtol=1e-13)
+    np.testing.assert_allclose(
+        nx.asnumpy(out), h[::-1] + h[(np.arange(999) * 7) % 999], rtol=1e-13, atol=1e-14
+    )
 
 
 @nx.jit
@@ -252,7 +254,7 @@ def test_axis_reductions(rng, op, axis):
     for fn in (f, g):
         got = fn(nx.asarray(H))
         assert isinstance(got, nx.ndarray) and got.shape == want.shape
-        np.testing.assert_allclose(nx.asnumpy(got), want, rtol=1e-12)
+        np.testing.assert_allclose(nx.asnumpy(got), want, rtol=1e-12, atol=1e-14)
 
 
 def test_axis_reduction_dtypes(rng):
@@ -282,7 +284,7 @@ def test_prange_in_plain_numba_njit_parallel_runs_on_the_device(rng):
     x, out = nx.asarray(h, device=DEV), nx.full(2049, np.nan, device=DEV)
     s = body(x, out)
     v = np.tanh(h) * 2.0
-    np.testing.assert_allclose(nx.asnumpy(out), np.where(h > 0.3, v, -v), rtol=1e-13)
+    np.testing.assert_allclose(nx.asnumpy(out), np.where(h > 0.3, v, -v), rtol=1e-13, atol=1e-14)
     np.testing.assert_allclose(s, h.sum(), rtol=1e-12)
 
     @numba.njit(parallel=True)

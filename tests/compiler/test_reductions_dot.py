@@ -78,9 +78,9 @@ def test_dot_non_contiguous(rng, kind):
     assert ha.shape == sa and hb.shape == sb
     want = ha @ hb
     for got in (nx.jit(lambda x, y: x @ y)(a, b), a @ b, nx.jit(lambda x, y: np.dot(x, y))(a, b)):
-        np.testing.assert_allclose(nx.asnumpy(got), want, rtol=1e-12)
+        np.testing.assert_allclose(nx.asnumpy(got), want, rtol=1e-12, atol=1e-14)
     if kind == "mm":  # a transposed operand
-        np.testing.assert_allclose(nx.asnumpy(a @ a.T), ha @ ha.T, rtol=1e-12)
+        np.testing.assert_allclose(nx.asnumpy(a @ a.T), ha @ ha.T, rtol=1e-12, atol=1e-14)
 
 
 def test_dot_edges_and_errors(rng):

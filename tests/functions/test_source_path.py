@@ -184,7 +184,7 @@ def test_types_outside_the_subset_go_to_numba(rng):
         got = f(*(numba_ext.asarray(v) if isinstance(v, np.ndarray) else v for v in (x, y)))
         want = x * y + 1
         assert got.dtype == want.dtype
-        np.testing.assert_allclose(numba_ext.asnumpy(got), want, rtol=1e-12)
+        np.testing.assert_allclose(numba_ext.asnumpy(got), want, rtol=1e-12, atol=1e-14)
     assert all(not isinstance(t, str) for s in f.signatures for t in s)  # Numba's types: Numba compiled
     assert kind_of(numba_ext.asarray(hc)) is None
     assert kind_of(2**63) is None and kind_of(True) is None

@@ -140,7 +140,7 @@ def test_local_accessor_reduction(rng, wg):
     hx = rng.standard_normal(n)
     out = nx.asarray(np.full(6, np.nan))
     nx.call_kernel(group_sums, NdRange(n, wg), nx.asarray(hx), LocalAccessor(wg, np.float64), out)
-    np.testing.assert_allclose(nx.asnumpy(out), hx.reshape(6, wg).sum(axis=1), rtol=1e-12)
+    np.testing.assert_allclose(nx.asnumpy(out), hx.reshape(6, wg).sum(axis=1), rtol=1e-12, atol=1e-14)
     assert not any(isinstance(a, LocalAccessor) for a in ())  # accessors pass no data
 
 
@@ -326,7 +326,7 @@ def test_local_accessor_launches_take_the_fast_path(rng):
         for _ in range(3):
             out = nx.asarray(np.full(4, np.nan))
             group_sums[NdRange(wg * 4, wg)](nx.asarray(hx), LocalAccessor(wg, np.float64), out)
-            np.testing.assert_allclose(nx.asnumpy(out), hx.reshape(4, wg).sum(axis=1), rtol=1e-12)
+            np.testing.assert_allclose(nx.asnumpy(out), hx.reshape(4, wg).sum(axis=1), rtol=1e-12, atol=1e-14)
     assert group_sums._fast_cache_len() >= 2  # one entry per accessor shape (and launch)
     with pytest.raises(AttributeError, match="immutable"):
         LocalAccessor(8, np.float32).shape = (4,)

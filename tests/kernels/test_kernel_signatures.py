@@ -119,7 +119,7 @@ def test_device_function_signatures(rng):
     hf = rng.standard_normal(40)
     bf = nx.asarray(np.full(40, np.nan))
     apply_many[40](nx.asarray(hf), bf)
-    np.testing.assert_allclose(nx.asnumpy(bf), hf + 1, rtol=1e-15)
+    np.testing.assert_allclose(nx.asnumpy(bf), hf + 1, rtol=1e-15, atol=1e-14)
     # a float32 argument goes to the int32 signature (as Numba chooses among overloads): truncated
     f = (np.abs(hf) * 3).astype(np.float32)
     bf32 = nx.asarray(np.full(40, np.nan, np.float32))
@@ -150,7 +150,7 @@ def test_call_kernel_async_with_dependent_events(rng):
     ev2.wait()
     host2.wait()
     host1.wait()
-    np.testing.assert_allclose(nx.asnumpy(d), ha + (ha + hb), rtol=1e-13)
+    np.testing.assert_allclose(nx.asnumpy(d), ha + (ha + hb), rtol=1e-13, atol=1e-14)
     with pytest.raises(nx.KernelArgumentError, match="dependent_events"):
         nx.call_kernel_async(add, Range(1000), a, b, c, d)
 
@@ -172,7 +172,7 @@ def test_views_and_rows_inside_kernels(rng):
     want = hx[:, ::-1].copy()
     want[:, 0] += hx[:, 1] + hx[:, 2]
     want[:, 4] = hx[:, 0] * 2.0
-    np.testing.assert_allclose(nx.asnumpy(out), want, rtol=1e-13)
+    np.testing.assert_allclose(nx.asnumpy(out), want, rtol=1e-13, atol=1e-14)
 
 
 def test_atomic_value_of_another_kind_is_a_typing_error():
@@ -263,10 +263,10 @@ def test_item_and_opencl_styles_compile_to_the_same_code(rng):
     h = rng.standard_normal(128)
     group_sum_cl[128, 64](nx.asarray(h), out)
     want = h.reshape(2, 64).sum(axis=1)
-    np.testing.assert_allclose(nx.asnumpy(out), want, rtol=1e-12)
+    np.testing.assert_allclose(nx.asnumpy(out), want, rtol=1e-12, atol=1e-14)
     out2 = nx.asarray(np.full(2, np.nan))
     group_sum_item[NdRange(128, 64)](nx.asarray(h), nx.kernel_api.LocalAccessor(64, np.float64), out2)
-    np.testing.assert_allclose(nx.asnumpy(out2), want, rtol=1e-12)
+    np.testing.assert_allclose(nx.asnumpy(out2), want, rtol=1e-12, atol=1e-14)
     args_cl = (nx.asarray(h), out)
     code_cl = _device_code(group_sum_cl._prepare(args_cl, None, [128], [64])[1], "group_sum_cl")
     args_item = (nx.asarray(h), nx.kernel_api.LocalAccessor(64, np.float64), out2)

@@ -29,7 +29,7 @@ def test_pairwise_distance_2d_range(rng):
     # k[a, b] means (global, local); a 2-D global range alone is a Range
     pairwise_distance[nx.Range(37, 29)](nx.asarray(a), nx.asarray(b), out)
     want = np.sqrt(((a[:, None, :] - b[None, :, :]) ** 2).sum(-1))
-    np.testing.assert_allclose(nx.asnumpy(out), want, rtol=1e-12)
+    np.testing.assert_allclose(nx.asnumpy(out), want, rtol=1e-12, atol=1e-14)
 
 
 def test_l2_norm_with_work_group_reduction(rng):
@@ -38,10 +38,10 @@ def test_l2_norm_with_work_group_reduction(rng):
     groups = (n + WG - 1) // WG
     partial = nx.zeros(groups)
     l2_norm_partial[groups * WG, WG](nx.asarray(h), partial)
-    np.testing.assert_allclose(nx.asnumpy(partial).sum(), (h * h).sum(), rtol=1e-12)
+    np.testing.assert_allclose(nx.asnumpy(partial).sum(), (h * h).sum(), rtol=1e-12, atol=1e-14)
     # per-group values too
     sq = np.concatenate([(h * h).sum(1), np.zeros(groups * WG - n)]).reshape(groups, WG).sum(1)
-    np.testing.assert_allclose(nx.asnumpy(partial), sq, rtol=1e-12)
+    np.testing.assert_allclose(nx.asnumpy(partial), sq, rtol=1e-12, atol=1e-14)
 
 
 NBINS = 20

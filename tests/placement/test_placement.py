@@ -121,7 +121,7 @@ def test_rule2_mixed_usm_types_all_pairs(rng, u1, u2):
     assert out.usm_type == TABLE[(u1, u2)] and eager.usm_type == TABLE[(u1, u2)]
     assert out.sycl_queue is q and eager.sycl_queue is q
     np.testing.assert_allclose(numba_ext.asnumpy(out), ha * hb + 1.0, **fp_tol())
-    np.testing.assert_allclose(numba_ext.asnumpy(eager), ha * hb + 1.0, rtol=1e-13)
+    np.testing.assert_allclose(numba_ext.asnumpy(eager), ha * hb + 1.0, rtol=1e-13, atol=1e-14)
 
 
 def test_rule2_spec_example(rng):
@@ -258,7 +258,7 @@ def test_eager_operations_follow_the_rules(rng):
         warnings.simplefilter("ignore", numba_ext.MixedUSMTypeWarning)
         for got, want in cases:
             assert isinstance(got, numba_ext.ndarray) and got.sycl_queue is q
-            np.testing.assert_allclose(numba_ext.asnumpy(got), want, rtol=1e-13)
+            np.testing.assert_allclose(numba_ext.asnumpy(got), want, rtol=1e-13, atol=1e-14)
         assert (a + b).usm_type == "device"
         for got, want in [(a < b, ha < hb), (a == a, ha == ha), (a >= 0.0, ha >= 0.0)]:
             assert got.dtype == np.bool_
