@@ -73,9 +73,18 @@ def _handles_numba_ext_types(state: Any) -> bool:
     return any(type(t).__module__.startswith("numba_ext.") for t in types)
 
 
+def adopted_library(targetctx: Any, name: str) -> Any:
+    """A new code library for the function `name`, created as Numba's lowering creates one (object
+    caching on, so it can go to the disk cache), and adopted."""
+    library = targetctx.codegen().create_library(name)
+    library.enable_object_caching()
+    adopt(library)
+    return library
+
+
 def lowering_adopts(run_pass: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
     """``BaseNativeLowering.run_pass``: a function that handles numba_ext's types gets its code
-    library created here (as Numba's lowering would create it) and adopted."""
+    library created here and adopted."""
 
     def run(self: Any, state: Any) -> Any:
         if (
@@ -83,9 +92,7 @@ def lowering_adopts(run_pass: Callable[[Any, Any], Any]) -> Callable[[Any, Any],
             and isinstance(state.targetctx.codegen(), codegen.JITCPUCodegen)
             and _handles_numba_ext_types(state)
         ):
-            state.library = state.targetctx.codegen().create_library(state.func_id.func_qualname)
-            state.library.enable_object_caching()
-            adopt(state.library)
+            state.library = adopted_library(state.targetctx, state.func_id.func_qualname)
         return run_pass(self, state)
 
     return run

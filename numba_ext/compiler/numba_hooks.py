@@ -169,10 +169,10 @@ class OffloadCompiler(CompilerBase):
     offloads_setitems = True  # OffloadParfors runs the slice assignments left on the host on the device
 
     def compile_extra(self, func):
-        if self.state.library is None:  # as Numba's lowering would create it
-            self.state.library = self.state.targetctx.codegen().create_library(func.__qualname__)
-            self.state.library.enable_object_caching()
-        host_libraries.adopt(self.state.library)
+        if self.state.library is None:
+            self.state.library = host_libraries.adopted_library(self.state.targetctx, func.__qualname__)
+        else:
+            host_libraries.adopt(self.state.library)
         try:
             return super().compile_extra(func)
         except NotImplementedError as e:

@@ -34,6 +34,14 @@ def expected(h, n, c):
     return np.sqrt(h) * 2.0 + c, sum((i * 7) % 5 for i in range(n))
 
 
+def run_checked(fn, h, n, c):
+    """Call `fn` (a jitted `make_function(c)`) on `h` and `n` and check both results."""
+    r, t = fn(numba_ext.asarray(h), n)
+    want, want_t = expected(h, n, c)
+    np.testing.assert_allclose(numba_ext.asnumpy(r), want, rtol=1e-12, atol=1e-14)
+    assert t == want_t
+
+
 def library_of(jitted):
     (cres,) = jitted._dispatcher.overloads.values()
     return cres.library
@@ -83,10 +91,7 @@ def test_host_code_is_optimized_without_llvmlite_pipelines(rng, by_numba, monkey
 def test_plain_njit_on_numba_ext_arrays_is_adopted(rng):
     h = rng.random(24)
     g = numba.njit(make_function(0.25))
-    r, t = g(numba_ext.asarray(h), 9)
-    want, want_t = expected(h, 9, 0.25)
-    np.testing.assert_allclose(numba_ext.asnumpy(r), want, rtol=1e-12, atol=1e-14)
-    assert t == want_t
+    run_checked(g, h, 9, 0.25)
     (cres,) = g.overloads.values()
     assert host_libraries.adopted(cres.library)
     assert not cres.library._final_module._owned
@@ -154,10 +159,7 @@ def test_optimizer_failure_falls_back_to_numba_with_a_warning(rng, by_numba, mon
     h = rng.random(16)
     f = numba_ext.jit(make_function(2.0))
     with pytest.warns(RuntimeWarning, match="Numba's optimizer takes over"):
-        r, t = f(numba_ext.asarray(h), 5)
-    want, want_t = expected(h, 5, 2.0)
-    np.testing.assert_allclose(numba_ext.asnumpy(r), want, rtol=1e-12, atol=1e-14)
-    assert t == want_t
+        run_checked(f, h, 5, 2.0)
     assert not host_libraries.adopted(library_of(f))
 
 
@@ -165,10 +167,7 @@ def test_without_the_host_optimizer_numbas_path_runs(rng, by_numba, monkeypatch)
     monkeypatch.setattr(host_libraries, "available", lambda: False)
     h = rng.random(16)
     f = numba_ext.jit(make_function(3.0))
-    r, t = f(numba_ext.asarray(h), 6)
-    want, want_t = expected(h, 6, 3.0)
-    np.testing.assert_allclose(numba_ext.asnumpy(r), want, rtol=1e-12, atol=1e-14)
-    assert t == want_t
+    run_checked(f, h, 6, 3.0)
     lib = library_of(f)
     assert not host_libraries.adopted(lib)
     assert lib._final_module._owned
