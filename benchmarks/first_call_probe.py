@@ -6,9 +6,10 @@
 * ``programs``: the program cache filled by an earlier process (no driver build);
 * ``disk``: ``jit(cache=True)`` with its disk cache and the program cache filled by an earlier process.
 
-Each runs twice: as ``numba_ext.jit`` serves it (``path`` ``source``: array-expression functions
-compiled from their source without Numba; ``numba`` where the function needs Numba, as l2_norm's
-axis reduction does) and with ``NUMBA_EXT_HOT_CALLS=0`` (Numba from the first call). Within the first
+Each runs twice: as ``numba_ext.jit`` serves it (``path`` ``source``: array-expression functions,
+and those reducing along an axis as l2_norm does, compiled from their source without Numba;
+``numba`` where the function needs Numba) and with ``NUMBA_EXT_HOT_CALLS=0`` (Numba from the first
+call). Within the first
 call, ``numba load`` is the import of Numba and the compiler layer (0 when the call did not need
 them) and ``device code`` the time in numba_ext's kernel compiles (graph, LLVM, SPIR-V/PTX).
 

@@ -11,6 +11,8 @@ from numba.core.compiler_machinery import FunctionPass
 from numba.core.rewrites import Rewrite
 
 from ..errors import UnsupportedError
+from ..ir.reductions import EMPTY_MESSAGES as EMPTY_MESSAGES
+from ..ir.reductions import result_dtype as result_dtype
 from .redirects import resolve_global
 from .types import USMArrayType
 
@@ -18,31 +20,11 @@ WHOLE_OPS = ("sum", "prod", "min", "max", "mean", "any", "all")
 REDUCTIONS = WHOLE_OPS + ("argmin", "argmax")
 ALIASES = {"amin": "min", "amax": "max"}
 REDUCTION_FUNCS = {getattr(np, name): name for name in REDUCTIONS} | {np.amin: "min", np.amax: "max"}
-EMPTY_MESSAGES = {
-    "min": "zero-size array to reduction operation minimum which has no identity",
-    "max": "zero-size array to reduction operation maximum which has no identity",
-    "argmin": "attempt to get argmin of an empty sequence",
-    "argmax": "attempt to get argmax of an empty sequence",
-}
 
 
 # Numba's parallel min/max reductions fail on booleans (parfor.py: lower_get_type_min_value); for
 # booleans they are all/any.
 BOOL_EXTREMES = {"min": "all", "max": "any"}
-
-
-def result_dtype(op: str, dtype) -> np.dtype:
-    """NumPy's result dtype of `op` over elements of `dtype` (sums of integers widen to 64 bits)."""
-    dt = np.dtype(dtype)
-    if op in ("argmin", "argmax"):
-        return np.dtype(np.int64)
-    if op in ("any", "all"):
-        return np.dtype(np.bool_)
-    if op == "mean":
-        return dt if dt.kind in "fc" else np.dtype(np.float64)
-    if op in ("sum", "prod") and dt.kind in "biu":
-        return np.dtype(np.uint64 if dt.kind == "u" else np.int64)
-    return dt
 
 
 def normalize_axis(axis: int, ndim: int) -> int:

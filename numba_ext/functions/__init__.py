@@ -1,6 +1,7 @@
 """``@numba_ext.jit``: jitted functions. Array-expression functions are compiled from their source into
 one fused kernel without loading Numba (``program`` reads the source, ``plan`` specialises it to the
-arguments' types, ``disk`` keeps ``cache=True`` kernels across processes); every other function, and
+arguments' types, ``staged`` runs the kernels of functions that reduce along an axis in order, ``disk``
+keeps ``cache=True`` kernels across processes); every other function, and
 every call the source path does not cover, goes to the compiler layer (Numba), loaded then (``jit_function``).
 
 May import: ``numba_ext.placement``, ``numba_ext.arrays``, ``numba_ext.devices``, ``numba_ext.ir``,

@@ -29,7 +29,7 @@ from typing import Any
 from .. import _core
 from ..devices import Device
 from ..errors import CacheWarning
-from ..ir.kernel_ir import KERNEL_IR_VERSION, KernelSpec
+from ..ir.kernel_ir import KERNEL_IR_VERSION, Function, KernelSpec
 
 MAGIC = b"NXK1"
 #: most entries kept; beyond it the least recently used go (a hit touches its entry)
@@ -50,7 +50,7 @@ def directory() -> Path | None:
     return Path(where) / "kernels" if where else None
 
 
-def entry_name(spec: KernelSpec, device: Device) -> str:
+def entry_name(spec: KernelSpec | Function, device: Device) -> str:
     from .. import __version__
 
     key = repr((spec, device.name, device.driver_version, device.target, __version__, KERNEL_IR_VERSION))
@@ -112,14 +112,20 @@ def _evict(where: Path, keep: Path) -> None:
             f.unlink(missing_ok=True)
 
 
-def compiler(py_func: Callable[..., Any]) -> Callable[[KernelSpec, Device], _core.Kernel]:
-    """The compile step of a ``cache=True`` function: from its entry when whole, else compiled and
-    stored."""
+def _compile(spec: KernelSpec | Function, device: Device) -> _core.Kernel:
+    if isinstance(spec, Function):  # a reduction's kernel
+        return _core.compile_function(spec, device)
+    return _core.compile_kernel(spec, device)
 
-    def compile_cached(spec: KernelSpec, device: Device) -> _core.Kernel:
+
+def compiler(py_func: Callable[..., Any]) -> Callable[[Any, Device], _core.Kernel]:
+    """The compile step of a ``cache=True`` function (its fused kernels, ``KernelSpec``, and its
+    reductions' kernels, ``Function``): from its entry when whole, else compiled and stored."""
+
+    def compile_cached(spec: KernelSpec | Function, device: Device) -> _core.Kernel:
         where = directory() if enabled() else None
         if where is None:
-            return _core.compile_kernel(spec, device)
+            return _compile(spec, device)
         path = where / entry_name(spec, device)
         payload = read(path)
         if payload is not None:
@@ -131,7 +137,7 @@ def compiler(py_func: Callable[..., Any]) -> Callable[[KernelSpec, Device], _cor
                 with contextlib.suppress(OSError):
                     os.utime(path)  # recently used
                 return kernel
-        kernel = _core.compile_kernel(spec, device)
+        kernel = _compile(spec, device)
         write(path, kernel.package)
         return kernel
 

@@ -24,8 +24,12 @@ from .._pickling import pickle_reduce
 from ..arrays import hooks, ndarray
 from ..placement import CallPlan, common_case_queue, offload_active, plan_call
 from . import disk
-from .plan import Plan, kind_of, specialize
+from .plan import Plan, kind_of
 from .program import Program, parse
+from .staged import StagedPlan, specialize
+
+#: a specialisation of the source path: one fused kernel, or kernels in order around reductions
+AnyPlan = Plan | StagedPlan
 
 if TYPE_CHECKING:
     from ..compiler.jit_function import JitFunction as NumbaJitFunction
@@ -61,7 +65,7 @@ class _PlanEntry:
 
     __slots__ = ("plan", "function")
 
-    def __init__(self, plan: Plan, function: JitFunction) -> None:
+    def __init__(self, plan: AnyPlan, function: JitFunction) -> None:
         self.plan = plan
         self.function = function
 
@@ -84,7 +88,7 @@ class JitFunction(_core.JitCaller):
         self._impl: NumbaJitFunction | None = None
         self._lock = threading.RLock()
         self._program: Program | str | None = None
-        self._plans: dict[tuple[Any, ...], Plan | None] = {}
+        self._plans: dict[tuple[Any, ...], AnyPlan | None] = {}
         self._fast_set = False
         self._cache = bool(options.get("cache", False))
         functools.update_wrapper(self, py_func)
@@ -164,7 +168,8 @@ class JitFunction(_core.JitCaller):
         """For the extension's source path: the plan and runner for arguments of these kinds (a
         common-case call), or None when Numba serves them."""
         plan = self._plan_for(args)
-        return None if plan is None else (plan, plan.native_runner())
+        # a staged plan runs in Python (its kernels, several, from `_call_slow`)
+        return (plan, plan.native_runner()) if isinstance(plan, Plan) else None
 
     def _dispatch(self, *args: Any) -> Any:
         """A common-case call (see :class:`_PlanEntry`) the fast path has no entry for yet."""
@@ -204,7 +209,7 @@ class JitFunction(_core.JitCaller):
         what = f"{self.py_func.__name__}()"
         return plan_call(what, self._names, args, allow_host_and_usm=True, stacklevel=3 + depth)
 
-    def _count(self, plan: Plan, args: Sequence[Any]) -> None:
+    def _count(self, plan: AnyPlan, args: Sequence[Any]) -> None:
         """Count a call run from the source; at the ``NUMBA_EXT_HOT_CALLS``-th, have Numba compile
         these types too: its compiled code calls the kernel with the least overhead (a few
         microseconds, against tens for the source path's Python), which matters once a function is
@@ -226,7 +231,7 @@ class JitFunction(_core.JitCaller):
             plan.hot = True
         self._clear_fast_cache()
 
-    def _plan_for(self, args: Sequence[Any]) -> Plan | None:
+    def _plan_for(self, args: Sequence[Any]) -> AnyPlan | None:
         """The specialisation for these arguments' types, or None (Numba's)."""
         if not self._source:
             return None
@@ -259,12 +264,18 @@ class JitFunction(_core.JitCaller):
 
     def inspect_kernels(self, *args: Any, **kwargs: Any) -> list[_core.Kernel]:
         """The device kernels these arguments' types compile to (one per offloaded region; one for
-        a function compiled from its source)."""
+        a function compiled from its source, or for one that reduces along an axis, those its call
+        launches, in order: it runs the call)."""
         values = tuple(inspect.signature(self.py_func).bind(*args, **kwargs).args) if kwargs else args
         plan = self._plan_for(values)
-        if plan is not None and plan.shape(values) is not None:
+        if isinstance(plan, Plan) and plan.shape(values) is not None:
             queue = next(a._queue for a in values if type(a) is ndarray)
             return [plan.kernel(plan.contiguity(values), queue.device)]
+        if isinstance(plan, StagedPlan) and all(type(a) is not np.ndarray for a in values):
+            queue = next(a._queue for a in values if type(a) is ndarray)
+            used: list[_core.Kernel] = []
+            if plan.run(values, queue, used) is not NotImplemented:  # the call, run for its kernels
+                return used
         return self._numba().inspect_kernels(*args, **kwargs)
 
     def inspect_llvm(self, *args: Any, **kwargs: Any) -> str:

@@ -35,7 +35,7 @@ from ..ir import numba_loops
 from ..ir.kernel_ir import KernelSpec, Load, ScalarArg, Select, Store
 from ..ir.spec_builder import SpecBuilder
 from ..placement import coerce_usm_types
-from .program import BINARY, COMPARISONS, UNARY, Expr, Number, Op, Param, Program, Where
+from .program import BINARY, COMPARISONS, UNARY, Expr, Number, Op, Param, Program, Reduce, Where
 
 #: argument kinds: ("array", ndim, dtype name) for a numba_ext array, "float" or "int" for scalars
 Kind = tuple[str, int, str] | str
@@ -62,6 +62,11 @@ class _NumbaLoops(SpecBuilder):
 
     def find_loop(self, ufunc: np.ufunc, dts: list[str]) -> tuple[list[str], str] | None:
         return numba_loops.find_loop(ufunc, dts)
+
+
+def signature_of(kinds: Sequence[Kind | None]) -> tuple[str, ...]:
+    """Argument kinds as ``signatures`` shows them (``float64[:,:]``, ``float``)."""
+    return tuple(f"{k[2]}[{','.join(':' * k[1])}]" if isinstance(k, tuple) else str(k) for k in kinds)
 
 
 def kind_of(value: Any) -> Kind | None:
@@ -196,9 +201,7 @@ class Plan:
     runner: _core.PlanRunner | None = None
 
     def signature(self) -> tuple[str, ...]:
-        return tuple(
-            f"{k[2]}[{','.join(':' * k[1])}]" if isinstance(k, tuple) else str(k) for k in self.kinds
-        )
+        return signature_of(self.kinds)
 
     def host_values(self, args: Sequence[Any]) -> list[Any]:
         values: list[Any] = []
@@ -536,6 +539,8 @@ class _Specializer:
                 v = _Value("float64" if kind == "float" else "int64", ref=("param", e.index))
         elif isinstance(e, Number):
             v = _Value("float64" if type(e.value) is float else "int64", ref=("number", e.value))
+        elif isinstance(e, Reduce):
+            raise _Unsupported  # reductions take several kernels: see .staged
         elif isinstance(e, Where):
             args = [self.value(a) for a in e.args]
             if all(a.expr is None for a in args):

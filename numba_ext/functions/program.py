@@ -6,10 +6,12 @@ a final ``return`` of one expression or a tuple of them, and every expression is
 parameters, earlier names, numbers (literals, or module-level and closure names bound to Python
 numbers, ``math.pi``), the operators ``+ - * / // % **``, unary ``-``/``+`` and one comparison
 (``< <= > >= == !=``), calls of the NumPy ufuncs below and of ``np.where(condition, x, y)`` with
-positional arguments. Anything else (loops, conditions, attribute access on
-arrays, indexing, keyword arguments, other functions) is left to Numba; so is a call whose argument
-types :mod:`.plan` does not cover. Globals are read when the function is first specialised, as Numba
-freezes them when it compiles.
+positional arguments, and reductions along one axis given as an integer: ``np.sum(x, axis=1)``,
+``np.prod``, ``np.mean``, ``np.min``/``np.amin``, ``np.max``/``np.amax``, or the methods
+``x.sum(1)``, ``x.mean(axis=-1)``, ... (the axis positional or as ``axis=``). Anything else (loops,
+conditions, other attributes of arrays, indexing, other keyword arguments, other functions) is left
+to Numba; so is a call whose argument types :mod:`.plan` and :mod:`.staged` do not cover. Globals are
+read when the function is first specialised, as Numba freezes them when it compiles.
 """
 
 from __future__ import annotations
@@ -89,6 +91,10 @@ _COMPARE: dict[type, np.ufunc] = {
     ast.Eq: np.equal,
     ast.NotEq: np.not_equal,
 }
+#: the reductions along an axis the path compiles, by function and by method name
+REDUCTIONS = {np.sum: "sum", np.prod: "prod", np.mean: "mean", np.min: "min", np.max: "max"}
+REDUCTIONS.update({np.amin: "min", np.amax: "max"})
+_REDUCTION_METHODS = frozenset({"sum", "prod", "mean", "min", "max"})
 _OPERATORS: dict[type, np.ufunc] = {
     ast.Add: np.add,
     ast.Sub: np.subtract,
@@ -134,7 +140,17 @@ class Where:
     args: tuple[Expr, ...]
 
 
-Expr = Param | Number | Op | Where
+@dataclass(frozen=True, eq=False)
+class Reduce:
+    """``np.<op>(arg, axis=axis)`` (`op` one of ``REDUCTIONS``' names); `axis` as written (checked
+    against the operand's dimensions when specialised). Compared by identity, as ``Op``."""
+
+    op: str
+    arg: Expr
+    axis: int
+
+
+Expr = Param | Number | Op | Where | Reduce
 
 
 @dataclass(frozen=True)
@@ -277,6 +293,17 @@ class _Reader:
         if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _COMPARE:
             operands = (self._expr(node.left), self._expr(node.comparators[0]))
             return Op(_COMPARE[type(node.ops[0])], operands, True)
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and not self._module(node.func.value)
+        ):
+            if node.func.attr in _REDUCTION_METHODS:  # x.sum(axis): a method of an array expression
+                return self._reduce(node.func.attr, node.func.value, node.args, node)
+        elif isinstance(node, ast.Call) and (op := _reduction(self._object(node.func))) is not None:
+            if not node.args:
+                raise _NotHere(f"line {node.lineno}: {ast.unparse(node)!r}")
+            return self._reduce(op, node.args[0], node.args[1:], node)
         if isinstance(node, ast.Call) and not node.keywords:
             fn = self._object(node.func)
             n = len(node.args)
@@ -286,6 +313,30 @@ class _Reader:
             if n == 3 and fn is np.where and not starred:
                 return Where(tuple(self._expr(a) for a in node.args))
         raise _NotHere(f"line {getattr(node, 'lineno', '?')}: {ast.unparse(node)!r}")
+
+    def _reduce(self, op: str, operand: ast.expr, rest: list[ast.expr], node: ast.Call) -> Reduce:
+        """A reduction of `operand` along the one axis given by `rest` (positional) or ``axis=``."""
+        given = list(rest) + [k.value for k in node.keywords if k.arg == "axis"]
+        if (
+            len(given) != 1
+            or any(k.arg != "axis" for k in node.keywords)
+            or isinstance(given[0], ast.Starred)
+        ):
+            raise _NotHere(f"line {node.lineno}: {ast.unparse(node)!r} (one axis, as an integer)")
+        node_axis, sign = given[0], 1
+        if isinstance(node_axis, ast.UnaryOp) and isinstance(node_axis.op, ast.USub):
+            node_axis, sign = node_axis.operand, -1  # a negative literal: -1 is the last axis
+        axis = self._expr(node_axis)
+        if not (isinstance(axis, Number) and type(axis.value) is int):
+            raise _NotHere(f"line {node.lineno}: the axis of {ast.unparse(node)!r} is not an integer")
+        return Reduce(op, self._expr(operand), sign * axis.value)
+
+    def _module(self, node: ast.expr) -> bool:
+        """Whether `node` names a module (``np`` in ``np.sum``), not a value of the function."""
+        try:
+            return inspect.ismodule(self._object(node))
+        except _NotHere:
+            return False
 
     def _global(self, name: str) -> Any:
         if name in self.closure:
@@ -304,6 +355,14 @@ class _Reader:
             if inspect.ismodule(base) and hasattr(base, node.attr):
                 return getattr(base, node.attr)
         raise _NotHere(f"line {getattr(node, 'lineno', '?')}: {ast.unparse(node)!r}")
+
+
+def _reduction(fn: Any) -> str | None:
+    """The name of the reduction `fn` is (``np.sum``: ``"sum"``), or None."""
+    try:
+        return REDUCTIONS.get(fn)
+    except TypeError:  # an unhashable global called as a function
+        return None
 
 
 def _def_block(func: Callable[..., Any]) -> ast.Module | None:

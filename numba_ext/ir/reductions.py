@@ -1,0 +1,181 @@
+"""Reductions along one axis: NumPy's result dtypes and the kernel that computes them, in the
+control-flow form (:class:`~.kernel_ir.Function`), for functions compiled from their source.
+
+The kernel runs one work-item per element of the result, with a sequential loop along the axis
+reading the input through its strides (any layout), in the order and with the arithmetic of the
+compiler layer's jitted helpers (``compiler.reduction_helpers``), so both give the same bits:
+
+* ``sum``, ``prod``: accumulated in the result dtype from 0 (1), each element converted to it first;
+* ``mean``: that sum divided by the number of elements in float64, then stored in the result dtype
+  (NaN over an empty axis);
+* ``min``, ``max``: from the first element, replaced by each later one that is smaller (larger) or
+  NaN, so the first NaN stays. An empty axis is NumPy's ValueError, raised before the launch.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .kernel_ir import (
+    ArrayDecl,
+    BinaryInst,
+    Block,
+    Branch,
+    CastInst,
+    Copy,
+    Dim,
+    FnArrayParam,
+    Function,
+    Imm,
+    Inst,
+    Jump,
+    LoadInst,
+    Local,
+    Operand,
+    Return,
+    SelectInst,
+    StoreInst,
+    Term,
+    WorkItem,
+)
+
+#: the reductions along an axis this module builds
+AXIS_OPS = ("sum", "prod", "mean", "min", "max")
+EMPTY_MESSAGES = {
+    "min": "zero-size array to reduction operation minimum which has no identity",
+    "max": "zero-size array to reduction operation maximum which has no identity",
+    "argmin": "attempt to get argmin of an empty sequence",
+    "argmax": "attempt to get argmax of an empty sequence",
+}
+
+
+def result_dtype(op: str, dtype: object) -> np.dtype:
+    """NumPy's result dtype of `op` over elements of `dtype` (sums of integers widen to 64 bits)."""
+    dt = np.dtype(dtype)  # type: ignore[call-overload]
+    if op in ("argmin", "argmax"):
+        return np.dtype(np.int64)
+    if op in ("any", "all"):
+        return np.dtype(np.bool_)
+    if op == "mean":
+        return dt if dt.kind in "fc" else np.dtype(np.float64)
+    if op in ("sum", "prod") and dt.kind in "biu":
+        return np.dtype(np.uint64 if dt.kind == "u" else np.int64)
+    return dt
+
+
+class _Builder:
+    """Locals and blocks of one function, blocks filled in any order."""
+
+    def __init__(self, nblocks: int) -> None:
+        self.locals: list[str] = []
+        self.blocks: list[tuple[list[Inst], Term | None]] = [([], None) for _ in range(nblocks)]
+        self.block = 0
+
+    def local(self, dtype: str) -> int:
+        self.locals.append(dtype)
+        return len(self.locals) - 1
+
+    def emit(self, inst: Inst) -> None:
+        self.blocks[self.block][0].append(inst)
+
+    def end(self, term: Term, then: int | None = None) -> None:
+        self.blocks[self.block] = (self.blocks[self.block][0], term)
+        if then is not None:
+            self.block = then
+
+    def binary(self, dtype: str, op: str, a: Operand, b: Operand) -> Local:
+        dst = self.local(dtype)
+        self.emit(BinaryInst(dst, op, a, b))
+        return Local(dst)
+
+    def cast(self, dtype: str, src: Local, src_dtype: str) -> Local:
+        if dtype == src_dtype:
+            return src
+        dst = self.local(dtype)
+        self.emit(CastInst(dst, src))
+        return Local(dst)
+
+    def set(self, dst: int, src: Operand) -> None:
+        self.emit(Copy(dst, src))
+
+
+def axis_function(op: str, dtype: str, ndim: int, axis: int) -> Function:
+    """The kernel reducing an `ndim`-d array of `dtype` (ndim >= 2) along `axis` (0 <= axis < ndim)
+    with `op` into a C-contiguous array of the other dimensions and of ``result_dtype(op, dtype)``.
+    Parameters: the input, then the result (each: data address, shape, byte strides); launched over
+    the result's size."""
+    if op not in AXIS_OPS:
+        raise ValueError(f"no axis reduction {op!r}")
+    if not (ndim >= 2 and 0 <= axis < ndim):
+        raise ValueError(f"axis {axis} of a {ndim}-d array cannot be reduced to an array")
+    out = result_dtype(op, dtype).name
+    acc = out  # the helpers accumulate in the result dtype (a mean's sum too)
+    entry, setup, test, body, finish, done = range(6)
+    b = _Builder(6)
+    i64 = "int64"
+    # entry: this work-item's result element, if any
+    t = b.local(i64)
+    b.emit(WorkItem(t, "get_global_id", 0))
+    extents = []
+    total: Operand = Imm(i64, 1)
+    for d in range(ndim - 1):
+        e = b.local(i64)
+        b.emit(Dim(e, 1, d))
+        extents.append(Local(e))
+        total = b.binary(i64, "mul", total, Local(e))
+    b.end(Branch(b.binary("bool", "lt", Local(t), total), setup, done), then=setup)
+    # set-up: the result's index from the work-item (C order), the axis length, the start value
+    out_index: list[Operand] = [Imm(i64, 0)] * (ndim - 1)
+    rest: Operand = Local(t)
+    for d in reversed(range(ndim - 1)):
+        out_index[d] = b.binary(i64, "rem", rest, extents[d])
+        rest = b.binary(i64, "floordiv", rest, extents[d])
+    n = b.local(i64)
+    b.emit(Dim(n, 0, axis))
+    k = b.local(i64)
+    s = b.local(acc)
+
+    def element(at: Operand) -> Local:
+        index = (*out_index[:axis], at, *out_index[axis:])
+        e = b.local(dtype)
+        b.emit(LoadInst(e, 0, index))
+        return Local(e)
+
+    if op in ("min", "max"):
+        b.set(s, element(Imm(i64, 0)))
+        b.set(k, Imm(i64, 1))
+    else:
+        b.set(s, Imm(acc, (1 if op == "prod" else 0) if np.dtype(acc).kind in "biu" else float(op == "prod")))
+        b.set(k, Imm(i64, 0))
+    b.end(Jump(test), then=test)
+    # the loop along the axis
+    b.end(Branch(b.binary("bool", "lt", Local(k), Local(n)), body, finish), then=body)
+    x = element(Local(k))
+    if op in ("min", "max"):
+        better = b.binary("bool", "lt" if op == "min" else "gt", x, Local(s))
+        nan = b.binary("bool", "ne", x, x)
+        b.emit(SelectInst(s, b.binary("bool", "or", better, nan), x, Local(s)))
+    else:
+        b.emit(BinaryInst(s, "mul" if op == "prod" else "add", Local(s), b.cast(acc, x, dtype)))
+    b.emit(BinaryInst(k, "add", Local(k), Imm(i64, 1)))
+    b.end(Jump(test), then=finish)
+    # the result element
+    value = Local(s)
+    if op == "mean":
+        quotient = b.binary("float64", "div", b.cast("float64", value, acc), b.cast("float64", Local(n), i64))
+        q = b.local("float64")
+        b.emit(SelectInst(q, b.binary("bool", "ne", Local(n), Imm(i64, 0)), quotient, Imm("float64", np.nan)))
+        value = b.cast(out, Local(q), "float64")
+    b.emit(StoreInst(1, tuple(out_index), value))
+    b.end(Jump(done), then=done)
+    b.end(Return())
+    return Function(
+        name=f"{op}_axis{axis}_of_{dtype}_{ndim}d",
+        locals=tuple(b.locals),
+        arrays=(
+            ArrayDecl("x", dtype, ndim, "global"),
+            ArrayDecl("out", out, ndim - 1, "global", contiguous=True),
+        ),
+        params=(FnArrayParam(0), FnArrayParam(1)),
+        blocks=tuple(Block(tuple(insts), term) for insts, term in b.blocks if term is not None),
+    )

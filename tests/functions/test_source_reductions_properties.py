@@ -1,0 +1,102 @@
+"""Property test: random functions that reduce array expressions along an axis (``np.sum``,
+``np.prod``, ``np.mean``, ``np.min``, ``np.max`` and the methods, over arrays of the real dtypes and
+bool with scalars) and compute on the results, served from their source, give exactly Numba's
+results: the same dtypes and bits, or the same exception type. Every generated function is inside
+the source path's subset, which the test checks too."""
+
+import os
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import numba_ext
+
+from .test_source_path_properties import DTYPES, _load, _outcome, _values, expression
+
+OPS = ["sum", "prod", "mean", "min", "max"]
+
+
+@st.composite
+def reducing_programs(draw):
+    """Statements over the arguments, reductions of some of them along one axis (min and max of
+    operands made non-boolean), then statements over the reductions and the scalars only (so every
+    result has the reductions' shape), returning some of them or the reductions themselves."""
+    env = {
+        "a": ("array", True, False),
+        "b": ("array", False, False),
+        "k": ("float", False, False),
+        "n": ("int", False, False),
+    }
+    lines = []
+    for i in range(draw(st.integers(0, 2))):
+        text, kind, uses_a, computed = draw(expression(env))
+        lines.append(f"    t{i} = {text}")
+        env[f"t{i}"] = (kind, uses_a, computed)
+    operands = [n for n, (kind, uses_a, _) in env.items() if kind == "array" and uses_a]
+    axis = draw(st.sampled_from(["0", "1", "-1", "-2"]))
+    reduced = {"k": ("float", False, False), "n": ("int", False, False)}
+    for j in range(draw(st.integers(1, 3))):
+        x = draw(st.sampled_from(operands))
+        op = draw(st.sampled_from(OPS))
+        if draw(st.booleans()):  # an expression as the operand
+            x = f"({x} * {draw(st.sampled_from(['k', 'n', '2', '0.5']))})"
+        if op in ("min", "max"):
+            x = f"np.maximum({x}, -5)"
+        call = (
+            f"np.{op}({x}, axis={axis})"
+            if draw(st.booleans())
+            else f"{x}.{op}({axis})"
+            if draw(st.booleans())
+            else f"np.{op}({x}, {axis})"
+        )
+        lines.append(f"    r{j} = {call}")
+        reduced[f"r{j}"] = ("array", True, True)
+    rets = []
+    for i in range(draw(st.integers(0, 2))):
+        text, kind, uses_r, computed = draw(expression(reduced))
+        if kind == "array" and uses_r and computed:
+            lines.append(f"    u{i} = {text}")
+            rets.append(f"u{i}")
+    rets += draw(st.lists(st.sampled_from([n for n in reduced if n.startswith("r")]), max_size=2))
+    rets = rets or ["r0"]
+    lines.append(f"    return {', '.join(rets)}" + ("," if len(rets) == 1 and draw(st.booleans()) else ""))
+    return "def f(a, b, k, n):\n" + "\n".join(lines) + "\n"
+
+
+#: examples per run: 25 in the test suite; set NUMBA_EXT_PROPERTY_EXAMPLES for a longer search
+EXAMPLES = int(os.environ.get("NUMBA_EXT_PROPERTY_EXAMPLES", "25"))
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    source=reducing_programs(),
+    seed=st.integers(0, 2**32 - 1),
+    a_dtype=st.sampled_from(DTYPES),
+    b_dtype=st.sampled_from(DTYPES),
+    b_shape=st.sampled_from(["full", "one", "row"]),
+    strided=st.booleans(),
+    k=st.sampled_from([0.0, -0.0, 1.5, -2.75, 1e308, float("inf"), float("nan")]),
+    n=st.sampled_from([0, 3, -7, 2**62]),
+)
+def test_reductions_from_the_source_give_numbas_bits(source, seed, a_dtype, b_dtype, b_shape, strided, k, n):
+    rng = np.random.default_rng(seed)
+    m = 12
+    ha = _values(rng, (3, 2 * m) if strided else (3, m), a_dtype)
+    hb = _values(rng, {"full": (3, m), "one": (1,), "row": (m,)}[b_shape], b_dtype)
+    a = numba_ext.asarray(ha)[:, ::2] if strided else numba_ext.asarray(ha)
+    args = (a, numba_ext.asarray(hb), k, n)
+    f = _load(source)
+    served = numba_ext.jit(f)
+    got = _outcome(served, args)
+    assert served._impl is None, f"outside the source path's subset ({a_dtype}, {b_dtype}):\n{source}"
+    want = _outcome(numba_ext.compiler.jit(f), args)
+    if isinstance(want, type):
+        assert got is want, (source, got, want)
+        return
+    assert not isinstance(got, type), (source, got, want)
+    got, want = (got, want) if isinstance(want, tuple) else ((got,), (want,))
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype and g.shape == w.shape, source
+        np.testing.assert_array_equal(g, w, err_msg=source)
