@@ -1,8 +1,9 @@
 """Row-wise L2 norm of an (n, dims) array, d = sqrt(sum(a * a, axis=1)) (dpbench ``l2_norm``).
 
-``numba_ext_jit`` is the NumPy source under ``@numba_ext.jit``: axis reductions run on the device
-since commit 0028265 (2 kernels). Before that, ``np.sum(..., axis=1)`` ran as host code on the USM
-memory and returned a ``numpy.ndarray``. ``numba_ext_jit_hybrid``, the older explicit stop-gap,
+``numba_ext_jit`` is the NumPy source under ``@numba_ext.jit``, served from its source without Numba:
+three kernels (the square, the sum along axis 1, the square root), those of its Numba-compiled form.
+Before commit 0028265, ``np.sum(..., axis=1)`` ran as host code on the USM memory and returned a
+``numpy.ndarray``. ``numba_ext_jit_hybrid``, the older explicit stop-gap,
 squares on the device (one kernel) and finishes on the host: the timed region includes copying the
 squares back and NumPy's row sums and sqrt. ``numba_ext_prange`` is the prange loop of
 ``numba_parallel`` under ``@numba_ext.jit`` (result from ``numba_ext.empty``), all on the device.

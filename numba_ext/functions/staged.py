@@ -59,20 +59,25 @@ class _Step:
 
     def reduce(self, x: ndarray, queue: Queue, used: list[_core.Kernel] | None) -> ndarray:
         """The result of the reduction of `x` on `queue`, with `x`'s USM type."""
-        d = x._desc
-        shape = tuple(d.shape)
+        image = x._nx_if_set()  # results of the steps before hold only their native image
+        if image is not None:
+            ptr, shape, strides, usm_type = image.data, tuple(image.shape), image.strides, image.usm_type
+        else:
+            d = x._desc
+            ptr, shape, strides, usm_type = x._data_ptr, d.shape, d.strides, x._usm_type
         if shape[self.axis] == 0 and self.op in EMPTY_MESSAGES:
             raise ValueError(EMPTY_MESSAGES[self.op])
         out_shape = shape[: self.axis] + shape[self.axis + 1 :]
-        out = allocate(out_shape, self.out_dtype, queue, x._usm_type)
+        out = allocate(out_shape, self.out_dtype, queue, usm_type)
         size = math.prod(out_shape)
         if size or used is not None:
             kernel = self.kernel(queue.device)
             if used is not None:
                 used.append(kernel)
             if size:
-                slots = [x._data_ptr, *shape, *(s & _MASK for s in d.strides)]
-                slots += [out._data_ptr, *out_shape, *(s & _MASK for s in out._desc.strides)]
+                # the result is C-contiguous: its kernel parameter computes its strides (any here)
+                slots = [ptr, *shape, *(s & _MASK for s in strides), out._nx.data, *out_shape]
+                slots += [0] * len(out_shape)
                 kernel.launch_nd(queue, slots, [size], None)
         return out
 
@@ -209,6 +214,11 @@ class _Stager:
                 if k == len(finals):
                     finals.append(r)
                 returns.append(("final", k))
+        if not finals:
+            # array statements no result needs: Numba evaluates them (their operands must broadcast,
+            # the scalars they take are computed), so the last plan computes one, for nothing, and
+            # checks the others as it checks unused statements
+            finals = self._unreached_arrays(statements)[:1]
         final = None
         if finals:
             final = specialize_plan(
@@ -216,17 +226,16 @@ class _Stager:
             )
             if final is None:
                 raise _Unsupported
-        elif self._unreached_arrays(statements):
-            raise _Unsupported  # array statements no result needs: Numba checks their shapes
         return StagedPlan(self.program_kinds(), self.steps, final, tuple(returns), program.returns_tuple)
 
     def program_kinds(self) -> tuple[Kind | None, ...]:
         return tuple(self.kinds[: len(self.program.params)])
 
-    def _unreached_arrays(self, statements: list[Expr]) -> bool:
-        """Whether an array statement (`statements`, over the call's values) is not part of what the
-        function returns. (Scalar statements no result needs are dead code, as in Numba: the
-        functions they may call on scalars raise nothing.)"""
+    def _unreached_arrays(self, statements: list[Expr]) -> list[Expr]:
+        """The array statements (of `statements`, over the call's values) not part of what the
+        function returns, other than reductions (evaluated in their steps). Scalar statements no
+        result needs are dead code, as in Numba (the functions they may call on scalars raise
+        nothing)."""
         reached: set[int] = set()
         stack: list[Expr] = list(self.program.returns)
         while stack:
@@ -234,10 +243,11 @@ class _Stager:
             if id(e) not in reached:
                 reached.add(id(e))
                 stack.extend(_operands(e))
-        return any(
-            id(st) not in reached and self._reads_an_array(new)
+        return [
+            new
             for st, new in zip(self.program.statements, statements)
-        )
+            if id(st) not in reached and not isinstance(new, Param) and self._reads_an_array(new)
+        ]
 
     def _reads_an_array(self, e: Expr) -> bool:
         stack = [e]

@@ -17,7 +17,7 @@ from numba_ext.errors import MixedUSMTypeWarning
 from numba_ext.placement import coerce_usm_types
 
 from ..checks import fp_tol, poison
-from ..conftest import require_device_in_child_process
+from ..conftest import DEV, require_device_in_child_process
 
 
 def l2_norm(a):
@@ -303,8 +303,34 @@ def test_unused_statements_as_numba_treats_them(rng):
     np.testing.assert_allclose(numba_ext.asnumpy(f(numba_ext.asarray(h), 2.0)), h.sum(0), **fp_tol())
     assert f._impl is None
     g = numba_ext.jit(unused_array)
-    with pytest.raises(ValueError, match="broadcast"):
-        g(numba_ext.asarray(h), numba_ext.asarray(rng.standard_normal(5)))
     np.testing.assert_allclose(
         numba_ext.asnumpy(g(numba_ext.asarray(h), numba_ext.asarray(h[0]))), h.sum(0), **fp_tol()
     )
+    assert g._impl is None  # served from the source, the unused statement computed and dropped
+    with pytest.raises(ValueError, match="broadcast"):
+        g(numba_ext.asarray(h), numba_ext.asarray(rng.standard_normal(5)))
+
+
+def test_numpy_arrays_inside_offload_to(rng):
+    h = rng.standard_normal((50, 3))
+    f = numba_ext.jit(l2_norm)
+    with numba_ext.offload_to(numba_ext.Queue(DEV)):
+        got = f(h)
+        want = numba_ext.compiler.jit(l2_norm)(h)
+    assert f._impl is None
+    assert isinstance(got, np.ndarray) and got.dtype == want.dtype == np.float64
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_allclose(got, np.sqrt((h * h).sum(1)), **fp_tol())
+    with pytest.raises(numba_ext.ExecutionPlacementError):
+        f(h)
+
+
+def test_hot_calls_switch_to_numbas_code(rng, monkeypatch):
+    monkeypatch.setenv("NUMBA_EXT_HOT_CALLS", "3")
+    f = numba_ext.jit(l2_norm)
+    h = rng.standard_normal((20, 3))
+    a = numba_ext.asarray(h)
+    for i in range(5):
+        np.testing.assert_allclose(numba_ext.asnumpy(f(a)), np.sqrt((h * h).sum(1)), **fp_tol())
+        assert (f._impl is None) == (i < 2)  # the third call has Numba compile these types
+    assert any(not isinstance(s[0], str) for s in f.signatures)

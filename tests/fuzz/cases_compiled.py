@@ -90,7 +90,7 @@ def launch(c: Chooser, profile: str) -> Enc:
 
 
 # -- jit arguments ----------------------------------------------------------------------------------
-JIT_FUNCTIONS = {"add": 2, "mul_sum": 2, "neg": 1, "where_pos": 1}
+JIT_FUNCTIONS = {"add": 2, "mul_sum": 2, "neg": 1, "where_pos": 1, "row_sum": 2}
 JIT_SHAPES = [[], [1], [5], [4], [3, 4], [1, 4], [3, 1]]
 
 

@@ -116,6 +116,10 @@ def mul_sum(x, s):
     return (x * s).sum()
 
 
+def row_sum(x, s):
+    return np.sum(x * s, axis=-1)
+
+
 def neg(x):
     return -x
 
@@ -124,7 +128,7 @@ def where_pos(x):
     return np.where(x > 0, x, 0)
 
 
-_PY = {f.__name__: f for f in (add, mul_sum, neg, where_pos)}
+_PY = {f.__name__: f for f in (add, mul_sum, neg, where_pos, row_sum)}
 JITTED = {name: nx.jit(f) for name, f in _PY.items()}
 ON_CPU = {name: numba.njit(f) for name, f in _PY.items()}
 
@@ -170,7 +174,7 @@ def run_jit(case: dict) -> Verdict:
     if reference is not None:
         return WRONG, f"Numba on the CPU raises {reference.__name__}; numba_ext returned {brief(got)}"
     rtol = atol = None
-    if fn == "mul_sum":
+    if fn in ("mul_sum", "row_sum"):
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore")
             try:  # the terms as NumPy forms them (an unsigned array times a negative int overflows)

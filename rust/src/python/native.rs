@@ -132,6 +132,13 @@ impl NativeArray {
     pub fn usm_code(&self) -> u32 {
         self.info.get().usm_code
     }
+    /// Data address, shape, byte strides and item size.
+    pub fn layout(&self) -> (u64, Vec<i64>, Vec<i64>, i64) {
+        let (w, n) = (self.words.get(), self.rank());
+        let shape = w[HEAD..HEAD + n].iter().map(|&x| x as i64).collect();
+        let strides = w[HEAD + n..HEAD + 2 * n].iter().map(|&x| x as i64).collect();
+        (w[4], shape, strides, w[3] as i64)
+    }
     /// The Numba type of `array` (whose image this is), as an object kept alive by the image.
     pub fn numba_type<'py>(&self, array: &Bound<'py, PyAny>) -> PyResult<Borrowed<'_, 'py, PyAny>> {
         let py = array.py();

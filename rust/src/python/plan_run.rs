@@ -375,11 +375,17 @@ fn broadcast<'a>(shapes: impl Iterator<Item = &'a [i64]>) -> Option<Vec<i64>> {
     Some(out)
 }
 
-/// A `numba_ext.ndarray` argument (None: one the runner does not read), through its NumPy
-/// descriptor (made once from the native image for an array that has only that; never the other
-/// way round, which would need Numba's types).
+/// A `numba_ext.ndarray` argument (None: one the runner does not read): from its native image
+/// when it has one (a result of compiled code or of another call), else through its NumPy
+/// descriptor (never making the image, which would need Numba's types).
 fn read_array(a: &Bound<'_, PyAny>) -> PyResult<Option<Arg>> {
     let py = a.py();
+    if let Some(image) = native_image(a) {
+        let image = image.get();
+        let (data, shape, strides, itemsize) = image.layout();
+        let contiguous = c_contiguous(&shape, &strides, itemsize);
+        return Ok(Some(Arg { data, contiguous, shape, strides, usm: image.usm_code() }));
+    }
     let desc = a.getattr(intern!(py, "_desc"))?;
     let shape: Vec<i64> = desc.getattr(intern!(py, "shape"))?.extract()?;
     let strides: Vec<i64> = desc.getattr(intern!(py, "strides"))?.extract()?;
@@ -389,6 +395,22 @@ fn read_array(a: &Bound<'_, PyAny>) -> PyResult<Option<Arg>> {
     let Ok(usm_type) = usm_type.cast::<PyString>() else { return Ok(None) };
     let Ok(usm) = UsmKind::parse(usm_type.to_str()?) else { return Ok(None) };
     Ok(Some(Arg { data, contiguous: c_contiguous(&shape, &strides, itemsize), shape, strides, usm: usm.code() }))
+}
+
+/// The array's native image if it is set: its `_nx` slot read without the class's `__getattr__`,
+/// which would make one.
+fn native_image<'py>(a: &Bound<'py, PyAny>) -> Option<Bound<'py, native::NativeArray>> {
+    let py = a.py();
+    // SAFETY: generic attribute lookup on a live object with an interned name; a new reference or
+    // NULL with an AttributeError set, which is cleared.
+    let found = unsafe { pyo3::ffi::PyObject_GenericGetAttr(a.as_ptr(), intern!(py, "_nx").as_ptr()) };
+    if found.is_null() {
+        let _ = PyErr::take(py);
+        return None;
+    }
+    // SAFETY: `found` is a new, non-null reference
+    let found = unsafe { Bound::from_owned_ptr(py, found) };
+    found.cast_into::<native::NativeArray>().ok()
 }
 
 /// A scalar's slot as the Python path computes it (`float(v)`'s bits for a float64 slot, else
