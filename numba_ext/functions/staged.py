@@ -60,6 +60,8 @@ class _Step:
     def reduce(self, x: ndarray, queue: Queue, used: list[_core.Kernel] | None) -> ndarray:
         """The result of the reduction of `x` on `queue`, with `x`'s USM type."""
         image = x._nx_if_set()  # results of the steps before hold only their native image
+        shape: tuple[int, ...]
+        strides: Sequence[int]
         if image is not None:
             ptr, shape, strides, usm_type = image.data, tuple(image.shape), image.strides, image.usm_type
         else:
