@@ -60,7 +60,7 @@ def test_nd_iteration(rng):
     out2 = nx.empty((37, 23))
     nested_prange(X, out2)
     np.testing.assert_allclose(
-        nx.asnumpy(out2), H * 2 + np.arange(37)[:, None] - np.arange(23)[None, :], rtol=1e-12
+        nx.asnumpy(out2), H * 2 + np.arange(37)[:, None] - np.arange(23)[None, :], rtol=1e-12, atol=1e-14
     )
 
 
