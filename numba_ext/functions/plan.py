@@ -35,7 +35,7 @@ from ..ir import numba_loops
 from ..ir.kernel_ir import KernelSpec, Load, ScalarArg, Select, Store
 from ..ir.spec_builder import SpecBuilder
 from ..placement import coerce_usm_types
-from .program import BINARY, COMPARISONS, UNARY, Expr, Number, Op, Param, Program, Reduce, Where
+from .program import BINARY, COMPARISONS, UNARY, Expr, Number, Op, Param, Program, Reduce, View, Where
 
 #: argument kinds: ("array", ndim, dtype name) for a numba_ext array, "float" or "int" for scalars
 Kind = tuple[str, int, str] | str
@@ -539,8 +539,8 @@ class _Specializer:
                 v = _Value("float64" if kind == "float" else "int64", ref=("param", e.index))
         elif isinstance(e, Number):
             v = _Value("float64" if type(e.value) is float else "int64", ref=("number", e.value))
-        elif isinstance(e, Reduce):
-            raise _Unsupported  # reductions take several kernels: see .staged
+        elif isinstance(e, (Reduce, View)):
+            raise _Unsupported  # reductions and slices run in steps: see .staged
         elif isinstance(e, Where):
             args = [self.value(a) for a in e.args]
             if all(a.expr is None for a in args):

@@ -6,11 +6,12 @@ a final ``return`` of one expression or a tuple of them, and every expression is
 parameters, earlier names, numbers (literals, or module-level and closure names bound to Python
 numbers, ``math.pi``), the operators ``+ - * / // % **``, unary ``-``/``+`` and one comparison
 (``< <= > >= == !=``), calls of the NumPy ufuncs below and of ``np.where(condition, x, y)`` with
-positional arguments, and reductions along one axis given as an integer: ``np.sum(x, axis=1)``,
+positional arguments, reductions along one axis given as an integer: ``np.sum(x, axis=1)``,
 ``np.prod``, ``np.mean``, ``np.min``/``np.amin``, ``np.max``/``np.amax``, or the methods
-``x.sum(1)``, ``x.mean(axis=-1)``, ... (the axis positional or as ``axis=``). Anything else (loops,
-conditions, other attributes of arrays, indexing, other keyword arguments, other functions) is left
-to Numba; so is a call whose argument types :mod:`.plan` and :mod:`.staged` do not cover. Globals are
+``x.sum(1)``, ``x.mean(axis=-1)``, ... (the axis positional or as ``axis=``), and slices with integer
+bounds and steps (``a[1:]``, ``a[:-1, ::2]``: views, as in Numba). Anything else (loops, conditions,
+other attributes of arrays, integer or array indices, other keyword arguments, other functions) is
+left to Numba; so is a call whose argument types :mod:`.plan` and :mod:`.staged` do not cover. Globals are
 read when the function is first specialised, as Numba freezes them when it compiles.
 """
 
@@ -150,7 +151,16 @@ class Reduce:
     axis: int
 
 
-Expr = Param | Number | Op | Where | Reduce
+@dataclass(frozen=True, eq=False)
+class View:
+    """``arg[index]``: a view of an array through slices (a tuple of ``slice`` objects with int or
+    None bounds and a nonzero int or None step), one per leading dimension. Compared by identity."""
+
+    arg: Expr
+    index: tuple[slice, ...]
+
+
+Expr = Param | Number | Op | Where | Reduce | View
 
 
 @dataclass(frozen=True)
@@ -293,6 +303,11 @@ class _Reader:
         if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _COMPARE:
             operands = (self._expr(node.left), self._expr(node.comparators[0]))
             return Op(_COMPARE[type(node.ops[0])], operands, True)
+        if isinstance(node, ast.Subscript):
+            parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            if not parts or not all(isinstance(p, ast.Slice) for p in parts):
+                raise _NotHere(f"line {node.lineno}: {ast.unparse(node)!r} (slices only)")
+            return View(self._expr(node.value), tuple(self._slice(p) for p in parts))  # type: ignore[arg-type]
         if (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)
@@ -323,13 +338,27 @@ class _Reader:
             or isinstance(given[0], ast.Starred)
         ):
             raise _NotHere(f"line {node.lineno}: {ast.unparse(node)!r} (one axis, as an integer)")
-        node_axis, sign = given[0], 1
-        if isinstance(node_axis, ast.UnaryOp) and isinstance(node_axis.op, ast.USub):
-            node_axis, sign = node_axis.operand, -1  # a negative literal: -1 is the last axis
-        axis = self._expr(node_axis)
-        if not (isinstance(axis, Number) and type(axis.value) is int):
-            raise _NotHere(f"line {node.lineno}: the axis of {ast.unparse(node)!r} is not an integer")
-        return Reduce(op, self._expr(operand), sign * axis.value)
+        axis = self._integer(given[0], f"the axis of {ast.unparse(node)!r}")  # -1: the last axis
+        return Reduce(op, self._expr(operand), axis)
+
+    def _integer(self, node: ast.expr, what: str) -> int:
+        """An integer literal (``-1`` too) or a global or closure name bound to one."""
+        sign = 1
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            node, sign = node.operand, -1
+        value = self._expr(node)
+        if not (isinstance(value, Number) and type(value.value) is int):
+            raise _NotHere(f"line {node.lineno}: {what} {ast.unparse(node)!r} is not an integer")
+        return sign * value.value
+
+    def _slice(self, node: ast.Slice) -> slice:
+        lower, upper, step = (
+            None if part is None else self._integer(part, "the slice bound")
+            for part in (node.lower, node.upper, node.step)
+        )
+        if step == 0:
+            raise _NotHere(f"line {node.lineno}: a slice step of zero")
+        return slice(lower, upper, step)
 
     def _module(self, node: ast.expr) -> bool:
         """Whether `node` names a module (``np`` in ``np.sum``), not a value of the function."""

@@ -1,16 +1,19 @@
-"""Functions compiled from their source that reduce along an axis: their kernels in order.
+"""Functions compiled from their source that reduce along an axis or slice arrays: their steps in
+order.
 
-Each reduction (``np.sum(x, axis=1)``, ``x.max(0)``, ...) is a step, as in the function's
-Numba-compiled form: its operand is computed into an array of its own by one fused kernel (a
-:class:`~.plan.Plan` over the arguments and the earlier reductions' results; none when the operand is
-an argument or an earlier result), then reduced by the axis kernel of :mod:`numba_ext.ir.reductions`.
-One more plan computes the function's results from the arguments and every reduction's result (none
-when the function returns the reductions themselves). The kernels, their order and their arithmetic
-are those of the compiled form, so both give the same bits.
+Each reduction (``np.sum(x, axis=1)``, ``x.max(0)``, ...) and each slice (``a[1:]``) is a step, as in
+the function's Numba-compiled form: its operand is computed into an array of its own by one fused
+kernel (a :class:`~.plan.Plan` over the arguments and the earlier steps' results; none when the
+operand is an argument or an earlier result), then reduced by the axis kernel of
+:mod:`numba_ext.ir.reductions`, or viewed through the slices (the same memory). One more plan
+computes the function's results from the arguments and every step's result (none when the function
+returns the steps' results themselves; one plan per result when the results differ in shape). The
+kernels, their order and their arithmetic are those of the compiled form, so both give the same bits.
 
-Covered: operands of two or more dimensions (the result is an array), an axis within them, and for
-``min`` and ``max`` a dtype other than bool. Other calls go to Numba, which raises NumPy's errors (a
-bad axis, shapes that do not broadcast).
+Covered: reductions of operands of two or more dimensions (the result is an array) along an axis
+within them, ``min`` and ``max`` of a dtype other than bool, and as many slices as the operand has
+dimensions or fewer. Other calls go to Numba, which raises NumPy's errors (a bad axis, shapes that do
+not broadcast).
 """
 
 from __future__ import annotations
@@ -29,23 +32,44 @@ from ..ir.kernel_ir import Function
 from ..ir.reductions import EMPTY_MESSAGES, axis_function, result_dtype
 from .plan import Kind, Plan, signature_of
 from .plan import specialize as specialize_plan
-from .program import Expr, Op, Param, Program, Reduce, Where
+from .program import Expr, Op, Param, Program, Reduce, View, Where
 
 Compile = Callable[[Any, Device], _core.Kernel]
 _MASK = 0xFFFF_FFFF_FFFF_FFFF
 
 
 @dataclass(eq=False)
-class _Step:
-    """One reduction: `op` along `axis` of its operand, an `ndim`-d array of `dtype` that is the
-    call's value `source` (an argument or an earlier result) or that `plan` computes from the first
-    `nvalues` values."""
+class _Operand:
+    """A step's operand: the call's value `source` (an argument or an earlier result), or the array
+    `plan` computes from the first `nvalues` values."""
 
-    op: str
-    axis: int
     source: int | None
     plan: Plan | None
     nvalues: int
+
+    def operand(self, values: list[Any], queue: Queue, used: list[_core.Kernel] | None) -> Any:
+        if self.plan is None:
+            assert self.source is not None
+            return values[self.source]
+        return _run(self.plan, values[: self.nvalues], queue, used)
+
+
+@dataclass(eq=False)
+class _ViewStep(_Operand):
+    """A view of the operand through slices (as Numba makes it: the same memory)."""
+
+    index: tuple[slice, ...]
+
+    def apply(self, x: ndarray, queue: Queue, used: list[_core.Kernel] | None) -> ndarray:
+        return x[self.index]
+
+
+@dataclass(eq=False)
+class _Step(_Operand):
+    """One reduction: `op` along `axis` of the operand."""
+
+    op: str
+    axis: int
     function: Function
     out_dtype: np.dtype
     compile: Compile | None = None
@@ -57,7 +81,7 @@ class _Step:
             k = self.kernels[device] = (self.compile or _core.compile_function)(self.function, device)
         return k
 
-    def reduce(self, x: ndarray, queue: Queue, used: list[_core.Kernel] | None) -> ndarray:
+    def apply(self, x: ndarray, queue: Queue, used: list[_core.Kernel] | None) -> ndarray:
         """The result of the reduction of `x` on `queue`, with `x`'s USM type."""
         image = x._nx_if_set()  # results of the steps before hold only their native image
         shape: tuple[int, ...]
@@ -86,31 +110,39 @@ class _Step:
 
 @dataclass(eq=False)
 class StagedPlan:
-    """One specialisation of a function with reductions (see the module documentation)."""
+    """One specialisation of a function with reductions or slices (see the module documentation)."""
 
     kinds: tuple[Kind | None, ...]
-    steps: list[_Step]
+    steps: list[_Step | _ViewStep]
     #: the plan of the results that are not reductions (over the arguments and every step's result)
     final: Plan | None
     #: per returned value: ("value", index of a step's result among the call's values) or
     #: ("final", index among the final plan's results)
     returns: tuple[tuple[str, int], ...]
     returns_tuple: bool
+    #: the results one plan each, for calls whose results differ in shape (None: one result)
+    separate: list[Plan] | None = None
     #: calls run so far; `hot`: Numba has compiled these types since (see ``jit_function``)
     calls: int = 0
     hot: bool = False
+    #: the compile step of every kernel (None: the default; ``cache=True`` sets its own)
+    _compile: Compile | None = None
 
     def plans(self) -> list[Plan]:
-        return [p for p in (*(s.plan for s in self.steps), self.final) if p is not None]
+        steps = [s.plan for s in self.steps]
+        return [p for p in (*steps, self.final, *(self.separate or ())) if p is not None]
+
+    def reductions(self) -> list[_Step]:
+        return [s for s in self.steps if isinstance(s, _Step)]
 
     @property
     def compile(self) -> Compile | None:
-        return self.steps[0].compile
+        return self._compile
 
     @compile.setter
     def compile(self, compile_kernel: Compile | None) -> None:
-        """The compile step of every kernel (``cache=True`` sets its own)."""
-        for s in self.steps:
+        self._compile = compile_kernel
+        for s in self.reductions():
             s.compile = compile_kernel
         for p in self.plans():
             p.compile = compile_kernel
@@ -118,7 +150,7 @@ class StagedPlan:
     @property
     def kernels(self) -> list[_core.Kernel]:
         """The kernels compiled so far."""
-        found = [k for s in self.steps for k in s.kernels.values()]
+        found = [k for s in self.reductions() for k in s.kernels.values()]
         return found + [k for p in self.plans() for k in p.kernels.values()]
 
     def signature(self) -> tuple[str, ...]:
@@ -129,17 +161,19 @@ class StagedPlan:
         collects the kernels launched, in order."""
         values = list(args)
         for step in self.steps:
-            if step.plan is None:
-                assert step.source is not None
-                x = values[step.source]
-            else:
-                x = _run(step.plan, values[: step.nvalues], queue, used)
-                if x is NotImplemented:
-                    return NotImplemented
-            values.append(step.reduce(x, queue, used))
+            x = step.operand(values, queue, used)
+            if x is NotImplemented:
+                return NotImplemented
+            values.append(step.apply(x, queue, used))
         finals: tuple[Any, ...] = ()
         if self.final is not None:
             finals = _run(self.final, values, queue, used)
+            if finals is NotImplemented and self.separate is not None:
+                # results of different shapes (`a[1:] - a[:-1], a * 2`): one kernel each
+                parts = [_run(p, values, queue, used) for p in self.separate]
+                finals = (
+                    NotImplemented if any(p is NotImplemented for p in parts) else tuple(p[0] for p in parts)
+                )
             if finals is NotImplemented:
                 return NotImplemented
         results = tuple(values[k] if kind == "value" else finals[k] for kind, k in self.returns)
@@ -160,15 +194,16 @@ class _Unsupported(Exception):
 
 
 def _operands(e: Expr) -> tuple[Expr, ...]:
-    return e.args if isinstance(e, (Op, Where)) else (e.arg,) if isinstance(e, Reduce) else ()
+    return e.args if isinstance(e, (Op, Where)) else (e.arg,) if isinstance(e, (Reduce, View)) else ()
 
 
-def has_reductions(program: Program) -> bool:
+def has_steps(program: Program) -> bool:
+    """Whether the function reduces along an axis or slices: it then runs in steps."""
     seen: set[int] = set()
     stack: list[Expr] = [*program.statements, *program.returns]
     while stack:
         e = stack.pop()
-        if isinstance(e, Reduce):
+        if isinstance(e, (Reduce, View)):
             return True
         if id(e) not in seen and isinstance(e, (Op, Where)):
             seen.add(id(e))
@@ -179,7 +214,7 @@ def has_reductions(program: Program) -> bool:
 def specialize(program: Program, kinds: tuple[Kind | None, ...]) -> Plan | StagedPlan | None:
     """The plan for arguments of `kinds` (staged when the function reduces along an axis), or None
     when Numba must compile the call."""
-    if not has_reductions(program):
+    if not has_steps(program):
         return specialize_plan(program, kinds)
     if any(k is None for k in kinds):
         return None
@@ -197,7 +232,7 @@ class _Stager:
         self.statements = {id(st) for st in program.statements}
         #: the expressions over the call's values, by the original expression's id
         self.new: dict[int, Expr] = {}
-        self.steps: list[_Step] = []
+        self.steps: list[_Step | _ViewStep] = []
 
     def plan(self) -> StagedPlan:
         program = self.program
@@ -228,7 +263,17 @@ class _Stager:
             )
             if final is None:
                 raise _Unsupported
-        return StagedPlan(self.program_kinds(), self.steps, final, tuple(returns), program.returns_tuple)
+        separate = None
+        if len(finals) > 1:
+            found = [
+                specialize_plan(Program(tuple(self.names), tuple(statements), (f,), True), tuple(self.kinds))
+                for f in finals
+            ]
+            separate = [p for p in found if p is not None]
+            if len(separate) < len(found):
+                raise _Unsupported
+        kinds = self.program_kinds()
+        return StagedPlan(kinds, self.steps, final, tuple(returns), program.returns_tuple, separate)
 
     def program_kinds(self) -> tuple[Kind | None, ...]:
         return tuple(self.kinds[: len(self.program.params)])
@@ -268,6 +313,8 @@ class _Stager:
         r: Expr
         if isinstance(e, Reduce):
             r = self.stage(e)
+        elif isinstance(e, View):
+            r = self.stage_view(e)
         elif isinstance(e, Op):
             r = Op(e.ufunc, tuple(self.sub(a) for a in e.args), e.operator)
         elif isinstance(e, Where):
@@ -277,31 +324,43 @@ class _Stager:
         self.new[id(e)] = r
         return r
 
-    def stage(self, r: Reduce) -> Param:
-        operand = self.sub(r.arg)
-        plan = None
+    def operand(self, arg: Expr) -> tuple[int | None, Plan | None, int, str]:
+        """A step's operand: (the call's value it is, or the plan computing it; its ndim, dtype)."""
+        operand = self.sub(arg)
         if isinstance(operand, Param):
             kind = self.kinds[operand.index]
             if not isinstance(kind, tuple):
-                raise _Unsupported  # a reduction of a scalar: Numba's
-            ndim, dtype, source = kind[1], kind[2], operand.index
-        else:
-            # the operand's program keeps the statements it reads, whose values the compiled form
-            # stores in arrays of their typed dtypes (the plan casts statement values to them)
-            program = Program(tuple(self.names), self._statements_in(r.arg), (operand,), False)
-            plan = specialize_plan(program, tuple(self.kinds))
-            if plan is None:
-                raise _Unsupported
-            ndim, dtype, source = plan.ndim, plan.out_dtypes[0].name, None
+                raise _Unsupported  # a reduction or slice of a scalar: Numba's
+            return operand.index, None, kind[1], kind[2]
+        # the operand's program keeps the statements it reads, whose values the compiled form
+        # stores in arrays of their typed dtypes (the plan casts statement values to them)
+        program = Program(tuple(self.names), self._statements_in(arg), (operand,), False)
+        plan = specialize_plan(program, tuple(self.kinds))
+        if plan is None:
+            raise _Unsupported
+        return None, plan, plan.ndim, plan.out_dtypes[0].name
+
+    def add_step(self, step: _Step | _ViewStep, kind: Kind) -> Param:
+        self.steps.append(step)
+        self.names.append(f"$r{len(self.steps) - 1}")  # not a name of the source
+        self.kinds.append(kind)
+        return Param(len(self.names) - 1)
+
+    def stage(self, r: Reduce) -> Param:
+        source, plan, ndim, dtype = self.operand(r.arg)
         if ndim < 2 or not -ndim <= r.axis < ndim or (r.op in ("min", "max") and dtype == "bool"):
             raise _Unsupported
         axis = r.axis % ndim
         out = result_dtype(r.op, dtype)
-        step = _Step(r.op, axis, source, plan, len(self.names), axis_function(r.op, dtype, ndim, axis), out)
-        self.steps.append(step)
-        self.names.append(f"$r{len(self.steps) - 1}")  # not a name of the source
-        self.kinds.append(("array", ndim - 1, out.name))
-        return Param(len(self.names) - 1)
+        function = axis_function(r.op, dtype, ndim, axis)
+        step = _Step(source, plan, len(self.names), r.op, axis, function, out)
+        return self.add_step(step, ("array", ndim - 1, out.name))
+
+    def stage_view(self, v: View) -> Param:
+        source, plan, ndim, dtype = self.operand(v.arg)
+        if len(v.index) > ndim:
+            raise _Unsupported  # too many indices: Numba raises
+        return self.add_step(_ViewStep(source, plan, len(self.names), v.index), ("array", ndim, dtype))
 
     def _statements_in(self, e: Expr) -> tuple[Expr, ...]:
         """The statements `e` reads (not through reductions, whose results it takes), over the
