@@ -13,7 +13,7 @@ call). Within the first
 call, ``numba load`` is the import of Numba and the compiler layer (0 when the call did not need
 them) and ``device code`` the time in numba_ext's kernel compiles (graph, LLVM, SPIR-V/PTX).
 
-    python benchmarks/first_call_probe.py [--workloads l2_norm,black_scholes] [--preset S]
+    python benchmarks/first_call_probe.py [--workloads l2_norm,black_scholes,laplace] [--preset S]
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve()
-SIZES = {"l2_norm": {"S": (1 << 16, 3)}, "black_scholes": {"S": 1 << 16}}
+SIZES = {"l2_norm": {"S": (1 << 16, 3)}, "black_scholes": {"S": 1 << 16}, "laplace": {"S": (512, 512)}}
 
 
 def timed_call(fn, args) -> float:

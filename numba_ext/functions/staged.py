@@ -122,6 +122,9 @@ class StagedPlan:
     returns_tuple: bool
     #: the results one plan each, for calls whose results differ in shape (None: one result)
     separate: list[Plan] | None = None
+    #: a plan whose host steps (only) each call computes: the scalar calls no result needs, which
+    #: Numba keeps, when no other plan has the statements
+    scalar_steps: Plan | None = None
     #: calls run so far; `hot`: Numba has compiled these types since (see ``jit_function``)
     calls: int = 0
     hot: bool = False
@@ -160,6 +163,8 @@ class StagedPlan:
         """The call on `queue`, or NotImplemented when the shapes need Numba's handling; `used`
         collects the kernels launched, in order."""
         values = list(args)
+        if self.scalar_steps is not None:
+            self.scalar_steps.host_values(values)  # raises as the compiled form's code would
         for step in self.steps:
             x = step.operand(values, queue, used)
             if x is NotImplemented:
@@ -191,6 +196,17 @@ def _run(plan: Plan, values: list[Any], queue: Queue, used: list[_core.Kernel] |
 
 class _Unsupported(Exception):
     pass
+
+
+def _calls(e: Expr) -> bool:
+    """Whether `e` calls a function (a ufunc written as a call, not an operator)."""
+    stack = [e]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, Op) and not x.operator:
+            return True
+        stack.extend(_operands(x))
+    return False
 
 
 def _operands(e: Expr) -> tuple[Expr, ...]:
@@ -251,11 +267,24 @@ class _Stager:
                 if k == len(finals):
                     finals.append(r)
                 returns.append(("final", k))
+        checks = None
         if not finals:
             # array statements no result needs: Numba evaluates them (their operands must broadcast,
             # the scalars they take are computed), so the last plan computes one, for nothing, and
             # checks the others as it checks unused statements
-            finals = self._unreached_arrays(statements)[:1]
+            unreached = self._unreached(statements)
+            arrays = [e for e in unreached if self._reads_an_array(e)]
+            finals = arrays[:1]
+            if not arrays and any(_calls(e) for e in unreached):
+                # a call on scalars no result needs: Numba keeps it, and the scalar arithmetic of its
+                # operands, which may raise (`np.sqrt(1 / k)` with k = 0): a plan of the statements,
+                # whose host steps each call computes (its kernel, of a step's result, never runs)
+                dummy = Op(np.positive, (Param(len(program.params)),), False)
+                checks = specialize_plan(
+                    Program(tuple(self.names), tuple(statements), (dummy,), True), tuple(self.kinds)
+                )
+                if checks is None:
+                    raise _Unsupported
         final = None
         if finals:
             final = specialize_plan(
@@ -273,16 +302,15 @@ class _Stager:
             if len(separate) < len(found):
                 raise _Unsupported
         kinds = self.program_kinds()
-        return StagedPlan(kinds, self.steps, final, tuple(returns), program.returns_tuple, separate)
+        return StagedPlan(kinds, self.steps, final, tuple(returns), program.returns_tuple, separate, checks)
 
     def program_kinds(self) -> tuple[Kind | None, ...]:
         return tuple(self.kinds[: len(self.program.params)])
 
-    def _unreached_arrays(self, statements: list[Expr]) -> list[Expr]:
-        """The array statements (of `statements`, over the call's values) not part of what the
-        function returns, other than reductions (evaluated in their steps). Scalar statements no
-        result needs are dead code, as in Numba (the functions they may call on scalars raise
-        nothing)."""
+    def _unreached(self, statements: list[Expr]) -> list[Expr]:
+        """The statements (of `statements`, over the call's values) not part of what the function
+        returns, other than reductions and slices (evaluated in their steps). Numba evaluates the
+        array statements among them and the calls on scalars; the rest is dead code."""
         reached: set[int] = set()
         stack: list[Expr] = list(self.program.returns)
         while stack:
@@ -293,7 +321,7 @@ class _Stager:
         return [
             new
             for st, new in zip(self.program.statements, statements)
-            if id(st) not in reached and not isinstance(new, Param) and self._reads_an_array(new)
+            if id(st) not in reached and not isinstance(new, Param)
         ]
 
     def _reads_an_array(self, e: Expr) -> bool:

@@ -309,6 +309,18 @@ def test_unused_statements_as_numba_treats_them(rng):
     f = numba_ext.jit(unused_scalar)
     np.testing.assert_allclose(numba_ext.asnumpy(f(numba_ext.asarray(h), 2.0)), h.sum(0), **fp_tol())
     assert f._impl is None
+
+    def unused_call(a, k):
+        t = np.sqrt(0.5 / k)  # noqa: F841 (Numba keeps calls, and the arithmetic of their operands)
+        return np.sum(a, axis=0)
+
+    c = numba_ext.jit(unused_call)
+    np.testing.assert_allclose(numba_ext.asnumpy(c(numba_ext.asarray(h), 2.0)), h.sum(0), **fp_tol())
+    with pytest.raises(ZeroDivisionError):
+        c(numba_ext.asarray(h), 0.0)
+    with pytest.raises(ZeroDivisionError):
+        numba_ext.compiler.jit(unused_call)(numba_ext.asarray(h), 0.0)
+    assert c._impl is None
     g = numba_ext.jit(unused_array)
     np.testing.assert_allclose(
         numba_ext.asnumpy(g(numba_ext.asarray(h), numba_ext.asarray(h[0]))), h.sum(0), **fp_tol()
