@@ -649,3 +649,22 @@ def test_source_of_every_layout_is_read(tmp_path, rng):
     for f, want in cases:
         np.testing.assert_array_equal(numba_ext.asnumpy(f(a, b)), want)
         assert f._impl is None, f
+
+
+def test_negated_booleans_made_float_are_minus_one(rng):
+    """`-(a > c)` is int8 -1 where true in Numba's typing; made a float it is -1.0 on every device
+    (LLVM folds it to a signed conversion of a one-bit value, which SPIR-V carries as a select)."""
+
+    def negated(a, s):
+        m = -(0.5 < a)  # int8: -1 where true
+        t = -m
+        return -t + s, m * 1.0
+
+    h = rng.random(200)
+    mask = (0.5 < h).astype(np.int8)
+    a = numba_ext.asarray(h)
+    got = _host(numba_ext.jit(negated)(a, 0.25))
+    by_numba = _host(numba_ext.compiler.jit(negated)(a, 0.25))
+    for g, n, w in zip(got, by_numba, (-mask + 0.25, -mask * 1.0)):
+        np.testing.assert_array_equal(g, w)
+        np.testing.assert_array_equal(n, w)

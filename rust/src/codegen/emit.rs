@@ -76,6 +76,7 @@ pub fn emit(
         .map_err(|e| Error::Codegen(format!("LLVM passes: {e}")))?;
     if flavor == Flavor::Spirv {
         drop_bool_bitreverse(module);
+        select_for_bool_sitofp(module);
     }
     let ir = early_ir.unwrap_or_else(|| module.print_to_string().to_string());
     let bytes = match flavor {
@@ -115,6 +116,65 @@ fn drop_bool_bitreverse(module: &Module) {
             LLVMInstructionEraseFromParent(call);
         }
         LLVMDeleteFunction(fv);
+    }
+}
+
+/// Replace each `sitofp i1 %b to <float type>` by `select i1 %b, -1.0, 0.0`. `instcombine` forms it
+/// from the negation of a widened bool (`-(x > 0)`, an int8 -1 in Numba's typing, made a float), and
+/// a one-bit integer is a SPIR-V bool, which the OpenCL CPU runtime converts as unsigned: 1.0, not
+/// -1.0. A select means the same for every consumer.
+fn select_for_bool_sitofp(module: &Module) {
+    use inkwell::llvm_sys::core::{
+        LLVMBuildSelect, LLVMConstReal, LLVMCreateBuilderInContext, LLVMDisposeBuilder, LLVMGetFirstBasicBlock,
+        LLVMGetFirstFunction, LLVMGetFirstInstruction, LLVMGetInstructionOpcode, LLVMGetIntTypeWidth,
+        LLVMGetModuleContext, LLVMGetNextBasicBlock, LLVMGetNextFunction, LLVMGetNextInstruction, LLVMGetOperand,
+        LLVMGetTypeKind, LLVMInstructionEraseFromParent, LLVMPositionBuilderBefore, LLVMReplaceAllUsesWith, LLVMTypeOf,
+    };
+    use inkwell::llvm_sys::{LLVMOpcode, LLVMTypeKind};
+    // SAFETY: a walk over the module's own functions, blocks and instructions; each replaced
+    // instruction is erased after its uses moved to the select built before it
+    unsafe {
+        let m = module.as_mut_ptr();
+        let builder = LLVMCreateBuilderInContext(LLVMGetModuleContext(m));
+        let mut f = LLVMGetFirstFunction(m);
+        while !f.is_null() {
+            let mut bb = LLVMGetFirstBasicBlock(f);
+            while !bb.is_null() {
+                let mut inst = LLVMGetFirstInstruction(bb);
+                while !inst.is_null() {
+                    let next = LLVMGetNextInstruction(inst);
+                    if LLVMGetInstructionOpcode(inst) == LLVMOpcode::LLVMSIToFP {
+                        let arg = LLVMGetOperand(inst, 0);
+                        let (from, to) = (LLVMTypeOf(arg), LLVMTypeOf(inst));
+                        let scalar_float = matches!(
+                            LLVMGetTypeKind(to),
+                            LLVMTypeKind::LLVMHalfTypeKind
+                                | LLVMTypeKind::LLVMFloatTypeKind
+                                | LLVMTypeKind::LLVMDoubleTypeKind
+                        );
+                        if scalar_float
+                            && LLVMGetTypeKind(from) == LLVMTypeKind::LLVMIntegerTypeKind
+                            && LLVMGetIntTypeWidth(from) == 1
+                        {
+                            LLVMPositionBuilderBefore(builder, inst);
+                            let select = LLVMBuildSelect(
+                                builder,
+                                arg,
+                                LLVMConstReal(to, -1.0),
+                                LLVMConstReal(to, 0.0),
+                                c"sitofp_bool".as_ptr(),
+                            );
+                            LLVMReplaceAllUsesWith(inst, select);
+                            LLVMInstructionEraseFromParent(inst);
+                        }
+                    }
+                    inst = next;
+                }
+                bb = LLVMGetNextBasicBlock(bb);
+            }
+            f = LLVMGetNextFunction(f);
+        }
+        LLVMDisposeBuilder(builder);
     }
 }
 

@@ -12,7 +12,10 @@ use crate::error::{Error, Result};
 use crate::ir::DType;
 
 const MAGIC: &[u8; 4] = b"NXKP";
-const VERSION: u32 = 1;
+/// The format, and the code generation the binaries came from: a change that makes code generation
+/// give different device code for the same kernel (a fix) moves it, so packages stored before are
+/// refused and compiled again. 2: a SPIR-V `sitofp` of a bool is a select (`codegen/emit.rs`).
+const VERSION: u32 = 2;
 
 fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
     out.extend_from_slice(&(b.len() as u32).to_le_bytes());
