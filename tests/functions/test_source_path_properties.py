@@ -112,7 +112,10 @@ def expression(draw, env, depth=0):
 
 
 @st.composite
-def programs(draw):
+def statements(draw, least, most):
+    """(lines, names): `least` to `most` statements ``t<i> = <expression>`` over the arguments `a`, `b`
+    (arrays), `k` (a float), `n` (an int) and the earlier statements; each name's (kind, depends on
+    `a`, computed)."""
     env = {
         "a": ("array", True, False),
         "b": ("array", False, False),
@@ -120,10 +123,16 @@ def programs(draw):
         "n": ("int", False, False),
     }
     lines = []
-    for i in range(draw(st.integers(1, 4))):
+    for i in range(draw(st.integers(least, most))):
         text, kind, uses_a, computed = draw(expression(env))
         lines.append(f"    t{i} = {text}")
         env[f"t{i}"] = (kind, uses_a, computed)
+    return lines, env
+
+
+@st.composite
+def programs(draw):
+    lines, env = draw(statements(1, 4))
     # results: computed arrays of the one iteration space (each reads `a`, the full-shape argument)
     outs = [n for n, (kind, uses_a, computed) in env.items() if kind == "array" and uses_a and computed]
     chosen = draw(st.lists(st.sampled_from(outs), min_size=1, max_size=2)) if outs else []
@@ -178,35 +187,48 @@ def _values(rng, shape, dtype):
 EXAMPLES = int(os.environ.get("NUMBA_EXT_PROPERTY_EXAMPLES", "40"))
 
 
-@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    source=programs(),
-    seed=st.integers(0, 2**32 - 1),
-    a_dtype=st.sampled_from(DTYPES),
-    b_dtype=st.sampled_from(DTYPES),
-    b_shape=st.sampled_from(["full", "one", "row"]),
-    strided=st.booleans(),
-    k=st.sampled_from([0.0, -0.0, 1.5, -2.75, 1e308, float("inf"), float("nan")]),
-    n=st.sampled_from([0, 3, -7, 2**62]),
-)
-def test_source_path_gives_numbas_bits(source, seed, a_dtype, b_dtype, b_shape, strided, k, n):
+#: the arguments every generated function takes besides its source
+ARGUMENTS = {
+    "seed": st.integers(0, 2**32 - 1),
+    "a_dtype": st.sampled_from(DTYPES),
+    "b_dtype": st.sampled_from(DTYPES),
+    "b_shape": st.sampled_from(["full", "one", "row"]),
+    "strided": st.booleans(),
+    "k": st.sampled_from([0.0, -0.0, 1.5, -2.75, 1e308, float("inf"), float("nan")]),
+    "n": st.sampled_from([0, 3, -7, 2**62]),
+}
+
+
+def check_against_numba(source, seed, a_dtype, b_dtype, b_shape, strided, k, n, rows=2, served_if_ok=False):
+    """Run `source` served from its source and compiled by Numba on random arguments (`a` of `rows`
+    rows, strided or not; `b` of a broadcasting shape; a float and an int): the same exception type,
+    or results of the same dtypes, shapes and values. The served function must not have gone to
+    Numba (`served_if_ok`: only for calls Numba completes)."""
     rng = np.random.default_rng(seed)
     m = 12
-    ha = _values(rng, (2, 2 * m) if strided else (2, m), a_dtype)
-    hb = _values(rng, {"full": (2, m), "one": (1,), "row": (m,)}[b_shape], b_dtype)
+    ha = _values(rng, (rows, 2 * m) if strided else (rows, m), a_dtype)
+    hb = _values(rng, {"full": (rows, m), "one": (1,), "row": (m,)}[b_shape], b_dtype)
     a = numba_ext.asarray(ha)[:, ::2] if strided else numba_ext.asarray(ha)
     args = (a, numba_ext.asarray(hb), k, n)
     f = _load(source)
     served = numba_ext.jit(f)
     got = _outcome(served, args)
-    assert served._impl is None, f"outside the source path's subset ({a_dtype}, {b_dtype}):\n{source}"
+    outside = f"outside the source path's subset ({a_dtype}, {b_dtype}):\n{source}"
+    assert served_if_ok or served._impl is None, outside
     want = _outcome(numba_ext.compiler.jit(f), args)
     if isinstance(want, type):
         assert got is want, (source, got, want)
         return
+    assert served._impl is None, outside
     assert not isinstance(got, type), (source, got, want)
     got, want = (got, want) if isinstance(want, tuple) else ((got,), (want,))
     assert len(got) == len(want)
     for g, w in zip(got, want):
         assert g.dtype == w.dtype and g.shape == w.shape, source
         np.testing.assert_array_equal(g, w, err_msg=source)
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(source=programs(), **ARGUMENTS)
+def test_source_path_gives_numbas_bits(source, seed, a_dtype, b_dtype, b_shape, strided, k, n):
+    check_against_numba(source, seed, a_dtype, b_dtype, b_shape, strided, k, n)
