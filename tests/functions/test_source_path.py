@@ -22,6 +22,7 @@ from numba_ext.functions.plan import kind_of
 
 from ..checks import check
 from ..conftest import DEV, require_device_in_child_process
+from ._children import kernels_compiled_in_child
 
 SCALE = 1.5
 C1, C3 = 0.7978845608 * math.sqrt(2.0), 0.044715 * 2.0
@@ -511,14 +512,9 @@ def test_cache_true_loads_kernels_from_disk_in_a_new_process(tmp_path):
     )
     child = tmp_path / "child.py"
     child.write_text(_CACHE_CHILD.format(here=str(tmp_path)))
-    env = {**os.environ, "NUMBA_EXT_CACHE_DIR": str(tmp_path / "cache")}
 
     def run() -> int:
-        out = subprocess.run(
-            [sys.executable, str(child)], capture_output=True, text=True, env=env, timeout=300
-        )
-        assert out.returncode == 0, out.stderr[-3000:]
-        return int(out.stdout.split()[-1])
+        return kernels_compiled_in_child(child, tmp_path / "cache")
 
     assert run() == 1  # compiled, and stored
     (entry,) = (tmp_path / "cache" / "kernels").glob("*.nxk")

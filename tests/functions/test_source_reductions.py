@@ -2,9 +2,6 @@
 as Numba's compilation of the same function (the same kernels in the same order), NumPy's values and
 dtypes, NaN and empty axes as NumPy, USM types, and the calls that go to Numba instead."""
 
-import os
-import subprocess
-import sys
 import textwrap
 import warnings
 
@@ -18,6 +15,7 @@ from numba_ext.placement import coerce_usm_types
 
 from ..checks import fp_tol, poison
 from ..conftest import DEV, require_device_in_child_process
+from ._children import kernels_compiled_in_child
 
 
 def l2_norm(a):
@@ -260,14 +258,9 @@ def test_reductions_run_without_numba_and_load_from_the_disk_cache(tmp_path):
     )
     child = tmp_path / "child.py"
     child.write_text(_CHILD.format(here=str(tmp_path)))
-    env = {**os.environ, "NUMBA_EXT_CACHE_DIR": str(tmp_path / "cache")}
 
     def run() -> int:
-        out = subprocess.run(
-            [sys.executable, str(child)], capture_output=True, text=True, env=env, timeout=300
-        )
-        assert out.returncode == 0, out.stderr[-3000:]
-        return int(out.stdout.split()[-1])
+        return kernels_compiled_in_child(child, tmp_path / "cache")
 
     assert run() == 3  # the square, the sum along the axis and the square root, compiled and stored
     assert len(list((tmp_path / "cache" / "kernels").glob("*.nxk"))) == 3
