@@ -187,3 +187,43 @@ def test_tanh_accuracy_and_special_values(rng, dtype):
     got = numba_ext.asnumpy(out)
     assert np.array_equal(np.isnan(got), np.isnan(ref))
     assert np.max(_ulps(got[ok], ref[ok])) <= 4
+
+
+@pytest.mark.parametrize("src", ["float32", "float64"])
+@pytest.mark.parametrize("dst", ["uint8", "uint16", "uint32", "uint64"])
+def test_negative_floats_made_unsigned_wrap_as_numpy(rng, src, dst):
+    """A float made an unsigned integer converts through a signed 64-bit integer, as NumPy does: a
+    negative value wraps (-1.0 is the type's largest value), on every device and on both paths (a
+    plain unsigned conversion leaves negative values undefined, and devices differ on them)."""
+    values = [-1.0, -2.5, -129.0, -70000.5, 0.0, 3.7, 255.9, 256.0, 65535.0]
+    if dst == "uint64":  # NumPy calls values beyond 32 bits invalid for the smaller types
+        values += [4e9, 2.0**40, -(2.0**40)]
+    h = np.array(values + list(rng.uniform(-300.0, 300.0, 50)), dtype=src)
+    want = h.astype(dst)
+    to = getattr(np, dst)
+
+    def convert(x):
+        return x.astype(to)
+
+    def negate_then_convert(x):
+        return (-x).astype(to)
+
+    a = numba_ext.asarray(h)
+    for f, w in ((convert, want), (negate_then_convert, (-h).astype(dst))):
+        for jf in (numba_ext.jit(f), numba_ext.compiler.jit(f)):
+            got = numba_ext.asnumpy(jf(a))
+            assert got.dtype == np.dtype(dst)
+            np.testing.assert_array_equal(got, w)
+
+    @numba_ext.kernel
+    def store(x, out):
+        i = numba_ext.get_global_id(0)
+        out[i] = x[i]
+
+    out = numba_ext.asarray(np.full(h.size, 7, dtype=dst))
+    store[h.size](a, out)
+    np.testing.assert_array_equal(numba_ext.asnumpy(out), want)
+    if dst == "uint64":  # from 2**63 up, an unsigned conversion
+        big = np.array([2.0**63, 1.5 * 2.0**63, 2.0**64 - 2.0**40], dtype=src)
+        got = numba_ext.asnumpy(numba_ext.jit(convert)(numba_ext.asarray(big)))
+        np.testing.assert_array_equal(got, big.astype(dst))

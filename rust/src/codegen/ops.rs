@@ -2,6 +2,7 @@
 //! and binary operators with NumPy's semantics (integer division by zero gives 0, floor division and
 //! remainder round toward negative infinity, integer powers wrap around).
 
+use inkwell::types::IntType;
 use inkwell::values::{BasicValueEnum, FloatValue, IntValue};
 use inkwell::{FloatPredicate, IntPredicate};
 
@@ -57,7 +58,7 @@ impl<'ctx> KernelBuilder<'ctx> {
                 } else if to.is_signed() {
                     cg(b.build_float_to_signed_int(fv, ty.into_int_type(), "fptosi"))?.into()
                 } else {
-                    cg(b.build_float_to_unsigned_int(fv, ty.into_int_type(), "fptoui"))?.into()
+                    self.float_to_unsigned(fv, ty.into_int_type())?.into()
                 }
             }
             (false, false) => {
@@ -73,6 +74,23 @@ impl<'ctx> KernelBuilder<'ctx> {
                 }
             }
         })
+    }
+
+    /// A float as an unsigned integer, as NumPy converts on its usual hosts: through a signed 64-bit
+    /// integer, so that a negative value wraps (`-1.0` is 255 as uint8, 2**64 - 1 as uint64); values
+    /// from 2**63 up convert unsigned. LLVM's `fptoui` leaves negative values undefined, and devices
+    /// differ on them (the OpenCL CPU runtime gives the magnitude, PTX saturates to 0).
+    fn float_to_unsigned(&self, fv: FloatValue<'ctx>, to: IntType<'ctx>) -> Result<IntValue<'ctx>> {
+        let b = &self.b;
+        let i64t = self.ctx.i64_type();
+        let signed = cg(b.build_float_to_signed_int(fv, i64t, "fptosi"))?;
+        if to.get_bit_width() < 64 {
+            return cg(b.build_int_truncate(signed, to, "trunc"));
+        }
+        let big = fv.get_type().const_float(9_223_372_036_854_775_808.0);
+        let is_big = cg(b.build_float_compare(FloatPredicate::OGE, fv, big, "big"))?;
+        let unsigned = cg(b.build_float_to_unsigned_int(fv, to, "fptoui"))?;
+        Ok(cg(b.build_select(is_big, unsigned, signed, "tou64"))?.into_int_value())
     }
 
     pub(super) fn math1(&self, name: String, v: FloatValue<'ctx>) -> Result<BasicValueEnum<'ctx>> {

@@ -15,7 +15,8 @@ const MAGIC: &[u8; 4] = b"NXKP";
 /// The format, and the code generation the binaries came from: a change that makes code generation
 /// give different device code for the same kernel (a fix) moves it, so packages stored before are
 /// refused and compiled again. 2: a SPIR-V `sitofp` of a bool is a select (`codegen/emit.rs`).
-const VERSION: u32 = 2;
+/// 3: a float made unsigned converts through a signed 64-bit integer (`codegen/ops.rs`).
+const VERSION: u32 = 3;
 
 fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
     out.extend_from_slice(&(b.len() as u32).to_le_bytes());
