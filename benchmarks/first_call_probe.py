@@ -7,13 +7,14 @@
 * ``disk``: ``jit(cache=True)`` with its disk cache and the program cache filled by an earlier process.
 
 Each runs twice: as ``numba_ext.jit`` serves it (``path`` ``source``: array-expression functions,
-and those reducing along an axis as l2_norm does, compiled from their source without Numba;
+and those reducing along an axis as l2_norm does or over every element as standardize does, compiled
+from their source without Numba;
 ``numba`` where the function needs Numba) and with ``NUMBA_EXT_HOT_CALLS=0`` (Numba from the first
 call). Within the first
 call, ``numba load`` is the import of Numba and the compiler layer (0 when the call did not need
 them) and ``device code`` the time in numba_ext's kernel compiles (graph, LLVM, SPIR-V/PTX).
 
-    python benchmarks/first_call_probe.py [--workloads l2_norm,black_scholes,laplace] [--preset S]
+    python benchmarks/first_call_probe.py [--workloads l2_norm,black_scholes,laplace,standardize] [--preset S]
 """
 
 from __future__ import annotations
@@ -28,7 +29,12 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve()
-SIZES = {"l2_norm": {"S": (1 << 16, 3)}, "black_scholes": {"S": 1 << 16}, "laplace": {"S": (512, 512)}}
+SIZES = {
+    "l2_norm": {"S": (1 << 16, 3)},
+    "black_scholes": {"S": 1 << 16},
+    "laplace": {"S": (512, 512)},
+    "standardize": {"S": 1 << 20},
+}
 
 
 def timed_call(fn, args) -> float:

@@ -2,7 +2,9 @@
 with ``NUMBA_EXT_HOT_CALLS=-1``) for three argument layouts: two arrays of one shape (16 elements),
 strided views (every other element of 32) and a row broadcast over a 16x16 array; and of
 ``l2_norm`` (``np.sqrt(np.sum(np.square(a), axis=1))``: three kernels) on a 16x3 array, served from
-its source and as Numba compiles it (``numba_ext.compiler.jit``). Best of 7 samples of --calls calls
+its source and as Numba compiles it (``numba_ext.compiler.jit``), and of ``norm``
+(``np.sqrt(np.sum(a * a))``: a reduction over every element, a Python float) on 48 elements, the
+same two ways. Best of 7 samples of --calls calls
 each (then one wait), in microseconds per call. Run it with two builds in turn (``PYTHONPATH=<tree>``)
 to compare them on the same machine.
 
@@ -28,6 +30,10 @@ def add(a, b):
 
 def l2_norm(a):
     return np.sqrt(np.sum(np.square(a), axis=1))
+
+
+def norm(a):
+    return np.sqrt(np.sum(a * a))
 
 
 def main() -> None:
@@ -64,6 +70,21 @@ def main() -> None:
     served = per_call(m, (), numba_ext.jit(l2_norm), norms)
     compiled = per_call(m, (), numba_ext.compiler.jit(l2_norm), norms)
     print(f"{opts.label} l2_norm 16x3: from the source {served:.2f} us, compiled by Numba {compiled:.2f} us")
+    v = numba_ext.asarray(rng.random(48))
+    length = float(np.sqrt((numba_ext.asnumpy(v) ** 2).sum()))
+
+    def scalar_call(fn) -> float:
+        np.testing.assert_allclose(fn(v), length, rtol=1e-12)
+        best = float("inf")
+        for _ in range(7):
+            t = time.perf_counter()
+            for _ in range(opts.calls):
+                fn(v)
+            best = min(best, (time.perf_counter() - t) / opts.calls * 1e6)  # a float: already waited
+        return best
+
+    served, compiled = scalar_call(numba_ext.jit(norm)), scalar_call(numba_ext.compiler.jit(norm))
+    print(f"{opts.label} norm of 48: from the source {served:.2f} us, compiled by Numba {compiled:.2f} us")
 
 
 if __name__ == "__main__":

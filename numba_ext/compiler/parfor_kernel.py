@@ -17,7 +17,6 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
-import numpy as np
 from numba.core import ir, types
 from numba.parfors.parfor import Parfor
 
@@ -39,6 +38,7 @@ from ..ir.kernel_ir import (
     Return,
     WorkItem,
 )
+from ..ir.reductions import accumulator_dtype, identity
 from .bounds import add_bounds_array
 from .function_builder import ArrayRef, Element, FunctionBuilder, const, emit_spec_element
 from .kernel_translate import Translator
@@ -54,30 +54,6 @@ _REDOPS = {
     min: "min",
     max: "max",
 }
-
-
-def _identity(op: str, dtype: str) -> bool | int | float:
-    if op == "add":
-        return 0
-    if op == "mul":
-        return 1
-    dt = np.dtype(dtype)
-    if dt.kind == "b":
-        return op == "min"
-    if dt.kind == "f":
-        return float("inf") if op == "min" else float("-inf")
-    info = np.iinfo(dt)
-    return int(info.max) if op == "min" else int(info.min)
-
-
-def accumulator_dtype(dtype: str) -> str:
-    """The dtype of a reduction's device accumulator: device atomics work on 32- and 64-bit values,
-    so booleans and 8- and 16-bit integers accumulate in 32 bits (truncated back on the host; sums
-    and products still wrap as in the narrow type)."""
-    dt = np.dtype(dtype)
-    if dt.kind in "biu" and dt.itemsize < 4:
-        return "uint32" if dt.kind == "u" else "int32"
-    return dt.name
 
 
 def _redop_from_nodes(info: Any, func_ir: ir.FunctionIR) -> str | None:
@@ -309,7 +285,7 @@ class _Loop:
         for r in redvars:
             dt = dtype_name(typemap[r])
             partial[r] = fb.new_local(dt)
-            fb.emit(self.entry, Copy(partial[r], const(dt, _identity(redops[r], dt))))
+            fb.emit(self.entry, Copy(partial[r], const(dt, identity(redops[r], dt))))
             tr.vals[r] = Local(partial[r])
         fb.terminate(self.entry, Jump(self.head))
         fb.emit(self.head, BinaryInst(self.cond, "lt", Local(self.lin), Local(total)))

@@ -17,6 +17,8 @@ from .. import _core
 from ..devices import device_by_filter
 from ..errors import ExecutionPlacementError
 from ..ir.kernel_ir import BOUNDS_RECORD_LEN
+from ..ir.reductions import WORK_ITEMS as REDUCTION_WORK_ITEMS
+from ..ir.reductions import accumulator_dtype
 from .host_abi import (
     I8P,
     I32,
@@ -31,11 +33,9 @@ from .host_abi import (
 from .kernelspec import dtype_name
 from .lazy_refs import KernelRef, lazy_address
 from .parfor_fusion import fuse_regions_into_parfors
-from .parfor_kernel import ParforKernel, accumulator_dtype, parfor_vars
+from .parfor_kernel import ParforKernel, parfor_vars
 from .setitem_offload import offload_setitems
 from .types import USMArrayType
-
-REDUCTION_WORK_ITEMS = 1 << 14
 
 
 def _touches_usm(parfor, typemap) -> bool:

@@ -38,7 +38,21 @@ from ..placement import coerce_usm_types
 from .program import BINARY, COMPARISONS, UNARY, Expr, Number, Op, Param, Program, Reduce, View, Where
 
 #: argument kinds: ("array", ndim, dtype name) for a numba_ext array, "float" or "int" for scalars
+#: (Python's, typed float64 and int64), or a dtype name for a scalar of that dtype (the result of a
+#: reduction over every element, in a function that runs in steps: see :mod:`.staged`)
 Kind = tuple[str, int, str] | str
+#: the scalar kinds of arguments, as the dtypes typing gives them
+_SCALAR_KINDS = {"float": "float64", "int": "int64"}
+#: the dtypes host arithmetic computes (Python's floats and ints, as Numba types them)
+_HOST_DTYPES = frozenset({"float64", "int64"})
+
+
+def _carrier(dtype: str) -> str:
+    """The kernel parameter dtype a scalar of `dtype` travels in (float64 or int64, exactly; the
+    kernel converts it back to `dtype`), so that every scalar slot holds a float64's or an int64's
+    bits."""
+    return "float64" if np.dtype(dtype).kind == "f" else "int64"
+
 
 #: the array dtypes the plan takes, with their names (``dtype.name`` is slow Python in NumPy)
 _ARRAY_DTYPES = {
@@ -163,6 +177,8 @@ def _ufunc_call(ufunc: np.ufunc) -> Callable[..., float]:
 
 # host values: ("param", i) | ("number", v) | ("host", j) -> the j-th host step's result
 Ref = tuple[str, Any]
+#: a host step: (function, argument refs), giving one value
+HostStep = tuple[Callable[..., Any], tuple[Ref, ...]]
 
 
 @dataclass
@@ -171,7 +187,7 @@ class Plan:
 
     kinds: tuple[Kind | None, ...]
     #: host steps in order: (function, argument refs), each giving one value; None for dead code
-    steps: list[tuple[Callable[..., Any], tuple[Ref, ...]] | None]
+    steps: list[HostStep | None]
     #: the parameters whose arrays the kernel reads, in its parameter order (also: every array
     #: parameter the function uses, whose shapes must broadcast)
     arrays: list[int]
@@ -204,14 +220,7 @@ class Plan:
         return signature_of(self.kinds)
 
     def host_values(self, args: Sequence[Any]) -> list[Any]:
-        values: list[Any] = []
-        for step in self.steps:
-            if step is None:  # dead code
-                values.append(None)
-            else:
-                fn, refs = step
-                values.append(fn(*(_value(r, args, values) for r in refs)))
-        return values
+        return _host_values(self.steps, args)
 
     def shape(self, args: Sequence[Any]) -> tuple[int, ...] | None:
         """The iteration shape, or None when the arrays do not give every result the same one (or
@@ -331,6 +340,60 @@ class Plan:
             kernel.launch(queue, slots)
         results = tuple(outs[k] for k in self.returns)
         return results if self.returns_tuple else results[0]
+
+
+def _host_values(steps: Sequence[HostStep | None], args: Sequence[Any]) -> list[Any]:
+    """The values of the host steps, in order (None for dead code)."""
+    values: list[Any] = []
+    for step in steps:
+        if step is None:  # dead code
+            values.append(None)
+        else:
+            fn, refs = step
+            values.append(fn(*(_value(r, args, values) for r in refs)))
+    return values
+
+
+@dataclass
+class ScalarPlan:
+    """Scalar results of a function that runs in steps (``np.sqrt(np.sum(x * x))``): host
+    arithmetic, with Numba's typing, on the arguments and the steps' results."""
+
+    #: host steps in order, as :class:`Plan`'s
+    steps: list[HostStep | None]
+    #: per result: where its value comes from
+    returns: tuple[Ref, ...]
+
+    def values(self, args: Sequence[Any]) -> tuple[Any, ...]:
+        """The results as Numba returns them (Python floats and ints)."""
+        values = _host_values(self.steps, args)
+        return tuple(_value(r, args, values) for r in self.returns)
+
+
+def specialize_scalars(program: Program, kinds: tuple[Kind | None, ...]) -> ScalarPlan | None:
+    """The plan of `program`'s results, every one a scalar computed on the host, or None when Numba
+    must compile the call. The statements are typed (an array statement the path does not cover
+    leaves the call to Numba); the calls among them are kept, as Numba keeps them."""
+    if any(k is None for k in kinds):
+        return None
+    try:
+        sp = _Specializer(program, kinds)
+        for st in program.statements:
+            sp.value(st)
+        rets = [sp.value(e) for e in program.returns]
+    except _Unsupported:
+        return None
+    if any(r.ref is None for r in rets):
+        return None
+    needed: set[int] = set()
+    todo = [r.ref[1] for r in rets if r.ref is not None and r.ref[0] == "host"] + sorted(sp.calls)
+    while todo:
+        j = todo.pop()
+        if j not in needed:
+            needed.add(j)
+            todo.extend(r[1] for r in sp.steps[j][1] if r[0] == "host")
+    steps: list[HostStep | None] = [step if j in needed else None for j, step in enumerate(sp.steps)]
+    return ScalarPlan(steps, tuple(r.ref for r in rets if r.ref is not None))
 
 
 def _value(ref: Ref, args: Sequence[Any], values: list[Any]) -> Any:
@@ -455,15 +518,18 @@ class _Specializer:
                     if v.ref[0] == "number":
                         n = b.const(v.dtype, v.ref[1])
                     else:
+                        carrier = _carrier(v.dtype)
                         if v.ref not in params:
                             named = (
                                 self.program.params[v.ref[1]] if v.ref[0] == "param" else f"s{len(params)}"
                             )
-                            params[v.ref] = b.scalar_param(named, v.dtype)
+                            params[v.ref] = b.scalar_param(named, carrier)
                             if record:
                                 order.append(("scalar", len(scalars)))
-                                scalars.append((v.ref, v.dtype))
-                        n = b.node(ScalarArg(v.dtype, params[v.ref]))
+                                scalars.append((v.ref, carrier))
+                        n = b.node(ScalarArg(carrier, params[v.ref]))
+                        if carrier != v.dtype:
+                            n = b.cast(n, carrier, v.dtype)
                 elif isinstance(e, Param):
                     if e not in params:
                         k = len([o for o in params if isinstance(o, Param)])
@@ -536,7 +602,8 @@ class _Specializer:
             if isinstance(kind, tuple):
                 v = _Value(kind[2], expr=e, deps=frozenset((e.index,)))
             else:
-                v = _Value("float64" if kind == "float" else "int64", ref=("param", e.index))
+                assert kind is not None  # specialize refuses unknown kinds
+                v = _Value(_SCALAR_KINDS.get(kind, kind), ref=("param", e.index))
         elif isinstance(e, Number):
             v = _Value("float64" if type(e.value) is float else "int64", ref=("number", e.value))
         elif isinstance(e, (Reduce, View)):
@@ -567,6 +634,8 @@ class _Specializer:
 
     def _host(self, e: Op, args: list[_Value]) -> _Value:
         dts = [a.dtype for a in args]
+        if not _HOST_DTYPES.issuperset(dts):
+            raise _Unsupported  # arithmetic on a float32 or unsigned scalar: Numba's scalar typing
         if e.operator:
             found = _operator(e.ufunc, dts)
             if found is None:

@@ -6,9 +6,10 @@ a final ``return`` of one expression or a tuple of them, and every expression is
 parameters, earlier names, numbers (literals, or module-level and closure names bound to Python
 numbers, ``math.pi``), the operators ``+ - * / // % **``, unary ``-``/``+`` and one comparison
 (``< <= > >= == !=``), calls of the NumPy ufuncs below and of ``np.where(condition, x, y)`` with
-positional arguments, reductions along one axis given as an integer: ``np.sum(x, axis=1)``,
-``np.prod``, ``np.mean``, ``np.min``/``np.amin``, ``np.max``/``np.amax``, or the methods
-``x.sum(1)``, ``x.mean(axis=-1)``, ... (the axis positional or as ``axis=``), and slices with integer
+positional arguments, reductions over every element or along one axis given as an integer:
+``np.sum(x)``, ``np.sum(x, axis=1)``, ``np.prod``, ``np.mean``, ``np.min``/``np.amin``,
+``np.max``/``np.amax``, or the methods ``x.sum()``, ``x.sum(1)``, ``x.mean(axis=-1)``, ... (the axis
+positional or as ``axis=``, ``None`` for every element), and slices with integer
 bounds and steps (``a[1:]``, ``a[:-1, ::2]``: views, as in Numba). Anything else (loops, conditions,
 other attributes of arrays, integer or array indices, other keyword arguments, other functions) is
 left to Numba; so is a call whose argument types :mod:`.plan` and :mod:`.staged` do not cover. Globals are
@@ -144,11 +145,12 @@ class Where:
 @dataclass(frozen=True, eq=False)
 class Reduce:
     """``np.<op>(arg, axis=axis)`` (`op` one of ``REDUCTIONS``' names); `axis` as written (checked
-    against the operand's dimensions when specialised). Compared by identity, as ``Op``."""
+    against the operand's dimensions when specialised), None over every element. Compared by
+    identity, as ``Op``."""
 
     op: str
     arg: Expr
-    axis: int
+    axis: int | None
 
 
 @dataclass(frozen=True, eq=False)
@@ -330,14 +332,17 @@ class _Reader:
         raise _NotHere(f"line {getattr(node, 'lineno', '?')}: {ast.unparse(node)!r}")
 
     def _reduce(self, op: str, operand: ast.expr, rest: list[ast.expr], node: ast.Call) -> Reduce:
-        """A reduction of `operand` along the one axis given by `rest` (positional) or ``axis=``."""
+        """A reduction of `operand` along the one axis given by `rest` (positional) or ``axis=``,
+        over every element when none is given (or ``None``)."""
         given = list(rest) + [k.value for k in node.keywords if k.arg == "axis"]
         if (
-            len(given) != 1
+            len(given) > 1
             or any(k.arg != "axis" for k in node.keywords)
-            or isinstance(given[0], ast.Starred)
+            or any(isinstance(g, ast.Starred) for g in given)
         ):
             raise _NotHere(f"line {node.lineno}: {ast.unparse(node)!r} (one axis, as an integer)")
+        if not given or (isinstance(given[0], ast.Constant) and given[0].value is None):
+            return Reduce(op, self._expr(operand), None)
         axis = self._integer(given[0], f"the axis of {ast.unparse(node)!r}")  # -1: the last axis
         return Reduce(op, self._expr(operand), axis)
 

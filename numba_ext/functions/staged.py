@@ -1,19 +1,22 @@
-"""Functions compiled from their source that reduce along an axis or slice arrays: their steps in
-order.
+"""Functions compiled from their source that reduce or slice arrays: their steps in order.
 
-Each reduction (``np.sum(x, axis=1)``, ``x.max(0)``, ...) and each slice (``a[1:]``) is a step, as in
-the function's Numba-compiled form: its operand is computed into an array of its own by one fused
-kernel (a :class:`~.plan.Plan` over the arguments and the earlier steps' results; none when the
-operand is an argument or an earlier result), then reduced by the axis kernel of
-:mod:`numba_ext.ir.reductions`, or viewed through the slices (the same memory). One more plan
-computes the function's results from the arguments and every step's result (none when the function
-returns the steps' results themselves; one plan per result when the results differ in shape). The
-kernels, their order and their arithmetic are those of the compiled form, so both give the same bits.
+Each reduction (``np.sum(x, axis=1)``, ``x.max(0)``, ``np.sum(a * b)``, ...) and each slice
+(``a[1:]``) is a step, as in the function's Numba-compiled form: its operand is computed into an
+array of its own by one fused kernel (a :class:`~.plan.Plan` over the arguments and the earlier
+steps' results; none when the operand is an argument or an earlier result), then reduced by a kernel
+of :mod:`numba_ext.ir.reductions` (along an axis: an array; over every element: a scalar of NumPy's
+result dtype), or viewed through the slices (the same memory). One more plan computes the
+function's array results from the arguments and every step's result (none when the function returns
+the steps' results themselves; one plan per result when the results differ in shape), and a
+:class:`~.plan.ScalarPlan` its scalar results (``np.sqrt(np.sum(x * x))``). The kernels, their order
+and their arithmetic are those of the compiled form, so both give the same bits, but for sums and
+products over every element of floats, which the device combines in its own order (the compiled
+form's results differ from run to run in the same way).
 
-Covered: reductions of operands of two or more dimensions (the result is an array) along an axis
-within them, ``min`` and ``max`` of a dtype other than bool, and as many slices as the operand has
-dimensions or fewer. Other calls go to Numba, which raises NumPy's errors (a bad axis, shapes that do
-not broadcast).
+Covered: reductions along an axis of operands of two or more dimensions, reductions over every
+element (or along the one axis of a 1-d operand), ``min`` and ``max`` of a dtype other than bool,
+and as many slices as the operand has dimensions or fewer. Other calls go to Numba, which raises
+NumPy's errors (a bad axis, shapes that do not broadcast).
 """
 
 from __future__ import annotations
@@ -26,11 +29,21 @@ from typing import Any
 import numpy as np
 
 from .. import _core
-from ..arrays import allocate, ndarray
+from ..arrays import allocate, ndarray, upload_into
+from ..arrays.transfers import copy_to_host
 from ..devices import Device, Queue
 from ..ir.kernel_ir import Function
-from ..ir.reductions import EMPTY_MESSAGES, axis_function, result_dtype
-from .plan import Kind, Plan, signature_of
+from ..ir.reductions import (
+    COMBINE,
+    EMPTY_MESSAGES,
+    WORK_ITEMS,
+    accumulator_dtype,
+    axis_function,
+    identity,
+    result_dtype,
+    whole_function,
+)
+from .plan import Kind, Plan, ScalarPlan, signature_of, specialize_scalars
 from .plan import specialize as specialize_plan
 from .program import Expr, Op, Param, Program, Reduce, View, Where
 
@@ -108,16 +121,85 @@ class _Step(_Operand):
         return out
 
 
+def _layout(x: ndarray) -> tuple[int, tuple[int, ...], Sequence[int], str]:
+    """An array's data address, shape, byte strides and USM type (the results of the steps before
+    hold only their native image)."""
+    image = x._nx_if_set()
+    if image is not None:
+        return image.data, tuple(image.shape), image.strides, image.usm_type
+    d = x._desc
+    return x._data_ptr, d.shape, d.strides, x._usm_type
+
+
+def _c_contiguous(shape: tuple[int, ...], strides: Sequence[int], itemsize: int) -> bool:
+    expected = itemsize
+    for n, s in zip(reversed(shape), reversed(strides)):
+        if n != 1 and s != expected:
+            return False
+        expected *= n
+    return True
+
+
+@dataclass(eq=False)
+class _WholeStep(_Operand):
+    """One reduction over every element of the operand: a scalar of `out_dtype`."""
+
+    op: str
+    dtype: str
+    out_dtype: np.dtype
+    compile: Compile | None = None
+    #: the kernels by (rank read, device): a C-contiguous operand is read as one flat run
+    kernels: dict[tuple[int, Device], _core.Kernel] = field(default_factory=dict)
+
+    def kernel(self, ndim: int, device: Device) -> _core.Kernel:
+        k = self.kernels.get((ndim, device))
+        if k is None:
+            function = whole_function(self.op, self.dtype, ndim)
+            k = self.kernels[ndim, device] = (self.compile or _core.compile_function)(function, device)
+        return k
+
+    def apply(self, x: ndarray, queue: Queue, used: list[_core.Kernel] | None) -> np.generic:
+        """The reduction of `x` on `queue`, as the compiled form's helper computes it."""
+        ptr, shape, strides, _ = _layout(x)
+        size = math.prod(shape)
+        if size == 0 and self.op in EMPTY_MESSAGES:
+            raise ValueError(EMPTY_MESSAGES[self.op])
+        out = self.out_dtype
+        if _c_contiguous(shape, strides, np.dtype(self.dtype).itemsize):
+            shape, strides = (size,), (np.dtype(self.dtype).itemsize,)
+        if used is not None:
+            used.append(self.kernel(len(shape), queue.device))
+        if size == 0:  # nothing to combine: the identity, or a mean's NaN
+            return out.type(np.nan if self.op == "mean" else identity(COMBINE[self.op], out.name))
+        acc_dtype = np.dtype(accumulator_dtype(out.name))
+        start = np.array([identity(COMBINE[self.op], out.name)], acc_dtype)
+        acc = allocate((1,), acc_dtype, queue, "device")
+        upload_into(acc, start)
+        work_items, local = min(size, WORK_ITEMS), None
+        if str(queue.device.target).startswith("ptx"):
+            # whole work-groups, as the compiled form launches them (the loop skips the extra ones)
+            wg = _core.NVIDIA_WORK_GROUP
+            work_items, local = -(-work_items // wg) * wg, [wg]
+        slots = [ptr, *shape, *(s & _MASK for s in strides), acc._nx.data, 1, 0]
+        self.kernel(len(shape), queue.device).launch_nd(queue, slots, [work_items], local)
+        value = copy_to_host(acc)[0].astype(out)  # narrow integers: truncated, as the compiled form
+        if self.op == "mean":  # the sum over the size, divided in float64
+            return out.type(np.float64(value) / np.float64(size))
+        return value
+
+
 @dataclass(eq=False)
 class StagedPlan:
     """One specialisation of a function with reductions or slices (see the module documentation)."""
 
     kinds: tuple[Kind | None, ...]
-    steps: list[_Step | _ViewStep]
-    #: the plan of the results that are not reductions (over the arguments and every step's result)
+    steps: list[_Step | _WholeStep | _ViewStep]
+    #: the plan of the array results that are not steps' results (over the arguments and every
+    #: step's result)
     final: Plan | None
-    #: per returned value: ("value", index of a step's result among the call's values) or
-    #: ("final", index among the final plan's results)
+    #: per returned value: ("value", index of a step's result among the call's values),
+    #: ("final", index among the final plan's results) or ("scalar", index among the scalar
+    #: plan's results)
     returns: tuple[tuple[str, int], ...]
     returns_tuple: bool
     #: the results one plan each, for calls whose results differ in shape (None: one result)
@@ -125,6 +207,8 @@ class StagedPlan:
     #: a plan whose host steps (only) each call computes: the scalar calls no result needs, which
     #: Numba keeps, when no other plan has the statements
     scalar_steps: Plan | None = None
+    #: the plan of the scalar results (None: there are none)
+    scalars: ScalarPlan | None = None
     #: calls run so far; `hot`: Numba has compiled these types since (see ``jit_function``)
     calls: int = 0
     hot: bool = False
@@ -135,8 +219,8 @@ class StagedPlan:
         steps = [s.plan for s in self.steps]
         return [p for p in (*steps, self.final, *(self.separate or ())) if p is not None]
 
-    def reductions(self) -> list[_Step]:
-        return [s for s in self.steps if isinstance(s, _Step)]
+    def reductions(self) -> list[_Step | _WholeStep]:
+        return [s for s in self.steps if isinstance(s, (_Step, _WholeStep))]
 
     @property
     def compile(self) -> Compile | None:
@@ -181,8 +265,17 @@ class StagedPlan:
                 )
             if finals is NotImplemented:
                 return NotImplemented
-        results = tuple(values[k] if kind == "value" else finals[k] for kind, k in self.returns)
+        scalars = self.scalars.values(values) if self.scalars is not None else ()
+        results = tuple(
+            _boxed(values[k]) if kind == "value" else finals[k] if kind == "final" else scalars[k]
+            for kind, k in self.returns
+        )
         return results if self.returns_tuple else results[0]
+
+
+def _boxed(value: Any) -> Any:
+    """A step's result as Numba returns it: arrays as they are, scalars as Python numbers."""
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def _run(plan: Plan, values: list[Any], queue: Queue, used: list[_core.Kernel] | None) -> Any:
@@ -248,7 +341,7 @@ class _Stager:
         self.statements = {id(st) for st in program.statements}
         #: the expressions over the call's values, by the original expression's id
         self.new: dict[int, Expr] = {}
-        self.steps: list[_Step | _ViewStep] = []
+        self.steps: list[_Step | _WholeStep | _ViewStep] = []
 
     def plan(self) -> StagedPlan:
         program = self.program
@@ -256,12 +349,16 @@ class _Stager:
         statements = [self.sub(st) for st in program.statements]
         rets = [self.sub(e) for e in program.returns]
         finals: list[Expr] = []
+        scalar_finals: list[Expr] = []
         returns = []
         for r in rets:
             if isinstance(r, Param):
                 if r.index < len(program.params):
                     raise _Unsupported  # an argument returned: as Numba returns it
                 returns.append(("value", r.index))
+            elif not self._reads_an_array(r):  # a scalar: host arithmetic on the steps' results
+                returns.append(("scalar", len(scalar_finals)))
+                scalar_finals.append(r)
             else:
                 k = next((k for k, f in enumerate(finals) if f is r), len(finals))
                 if k == len(finals):
@@ -275,7 +372,7 @@ class _Stager:
             unreached = self._unreached(statements)
             arrays = [e for e in unreached if self._reads_an_array(e)]
             finals = arrays[:1]
-            if not arrays and any(_calls(e) for e in unreached):
+            if not arrays and not scalar_finals and any(_calls(e) for e in unreached):
                 # a call on scalars no result needs: Numba keeps it, and the scalar arithmetic of its
                 # operands, which may raise (`np.sqrt(1 / k)` with k = 0): a plan of the statements,
                 # whose host steps each call computes (its kernel, of a step's result, never runs)
@@ -301,8 +398,17 @@ class _Stager:
             separate = [p for p in found if p is not None]
             if len(separate) < len(found):
                 raise _Unsupported
+        scalars = None
+        if scalar_finals:  # its host steps keep the calls on scalars, as Numba does
+            scalars = specialize_scalars(
+                Program(tuple(self.names), tuple(statements), tuple(scalar_finals), True), tuple(self.kinds)
+            )
+            if scalars is None:
+                raise _Unsupported
         kinds = self.program_kinds()
-        return StagedPlan(kinds, self.steps, final, tuple(returns), program.returns_tuple, separate, checks)
+        return StagedPlan(
+            kinds, self.steps, final, tuple(returns), program.returns_tuple, separate, checks, scalars
+        )
 
     def program_kinds(self) -> tuple[Kind | None, ...]:
         return tuple(self.kinds[: len(self.program.params)])
@@ -368,7 +474,7 @@ class _Stager:
             raise _Unsupported
         return None, plan, plan.ndim, plan.out_dtypes[0].name
 
-    def add_step(self, step: _Step | _ViewStep, kind: Kind) -> Param:
+    def add_step(self, step: _Step | _WholeStep | _ViewStep, kind: Kind) -> Param:
         self.steps.append(step)
         self.names.append(f"$r{len(self.steps) - 1}")  # not a name of the source
         self.kinds.append(kind)
@@ -376,8 +482,12 @@ class _Stager:
 
     def stage(self, r: Reduce) -> Param:
         source, plan, ndim, dtype = self.operand(r.arg)
-        if ndim < 2 or not -ndim <= r.axis < ndim or (r.op in ("min", "max") and dtype == "bool"):
-            raise _Unsupported
+        if (r.op in ("min", "max") and dtype == "bool") or not (r.axis is None or -ndim <= r.axis < ndim):
+            raise _Unsupported  # Numba's error
+        if r.axis is None or ndim == 1:  # a scalar, as NumPy gives for a 1-d operand too
+            out = result_dtype(r.op, dtype)
+            kind = {"float64": "float", "int64": "int"}.get(out.name, out.name)
+            return self.add_step(_WholeStep(source, plan, len(self.names), r.op, dtype, out), kind)
         axis = r.axis % ndim
         out = result_dtype(r.op, dtype)
         function = axis_function(r.op, dtype, ndim, axis)

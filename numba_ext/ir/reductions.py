@@ -1,5 +1,8 @@
-"""Reductions along one axis: NumPy's result dtypes and the kernel that computes them, in the
-control-flow form (:class:`~.kernel_ir.Function`), for functions compiled from their source.
+"""Reductions: NumPy's result dtypes, and the kernels of reductions along one axis and over every
+element, in the control-flow form (:class:`~.kernel_ir.Function`), for functions compiled from their
+source.
+
+Along an axis (:func:`axis_function`):
 
 The kernel runs one work-item per element of the result, with a sequential loop along the axis
 reading the input through its strides (any layout), in the order and with the arithmetic of the
@@ -10,6 +13,14 @@ compiler layer's jitted helpers (``compiler.reduction_helpers``), so both give t
   (NaN over an empty axis);
 * ``min``, ``max``: from the first element, replaced by each later one that is smaller (larger) or
   NaN, so the first NaN stays. An empty axis is NumPy's ValueError, raised before the launch.
+
+Over every element (:func:`whole_function`), the kernel of the compiler layer's prange reductions
+(``compiler.parfor_kernel``): a capped number of work-items (``WORK_ITEMS``) each run a grid-stride
+loop over the flat index into a private partial, started at the operation's identity, each element
+converted to the result dtype first; each partial is combined into a one-element accumulator with
+an atomic (``min``/``max`` propagate NaN, as ``np.minimum``). The order of the atomics is the
+device's, so float sums and products agree with the compiled form's within rounding, not bit for bit
+(as two runs of the compiled form agree).
 """
 
 from __future__ import annotations
@@ -18,6 +29,7 @@ import numpy as np
 
 from .kernel_ir import (
     ArrayDecl,
+    Atomic,
     BinaryInst,
     Block,
     Branch,
@@ -39,8 +51,10 @@ from .kernel_ir import (
     WorkItem,
 )
 
-#: the reductions along an axis this module builds
+#: the reductions along an axis this module builds (and over every element)
 AXIS_OPS = ("sum", "prod", "mean", "min", "max")
+#: the work-items of a reduction over every element (at most; each runs a grid-stride loop)
+WORK_ITEMS = 1 << 14
 EMPTY_MESSAGES = {
     "min": "zero-size array to reduction operation minimum which has no identity",
     "max": "zero-size array to reduction operation maximum which has no identity",
@@ -61,6 +75,36 @@ def result_dtype(op: str, dtype: object) -> np.dtype:
     if op in ("sum", "prod") and dt.kind in "biu":
         return np.dtype(np.uint64 if dt.kind == "u" else np.int64)
     return dt
+
+
+def identity(op: str, dtype: str) -> bool | int | float:
+    """The identity of the combining operation `op` (``add``, ``mul``, ``min``, ``max``) on `dtype`:
+    where a partial starts."""
+    if op == "add":
+        return 0
+    if op == "mul":
+        return 1
+    dt = np.dtype(dtype)
+    if dt.kind == "b":
+        return op == "min"
+    if dt.kind == "f":
+        return float("inf") if op == "min" else float("-inf")
+    info = np.iinfo(dt)
+    return int(info.max) if op == "min" else int(info.min)
+
+
+def accumulator_dtype(dtype: str) -> str:
+    """The dtype of a reduction's device accumulator: device atomics work on 32- and 64-bit values,
+    so booleans and 8- and 16-bit integers accumulate in 32 bits (truncated back on the host; sums
+    and products still wrap as in the narrow type)."""
+    dt = np.dtype(dtype)
+    if dt.kind in "biu" and dt.itemsize < 4:
+        return "uint32" if dt.kind == "u" else "int32"
+    return dt.name
+
+
+#: the operation combining the elements of each reduction
+COMBINE = {"sum": "add", "prod": "mul", "mean": "add", "min": "min", "max": "max"}
 
 
 class _Builder:
@@ -175,6 +219,63 @@ def axis_function(op: str, dtype: str, ndim: int, axis: int) -> Function:
         arrays=(
             ArrayDecl("x", dtype, ndim, "global"),
             ArrayDecl("out", out, ndim - 1, "global", contiguous=True),
+        ),
+        params=(FnArrayParam(0), FnArrayParam(1)),
+        blocks=tuple(Block(tuple(insts), term) for insts, term in b.blocks if term is not None),
+    )
+
+
+def whole_function(op: str, dtype: str, ndim: int) -> Function:
+    """The kernel reducing every element of an `ndim`-d array of `dtype` (any layout) with `op`
+    into a one-element accumulator of ``accumulator_dtype(result)``, which holds the identity
+    before the launch (for ``mean``: the sum, which the host divides). Parameters: the input, then
+    the accumulator (each: data address, shape, byte strides); launched over at most ``WORK_ITEMS``
+    work-items."""
+    if op not in AXIS_OPS:
+        raise ValueError(f"no reduction {op!r}")
+    if ndim < 1:
+        raise ValueError("a reduction of a 0-d array")
+    out = result_dtype(op, dtype).name
+    combine = COMBINE[op]
+    acc = accumulator_dtype(out)
+    entry, head, body, done = range(4)
+    b = _Builder(4)
+    i64 = "int64"
+    gid, gsize, lin = b.local(i64), b.local(i64), b.local(i64)
+    b.emit(WorkItem(gid, "get_global_id", 0))
+    b.emit(WorkItem(gsize, "get_global_size", 0))
+    extents = []
+    total: Operand = Imm(i64, 1)
+    for d in range(ndim):
+        e = b.local(i64)
+        b.emit(Dim(e, 0, d))
+        extents.append(Local(e))
+        total = b.binary(i64, "mul", total, Local(e))
+    partial = b.local(out)
+    b.set(partial, Imm(out, identity(combine, out)))
+    b.set(lin, Local(gid))
+    b.end(Jump(head), then=head)
+    b.end(Branch(b.binary("bool", "lt", Local(lin), total), body, done), then=body)
+    # the element at the flat index (C order), converted to the result dtype, then combined
+    index: list[Operand] = [Local(lin)] * ndim
+    rest: Operand = Local(lin)
+    for d in reversed(range(1, ndim)):
+        index[d] = b.binary(i64, "rem", rest, extents[d])
+        rest = b.binary(i64, "floordiv", rest, extents[d])
+    index[0] = rest
+    e = b.local(dtype)
+    b.emit(LoadInst(e, 0, tuple(index)))
+    b.emit(BinaryInst(partial, combine, Local(partial), b.cast(out, Local(e), dtype)))
+    b.emit(BinaryInst(lin, "add", Local(lin), Local(gsize)))
+    b.end(Jump(head), then=done)
+    b.emit(Atomic(None, combine, 1, (Imm(i64, 0),), b.cast(acc, Local(partial), out)))
+    b.end(Return())
+    return Function(
+        name=f"{op}_of_{dtype}_{ndim}d",
+        locals=tuple(b.locals),
+        arrays=(
+            ArrayDecl("x", dtype, ndim, "global"),
+            ArrayDecl("acc", acc, 1, "global", contiguous=True),
         ),
         params=(FnArrayParam(0), FnArrayParam(1)),
         blocks=tuple(Block(tuple(insts), term) for insts, term in b.blocks if term is not None),

@@ -173,35 +173,24 @@ def test_calls_outside_the_reductions_covered_go_to_numba(rng):
     h = rng.standard_normal((6, 5))
     a = numba_ext.asarray(h)
 
-    def one_d(x):
-        return np.sum(x * 2, axis=0)  # a 1-d operand: the result is a scalar
-
-    def no_axis(x):
-        return np.sum(x)
-
     def keepdims(x):
         return np.sum(x, axis=1, keepdims=True)
 
     def bad_axis(x):
         return np.sum(x, axis=2)
 
-    f = numba_ext.jit(one_d)
-    assert np.isclose(float(f(numba_ext.asarray(h[0]))), (h[0] * 2).sum())
-    assert f._impl is not None
     g = numba_ext.jit(bad_axis)
     with pytest.raises(np.exceptions.AxisError):
         g(a)
     assert g._impl is not None
-    for func in (no_axis, keepdims):
-        f = numba_ext.jit(func)
-        try:
-            got = f(a)
-        except Exception:
-            pass  # Numba's answer either way: what matters is who gave it
-        else:
-            got = numba_ext.asnumpy(got) if isinstance(got, numba_ext.ndarray) else got
-            np.testing.assert_allclose(got, func(h), **fp_tol())
-        assert f._impl is not None
+    f = numba_ext.jit(keepdims)
+    try:
+        got = f(a)
+    except Exception:
+        pass  # Numba's answer either way: what matters is who gave it
+    else:
+        np.testing.assert_allclose(numba_ext.asnumpy(got), keepdims(h), **fp_tol())
+    assert f._impl is not None
 
     def bool_max(m):
         return np.max(m, axis=0)
