@@ -1,5 +1,6 @@
 """Copies between host memory and numba_ext arrays of any strides, and ``convert``: an array on
-another queue, with another dtype or USM type, copied only where the memory cannot be shared."""
+another queue, with another dtype or USM type, copied only where the memory cannot be shared, and
+converted on the device where it stays in one context (``casts``)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import numpy as np
 from .. import _core
 from ..devices import Queue
 from .allocation import OrderLike, allocate_in_order, order_axes
+from .casts import cast_into, on_device
 from .dtypes import check_dtype, check_usm_type
 
 if TYPE_CHECKING:
@@ -104,10 +106,20 @@ def convert(
         out = allocate_in_order(x.shape, want_dtype, q, want_usm, axes)
         _core.memcpy(copier, out._data_ptr, x._data_ptr, x.nbytes)  # one copy, no host staging
         return out
+    by_dtype = casting in _DTYPE_CASTING  # not NumPy's 'same_value', which checks every value
+    if by_dtype and q.context == x._queue.context and on_device(x.dtype, want_dtype, q.device):
+        np.empty(0, x.dtype).astype(want_dtype, casting=casting)  # NumPy's casting check, no data
+        out = allocate_in_order(x.shape, want_dtype, q, want_usm, axes)
+        cast_into(out, x)  # one kernel on the device (the memory of one context), no host copy
+        return out
     host = copy_to_host(x).astype(want_dtype, casting=casting, copy=False)
     out = allocate_in_order(host.shape, want_dtype, q, want_usm, axes)
     upload_into(out, host)
     return out
+
+
+#: the casting rules NumPy decides by the dtypes alone
+_DTYPE_CASTING = frozenset({"no", "equiv", "safe", "same_kind", "unsafe"})
 
 
 def _direct_copy_queue(x: ndarray, q: Queue, want_usm: str) -> Queue | None:
