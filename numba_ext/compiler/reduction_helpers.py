@@ -63,7 +63,7 @@ def whole_function(op: str, ndim: int, dtype, contiguous: bool) -> JitFunction:
         return anyall_reducer(op, 1 if flat else ndim, flat, empty_message)
     if op == "mean":
         return mean_reducer(result_dtype("mean", dtype).name, 1 if flat else ndim, flat)
-    return whole_reducer(op, EMPTY_MESSAGES.get(op), flat)
+    return whole_reducer(op, EMPTY_MESSAGES.get(op), flat, result_dtype(op, dtype).name)
 
 
 @functools.cache
@@ -81,14 +81,17 @@ def half_extreme(op: str, ndim: int, contiguous: bool) -> JitFunction:
 
 
 @functools.cache
-def whole_reducer(op: str, empty_message: str | None, flat: bool) -> JitFunction:
-    """np.<op>(a) for sum, prod, min and max, which Numba's parfor pass turns into a device loop."""
+def whole_reducer(op: str, empty_message: str | None, flat: bool, out_dtype: str) -> JitFunction:
+    """np.<op>(a) for sum, prod, min and max, which Numba's parfor pass turns into a device loop,
+    as a scalar of NumPy's result dtype `out_dtype`: some Numba versions sum unsigned integers of
+    less than 64 bits in int64, whose bits are those of the uint64 sum NumPy gives."""
     check, reduce = empty_check(empty_message), getattr(np, op)
     view = as_flat if flat else unchanged
+    out_type = getattr(np, out_dtype)
 
     def reduce_all(a):
         check(a)
-        return reduce(view(a))
+        return out_type(reduce(view(a)))
 
     return jit(reduce_all)
 
