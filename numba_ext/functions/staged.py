@@ -29,8 +29,7 @@ from typing import Any
 import numpy as np
 
 from .. import _core
-from ..arrays import allocate, ndarray, upload_into
-from ..arrays.transfers import copy_to_host
+from ..arrays import allocate, ndarray
 from ..devices import Device, Queue
 from ..ir.kernel_ir import Function
 from ..ir.reductions import (
@@ -140,6 +139,17 @@ def _c_contiguous(shape: tuple[int, ...], strides: Sequence[int], itemsize: int)
     return True
 
 
+_PTX: dict[Device, bool] = {}
+
+
+def _ptx(device: Device) -> bool:
+    """Whether the device runs PTX (NVIDIA's OpenCL), whose launches take whole work-groups."""
+    found = _PTX.get(device)
+    if found is None:
+        found = _PTX[device] = str(device.target).startswith("ptx")
+    return found
+
+
 @dataclass(eq=False)
 class _WholeStep(_Operand):
     """One reduction over every element of the operand: a scalar of `out_dtype`."""
@@ -158,33 +168,43 @@ class _WholeStep(_Operand):
             k = self.kernels[ndim, device] = (self.compile or _core.compile_function)(function, device)
         return k
 
+    def __post_init__(self) -> None:
+        out = self.out_dtype
+        self.itemsize = np.dtype(self.dtype).itemsize
+        self.acc_dtype = np.dtype(accumulator_dtype(out.name))
+        start = identity(COMBINE[self.op], out.name)
+        self.empty_value = out.type(np.nan if self.op == "mean" else start)
+        self.start = np.array(start, self.acc_dtype).tobytes()  # the accumulator's fill pattern
+
     def apply(self, x: ndarray, queue: Queue, used: list[_core.Kernel] | None) -> np.generic:
         """The reduction of `x` on `queue`, as the compiled form's helper computes it."""
         ptr, shape, strides, _ = _layout(x)
         size = math.prod(shape)
         if size == 0 and self.op in EMPTY_MESSAGES:
             raise ValueError(EMPTY_MESSAGES[self.op])
-        out = self.out_dtype
-        if _c_contiguous(shape, strides, np.dtype(self.dtype).itemsize):
-            shape, strides = (size,), (np.dtype(self.dtype).itemsize,)
+        if _c_contiguous(shape, strides, self.itemsize):
+            shape, strides = (size,), (self.itemsize,)
+        device = queue.device
         if used is not None:
-            used.append(self.kernel(len(shape), queue.device))
+            used.append(self.kernel(len(shape), device))
         if size == 0:  # nothing to combine: the identity, or a mean's NaN
-            return out.type(np.nan if self.op == "mean" else identity(COMBINE[self.op], out.name))
-        acc_dtype = np.dtype(accumulator_dtype(out.name))
-        start = np.array([identity(COMBINE[self.op], out.name)], acc_dtype)
+            return self.empty_value
+        acc_dtype = self.acc_dtype
         acc = allocate((1,), acc_dtype, queue, "device")
-        upload_into(acc, start)
+        acc_ptr = acc._data_ptr
+        _core.fill(queue, acc_ptr, self.start, acc_dtype.itemsize)
         work_items, local = min(size, WORK_ITEMS), None
-        if str(queue.device.target).startswith("ptx"):
+        if _ptx(device):
             # whole work-groups, as the compiled form launches them (the loop skips the extra ones)
             wg = _core.NVIDIA_WORK_GROUP
             work_items, local = -(-work_items // wg) * wg, [wg]
-        slots = [ptr, *shape, *(s & _MASK for s in strides), acc._nx.data, 1, 0]
-        self.kernel(len(shape), queue.device).launch_nd(queue, slots, [work_items], local)
-        value = copy_to_host(acc)[0].astype(out)  # narrow integers: truncated, as the compiled form
+        slots = [ptr, *shape, *(s & _MASK for s in strides), acc_ptr, 1, 0]
+        self.kernel(len(shape), device).launch_nd(queue, slots, [work_items], local)
+        host = np.empty(1, acc_dtype)
+        _core.memcpy(queue, host.ctypes.data, acc_ptr, acc_dtype.itemsize)  # waits for the kernel
+        value = host[0].astype(self.out_dtype)  # narrow integers: truncated, as the compiled form
         if self.op == "mean":  # the sum over the size, divided in float64
-            return out.type(np.float64(value) / np.float64(size))
+            return self.out_dtype.type(np.float64(value) / np.float64(size))
         return value
 
 
