@@ -167,12 +167,70 @@ _EXACT_ON_SCALARS = frozenset(
 )
 
 
-def _ufunc_call(ufunc: np.ufunc) -> Callable[..., float]:
-    def call(*xs: float | int) -> float:
-        with np.errstate(all="ignore"):
-            return float(ufunc(*(np.float64(x) for x in xs)))
+#: the scalar dtypes host arithmetic with float32 scalars computes on
+_SINGLE_HOST_DTYPES = frozenset({"float32", "float64", "int64"})
+#: operators on float32 scalars the host computes (Numba's typing: float32 when every operand is
+#: float32, else float64)
+_SINGLE_OPERATORS: dict[str, Callable[..., Any]] = {
+    "add": lambda a, b: a + b,
+    "subtract": lambda a, b: a - b,
+    "multiply": lambda a, b: a * b,
+    "true_divide": lambda a, b: a / b,
+    "negative": lambda a: -a,
+    "positive": lambda a: +a,
+}
 
-    return call
+
+def _single(e: Op, dts: Sequence[str]) -> tuple[Callable[..., Any], str] | None:
+    """Host arithmetic on operands of `dts`, one a float32 scalar, with Numba's typing and IEEE
+    results: operators in float32 when every operand is float32, else in float64 (Python's
+    rules: division by zero raises); exact ufuncs by Numba's loop for the dtypes (``np.sqrt`` of a
+    float32 is float32, ``np.maximum(float32, int)`` too). None where Numba's own typing is left to
+    Numba (floor division, remainder, powers, inexact functions)."""
+    name = "true_divide" if e.ufunc is np.true_divide else e.ufunc.__name__
+    if e.operator:
+        op = _SINGLE_OPERATORS.get(name)
+        if op is None:
+            return None
+        out = "float32" if all(d == "float32" for d in dts) else "float64"
+        kind = np.float32 if out == "float32" else np.float64
+
+        def operator(*xs: Any) -> Any:
+            if name == "true_divide" and xs[1] == 0:
+                raise ZeroDivisionError("division by zero")
+            with np.errstate(all="ignore"):
+                return kind(op(*(kind(x) for x in xs)))
+
+        return operator, out
+    return _typed_call(e.ufunc, dts)
+
+
+#: ufuncs whose int64 loop is exact integer arithmetic (wrapping as Numba's code wraps)
+_INTEGER_EXACT = frozenset(
+    {np.absolute, np.negative, np.positive, np.square, np.minimum, np.maximum}
+    | {np.add, np.subtract, np.multiply}
+)
+
+
+def _typed_call(ufunc: np.ufunc, dts: Sequence[str]) -> tuple[Callable[..., Any], str] | None:
+    """A ufunc called on scalars of `dts`, computed by the loop Numba's typing picks (NumPy's loop of
+    the same dtypes gives the same bits for these exact functions): float64 and int64 results as
+    Python numbers, float32 ones as NumPy's. None for inexact functions and other loops."""
+    loop = numba_loops.find_loop(ufunc, list(dts))
+    if ufunc not in _EXACT_ON_SCALARS or loop is None:
+        return None
+    ins, out = loop
+    if out not in ("float32", "float64", "int64") or (out == "int64" and ufunc not in _INTEGER_EXACT):
+        return None
+    types = [np.dtype(d).type for d in ins]
+    box: Callable[[Any], Any] | None = {"float64": float, "int64": int}.get(out)
+
+    def call(*xs: Any) -> Any:
+        with np.errstate(all="ignore"):
+            r = ufunc(*(t(x) for t, x in zip(types, xs)))
+        return box(r) if box is not None else r
+
+    return call, out
 
 
 # host values: ("param", i) | ("number", v) | ("host", j) -> the j-th host step's result
@@ -367,7 +425,8 @@ class ScalarPlan:
     def values(self, args: Sequence[Any]) -> tuple[Any, ...]:
         """The results as Numba returns them (Python floats and ints)."""
         values = _host_values(self.steps, args)
-        return tuple(_value(r, args, values) for r in self.returns)
+        found = (_value(r, args, values) for r in self.returns)
+        return tuple(v.item() if isinstance(v, np.generic) else v for v in found)
 
 
 def specialize_scalars(program: Program, kinds: tuple[Kind | None, ...]) -> ScalarPlan | None:
@@ -634,17 +693,23 @@ class _Specializer:
 
     def _host(self, e: Op, args: list[_Value]) -> _Value:
         dts = [a.dtype for a in args]
-        if not _HOST_DTYPES.issuperset(dts):
-            raise _Unsupported  # arithmetic on a float32 or unsigned scalar: Numba's scalar typing
-        if e.operator:
+        if "float32" in dts and _SINGLE_HOST_DTYPES.issuperset(dts):
+            found = _single(e, dts)  # a float32 scalar (a reduction's result)
+            if found is None:
+                raise _Unsupported
+            fn, out = found
+        elif not _HOST_DTYPES.issuperset(dts):
+            raise _Unsupported  # arithmetic on an unsigned or small integer scalar: Numba's typing
+        elif e.operator:
             found = _operator(e.ufunc, dts)
             if found is None:
                 raise _Unsupported
             fn, out = found
         else:
-            if all(d == "int64" for d in dts) or e.ufunc not in _EXACT_ON_SCALARS:
-                raise _Unsupported  # integer loops of ufuncs, and inexact functions: Numba's
-            fn, out = _ufunc_call(e.ufunc), "float64"
+            found = _typed_call(e.ufunc, dts)
+            if found is None:
+                raise _Unsupported  # inexact functions, and integer loops that may not be exact
+            fn, out = found
         if not e.operator:
             self.calls.add(len(self.steps))
         self.steps.append((fn, tuple(a.ref for a in args)))  # type: ignore[misc]

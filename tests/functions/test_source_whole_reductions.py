@@ -199,9 +199,40 @@ def test_nan_and_empty_arrays_as_numpy(rng):
             f(numba_ext.asarray(np.zeros((2, 0))))
 
 
+def norm32(a):
+    return np.sqrt(np.sum(a * a))
+
+
+def single(a, b):
+    return np.sqrt(np.sum(a * a)), np.sum(a) / np.sum(b), np.sum(a) * 2, np.maximum(np.max(a), 1)
+
+
+def test_float32_scalars_in_host_arithmetic(rng):
+    """Numba's typing of float32 scalars: float32 where every operand is float32 (a sum's square
+    root, a quotient of two sums, a maximum with an int), float64 with a Python number."""
+    h, hb = rng.uniform(0.5, 2, 300).astype(np.float32), rng.uniform(0.5, 2, 300).astype(np.float32)
+    a, b = numba_ext.asarray(h), numba_ext.asarray(hb)
+    f = numba_ext.jit(norm32)
+    got = f(a)
+    assert f._impl is None and type(got) is float
+    np.testing.assert_allclose(got, numba_ext.compiler.jit(norm32)(a), rtol=1e-6)
+    np.testing.assert_allclose(got, np.sqrt((h.astype(np.float64) ** 2).sum()), rtol=1e-5)
+    assert got == float(np.float32(got))  # a float32 square root: a float32 value
+    g = numba_ext.jit(single)
+    got = g(a, b)
+    want = numba_ext.compiler.jit(single)(a, b)
+    assert g._impl is None
+    assert all(type(x) is float for x in got) and all(type(x) is float for x in want)
+    np.testing.assert_allclose(got, want, rtol=1e-5)
+    assert got[1] == float(np.float32(got[1]))  # float32 / float32: float32
+    assert got[3] == want[3] == h.max()  # np.maximum(float32, int): Numba's float32 loop
+    with pytest.raises(ZeroDivisionError):
+        g(a, numba_ext.asarray(np.zeros(3, np.float32)))
+
+
 def test_calls_outside_the_reductions_covered_go_to_numba(rng):
     def float32_root(a):
-        return np.sqrt(np.sum(a))  # host arithmetic on a float32 scalar: Numba's typing
+        return np.sum(a) // 2  # floor division of a float32 scalar: Numba's typing
 
     def bool_min(m):
         return np.min(m)
@@ -211,7 +242,7 @@ def test_calls_outside_the_reductions_covered_go_to_numba(rng):
 
     h = rng.uniform(0.5, 2, 100).astype(np.float32)
     f = numba_ext.jit(float32_root)
-    np.testing.assert_allclose(f(numba_ext.asarray(h)), np.sqrt(h.sum()), rtol=1e-5)
+    np.testing.assert_allclose(f(numba_ext.asarray(h)), h.sum() // 2, rtol=1e-5)
     assert f._impl is not None
     g = numba_ext.jit(bool_min)
     with pytest.raises(numba_ext.errors.UnsupportedError, match="np.all"):

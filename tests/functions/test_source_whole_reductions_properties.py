@@ -18,8 +18,9 @@ import numba_ext
 
 from .test_source_path_properties import DTYPES, _load
 
-#: the dtypes whose reductions give float64 or int64 scalars, which the source path computes on
-SERVED = {"float64", "int64"}
+#: the dtypes whose reductions give float64, int64 or float32 scalars, which the source path
+#: computes on (but floor division, remainders and powers of float32 scalars, which are Numba's)
+SERVED = {"float64", "int64", "float32"}
 #: array expressions of the arguments, exact on multiples of 1/8 and small integers
 OPERANDS = ["a", "b", "(a + b)", "(a - b)", "(a * n)", "(a * k)", "np.abs(a)", "np.maximum(a, b)", "-b"]
 OPERANDS.append("a[1:]")  # a view
