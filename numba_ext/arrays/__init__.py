@@ -4,14 +4,15 @@ Owns: the array class (``ndarray``, with its eager operations in ``operators``),
 kinds arrays hold (``dtypes``), allocation, creation (``asarray``, ``empty``, ``zeros``, ``full``,
 ``arange``, the ``*_like`` forms, with NumPy's argument rules: ``arguments``), copies between host
 and device and between queues (``transfers``), dtype conversions on the device (``casts``),
+reductions on the device with ``ir.reductions``' kernels (``reductions``),
 ``__sycl_usm_array_interface__`` import
 (``interface``), DLPack export and import (``dlpack_export``, ``dlpack``) and the extension points
 through which upper layers give arrays their Numba type and their eager operations (``hooks``).
 
 Also ``nrt``: Numba's runtime C module (which owns the arrays' memory), loaded without importing Numba.
 
-May import: ``numba_ext.devices``, ``numba_ext.ir`` (the kernel builder of ``casts``, on first
-use), ``numba_ext.errors`` and ``numba_ext._core``. Never the
+May import: ``numba_ext.devices``, ``numba_ext.ir`` (the kernel builders of ``casts`` and
+``reductions``), ``numba_ext.errors`` and ``numba_ext._core``. Never the
 placement rules, the compiler, the kernels or the library (they register with ``hooks`` instead).
 """
 

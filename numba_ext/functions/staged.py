@@ -21,7 +21,6 @@ NumPy's errors (a bad axis, shapes that do not broadcast).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,25 +28,19 @@ from typing import Any
 import numpy as np
 
 from .. import _core
-from ..arrays import allocate, ndarray
+from ..arrays import ndarray
+from ..arrays.reductions import WholeReduction, reduce_axis
 from ..devices import Device, Queue
 from ..ir.kernel_ir import Function
 from ..ir.reductions import (
-    COMBINE,
-    EMPTY_MESSAGES,
-    WORK_ITEMS,
-    accumulator_dtype,
     axis_function,
-    identity,
     result_dtype,
-    whole_function,
 )
 from .plan import Kind, Plan, ScalarPlan, signature_of, specialize_scalars
 from .plan import specialize as specialize_plan
 from .program import Expr, Op, Param, Program, Reduce, View, Where
 
 Compile = Callable[[Any, Device], _core.Kernel]
-_MASK = 0xFFFF_FFFF_FFFF_FFFF
 
 
 @dataclass(eq=False)
@@ -95,68 +88,14 @@ class _Step(_Operand):
 
     def apply(self, x: ndarray, queue: Queue, used: list[_core.Kernel] | None) -> ndarray:
         """The result of the reduction of `x` on `queue`, with `x`'s USM type."""
-        image = x._nx_if_set()  # results of the steps before hold only their native image
-        shape: tuple[int, ...]
-        strides: Sequence[int]
-        if image is not None:
-            ptr, shape, strides, usm_type = image.data, tuple(image.shape), image.strides, image.usm_type
-        else:
-            d = x._desc
-            ptr, shape, strides, usm_type = x._data_ptr, d.shape, d.strides, x._usm_type
-        if shape[self.axis] == 0 and self.op in EMPTY_MESSAGES:
-            raise ValueError(EMPTY_MESSAGES[self.op])
-        out_shape = shape[: self.axis] + shape[self.axis + 1 :]
-        out = allocate(out_shape, self.out_dtype, queue, usm_type)
-        size = math.prod(out_shape)
-        if size or used is not None:
-            kernel = self.kernel(queue.device)
-            if used is not None:
-                used.append(kernel)
-            if size:
-                # the result is C-contiguous: its kernel parameter computes its strides (any here)
-                slots = [ptr, *shape, *(s & _MASK for s in strides), out._nx.data, *out_shape]
-                slots += [0] * len(out_shape)
-                kernel.launch_nd(queue, slots, [size], None)
-        return out
-
-
-def _layout(x: ndarray) -> tuple[int, tuple[int, ...], Sequence[int], str]:
-    """An array's data address, shape, byte strides and USM type (the results of the steps before
-    hold only their native image)."""
-    image = x._nx_if_set()
-    if image is not None:
-        return image.data, tuple(image.shape), image.strides, image.usm_type
-    d = x._desc
-    return x._data_ptr, d.shape, d.strides, x._usm_type
-
-
-def _c_contiguous(shape: tuple[int, ...], strides: Sequence[int], itemsize: int) -> bool:
-    expected = itemsize
-    for n, s in zip(reversed(shape), reversed(strides)):
-        if n != 1 and s != expected:
-            return False
-        expected *= n
-    return True
-
-
-_PTX: dict[Device, bool] = {}
-
-
-def _ptx(device: Device) -> bool:
-    """Whether the device runs PTX (NVIDIA's OpenCL), whose launches take whole work-groups."""
-    found = _PTX.get(device)
-    if found is None:
-        found = _PTX[device] = str(device.target).startswith("ptx")
-    return found
+        return reduce_axis(self.op, x, self.axis, self.out_dtype, queue, lambda _, d: self.kernel(d), used)
 
 
 @dataclass(eq=False)
 class _WholeStep(_Operand):
     """One reduction over every element of the operand: a scalar of `out_dtype`."""
 
-    op: str
-    dtype: str
-    out_dtype: np.dtype
+    reduction: WholeReduction
     compile: Compile | None = None
     #: the kernels by (rank read, device): a C-contiguous operand is read as one flat run
     kernels: dict[tuple[int, Device], _core.Kernel] = field(default_factory=dict)
@@ -164,48 +103,13 @@ class _WholeStep(_Operand):
     def kernel(self, ndim: int, device: Device) -> _core.Kernel:
         k = self.kernels.get((ndim, device))
         if k is None:
-            function = whole_function(self.op, self.dtype, ndim)
+            function = self.reduction.function(ndim)
             k = self.kernels[ndim, device] = (self.compile or _core.compile_function)(function, device)
         return k
 
-    def __post_init__(self) -> None:
-        out = self.out_dtype
-        self.itemsize = np.dtype(self.dtype).itemsize
-        self.acc_dtype = np.dtype(accumulator_dtype(out.name))
-        start = identity(COMBINE[self.op], out.name)
-        self.empty_value = out.type(np.nan if self.op == "mean" else start)
-        self.start = np.array(start, self.acc_dtype).tobytes()  # the accumulator's fill pattern
-
     def apply(self, x: ndarray, queue: Queue, used: list[_core.Kernel] | None) -> np.generic:
         """The reduction of `x` on `queue`, as the compiled form's helper computes it."""
-        ptr, shape, strides, _ = _layout(x)
-        size = math.prod(shape)
-        if size == 0 and self.op in EMPTY_MESSAGES:
-            raise ValueError(EMPTY_MESSAGES[self.op])
-        if _c_contiguous(shape, strides, self.itemsize):
-            shape, strides = (size,), (self.itemsize,)
-        device = queue.device
-        if used is not None:
-            used.append(self.kernel(len(shape), device))
-        if size == 0:  # nothing to combine: the identity, or a mean's NaN
-            return self.empty_value
-        acc_dtype = self.acc_dtype
-        acc = allocate((1,), acc_dtype, queue, "device")
-        acc_ptr = acc._data_ptr
-        _core.fill(queue, acc_ptr, self.start, acc_dtype.itemsize)
-        work_items, local = min(size, WORK_ITEMS), None
-        if _ptx(device):
-            # whole work-groups, as the compiled form launches them (the loop skips the extra ones)
-            wg = _core.NVIDIA_WORK_GROUP
-            work_items, local = -(-work_items // wg) * wg, [wg]
-        slots = [ptr, *shape, *(s & _MASK for s in strides), acc_ptr, 1, 0]
-        self.kernel(len(shape), device).launch_nd(queue, slots, [work_items], local)
-        host = np.empty(1, acc_dtype)
-        _core.memcpy(queue, host.ctypes.data, acc_ptr, acc_dtype.itemsize)  # waits for the kernel
-        value = host[0].astype(self.out_dtype)  # narrow integers: truncated, as the compiled form
-        if self.op == "mean":  # the sum over the size, divided in float64
-            return self.out_dtype.type(np.float64(value) / np.float64(size))
-        return value
+        return self.reduction(x, queue, self.kernel, used)
 
 
 @dataclass(eq=False)
@@ -507,7 +411,7 @@ class _Stager:
         if r.axis is None or ndim == 1:  # a scalar, as NumPy gives for a 1-d operand too
             out = result_dtype(r.op, dtype)
             kind = {"float64": "float", "int64": "int"}.get(out.name, out.name)
-            return self.add_step(_WholeStep(source, plan, len(self.names), r.op, dtype, out), kind)
+            return self.add_step(_WholeStep(source, plan, len(self.names), WholeReduction(r.op, dtype)), kind)
         axis = r.axis % ndim
         out = result_dtype(r.op, dtype)
         function = axis_function(r.op, dtype, ndim, axis)

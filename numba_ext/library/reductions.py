@@ -1,19 +1,27 @@
 """Eager reductions (``x.sum(axis=1)``, ``x.argmax()``) and products (``np.dot``, ``@``) of numba_ext
-arrays: the same ``numba_ext.jit`` helpers jitted code calls (``compiler.reduction_helpers``), on the
-arrays' queue. Reductions over every element give a 0-d array on the input's queue with its USM
-type, as dpnp's do (``float(x.sum())`` or ``x.sum().item()`` bring the value to the host)."""
+arrays, on the arrays' queue. ``sum``, ``prod``, ``mean``, ``min`` and ``max`` of real and bool
+arrays run the kernels of ``ir.reductions`` directly (``arrays.reductions``: no Numba compile, one
+kernel per operation, dtype, rank and device); the others call the ``numba_ext.jit`` helpers
+jitted code calls (``compiler.reduction_helpers``). Reductions over every element give a 0-d array
+on the input's queue with its USM type, as dpnp's do (``float(x.sum())`` or ``x.sum().item()``
+bring the value to the host)."""
 
 from __future__ import annotations
 
+import threading
 import warnings
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .. import _core
 from ..arrays import full, ndarray
+from ..arrays.reductions import WholeReduction, reduce_axis
 from ..compiler import products_out, reduction_helpers, reduction_rules
+from ..devices import Device
 from ..errors import ExecutionPlacementError, UnsupportedError
 from ..ir import complex_lowering
+from ..ir.reductions import AXIS_OPS, axis_function
 from ..placement import coerce_usm_types
 
 if TYPE_CHECKING:
@@ -57,14 +65,70 @@ def reduce(
             axis = None
     if name == "mean" and (x.size if axis is None else x.shape[axis]) == 0:
         warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=3)  # as NumPy; the result is NaN
+    dt = reduction_rules.result_dtype(name, x.dtype)  # NumPy's (float32 for float32 data)
+    extreme_of_bools = name in ("min", "max") and x.dtype == bool  # the helpers' any / all
+    direct = name in AXIS_OPS and x.dtype in _DIRECT_DTYPES and not extreme_of_bools
     if axis is None:
         x = x if x.ndim else x.reshape(1)
-        value = reduction_helpers.whole_function(name, x.ndim, x.dtype, x.flags.c_contiguous)(x)
-        dt = reduction_rules.result_dtype(name, x.dtype)  # NumPy's (float32 for float32 data)
+        if direct:
+            value = _whole(name, x.dtype)(x, x._queue, _WholeKernels(name, x.dtype.name))
+        else:
+            value = reduction_helpers.whole_function(name, x.ndim, x.dtype, x.flags.c_contiguous)(x)
         return full((), dt.type(value), dt, sycl_queue=x.queue, usm_type=x.usm_type)
-    return reduction_helpers.axis_reducer(
-        name, x.ndim, reduction_rules.result_dtype(name, x.dtype).name, x.usm_type
-    )(x, axis)
+    if direct:
+        return reduce_axis(name, x, axis, dt, x._queue, _AxisKernels(name, x.dtype.name, axis))
+    return reduction_helpers.axis_reducer(name, x.ndim, dt.name, x.usm_type)(x, axis)
+
+
+#: the dtypes whose sums, products, means, minima and maxima run ``ir.reductions``' kernels
+_DIRECT_DTYPES = frozenset(
+    np.dtype(t) for t in ("float32", "float64", "int8", "int16", "int32", "int64", "bool")
+) | frozenset(np.dtype(t) for t in ("uint8", "uint16", "uint32", "uint64"))
+_lock = threading.Lock()
+_reductions: dict[tuple[str, np.dtype], WholeReduction] = {}
+#: compiled kernels by (operation, dtype, axis or None, rank, device)
+_kernels: dict[tuple[str, str, int | None, int, Device], _core.Kernel] = {}
+
+
+def _whole(name: str, dtype: np.dtype) -> WholeReduction:
+    found = _reductions.get((name, dtype))
+    if found is None:
+        found = WholeReduction(name, dtype.name)
+        with _lock:
+            _reductions[name, dtype] = found
+    return found
+
+
+class _WholeKernels:
+    """The kernel of a reduction over every element, per rank and device (compiled once)."""
+
+    def __init__(self, name: str, dtype: str) -> None:
+        self.name, self.dtype = name, dtype
+
+    def __call__(self, ndim: int, device: Device) -> _core.Kernel:
+        key = (self.name, self.dtype, None, ndim, device)
+        k = _kernels.get(key)
+        if k is None:
+            k = _core.compile_function(_whole(self.name, np.dtype(self.dtype)).function(ndim), device)
+            with _lock:
+                _kernels[key] = k
+        return k
+
+
+class _AxisKernels:
+    """The kernel of a reduction along `axis`, per rank and device (compiled once)."""
+
+    def __init__(self, name: str, dtype: str, axis: int) -> None:
+        self.name, self.dtype, self.axis = name, dtype, axis
+
+    def __call__(self, ndim: int, device: Device) -> _core.Kernel:
+        key = (self.name, self.dtype, self.axis, ndim, device)
+        k = _kernels.get(key)
+        if k is None:
+            k = _core.compile_function(axis_function(self.name, self.dtype, ndim, self.axis), device)
+            with _lock:
+                _kernels[key] = k
+        return k
 
 
 def dot(a: ndarray, b: ndarray, what: str = "np.dot", out: ndarray | None = None) -> ndarray:

@@ -1,0 +1,144 @@
+"""Reductions of arrays on their device with the kernels of ``ir.reductions``, shared by jitted
+functions served from their source (``functions.staged``) and eager reductions (``library``): along
+one axis into a new array (one work-item per result element), or over every element into a scalar
+of NumPy's result dtype (capped work-items, a private partial each, combined with an atomic into a
+one-element accumulator filled with the identity on the device). The caller gives the compiled
+kernel for a rank and a device (``kernel_for``), so that each caller keeps its own cache."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .. import _core
+from ..devices import Device, Queue
+from ..ir.kernel_ir import Function
+from ..ir.reductions import (
+    COMBINE,
+    EMPTY_MESSAGES,
+    WORK_ITEMS,
+    accumulator_dtype,
+    identity,
+    result_dtype,
+    whole_function,
+)
+from .allocation import allocate
+
+if TYPE_CHECKING:
+    from .ndarray import ndarray
+
+_MASK = 0xFFFF_FFFF_FFFF_FFFF
+#: the compiled kernel of a reduction for an operand rank on a device
+KernelFor = Callable[[int, Device], _core.Kernel]
+_PTX: dict[Device, bool] = {}
+
+
+def layout(x: ndarray) -> tuple[int, tuple[int, ...], Sequence[int], str]:
+    """An array's data address, shape, byte strides and USM type (from its native image where it
+    has one and no NumPy descriptor yet: the results of earlier steps)."""
+    image = x._nx_if_set()
+    if image is not None:
+        return image.data, tuple(image.shape), image.strides, image.usm_type
+    d = x._desc
+    return x._data_ptr, d.shape, d.strides, x._usm_type
+
+
+def _c_contiguous(shape: tuple[int, ...], strides: Sequence[int], itemsize: int) -> bool:
+    expected = itemsize
+    for n, s in zip(reversed(shape), reversed(strides)):
+        if n != 1 and s != expected:
+            return False
+        expected *= n
+    return True
+
+
+def _ptx(device: Device) -> bool:
+    """Whether the device runs PTX (NVIDIA's OpenCL), whose launches take whole work-groups."""
+    found = _PTX.get(device)
+    if found is None:
+        found = _PTX[device] = str(device.target).startswith("ptx")
+    return found
+
+
+class WholeReduction:
+    """`op` (sum, prod, mean, min, max) over every element of arrays of `dtype`."""
+
+    def __init__(self, op: str, dtype: str) -> None:
+        self.op, self.dtype = op, dtype
+        self.out_dtype = out = result_dtype(op, dtype)
+        self.empty_message = EMPTY_MESSAGES.get(op)
+        self.itemsize = np.dtype(dtype).itemsize
+        self.acc_dtype = np.dtype(accumulator_dtype(out.name))
+        start = identity(COMBINE[op], out.name)
+        self.empty_value = out.type(np.nan if op == "mean" else start)
+        self.start = np.array(start, self.acc_dtype).tobytes()  # the accumulator's fill pattern
+
+    def function(self, ndim: int) -> Function:
+        """The kernel's description for operands of rank `ndim` (a C-contiguous one is read as 1-d)."""
+        return whole_function(self.op, self.dtype, ndim)
+
+    def __call__(
+        self, x: ndarray, queue: Queue, kernel_for: KernelFor, used: list[_core.Kernel] | None = None
+    ) -> np.generic:
+        """The reduction of `x` on `queue`: a NumPy scalar of the result dtype (`used` collects the
+        kernel, launched or not)."""
+        ptr, shape, strides, _ = layout(x)
+        size = math.prod(shape)
+        if size == 0 and self.empty_message is not None:
+            raise ValueError(self.empty_message)
+        if _c_contiguous(shape, strides, self.itemsize):
+            shape, strides = (size,), (self.itemsize,)
+        device = queue.device
+        if used is not None:
+            used.append(kernel_for(len(shape), device))
+        if size == 0:  # nothing to combine: the identity, or a mean's NaN
+            return self.empty_value
+        acc_dtype = self.acc_dtype
+        acc = allocate((1,), acc_dtype, queue, "device")
+        acc_ptr = acc._data_ptr
+        _core.fill(queue, acc_ptr, self.start, acc_dtype.itemsize)
+        work_items, local = min(size, WORK_ITEMS), None
+        if _ptx(device):
+            # whole work-groups, as the compiled form launches them (the loop skips the extra ones)
+            wg = _core.NVIDIA_WORK_GROUP
+            work_items, local = -(-work_items // wg) * wg, [wg]
+        slots = [ptr, *shape, *(s & _MASK for s in strides), acc_ptr, 1, 0]
+        kernel_for(len(shape), device).launch_nd(queue, slots, [work_items], local)
+        host = np.empty(1, acc_dtype)
+        _core.memcpy(queue, host.ctypes.data, acc_ptr, acc_dtype.itemsize)  # waits for the kernel
+        value = host[0].astype(self.out_dtype)  # narrow integers: truncated, as the compiled form
+        if self.op == "mean":  # the sum over the size, divided in float64
+            return self.out_dtype.type(np.float64(value) / np.float64(size))
+        return value
+
+
+def reduce_axis(
+    op: str,
+    x: ndarray,
+    axis: int,
+    out_dtype: np.dtype,
+    queue: Queue,
+    kernel_for: KernelFor,
+    used: list[_core.Kernel] | None = None,
+) -> ndarray:
+    """`op` along `axis` (0 <= axis < ndim, ndim >= 2) of `x` on `queue`: a new C-contiguous array
+    of `out_dtype` with `x`'s USM type (`kernel_for`'s rank: `x`'s)."""
+    ptr, shape, strides, usm_type = layout(x)
+    if shape[axis] == 0 and op in EMPTY_MESSAGES:
+        raise ValueError(EMPTY_MESSAGES[op])
+    out_shape = shape[:axis] + shape[axis + 1 :]
+    out = allocate(out_shape, out_dtype, queue, usm_type)
+    size = math.prod(out_shape)
+    if size or used is not None:
+        kernel = kernel_for(len(shape), queue.device)
+        if used is not None:
+            used.append(kernel)
+        if size:
+            # the result is C-contiguous: its kernel parameter computes its strides (any here)
+            slots = [ptr, *shape, *(s & _MASK for s in strides), out._nx.data, *out_shape]
+            slots += [0] * len(out_shape)
+            kernel.launch_nd(queue, slots, [size], None)
+    return out

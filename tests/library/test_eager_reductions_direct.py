@@ -1,0 +1,89 @@
+"""Eager ``sum``, ``prod``, ``mean``, ``min`` and ``max`` of real and bool arrays run the kernels of
+``ir.reductions`` directly, with no Numba-compiled helper: NumPy's values and dtypes (exact for
+integers, minima and maxima; within rounding for float sums) over every element and along each axis,
+in any layout, NaN and empty arrays as NumPy, the USM type and queue of the input."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import numba_ext
+from numba_ext.compiler import reduction_helpers
+
+from ..checks import fp_tol
+
+OPS = ["sum", "prod", "mean", "min", "max"]
+DTYPES = ["float64", "float32", "int8", "int32", "int64", "uint8", "uint32", "uint64", "bool"]
+
+
+@pytest.fixture
+def no_helpers(monkeypatch):
+    """Fails any reduction that calls a Numba-compiled helper."""
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a Numba-compiled reduction helper was called")
+
+    monkeypatch.setattr(reduction_helpers, "whole_function", refuse)
+    monkeypatch.setattr(reduction_helpers, "axis_reducer", refuse)
+
+
+def _values(rng, dtype, shape):
+    if dtype == "bool":
+        return rng.random(shape) < 0.5
+    if np.dtype(dtype).kind == "f":
+        return rng.uniform(-2, 2, shape).astype(dtype)
+    low = 0 if np.dtype(dtype).kind == "u" else -5
+    return rng.integers(low, 6, shape).astype(dtype)
+
+
+def _same(got, want, dtype, terms):
+    got_h = numba_ext.asnumpy(got)
+    assert got_h.dtype == np.asarray(want).dtype and got_h.shape == np.shape(want)
+    if np.asarray(want).dtype.kind in "fc":
+        tol = {"rtol": 2e-7 * terms + 1e-6, "atol": 1e-5} if dtype == "float32" else fp_tol()
+        np.testing.assert_allclose(got_h, want, **tol)
+    else:
+        np.testing.assert_array_equal(got_h, want)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_every_reduction_of_every_dtype_and_layout(rng, dtype, no_helpers):
+    h = _values(rng, dtype, (12, 9))
+    a = numba_ext.asarray(h)
+    for hx, x in ((h, a), (h.T, a.T), (h[::3, ::-2], a[::3, ::-2]), (h[2], a[2])):
+        for op in OPS:
+            if op in ("min", "max") and dtype == "bool":
+                continue  # any / all: the helpers (below)
+            got = getattr(x, op)()
+            assert got.ndim == 0 and got.sycl_queue == a.sycl_queue
+            _same(got, getattr(hx, op)(), dtype, hx.size)
+            for axis in range(hx.ndim):
+                _same(getattr(x, op)(axis=axis), getattr(hx, op)(axis=axis), dtype, hx.shape[axis])
+
+
+def test_nan_empty_and_usm_types(rng, no_helpers):
+    h = rng.standard_normal(40)
+    h[17] = np.nan
+    a = numba_ext.asarray(h)
+    assert np.isnan(float(a.min())) and np.isnan(float(a.max())) and np.isnan(float(a.sum()))
+    e = numba_ext.asarray(np.zeros((3, 0)))
+    assert float(e.sum()) == 0.0 and float(e.prod()) == 1.0
+    with pytest.warns(RuntimeWarning, match="Mean of empty slice"):
+        assert np.isnan(float(e.mean()))
+    with pytest.raises(ValueError, match="zero-size array to reduction operation minimum"):
+        e.min()
+    with pytest.raises(ValueError, match="zero-size array to reduction operation maximum"):
+        e.max(axis=1)
+    assert numba_ext.asnumpy(e.sum(axis=0)).shape == (0,)
+    for usm in ("device", "shared", "host"):
+        x = numba_ext.asarray(rng.standard_normal((4, 5)), usm_type=usm)
+        assert x.sum().usm_type == usm and x.max(axis=1).usm_type == usm
+
+
+def test_bool_extremes_use_the_helpers(rng):
+    h = rng.random(30) < 0.5
+    a = numba_ext.asarray(h)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert bool(a.min()) == h.min() and bool(a.max()) == h.max()
