@@ -6,27 +6,12 @@ import numpy as np
 import pytest
 
 import numba_ext
-from numba_ext.arrays import transfers
+from numba_ext.arrays import SUPPORTED_DTYPES, transfers
 
 from ..checks import poison
 from ..conftest import DEV
 
-DTYPES = [
-    "bool",
-    "int8",
-    "uint8",
-    "int16",
-    "uint16",
-    "int32",
-    "uint32",
-    "int64",
-    "uint64",
-    "float16",
-    "float32",
-    "float64",
-    "complex64",
-    "complex128",
-]
+DTYPES = [d.name for d in SUPPORTED_DTYPES]  # every dtype arrays hold
 
 
 def _source(rng, dtype, shape):

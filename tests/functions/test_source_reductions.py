@@ -2,7 +2,6 @@
 as Numba's compilation of the same function (the same kernels in the same order), NumPy's values and
 dtypes, NaN and empty axes as NumPy, USM types, and the calls that go to Numba instead."""
 
-import textwrap
 import warnings
 
 import numpy as np
@@ -15,7 +14,7 @@ from numba_ext.placement import coerce_usm_types
 
 from ..checks import fp_tol, poison
 from ..conftest import DEV, require_device_in_child_process
-from ._children import kernels_compiled_in_child
+from ._children import kernels_compiled_in_child, numba_free_child
 
 
 def l2_norm(a):
@@ -210,43 +209,24 @@ def test_shapes_that_do_not_broadcast_raise_numbas_error(rng):
         f(numba_ext.asarray(rng.random((4, 3))), numba_ext.asarray(rng.random(5)))
 
 
-_CHILD = """
-import sys
-import numpy as np
-import numba_ext
-from numba_ext import _core
-
-sys.path.insert(0, {here!r})
-compiled = []
-for name in ("compile_kernel", "compile_function"):
-    real = getattr(_core, name)
-    setattr(_core, name, lambda *a, _real=real: compiled.append(1) or _real(*a))
-from reducing import l2_norm
-h = np.random.default_rng(3).standard_normal((500, 3))
-d = l2_norm(numba_ext.asarray(h))
-np.testing.assert_allclose(numba_ext.asnumpy(d), np.sqrt((h * h).sum(axis=1)), rtol=1e-12, atol=1e-14)
-assert not [m for m in ("numba", "llvmlite", "numba_ext.compiler") if m in sys.modules], sorted(sys.modules)
-print(len(compiled))
-"""
-
-
 def test_reductions_run_without_numba_and_load_from_the_disk_cache(tmp_path):
     require_device_in_child_process()
-    (tmp_path / "reducing.py").write_text(
-        textwrap.dedent(
-            """
-            import numpy as np
-            import numba_ext
+    source = """
+        import numpy as np
+        import numba_ext
 
 
-            @numba_ext.jit(cache=True)
-            def l2_norm(a):
-                return np.sqrt(np.sum(np.square(a), axis=1))
-            """
-        )
-    )
-    child = tmp_path / "child.py"
-    child.write_text(_CHILD.format(here=str(tmp_path)))
+        @numba_ext.jit(cache=True)
+        def l2_norm(a):
+            return np.sqrt(np.sum(np.square(a), axis=1))
+    """
+    check = """
+        from reducing import l2_norm
+        h = np.random.default_rng(3).standard_normal((500, 3))
+        d = numba_ext.asnumpy(l2_norm(numba_ext.asarray(h)))
+        np.testing.assert_allclose(d, np.sqrt((h * h).sum(axis=1)), rtol=1e-12, atol=1e-14)
+    """
+    child = numba_free_child(tmp_path, "reducing", source, check)
 
     def run() -> int:
         return kernels_compiled_in_child(child, tmp_path / "cache")

@@ -5,7 +5,6 @@ combine in the device's order), NumPy's values, NaN and empty arrays as NumPy, s
 host arithmetic and in array expressions, and the calls that go to Numba instead."""
 
 import math
-import textwrap
 import warnings
 
 import numpy as np
@@ -16,7 +15,7 @@ from numba_ext.ir.reductions import WORK_ITEMS
 
 from ..checks import fp_tol, poison
 from ..conftest import require_device_in_child_process
-from ._children import kernels_compiled_in_child
+from ._children import kernels_compiled_in_child, numba_free_child
 
 
 def every_op(a):
@@ -266,42 +265,22 @@ def test_usm_types_and_kernels_inspected(rng):
     assert len(numba_ext.jit(l2).inspect_kernels(numba_ext.asarray(h))) == 2  # the square, the sum
 
 
-_CHILD = """
-import sys
-import numpy as np
-import numba_ext
-from numba_ext import _core
-
-sys.path.insert(0, {here!r})
-compiled = []
-for name in ("compile_kernel", "compile_function"):
-    real = getattr(_core, name)
-    setattr(_core, name, lambda *a, _real=real: compiled.append(1) or _real(*a))
-from whole import norm
-h = np.random.default_rng(3).standard_normal((500, 3))
-got = norm(numba_ext.asarray(h))
-np.testing.assert_allclose(got, np.sqrt((h * h).sum()), rtol=1e-12)
-assert not [m for m in ("numba", "llvmlite", "numba_ext.compiler") if m in sys.modules], sorted(sys.modules)
-print(len(compiled))
-"""
-
-
 def test_whole_reductions_run_without_numba_and_load_from_the_disk_cache(tmp_path):
     require_device_in_child_process()
-    (tmp_path / "whole.py").write_text(
-        textwrap.dedent(
-            """
-            import numpy as np
-            import numba_ext
+    source = """
+        import numpy as np
+        import numba_ext
 
 
-            @numba_ext.jit(cache=True)
-            def norm(a):
-                return np.sqrt(np.sum(a * a))
-            """
-        )
-    )
-    child = tmp_path / "child.py"
-    child.write_text(_CHILD.format(here=str(tmp_path)))
+        @numba_ext.jit(cache=True)
+        def norm(a):
+            return np.sqrt(np.sum(a * a))
+    """
+    check = """
+        from whole import norm
+        h = np.random.default_rng(3).standard_normal((500, 3))
+        np.testing.assert_allclose(norm(numba_ext.asarray(h)), np.sqrt((h * h).sum()), rtol=1e-12)
+    """
+    child = numba_free_child(tmp_path, "whole", source, check)
     assert kernels_compiled_in_child(child, tmp_path / "cache") == 2  # the square and the sum
     assert kernels_compiled_in_child(child, tmp_path / "cache") == 0  # both from the disk
