@@ -32,10 +32,7 @@ from ..arrays import ndarray
 from ..arrays.reductions import WholeReduction, reduce_axis
 from ..devices import Device, Queue
 from ..ir.kernel_ir import Function
-from ..ir.reductions import (
-    axis_function,
-    result_dtype,
-)
+from ..ir.reductions import axis_function, result_dtype
 from .plan import Kind, Plan, ScalarPlan, signature_of, specialize_scalars
 from .plan import specialize as specialize_plan
 from .program import Expr, Op, Param, Program, Reduce, View, Where
@@ -93,7 +90,7 @@ class _Step(_Operand):
 
 @dataclass(eq=False)
 class _WholeStep(_Operand):
-    """One reduction over every element of the operand: a scalar of `out_dtype`."""
+    """One reduction over every element of the operand: a scalar of NumPy's result dtype."""
 
     reduction: WholeReduction
     compile: Compile | None = None

@@ -283,6 +283,12 @@ def test_typed_expressions_on_every_dtype_match_numba(case):
         if args[0].device.memory_backend == "buffer" and () in shapes and "cannot address" in str(e):
             return
         raise
+    except numba_ext.ExecutionPlacementError as e:
+        # np.where of 0-d operands only is Numba's np.where of scalars, a 0-d NumPy array, which
+        # numba_ext arrays do not mix with (docs/jit.md)
+        if () in shapes and "np.where" in expr and "mixes a numba_ext array with a NumPy array" in str(e):
+            return
+        raise
     if np.ndim(want) > 0:
         assert isinstance(got, numba_ext.ndarray), expr
         for k in jf.inspect_kernels(*args):
