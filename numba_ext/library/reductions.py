@@ -71,12 +71,12 @@ def reduce(
     if axis is None:
         x = x if x.ndim else x.reshape(1)
         if direct:
-            value = _whole(name, x.dtype)(x, x._queue, _WholeKernels(name, x.dtype.name))
+            value = _whole(name, x.dtype)(x, x._queue, _Kernels(name, x.dtype.name))
         else:
             value = reduction_helpers.whole_function(name, x.ndim, x.dtype, x.flags.c_contiguous)(x)
         return full((), dt.type(value), dt, sycl_queue=x.queue, usm_type=x.usm_type)
     if direct:
-        return reduce_axis(name, x, axis, dt, x._queue, _AxisKernels(name, x.dtype.name, axis))
+        return reduce_axis(name, x, axis, dt, x._queue, _Kernels(name, x.dtype.name, axis))
     return reduction_helpers.axis_reducer(name, x.ndim, dt.name, x.usm_type)(x, axis)
 
 
@@ -99,33 +99,22 @@ def _whole(name: str, dtype: np.dtype) -> WholeReduction:
     return found
 
 
-class _WholeKernels:
-    """The kernel of a reduction over every element, per rank and device (compiled once)."""
+class _Kernels:
+    """The kernel of a reduction over every element (`axis` None) or along `axis`, per rank and
+    device, compiled once."""
 
-    def __init__(self, name: str, dtype: str) -> None:
-        self.name, self.dtype = name, dtype
-
-    def __call__(self, ndim: int, device: Device) -> _core.Kernel:
-        key = (self.name, self.dtype, None, ndim, device)
-        k = _kernels.get(key)
-        if k is None:
-            k = _core.compile_function(_whole(self.name, np.dtype(self.dtype)).function(ndim), device)
-            with _lock:
-                _kernels[key] = k
-        return k
-
-
-class _AxisKernels:
-    """The kernel of a reduction along `axis`, per rank and device (compiled once)."""
-
-    def __init__(self, name: str, dtype: str, axis: int) -> None:
+    def __init__(self, name: str, dtype: str, axis: int | None = None) -> None:
         self.name, self.dtype, self.axis = name, dtype, axis
 
     def __call__(self, ndim: int, device: Device) -> _core.Kernel:
         key = (self.name, self.dtype, self.axis, ndim, device)
         k = _kernels.get(key)
         if k is None:
-            k = _core.compile_function(axis_function(self.name, self.dtype, ndim, self.axis), device)
+            if self.axis is None:
+                function = _whole(self.name, np.dtype(self.dtype)).function(ndim)
+            else:
+                function = axis_function(self.name, self.dtype, ndim, self.axis)
+            k = _core.compile_function(function, device)
             with _lock:
                 _kernels[key] = k
         return k
