@@ -444,15 +444,21 @@ def specialize_scalars(program: Program, kinds: tuple[Kind | None, ...]) -> Scal
         return None
     if any(r.ref is None for r in rets):
         return None
+    roots = [r.ref[1] for r in rets if r.ref is not None and r.ref[0] == "host"] + sorted(sp.calls)
+    return ScalarPlan(_live_steps(sp.steps, roots), tuple(r.ref for r in rets if r.ref is not None))
+
+
+def _live_steps(steps: list[HostStep], roots: list[int]) -> list[HostStep | None]:
+    """`steps` with those that `roots` (host step indices) do not need, directly or through their
+    operands, replaced by None (dead code)."""
     needed: set[int] = set()
-    todo = [r.ref[1] for r in rets if r.ref is not None and r.ref[0] == "host"] + sorted(sp.calls)
+    todo = list(roots)
     while todo:
         j = todo.pop()
         if j not in needed:
             needed.add(j)
-            todo.extend(r[1] for r in sp.steps[j][1] if r[0] == "host")
-    steps: list[HostStep | None] = [step if j in needed else None for j, step in enumerate(sp.steps)]
-    return ScalarPlan(steps, tuple(r.ref for r in rets if r.ref is not None))
+            todo.extend(r[1] for r in steps[j][1] if r[0] == "host")
+    return [step if j in needed else None for j, step in enumerate(steps)]
 
 
 def _value(ref: Ref, args: Sequence[Any], values: list[Any]) -> Any:
@@ -624,16 +630,10 @@ class _Specializer:
             raise _Unsupported from None
         # live: what the kernel takes, and every call of a function on scalars with its inputs
         # (Numba keeps calls, which may have effects, even when their value is unused)
-        needed: set[int] = set()
-        todo = [ref[1] for ref, _ in scalars if ref[0] == "host"] + sorted(self.calls | self.array_scalars)
-        while todo:
-            j = todo.pop()
-            if j not in needed:
-                needed.add(j)
-                todo.extend(r[1] for r in self.steps[j][1] if r[0] == "host")
+        live = [ref[1] for ref, _ in scalars if ref[0] == "host"] + sorted(self.calls | self.array_scalars)
         plan = Plan(
             kinds=self.kinds,
-            steps=[step if j in needed else None for j, step in enumerate(self.steps)],
+            steps=_live_steps(self.steps, live),
             arrays=arrays,
             scalars=scalars,
             order=order,
