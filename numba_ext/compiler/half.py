@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
 from llvmlite import ir as llvm_ir
 from numba.core import types
 from numba.core.datamodel.models import PrimitiveModel
@@ -72,30 +71,3 @@ def host_code_error(function: str, error: Exception) -> UnsupportedError:
         "arrays compute in offloaded code (array expressions, prange loops, kernels): convert float16 "
         "scalars first (np.float32(x)), or use float32 arrays (x.astype(np.float32))"
     )
-
-
-#: The dtypes Numba gives Python scalars, and the Python type NumPy 2 promotes as weak for them
-#: (a scalar of another dtype, such as np.float32(0.5), is a NumPy scalar: not weak)
-WEAK_SCALARS = {"bool": bool, "int64": int, "float64": float, "complex128": complex}
-
-
-def promotion_operand(dtype: str, scalar: bool) -> Any:
-    """What NumPy's promotion sees for an operand of dtype name `dtype`: the Python type of a weak
-    scalar where `scalar` could be a Python number, else the dtype."""
-    return WEAK_SCALARS.get(dtype, np.dtype(dtype)) if scalar else np.dtype(dtype)
-
-
-def numpy_half_loop(ufunc: np.ufunc, operands: list[Any]) -> tuple[list[str], str] | None:
-    """NumPy's loop for `ufunc` on `operands` (dtypes, or Python scalar types for weak scalars), some
-    of them float16, as (input dtype names, output dtype name); None for ufuncs with several outputs
-    or without a loop. Numba has no float16 loops and picks float32 ones, so ``float16 + float16``
-    would be float32 (and float16 + int32 float32, where NumPy gives float64); NumPy's float16 loops
-    compute in float32 and round each result to half, which the offloaded code does as well
-    (operands cast to the loop's float16 inputs, the float32 loop, the result cast to float16)."""
-    if ufunc.nout != 1:
-        return None
-    try:
-        dts = ufunc.resolve_dtypes((*operands, None))
-    except (TypeError, NotImplementedError, np.exceptions.DTypePromotionError):
-        return None
-    return [d.name for d in dts[:-1]], dts[-1].name

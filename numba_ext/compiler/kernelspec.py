@@ -2,7 +2,7 @@
 form of the kernel IR (``kernel_ir.py``) handed to the Rust compiler in one call
 (``_core.compile_kernel``).
 
-NumPy semantics come from Numba's own ufunc loop selection (``ufunc_find_matching_loop``): each
+NumPy semantics come from Numba's ufunc loop selection (``ir.spec_builder.CompiledSpecBuilder``): each
 operation casts its inputs to the chosen loop's types, and the result is cast to the expression's
 type when stored."""
 
@@ -17,10 +17,8 @@ from numba.np import numpy_support
 from numba.np.ufunc.array_exprs import _binops, _unaryops
 
 from ..errors import UnsupportedError
-from ..ir import spec_builder
 from ..ir.kernel_ir import (
     Binary,
-    Const,
     KernelSpec,
     Load,
     Scalar,
@@ -29,7 +27,7 @@ from ..ir.kernel_ir import (
     Store,
     Unary,
 )
-from . import half
+from ..ir.spec_builder import CompiledSpecBuilder as SpecBuilder
 from .redirects import ELEMENTWISE, resolve_global
 
 _OPERATOR_UFUNCS = {
@@ -85,31 +83,6 @@ def as_ufunc(op: object) -> np.ufunc:
             if v == op and k in _OPERATOR_UFUNCS:
                 return _OPERATOR_UFUNCS[k]
     raise UnsupportedError(f"operation {getattr(op, '__name__', op)!r} cannot be offloaded yet")
-
-
-class SpecBuilder(spec_builder.SpecBuilder):
-    """The kernel-IR builder of compiled code: ufunc loops as Numba's typing picks them, and NumPy's
-    own loops where an operand is float16."""
-
-    def apply_ufunc(
-        self, ufunc: np.ufunc, vals: list[tuple[int, str]], name: str | None = None
-    ) -> tuple[int, str]:
-        """Nodes computing `ufunc` on operand nodes `vals` ((node, dtype) pairs) with NumPy's
-        semantics: the same loop selection Numba's typing uses picks the computation types, except
-        where an operand is float16 (NumPy's loop, ``half.numpy_half_loop``; scalars are weak)."""
-        ops = [half.promotion_operand(dt, isinstance(self.nodes[v], (Const, ScalarArg))) for v, dt in vals]
-        loop = half.numpy_half_loop(ufunc, ops) if "float16" in (dt for _, dt in vals) else None
-        if loop is not None:
-            vals = [(self.cast(v, dt, want), want) for (v, dt), want in zip(vals, loop[0])]
-        v, dt = self._apply_loop(ufunc, vals, name)
-        return (v, dt) if loop is None else (self.cast(v, dt, loop[1]), loop[1])
-
-    def find_loop(self, ufunc: np.ufunc, dts: list[str]) -> tuple[list[str], str] | None:
-        arg_tys = tuple(numpy_support.from_dtype(np.dtype(dt)) for dt in dts)
-        loop = numpy_support.ufunc_find_matching_loop(ufunc, arg_tys)
-        if loop is None:
-            return None
-        return [dtype_name(t) for t in loop.inputs], dtype_name(next(iter(loop.outputs)))
 
 
 class RegionTranslator:

@@ -12,6 +12,9 @@ from numba.core.rewrites import Rewrite
 
 from ..errors import UnsupportedError
 from ..ir.reductions import EMPTY_MESSAGES as EMPTY_MESSAGES
+from ..ir.reductions import check_dot_ndims as check_dot_ndims
+from ..ir.reductions import dot_dtype as dot_dtype
+from ..ir.reductions import normalize_axis as normalize_axis
 from ..ir.reductions import result_dtype as result_dtype
 from .redirects import resolve_global
 from .types import USMArrayType
@@ -25,27 +28,6 @@ REDUCTION_FUNCS = {getattr(np, name): name for name in REDUCTIONS} | {np.amin: "
 # Numba's parallel min/max reductions fail on booleans (parfor.py: lower_get_type_min_value); for
 # booleans they are all/any.
 BOOL_EXTREMES = {"min": "all", "max": "any"}
-
-
-def normalize_axis(axis: int, ndim: int) -> int:
-    """`axis` in range(ndim) (negative counts from the end); NumPy's AxisError otherwise."""
-    if isinstance(axis, (bool, np.bool_)) or not isinstance(axis, (int, np.integer)):
-        raise UnsupportedError(f"axis must be an integer or None on numba_ext arrays, got {axis!r}")
-    if not -ndim <= axis < ndim:
-        raise np.exceptions.AxisError(int(axis), ndim)
-    return int(axis) % ndim
-
-
-def dot_dtype(a, b) -> np.dtype:
-    return np.result_type(np.dtype(a), np.dtype(b))
-
-
-def check_dot_ndims(ndim_a: int, ndim_b: int, what: str = "np.dot") -> None:
-    if not (1 <= ndim_a <= 2 and 1 <= ndim_b <= 2):
-        raise UnsupportedError(
-            f"{what} on numba_ext arrays supports 1-D and 2-D operands, got {ndim_a}-D and {ndim_b}-D "
-            "(scalars: use *)"
-        )
 
 
 def method_of(func_ir, var):

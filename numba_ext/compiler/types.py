@@ -23,8 +23,8 @@ from numba.np import numpy_support
 from .. import _core
 from ..arrays import hooks, ndarray
 from ..errors import ExecutionPlacementError
+from ..ir import numba_loops
 from ..placement import coerce_usm_types
-from . import half
 
 
 class USMArrayType(types.Array):
@@ -109,17 +109,17 @@ class USMArrayType(types.Array):
 
 def half_result(ufunc, inputs) -> types.Type | None:
     """NumPy's result dtype for `ufunc` on `inputs`, some of them float16 (arrays by dtype, scalars
-    as weak Python scalars), or None (``half.numpy_half_loop``)."""
+    as weak Python scalars), or None (``numba_loops.numpy_half_loop``)."""
     try:
         ops = [
-            half.promotion_operand(
+            numba_loops.promotion_operand(
                 numpy_support.as_dtype(getattr(a, "dtype", a)).name, not isinstance(a, types.Array)
             )
             for a in inputs
         ]
     except NotImplementedError:
         return None
-    loop = half.numpy_half_loop(ufunc, ops)
+    loop = numba_loops.numpy_half_loop(ufunc, ops)
     return None if loop is None else numpy_support.from_dtype(np.dtype(loop[1]))
 
 

@@ -33,7 +33,7 @@ from ..devices import Device, Queue
 from ..errors import UnsupportedError
 from ..ir import numba_loops
 from ..ir.kernel_ir import KernelSpec, Load, ScalarArg, Select, Store
-from ..ir.spec_builder import SpecBuilder
+from ..ir.spec_builder import CompiledSpecBuilder
 from ..placement import coerce_usm_types
 from .program import BINARY, COMPARISONS, UNARY, Expr, Number, Op, Param, Program, Reduce, View, Where
 
@@ -69,13 +69,6 @@ def _where_dtype(x: _Value, y: _Value) -> str:
     arrays = [np.dtype(v.dtype) for v in (x, y) if v.expr is not None]
     scalars = [np.dtype(v.dtype) for v in (x, y) if v.expr is None]
     return numba_loops.scalar_aware_result(arrays, scalars).name
-
-
-class _NumbaLoops(SpecBuilder):
-    """The kernel builder with Numba's loop selection (what the compiled form of the function uses)."""
-
-    def find_loop(self, ufunc: np.ufunc, dts: list[str]) -> tuple[list[str], str] | None:
-        return numba_loops.find_loop(ufunc, dts)
 
 
 def signature_of(kinds: Sequence[Kind | None]) -> tuple[str, ...]:
@@ -568,7 +561,7 @@ class _Specializer:
         roots.update(id(a) for w in self.wheres for a in w.args)  # np.where takes stored arrays
 
         def build(contiguous: tuple[bool, ...]) -> KernelSpec:
-            b = _NumbaLoops(ndim)
+            b = CompiledSpecBuilder(ndim)
             nodes: dict[int, tuple[int, str]] = {}
             params: dict[Any, int] = {}
             record = not order

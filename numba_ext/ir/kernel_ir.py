@@ -4,7 +4,7 @@ A kernel crosses into Rust in one call, in one of two forms, each a tree of the 
 below:
 
 * :class:`KernelSpec` (``_core.compile_kernel``, ``_core.kernel_llvm_ir``): the dataflow form of an
-  elementwise region (built by ``kernelspec.SpecBuilder``). The kernel runs once per element of an
+  elementwise region (built by ``spec_builder.SpecBuilder``). The kernel runs once per element of an
   ``ndim``-dimensional iteration space::
 
       KernelSpec(name, ndim, params: (ArrayParam | ScalarParam, ...), nodes: (Node, ...), version)

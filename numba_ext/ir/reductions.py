@@ -1,6 +1,6 @@
-"""Reductions: NumPy's result dtypes, and the kernels of reductions along one axis and over every
-element, in the control-flow form (:class:`~.kernel_ir.Function`), for functions compiled from their
-source.
+"""Reductions: NumPy's result dtypes and axis rules, and the kernels of reductions along one axis
+and over every element, in the control-flow form (:class:`~.kernel_ir.Function`), for functions
+compiled from their source and for eager reductions.
 
 Along an axis (:func:`axis_function`):
 
@@ -25,8 +25,11 @@ device's, so float sums and products agree with the compiled form's within round
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
+from ..errors import UnsupportedError
 from .kernel_ir import (
     ArrayDecl,
     Atomic,
@@ -50,6 +53,9 @@ from .kernel_ir import (
     Term,
     WorkItem,
 )
+
+if TYPE_CHECKING:
+    from numpy.typing import DTypeLike
 
 #: the reductions along an axis this module builds (and over every element)
 AXIS_OPS = ("sum", "prod", "mean", "min", "max")
@@ -75,6 +81,29 @@ def result_dtype(op: str, dtype: object) -> np.dtype:
     if op in ("sum", "prod") and dt.kind in "biu":
         return np.dtype(np.uint64 if dt.kind == "u" else np.int64)
     return dt
+
+
+def normalize_axis(axis: int, ndim: int) -> int:
+    """`axis` in range(ndim) (negative counts from the end); NumPy's AxisError otherwise."""
+    if isinstance(axis, (bool, np.bool_)) or not isinstance(axis, (int, np.integer)):
+        raise UnsupportedError(f"axis must be an integer or None on numba_ext arrays, got {axis!r}")
+    if not -ndim <= axis < ndim:
+        raise np.exceptions.AxisError(int(axis), ndim)
+    return int(axis) % ndim
+
+
+def dot_dtype(a: DTypeLike, b: DTypeLike) -> np.dtype:
+    """NumPy's result dtype of a product of arrays of dtypes `a` and `b`."""
+    return np.result_type(np.dtype(a), np.dtype(b))
+
+
+def check_dot_ndims(ndim_a: int, ndim_b: int, what: str = "np.dot") -> None:
+    """Products take 1-D and 2-D operands."""
+    if not (1 <= ndim_a <= 2 and 1 <= ndim_b <= 2):
+        raise UnsupportedError(
+            f"{what} on numba_ext arrays supports 1-D and 2-D operands, got {ndim_a}-D and {ndim_b}-D "
+            "(scalars: use *)"
+        )
 
 
 def identity(op: str, dtype: str) -> bool | int | float:

@@ -9,7 +9,7 @@ import hashlib
 import numpy as np
 
 from ..errors import UnsupportedError
-from . import complex_lowering
+from . import complex_lowering, numba_loops
 from .kernel_ir import (
     ArrayParam,
     Binary,
@@ -19,6 +19,7 @@ from .kernel_ir import (
     Node,
     Param,
     Scalar,
+    ScalarArg,
     ScalarParam,
     Select,
     Store,
@@ -113,8 +114,8 @@ COMPARISONS = frozenset(("lt", "le", "gt", "ge", "eq", "ne"))
 
 
 class SpecBuilder:
-    """Accumulates params and nodes; nodes are hash-consed so repeated subtrees appear once. The
-    compiler layer's subclass picks ufunc loops as Numba's typing does (and NumPy's float16 loops)."""
+    """Accumulates params and nodes; nodes are hash-consed so repeated subtrees appear once. Ufunc
+    loops are NumPy's; :class:`CompiledSpecBuilder` picks them as Numba's typing does."""
 
     def __init__(self, ndim: int) -> None:
         self.ndim = ndim
@@ -229,3 +230,32 @@ class SpecBuilder:
         body = repr((self.ndim, self.params, self.nodes)).encode()
         name = "nx_k" + hashlib.sha1(body).hexdigest()[:16]
         return KernelSpec(name, self.ndim, tuple(self.params), tuple(self.nodes))
+
+
+class CompiledSpecBuilder(SpecBuilder):
+    """The builder of compiled code (jitted functions, compiled by Numba or from their source, and
+    the eager operations): ufunc loops as Numba's typing picks them (``numba_loops``), and NumPy's own
+    loops where an operand is float16. Nothing here imports Numba, so eager operations build their
+    kernels without it."""
+
+    def apply_ufunc(
+        self, ufunc: np.ufunc, vals: list[tuple[int, str]], name: str | None = None
+    ) -> tuple[int, str]:
+        """Nodes computing `ufunc` on operand nodes `vals` ((node, dtype) pairs) with NumPy's
+        semantics: the same loop selection Numba's typing uses picks the computation types, except
+        where an operand is float16 (NumPy's loop, ``numba_loops.numpy_half_loop``; scalars are
+        weak)."""
+        loop = None
+        if "float16" in (dt for _, dt in vals):
+            ops = [
+                numba_loops.promotion_operand(dt, isinstance(self.nodes[v], (Const, ScalarArg)))
+                for v, dt in vals
+            ]
+            loop = numba_loops.numpy_half_loop(ufunc, ops)
+        if loop is not None:
+            vals = [(self.cast(v, dt, want), want) for (v, dt), want in zip(vals, loop[0])]
+        v, dt = self._apply_loop(ufunc, vals, name)
+        return (v, dt) if loop is None else (self.cast(v, dt, loop[1]), loop[1])
+
+    def find_loop(self, ufunc: np.ufunc, dts: list[str]) -> tuple[list[str], str] | None:
+        return numba_loops.find_loop(ufunc, dts)

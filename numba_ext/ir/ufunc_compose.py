@@ -1,6 +1,6 @@
 """NumPy ufuncs that are several kernel-IR nodes rather than one operation (``np.sign``, ``np.isnan``,
 ``np.fmax``, ``np.logaddexp``, ``np.spacing``, ``np.lcm``, ...), with NumPy's results for NaN,
-infinities and signed zeros. ``kernelspec.SpecBuilder.apply_ufunc`` calls :func:`compose` once it
+infinities and signed zeros. ``spec_builder.SpecBuilder.apply_ufunc`` calls :func:`compose` once it
 has cast the operands to the ufunc loop's input dtypes."""
 
 from __future__ import annotations

@@ -13,12 +13,11 @@ import numpy as np
 
 from .. import _core
 from ..arrays import allocate, full, ndarray
-from ..compiler.kernelspec import SpecBuilder
 from ..devices import Device, Queue
 from ..errors import ExecutionPlacementError, UnsupportedError
 from ..ir import complex_lowering
 from ..ir.kernel_ir import Load, ScalarArg, Store
-from ..ir.spec_builder import UFUNC_OPS
+from ..ir.spec_builder import UFUNC_OPS, CompiledSpecBuilder
 from ..placement import coerce_usm_types, execution_queue
 
 _cache_lock = threading.Lock()
@@ -222,7 +221,7 @@ def _compile(
     """The kernel of one eager operation. Operands are cast to NumPy's loop dtypes `in_dts` first
     (NumPy's choice, e.g. float64 for int32 + float32, where Numba's own loop selection would
     compute in float32)."""
-    b = SpecBuilder(ndim)
+    b = CompiledSpecBuilder(ndim)
     vals: list[tuple[int, str]] = []
     for i, ((kind, *rest), want) in enumerate(zip(layout, in_dts)):
         if isinstance(kind, str):  # ("scalar", dtype)

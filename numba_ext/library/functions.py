@@ -2,7 +2,8 @@
 
 np.where, np.clip and np.dot compute on the arrays' queue (where/clip through a jitted function, so
 jitted and eager code share one implementation; dot through the reductions' dot; np.cumsum and
-np.cumprod through the scans jitted code uses); the *_like functions allocate on it; np.copy copies
+np.cumprod through the scans jitted code uses: these import the compiler layer, and Numba, on their
+first call); the *_like functions allocate on it; np.copy copies
 there. Every other NumPy function runs NumPy's own implementation, which uses the array's methods
 (np.sum(x) -> x.sum(), np.reshape, np.transpose) or refuses the implicit conversion to a NumPy array
 (ndarray.__array__)."""
@@ -17,13 +18,14 @@ import numpy as np
 
 from .. import arrays
 from ..arrays import ShapeLike, ndarray
-from ..compiler import JitFunction, jit, scans
 from ..errors import UnsupportedError
 from .reductions import dot
 
 if TYPE_CHECKING:
     from numpy._globals import _NoValueType  # the type of np._NoValue, NumPy's "not given" default
     from numpy.typing import ArrayLike, DTypeLike
+
+    from ..compiler import JitFunction
 
 
 def _numpy_result_dtype(values: Iterable[ndarray | ArrayLike]) -> np.dtype:
@@ -45,6 +47,8 @@ def _in_dtype(v: object, dt: np.dtype) -> object:
 
 @functools.cache
 def _jitted_function(name: str) -> JitFunction:
+    from ..compiler import jit  # Numba's import waits for the first call that needs it
+
     return jit(
         {"where": lambda c, a, b: np.where(c, a, b), "clip": lambda a, lo, hi: np.clip(a, lo, hi)}[name]
     )
@@ -160,6 +164,8 @@ def _scan_function(op: str) -> Callable[..., ndarray]:
             )
         if a.ndim == 0:
             a = a.reshape(1)
+        from ..compiler import scans  # Numba's import waits for the first scan
+
         return scans.scan_function(op, scans.scan_dtype(op, a.dtype).name, a.usm_type)(a)
 
     scan.__name__ = op

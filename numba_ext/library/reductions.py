@@ -2,7 +2,8 @@
 arrays, on the arrays' queue. ``sum``, ``prod``, ``mean``, ``min`` and ``max`` of real and bool
 arrays run the kernels of ``ir.reductions`` directly (``arrays.reductions``: no Numba compile, one
 kernel per operation, dtype, rank and device); the others call the ``numba_ext.jit`` helpers
-jitted code calls (``compiler.reduction_helpers``). Reductions over every element give a 0-d array
+jitted code calls (``compiler.reduction_helpers``), importing the compiler layer and Numba on their
+first use. Reductions over every element give a 0-d array
 on the input's queue with its USM type, as dpnp's do (``float(x.sum())`` or ``x.sum().item()``
 bring the value to the host)."""
 
@@ -17,11 +18,10 @@ import numpy as np
 from .. import _core
 from ..arrays import full, ndarray
 from ..arrays.reductions import WholeReduction, reduce_axis
-from ..compiler import products_out, reduction_helpers, reduction_rules
 from ..devices import Device
 from ..errors import ExecutionPlacementError, UnsupportedError
 from ..ir import complex_lowering
-from ..ir.reductions import AXIS_OPS, axis_function
+from ..ir.reductions import AXIS_OPS, axis_function, check_dot_ndims, dot_dtype, normalize_axis, result_dtype
 from ..placement import coerce_usm_types
 
 if TYPE_CHECKING:
@@ -60,12 +60,12 @@ def reduce(
                 raise np.exceptions.AxisError(axis, 0)
             axis = None  # NumPy reduces a 0-d array over axis 0 or -1 as over all (mean excepted)
         else:
-            axis = reduction_rules.normalize_axis(axis, x.ndim)
+            axis = normalize_axis(axis, x.ndim)
         if x.ndim == 1:
             axis = None
     if name == "mean" and (x.size if axis is None else x.shape[axis]) == 0:
         warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=3)  # as NumPy; the result is NaN
-    dt = reduction_rules.result_dtype(name, x.dtype)  # NumPy's (float32 for float32 data)
+    dt = result_dtype(name, x.dtype)  # NumPy's (float32 for float32 data)
     extreme_of_bools = name in ("min", "max") and x.dtype == bool  # the helpers' any / all
     direct = name in AXIS_OPS and x.dtype in _DIRECT_DTYPES and not extreme_of_bools
     if axis is None:
@@ -73,10 +73,14 @@ def reduce(
         if direct:
             value = _whole(name, x.dtype)(x, x._queue, _Kernels(name, x.dtype.name))
         else:
+            from ..compiler import reduction_helpers
+
             value = reduction_helpers.whole_function(name, x.ndim, x.dtype, x.flags.c_contiguous)(x)
         return full((), dt.type(value), dt, sycl_queue=x.queue, usm_type=x.usm_type)
     if direct:
         return reduce_axis(name, x, axis, dt, x._queue, _Kernels(name, x.dtype.name, axis))
+    from ..compiler import reduction_helpers
+
     return reduction_helpers.axis_reducer(name, x.ndim, dt.name, x.usm_type)(x, axis)
 
 
@@ -135,10 +139,12 @@ def dot(a: ndarray, b: ndarray, what: str = "np.dot", out: ndarray | None = None
             f"{what} of a numba_ext array and a {other}: the queue of the other operand cannot be inferred "
             "(compute follows data); convert it with numba_ext.asarray(x, sycl_queue=<the array's queue>)"
         )
-    reduction_rules.check_dot_ndims(a.ndim, b.ndim, what)
-    dt = reduction_rules.dot_dtype(a.dtype, b.dtype)
+    check_dot_ndims(a.ndim, b.ndim, what)
+    dt = dot_dtype(a.dtype, b.dtype)
     a, b = _as_result_type(a, b, dt)
     usm_type = coerce_usm_types([a.usm_type, b.usm_type])
+    from ..compiler import reduction_helpers
+
     result = reduction_helpers.dot_function(a.ndim, b.ndim, dt.name, usm_type)(a, b)
     if isinstance(result, ndarray):
         return result
@@ -152,9 +158,11 @@ def _dot_into(a: ndarray, b: ndarray, out: ndarray, what: str) -> ndarray:
             f"{what}(a, b, out) needs numba_ext arrays for a, b and out (compute follows data); convert the "
             "others with numba_ext.asarray(x, sycl_queue=<the arrays' queue>)"
         )
-    reduction_rules.check_dot_ndims(a.ndim, b.ndim, what)
-    result = reduction_rules.dot_dtype(a.dtype, b.dtype)
+    check_dot_ndims(a.ndim, b.ndim, what)
+    result = dot_dtype(a.dtype, b.dtype)
     a, b = _as_result_type(a, b, result)
+    from ..compiler import products_out
+
     if out.ndim != products_out.product_out_ndim(a.ndim, b.ndim) or not products_out.check_out_dtype(
         what, result, out.dtype
     ):

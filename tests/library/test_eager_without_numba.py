@@ -1,0 +1,49 @@
+"""Eager elementwise operations, conversions and the direct reductions build their kernels from the
+kernel IR: a new process that only runs them never imports Numba, and computes NumPy's values. The
+operations that call jitted helpers (``argmin``, ``np.where``, products, scans) import the compiler
+layer on their first call and still compute NumPy's values after the Numba-free ones ran."""
+
+from ..functions._children import kernels_compiled_in_child, numba_free_child
+
+_CHECK = """
+rng = np.random.default_rng({seed})
+h = rng.standard_normal((7, 5))
+g = rng.standard_normal((1, 5)).astype(np.float32)
+i = rng.integers(-9, 9, (7, 5)).astype(np.int32)
+e = rng.standard_normal(11).astype(np.float16)
+x, y, k, f = (numba_ext.asarray(v) for v in (h, g, i, e))
+close = np.testing.assert_allclose
+close(numba_ext.asnumpy(x + y), h + g, rtol=1e-6)  # float64 with float32, broadcast
+close(numba_ext.asnumpy(np.sqrt(np.abs(x)) * 2.5 - 1), np.sqrt(np.abs(h)) * 2.5 - 1, rtol=1e-12)
+np.testing.assert_array_equal(numba_ext.asnumpy(k // 3 + (k > 0)), i // 3 + (i > 0))
+np.testing.assert_array_equal(numba_ext.asnumpy(x.T < 0.25), h.T < 0.25)
+got = x[::2] * k[::2]
+assert got.dtype == (h[::2] * i[::2]).dtype
+close(numba_ext.asnumpy(got), h[::2] * i[::2], rtol=1e-12)
+half = f + f * np.float16(0.5)
+assert half.dtype == np.float16
+np.testing.assert_array_equal(numba_ext.asnumpy(half), e + e * np.float16(0.5))
+close(numba_ext.asnumpy(x.astype(np.float32)), h.astype(np.float32))
+close(float(x.sum()), h.sum(), rtol=1e-12)
+close(numba_ext.asnumpy(x.mean(axis=0)), h.mean(axis=0), rtol=1e-12)
+assert int(k.max()) == i.max() and int(k.min()) == i.min()
+np.testing.assert_array_equal(numba_ext.asnumpy(k.sum(axis=1)), i.sum(axis=1))
+"""
+
+_LATER = """
+assert int(k.argmin()) == int(i.argmin())
+np.testing.assert_array_equal(numba_ext.asnumpy(np.where(k > 0, k, 0)), np.where(i > 0, i, 0))
+assert "numba" in sys.modules
+"""
+
+
+def test_eager_operations_never_import_numba(tmp_path):
+    child = numba_free_child(tmp_path, "unused", "", _CHECK.format(seed=11))
+    assert kernels_compiled_in_child(child, tmp_path / "cache") > 0
+
+
+def test_helpers_import_the_compiler_after_numba_free_operations(tmp_path):
+    child = tmp_path / "child.py"
+    imports = "import sys\nimport numpy as np\nimport numba_ext\n"
+    child.write_text(imports + _CHECK.format(seed=12) + _LATER + "print(0)\n")
+    assert kernels_compiled_in_child(child, tmp_path / "cache") == 0
