@@ -3,7 +3,8 @@
 (a module that imports only NumPy), each configuration in its own process:
 
 * ``cold``: an empty program cache, no disk cache;
-* ``programs``: the program cache filled by an earlier process (no driver build);
+* ``programs``: the program cache filled by an earlier process (no code generation, no driver build;
+  no ``cache=True``);
 * ``disk``: ``jit(cache=True)`` with its disk cache and the program cache filled by an earlier process.
 
 Each runs twice: as ``numba_ext.jit`` serves it (``path`` ``source``: array-expression functions,

@@ -17,7 +17,8 @@ def _size(n: float) -> str:
 
 
 def show_cache(clear: bool) -> None:
-    """Print the program cache's directory, entries and size; with ``clear``, empty it first."""
+    """Print the program cache's directory, its entries (built programs and generated device code)
+    and size; with ``clear``, empty it first."""
     if clear:
         removed = _core.program_cache_clear() + disk.clear()
         print(f"removed {removed} entries")
@@ -26,7 +27,8 @@ def show_cache(clear: bool) -> None:
     print(f"program cache: {info['dir'] or '<no user cache directory>'}")
     print(f"state: {state}")
     print(f"entries: {info['entries']}")
-    print(f"size: {_size(info['bytes'])} of at most {_size(info['max_bytes'])}")
+    print(f"generated device code: {info['code_entries']} entries, {_size(info['code_bytes'])}")
+    print(f"size: {_size(info['bytes'] + info['code_bytes'])} of at most {_size(info['max_bytes'])}")
     kernels = disk.info()
     print(f"kernels of jit(cache=True) functions compiled from their source: {kernels['dir']}")
     print(f"entries: {kernels['entries']}, size: {_size(kernels['bytes'])}")

@@ -30,6 +30,8 @@ def compile_and_check(k):
 
 
 def run(*parts, env=None):
+    """Run the code in a fresh interpreter with the on-disk cache off, so that every kernel's device
+    code is generated (not loaded from an earlier test's process)."""
     code = "\n".join(textwrap.dedent(p) for p in parts)
     out = subprocess.run(
         [sys.executable, "-c", code],
@@ -37,7 +39,7 @@ def run(*parts, env=None):
         text=True,
         timeout=600,
         check=False,
-        env=None if env is None else {**os.environ, **env},
+        env={**os.environ, "NUMBA_EXT_CACHE": "0", **(env or {})},
     )
     assert out.returncode == 0, f"exit status {out.returncode}\n{out.stdout}\n{out.stderr}"
     assert out.stderr.strip() == "", out.stderr

@@ -1,8 +1,8 @@
-"""The on-disk program cache: a second process loads the built program from it; concurrent writers
-leave one valid entry; invalid entries are ignored and rebuilt; an unwritable directory warns once;
-``NUMBA_EXT_CACHE=0`` writes nothing; least-recently-used eviction; ``python -m numba_ext cache``.
-Every compile runs in a child process (tests/devices/program_cache_child.py), so that the in-process
-caches cannot hide the disk cache."""
+"""The on-disk program cache: a second process loads the built program and the generated device code
+from it; concurrent writers leave one valid entry; invalid entries are ignored and rebuilt; an
+unwritable directory warns once; ``NUMBA_EXT_CACHE=0`` writes nothing; least-recently-used
+eviction; ``python -m numba_ext cache``. Every compile runs in a child process
+(tests/devices/program_cache_child.py), so that the in-process caches cannot hide the disk cache."""
 
 import hashlib
 import json
@@ -48,8 +48,9 @@ def run_child(rng, cache_dir, names="a", **extra):
     return finish(p.stdout, p.returncode, p.stderr)
 
 
-def entries(cache_dir):
-    return sorted(f for f in os.listdir(cache_dir) if f.endswith(".bin")) if os.path.isdir(cache_dir) else []
+def entries(cache_dir, suffix=".bin"):
+    """The entries of built programs (``.bin``) or of generated device code (``.code``)."""
+    return sorted(f for f in os.listdir(cache_dir) if f.endswith(suffix)) if os.path.isdir(cache_dir) else []
 
 
 def assert_valid_entry(path):
@@ -58,7 +59,7 @@ def assert_valid_entry(path):
     magic, version, key, length, digest = HEADER.unpack_from(data)
     payload = data[HEADER.size :]
     assert magic == MAGIC and version >= 1
-    assert key.hex() + ".bin" == os.path.basename(path)
+    assert os.path.basename(path) in (key.hex() + ".bin", key.hex() + ".code")
     assert length == len(payload) > 0 and hashlib.sha256(payload).digest() == digest
 
 
@@ -85,6 +86,16 @@ def test_eager_operations_use_the_cache(rng, tmp_path):
     assert second["hits"] == first["stores"] and second["misses"] == 0
 
 
+def test_second_process_generates_no_device_code(rng, tmp_path):
+    """Kernels and eager operations: a new process takes their SPIR-V / PTX from the disk."""
+    first = run_child(rng, tmp_path, "a,b,e")
+    assert first["code_hits"] == 0 and first["code_misses"] == first["code_stores"] >= 3
+    assert first["code_entries"] == first["code_stores"]
+    second = run_child(rng, tmp_path, "a,b,e")
+    assert (second["code_hits"], second["code_misses"], second["code_stores"]) == (first["code_stores"], 0, 0)
+    assert second["hits"] == first["stores"] and second["misses"] == 0
+
+
 def test_eight_processes_compiling_at_once_leave_one_valid_entry(rng, tmp_path):
     cache, sync = tmp_path / "cache", tmp_path / "sync"
     sync.mkdir()
@@ -105,9 +116,12 @@ def test_eight_processes_compiling_at_once_leave_one_valid_entry(rng, tmp_path):
     (sync / "go").touch()  # all eight compile from here on
     infos = [finish(*_wait(p)) for p in procs]
     assert sum(i["stores"] for i in infos) >= 1
-    assert os.listdir(cache) == entries(cache), "temporary files left behind"
+    left = sorted(os.listdir(cache))
+    assert left == sorted(entries(cache) + entries(cache, ".code")), "temporary files left behind"
     [entry] = entries(cache)
     assert_valid_entry(cache / entry)
+    [code] = entries(cache, ".code")
+    assert_valid_entry(cache / code)
     after = run_child(rng, cache)
     assert (after["hits"], after["rejected"]) == (1, 0)
 
@@ -173,6 +187,23 @@ def test_invalid_entries_are_ignored_and_rebuilt(rng, tmp_path, damage):
     assert_valid_entry(path)
 
 
+@pytest.mark.parametrize(
+    "damage",
+    [_truncate, _flip_payload_byte, _wrong_version, _other_key, _header_only, _garbage_with_valid_checksum],
+)
+def test_invalid_code_entries_are_ignored_and_generated_again(rng, tmp_path, damage):
+    run_child(rng, tmp_path)
+    [entry] = entries(tmp_path, ".code")
+    path = tmp_path / entry
+    path.write_bytes(damage(path.read_bytes()))
+    info = run_child(rng, tmp_path)  # the result is checked against NumPy in the child
+    assert (info["code_hits"], info["code_rejected"], info["code_stores"]) == (0, 1, 1)
+    assert info["hits"] == 1  # the same device code, so the same built program
+    assert entries(tmp_path, ".code") == [entry]
+    assert_valid_entry(path)
+    assert run_child(rng, tmp_path)["code_hits"] == 1
+
+
 def _unwritable_child(rng, cache_dir):
     info = run_child(rng, cache_dir, "a,b")
     assert info["checked"] == 2  # both results correct, from programs built in memory
@@ -205,6 +236,7 @@ def test_cache_off_writes_nothing(rng, tmp_path):
     cache = tmp_path / "cache"
     info = run_child(rng, cache, "a,e", NUMBA_EXT_CACHE="0")
     assert not info["enabled"] and (info["hits"], info["misses"], info["stores"]) == (0, 0, 0)
+    assert (info["code_hits"], info["code_misses"], info["code_stores"]) == (0, 0, 0)
     assert not cache.exists()
 
 
@@ -237,12 +269,15 @@ def test_command_line_shows_and_clears_the_cache(rng, tmp_path):
     env = child_env(tmp_path)
     cmd = [sys.executable, "-m", "numba_ext", "cache"]
     shown = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True).stdout
-    size = sum(os.path.getsize(tmp_path / e) for e in entries(tmp_path))
-    assert str(tmp_path) in shown and "entries: 2" in shown
-    assert f"{size / 1024:.1f} KiB" in shown or f"{size} bytes" in shown
+    every = entries(tmp_path) + entries(tmp_path, ".code")
+    assert len(entries(tmp_path, ".code")) == 2  # the code of the two kernels
+    size = sum(os.path.getsize(tmp_path / e) for e in every)
+    assert str(tmp_path) in shown and "\nentries: 2\n" in shown
+    assert "generated device code: 2 entries" in shown
+    assert f"{size / 1024:.1f} KiB of" in shown or f"{size} bytes of" in shown
     cleared = subprocess.run(cmd + ["--clear"], env=env, capture_output=True, text=True, check=True).stdout
-    assert "removed 2 entries" in cleared and "entries: 0" in cleared
-    assert entries(tmp_path) == []
+    assert "removed 4 entries" in cleared and "\nentries: 0\n" in cleared
+    assert entries(tmp_path) == [] and entries(tmp_path, ".code") == []
     devices = subprocess.run(
         [sys.executable, "-m", "numba_ext"], env=env, capture_output=True, text=True, check=True
     )

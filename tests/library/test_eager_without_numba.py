@@ -3,6 +3,10 @@ kernel IR: a new process that only runs them never imports Numba, and computes N
 operations that call jitted helpers (``argmin``, ``np.where``, products, scans) import the compiler
 layer on their first call and still compute NumPy's values after the Numba-free ones ran."""
 
+import os
+import subprocess
+import sys
+
 from ..functions._children import kernels_compiled_in_child, numba_free_child
 
 _CHECK = """
@@ -38,8 +42,14 @@ assert "numba" in sys.modules
 
 
 def test_eager_operations_never_import_numba(tmp_path):
-    child = numba_free_child(tmp_path, "unused", "", _CHECK.format(seed=11))
+    report = '\nprint("generated", numba_ext._core.program_cache_info()["code_misses"])'
+    child = numba_free_child(tmp_path, "unused", "", _CHECK.format(seed=11) + report)
     assert kernels_compiled_in_child(child, tmp_path / "cache") > 0
+    # a second process takes every kernel's device code from the disk: nothing generated
+    env = {**os.environ, "NUMBA_EXT_CACHE_DIR": str(tmp_path / "cache")}
+    out = subprocess.run([sys.executable, str(child)], capture_output=True, text=True, env=env, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "generated 0\n" in out.stdout, out.stdout
 
 
 def test_helpers_import_the_compiler_after_numba_free_operations(tmp_path):

@@ -45,11 +45,13 @@ pub fn program_cache_enabled() -> bool {
 }
 
 /// The program cache: directory, whether it is on, its entries and size, its size bound, and this
-/// process's counters (hits, misses, stores, rejected, evicted) and last error.
+/// process's counters (hits, misses, stores, rejected, evicted) and last error; the same for the
+/// generated device code it keeps (`code_entries`, `code_bytes`, `code_hits`, ...).
 #[pyfunction]
 pub fn program_cache_info(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     let d = PyDict::new(py);
-    let (entries, bytes) = cache::usage();
+    let (entries, bytes) = cache::usage(cache::Kind::Program);
+    let (code_entries, code_bytes) = cache::usage(cache::Kind::Code);
     let s = cache::stats();
     d.set_item("dir", cache::directory().map(|p| p.to_string_lossy().into_owned()))?;
     d.set_item("enabled", cache::enabled())?;
@@ -63,6 +65,13 @@ pub fn program_cache_info(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     d.set_item("rejected", s.rejected)?;
     d.set_item("evicted", s.evicted)?;
     d.set_item("last_error", s.last_error)?;
+    d.set_item("code_entries", code_entries)?;
+    d.set_item("code_bytes", code_bytes)?;
+    d.set_item("code_hits", s.code.hits)?;
+    d.set_item("code_misses", s.code.misses)?;
+    d.set_item("code_stores", s.code.stores)?;
+    d.set_item("code_rejected", s.code.rejected)?;
+    d.set_item("code_evicted", s.code.evicted)?;
     Ok(d)
 }
 

@@ -120,6 +120,27 @@ pub fn decode(bytes: &[u8]) -> Result<(Binary, String)> {
     Ok((binary, target))
 }
 
+/// Generated device code as an entry of the on-disk code cache: the package of `binary` followed by
+/// its LLVM IR (kept for inspection and `NUMBA_EXT_DUMP_DIR`).
+pub fn encode_code(binary: &Binary, target_key: &str) -> Vec<u8> {
+    let package = encode(binary, target_key);
+    let mut out = Vec::with_capacity(package.len() + binary.llvm_ir.len() + 8);
+    put_bytes(&mut out, &package);
+    put_bytes(&mut out, binary.llvm_ir.as_bytes());
+    out
+}
+
+/// The binary (LLVM IR included) and target key of a code-cache entry.
+pub fn decode_code(bytes: &[u8]) -> Result<(Binary, String)> {
+    let mut r = Reader { b: bytes };
+    let (mut binary, target) = decode(r.bytes()?)?;
+    binary.llvm_ir = r.string()?;
+    if !r.b.is_empty() {
+        return Err(bad("trailing bytes"));
+    }
+    Ok((binary, target))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -18,6 +18,15 @@
 //! * A directory that cannot be written turns the disk cache off for the rest of the process; the
 //!   first such failure is reported once through the warning hook the Python layer installs.
 //!
+//! Beside the built programs, the same directory keeps generated device code (`<key>.code`, in the
+//! same entry format): the SPIR-V / PTX, argument layout and LLVM IR that code generation made for a
+//! kernel description and device target ([`code_key`]), so a new process skips code generation as
+//! well (eager operations, kernels, jitted functions with or without `cache=True`). The key adds
+//! the identity of the compiled library (its file's size and modification time) to numba_ext's
+//! version, so a rebuilt library never loads code an older build generated; where that identity
+//! cannot be read, code is not cached. Both kinds share the size bound and the eviction order, and
+//! count separately.
+//!
 //! Configuration is read from the environment on every use (a program build costs far more).
 
 use std::collections::HashSet;
@@ -38,6 +47,25 @@ pub const FORMAT_VERSION: u32 = 1;
 const HEADER_LEN: usize = 8 + 4 + 32 + 8 + 32;
 const DEFAULT_MAX_MB: f64 = 512.0;
 const SUFFIX: &str = ".bin";
+const CODE_SUFFIX: &str = ".code";
+
+/// What an entry holds.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Kind {
+    /// A built program's binary (`<key>.bin`).
+    Program,
+    /// Generated device code (`<key>.code`).
+    Code,
+}
+
+impl Kind {
+    fn suffix(self) -> &'static str {
+        match self {
+            Kind::Program => SUFFIX,
+            Kind::Code => CODE_SUFFIX,
+        }
+    }
+}
 
 /// Counters of this process, and the failure that turned the disk cache off, if any.
 #[derive(Default, Clone, Debug)]
@@ -52,8 +80,21 @@ pub struct Stats {
     pub rejected: u64,
     /// Entries deleted to keep the cache within its size.
     pub evicted: u64,
+    /// The same counters for generated device code: kernels whose code came from the disk (no code
+    /// generation), kernels generated, entries written, found invalid and evicted.
+    pub code: CodeStats,
     /// The last failure to read or write the cache directory.
     pub last_error: Option<String>,
+}
+
+/// Counters of generated device code (see [`Stats`]).
+#[derive(Default, Clone, Debug)]
+pub struct CodeStats {
+    pub hits: u64,
+    pub misses: u64,
+    pub stores: u64,
+    pub rejected: u64,
+    pub evicted: u64,
 }
 
 struct State {
@@ -111,30 +152,32 @@ pub fn stats() -> Stats {
     state().lock().unwrap().stats.clone()
 }
 
-/// The entries of `dir`: path, size and modification time.
-fn entries(dir: &Path) -> Vec<(PathBuf, u64, SystemTime)> {
+/// The entries of `dir` of either kind: path, kind, size and modification time.
+fn entries(dir: &Path) -> Vec<(PathBuf, Kind, u64, SystemTime)> {
     let Ok(rd) = fs::read_dir(dir) else { return Vec::new() };
     rd.filter_map(|e| {
         let e = e.ok()?;
         let name = e.file_name();
         let name = name.to_str()?;
-        if !name.ends_with(SUFFIX) || name.starts_with('.') {
+        if name.starts_with('.') {
             return None;
         }
+        let kind = [Kind::Program, Kind::Code].into_iter().find(|k| name.ends_with(k.suffix()))?;
         let md = e.metadata().ok()?;
-        md.is_file().then(|| (e.path(), md.len(), md.modified().unwrap_or(SystemTime::UNIX_EPOCH)))
+        md.is_file().then(|| (e.path(), kind, md.len(), md.modified().unwrap_or(SystemTime::UNIX_EPOCH)))
     })
     .collect()
 }
 
-/// Number of entries and their total size in bytes.
-pub fn usage() -> (usize, u64) {
+/// Number of entries of `kind` and their total size in bytes.
+pub fn usage(kind: Kind) -> (usize, u64) {
     let Some(dir) = directory() else { return (0, 0) };
-    let e = entries(&dir);
-    (e.len(), e.iter().map(|(_, n, _)| n).sum())
+    let e: Vec<_> = entries(&dir).into_iter().filter(|e| e.1 == kind).collect();
+    (e.len(), e.iter().map(|e| e.2).sum())
 }
 
-/// Delete every entry (and leftover temporary file); returns the number of entries deleted.
+/// Delete every entry of both kinds (and leftover temporary files); returns the number of entries
+/// deleted.
 pub fn clear() -> std::io::Result<usize> {
     let Some(dir) = directory() else { return Ok(0) };
     let mut n = 0;
@@ -142,7 +185,8 @@ pub fn clear() -> std::io::Result<usize> {
         Ok(rd) => {
             for e in rd.flatten() {
                 let name = e.file_name().to_string_lossy().into_owned();
-                if name.ends_with(SUFFIX) || (name.starts_with('.') && name.ends_with(".tmp")) {
+                let entry = name.ends_with(SUFFIX) || name.ends_with(CODE_SUFFIX);
+                if entry || (name.starts_with('.') && name.ends_with(".tmp")) {
                     fs::remove_file(e.path())?;
                     n += usize::from(!name.starts_with('.'));
                 }
@@ -211,27 +255,113 @@ fn validate<'a>(bytes: &'a [u8], key: &[u8; 32]) -> Option<&'a [u8]> {
 /// The cached binary for `key`, if a valid entry exists (its use time is updated). An invalid
 /// entry is deleted and counted as rejected; either way a miss is counted when nothing is returned.
 pub fn lookup(key: &[u8; 32]) -> Option<Vec<u8>> {
+    let found = read_entry(key, Kind::Program)?;
+    if found.is_none() {
+        count(|s| s.misses += 1);
+    }
+    found
+}
+
+/// The payload of the valid entry of `kind` for `key` (its use time updated), `Some(None)` where
+/// there is none (an invalid one is deleted and counted as rejected), `None` when the cache is off.
+fn read_entry(key: &[u8; 32], kind: Kind) -> Option<Option<Vec<u8>>> {
     let dir = active_dir()?;
-    let path = dir.join(format!("{}{SUFFIX}", hex(key)));
+    let path = dir.join(format!("{}{}", hex(key), kind.suffix()));
     let found = match fs::read(&path) {
         Ok(bytes) => match validate(&bytes, key) {
             Some(payload) => Some(payload.to_vec()),
             None => {
                 let _ = fs::remove_file(&path);
-                count(|s| s.rejected += 1);
+                count(|s| match kind {
+                    Kind::Program => s.rejected += 1,
+                    Kind::Code => s.code.rejected += 1,
+                });
                 None
             }
         },
         Err(_) => None,
     };
-    match &found {
-        Some(_) => {
-            // least-recently-used order: a hit makes the entry the newest
-            let _ = fs::File::options().append(true).open(&path).and_then(|f| f.set_modified(SystemTime::now()));
-        }
-        None => count(|s| s.misses += 1),
+    if found.is_some() {
+        // least-recently-used order: a hit makes the entry the newest
+        let _ = fs::File::options().append(true).open(&path).and_then(|f| f.set_modified(SystemTime::now()));
+    }
+    Some(found)
+}
+
+/// The key of the device code generated from `description` (a kernel description and its device
+/// target, as the process-wide cache of compiled kernels keys them) with `extra` (the identity of
+/// other inputs of code generation, such as NVIDIA's libdevice); None where the compiled library's
+/// identity cannot be read (code is then not cached on disk).
+pub fn code_key(description: &str, extra: &[u8]) -> Option<[u8; 32]> {
+    let library = library_identity()?;
+    let mut h = Sha256::new();
+    let mut field = |b: &[u8]| {
+        h.update((b.len() as u64).to_le_bytes());
+        h.update(b);
+    };
+    field(b"code");
+    field(&FORMAT_VERSION.to_le_bytes());
+    field(env!("CARGO_PKG_VERSION").as_bytes());
+    field(library.as_bytes());
+    field(description.as_bytes());
+    field(extra);
+    Some(h.finalize().into())
+}
+
+/// The generated device code stored under `key`, if a valid entry exists; a miss is counted when
+/// nothing is returned.
+pub fn lookup_code(key: &[u8; 32]) -> Option<Vec<u8>> {
+    let found = read_entry(key, Kind::Code)?;
+    if found.is_none() {
+        count(|s| s.code.misses += 1);
     }
     found
+}
+
+/// Count a kernel whose device code came from the disk.
+pub fn record_code_hit() {
+    count(|s| s.code.hits += 1)
+}
+
+/// Count stored device code that could not be read back (another package format, another target):
+/// it is generated again and overwritten.
+pub fn record_code_refused() {
+    count(|s| {
+        s.code.rejected += 1;
+        s.code.misses += 1
+    })
+}
+
+/// Store generated device code under `key` (then evict beyond the size bound).
+pub fn store_code(key: &[u8; 32], code: &[u8]) {
+    store_entry(key, code, Kind::Code)
+}
+
+/// The size and modification time of `path`, as text: a file's identity for cache keys.
+pub fn file_identity(path: &Path) -> Option<String> {
+    let md = fs::metadata(path).ok()?;
+    let modified = md.modified().ok()?.duration_since(SystemTime::UNIX_EPOCH).ok()?;
+    Some(format!("{}|{}|{}", path.display(), md.len(), modified.as_nanos()))
+}
+
+/// The identity of the file this code was loaded from (the extension module, or the executable
+/// of a Rust program), read once.
+fn library_identity() -> Option<&'static str> {
+    static ID: OnceLock<Option<String>> = OnceLock::new();
+    ID.get_or_init(|| {
+        let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
+        let addr = library_identity as *const libc::c_void;
+        if unsafe { libc::dladdr(addr, &mut info) } == 0 || info.dli_fname.is_null() {
+            return None;
+        }
+        let name = unsafe { std::ffi::CStr::from_ptr(info.dli_fname) };
+        use std::os::unix::ffi::OsStrExt;
+        let path = PathBuf::from(std::ffi::OsStr::from_bytes(name.to_bytes()));
+        // the executable may be named relatively (no directory): its own path then
+        let path = if path.is_absolute() { path } else { std::env::current_exe().ok()? };
+        file_identity(&path)
+    })
+    .as_deref()
 }
 
 /// Count a program created from a cached binary.
@@ -249,14 +379,21 @@ pub fn record_refused() {
 
 /// Store `binary` under `key`, then evict least recently used entries beyond the size bound.
 pub fn store(key: &[u8; 32], binary: &[u8]) {
-    if binary.is_empty() {
+    store_entry(key, binary, Kind::Program)
+}
+
+fn store_entry(key: &[u8; 32], payload: &[u8], kind: Kind) {
+    if payload.is_empty() {
         return;
     }
     let Some(dir) = active_dir() else { return };
-    let name = format!("{}{SUFFIX}", hex(key));
-    match write_entry(&dir, &name, key, binary) {
+    let name = format!("{}{}", hex(key), kind.suffix());
+    match write_entry(&dir, &name, key, payload) {
         Ok(()) => {
-            count(|s| s.stores += 1);
+            count(|s| match kind {
+                Kind::Program => s.stores += 1,
+                Kind::Code => s.code.stores += 1,
+            });
             evict(&dir, &dir.join(&name));
         }
         Err(e) => unwritable(dir, e),
@@ -311,12 +448,12 @@ fn unwritable(dir: PathBuf, e: std::io::Error) {
 fn evict(dir: &Path, keep: &Path) {
     let max = max_bytes();
     let mut all = entries(dir);
-    let mut total: u64 = all.iter().map(|(_, n, _)| n).sum();
+    let mut total: u64 = all.iter().map(|e| e.2).sum();
     if total <= max {
         return;
     }
-    all.sort_by_key(|(_, _, t)| *t);
-    for (path, n, _) in all {
+    all.sort_by_key(|e| e.3);
+    for (path, kind, n, _) in all {
         if total <= max {
             break;
         }
@@ -325,7 +462,10 @@ fn evict(dir: &Path, keep: &Path) {
         }
         if fs::remove_file(&path).is_ok() {
             total -= n;
-            count(|s| s.evicted += 1);
+            count(|s| match kind {
+                Kind::Program => s.evicted += 1,
+                Kind::Code => s.code.evicted += 1,
+            });
         }
     }
 }
