@@ -6,7 +6,7 @@ data. Each distinct (operation, operand kinds, dtypes, layout, device) is compil
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -16,7 +16,7 @@ from ..arrays import allocate, full, ndarray
 from ..devices import Device, Queue
 from ..errors import ExecutionPlacementError, UnsupportedError
 from ..ir import complex_lowering
-from ..ir.kernel_ir import Load, ScalarArg, Store
+from ..ir.kernel_ir import Load, ScalarArg, Select, Store
 from ..ir.spec_builder import UFUNC_OPS, CompiledSpecBuilder
 from ..placement import coerce_usm_types, execution_queue
 
@@ -73,6 +73,32 @@ def apply(
     if negative_power and 0 not in shape and _negative(operands[1]):  # NumPy checks computed elements
         raise ValueError("Integers to negative integer powers are not allowed.")  # NumPy's error
     _check_outputs(name, outs, out_dts, shape)
+    parts = MULTI_OUTPUT.get(name)
+
+    def body(b: CompiledSpecBuilder, vals: list[tuple[int, str]]) -> list[tuple[int, str]]:
+        return [b.apply_ufunc(u, vals) for u in parts] if parts else [b.apply_ufunc(ufunc, vals, name=name)]
+
+    results = _launch(name, operands, in_dts, out_dts, (queue, usm_type, shape), outs, body)
+    return results[0] if len(results) == 1 else tuple(results)
+
+
+#: what a kernel computes from its operands' nodes (each cast to its input dtype): its results' nodes
+Body = Callable[[CompiledSpecBuilder, list[tuple[int, str]]], list[tuple[int, str]]]
+
+
+def _launch(
+    name: str,
+    operands: Sequence[Any],
+    in_dts: Sequence[np.dtype],
+    out_dts: Sequence[np.dtype],
+    placed: tuple[Queue, str, tuple[int, ...]],
+    outs: Sequence[Any],
+    body: Body,
+) -> list[ndarray]:
+    """Run the elementwise kernel `body` named `name` (with the operand layouts, the key of its
+    compiled form) over the broadcast shape on the queue of `placed` (queue, USM type, shape), into
+    `outs` where given, else into new arrays of `out_dts`."""
+    queue, usm_type, shape = placed
     results = [o if o is not None else allocate(shape, dt, queue, usm_type) for o, dt in zip(outs, out_dts)]
     layout = tuple(
         (o._desc.dtype, o._desc.ndim, o._desc.flags.c_contiguous and o._desc.shape == shape)
@@ -85,13 +111,41 @@ def apply(
     with _cache_lock:
         kernel = _cache.get(key)
     if kernel is None:
-        kernel = _compile(ufunc, name, layout, in_dts, len(shape), out_layout, queue.device)
+        kernel = _compile(body, layout, in_dts, len(shape), out_layout, queue.device)
         with _cache_lock:
             _cache[key] = kernel
     slots = _slots(operands, layout, in_dts, shape, results)
     if results[0].size:
         kernel.launch(queue, slots)
-    return results[0] if len(results) == 1 else tuple(results)
+    return results
+
+
+def where(condition: Any, x: Any, y: Any, dtype: np.dtype) -> ndarray:
+    """``np.where(condition, x, y)`` with the result dtype `dtype` (NumPy's, from x and y): one
+    kernel on the queue of the numba_ext operands; the condition is each value's truth, x and y are
+    converted to `dtype` in the kernel."""
+    operands = tuple(o[()] if isinstance(o, np.ndarray) and o.ndim == 0 else o for o in (condition, x, y))
+    placed = _placement("where", operands)
+    in_dts = [np.dtype(np.bool_), dtype, dtype]
+
+    def body(b: CompiledSpecBuilder, vals: list[tuple[int, str]]) -> list[tuple[int, str]]:
+        (c, _), (a, _), (e, _) = vals
+        return [(b.node(Select(dtype.name, c, a, e)), dtype.name)]
+
+    return _launch("where", operands, in_dts, [dtype], placed, (None,), body)[0]
+
+
+def clip(a: Any, lo: Any, hi: Any, dtype: np.dtype) -> ndarray:
+    """``np.clip(a, lo, hi)`` in `dtype` (NumPy's, from all three): ``minimum(maximum(a, lo), hi)``
+    in one kernel, as NumPy computes it (NaN anywhere gives NaN; lo > hi gives hi)."""
+    operands = tuple(o[()] if isinstance(o, np.ndarray) and o.ndim == 0 else o for o in (a, lo, hi))
+    placed = _placement("clip", operands)
+
+    def body(b: CompiledSpecBuilder, vals: list[tuple[int, str]]) -> list[tuple[int, str]]:
+        low = b.apply_ufunc(np.maximum, vals[:2])
+        return [b.apply_ufunc(np.minimum, [low, vals[2]])]
+
+    return _launch("clip", operands, [dtype] * 3, [dtype], placed, (None,), body)[0]
 
 
 _COMPARISONS = (np.less, np.less_equal, np.greater, np.greater_equal, np.equal, np.not_equal)
@@ -210,17 +264,16 @@ def _array_slots(o: ndarray, contiguous: bool, shape: tuple[int, ...]) -> list[i
 
 
 def _compile(
-    ufunc: np.ufunc,
-    name: str,
+    body: Body,
     layout: Sequence[tuple[Any, ...]],
     in_dts: Sequence[np.dtype],
     ndim: int,
     out_layout: Sequence[tuple[np.dtype, bool]],
     device: Device,
 ) -> _core.Kernel:
-    """The kernel of one eager operation. Operands are cast to NumPy's loop dtypes `in_dts` first
-    (NumPy's choice, e.g. float64 for int32 + float32, where Numba's own loop selection would
-    compute in float32)."""
+    """The kernel of one eager operation. Operands are cast to `in_dts` first (for ufuncs NumPy's
+    loop dtypes: NumPy's choice, e.g. float64 for int32 + float32, where Numba's own loop selection
+    would compute in float32)."""
     b = CompiledSpecBuilder(ndim)
     vals: list[tuple[int, str]] = []
     for i, ((kind, *rest), want) in enumerate(zip(layout, in_dts)):
@@ -231,8 +284,7 @@ def _compile(
         else:  # (dtype, ndim, contiguous)
             p = b.array_param(f"x{i}", kind.name, ndim, rest[1])
             vals.append((b.cast(b.node(Load(kind.name, p)), kind.name, want.name), want.name))
-    parts = MULTI_OUTPUT.get(name)
-    results = [b.apply_ufunc(u, vals) for u in parts] if parts else [b.apply_ufunc(ufunc, vals, name=name)]
+    results = body(b, vals)
     for i, ((val, dt), (out_dt, contiguous)) in enumerate(zip(results, out_layout)):
         out = b.array_param(f"out{i}", out_dt.name, ndim, contiguous)
         b.node(Store(out_dt.name, out, b.cast(val, dt, out_dt.name)))

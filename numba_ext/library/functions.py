@@ -1,9 +1,9 @@
 """NumPy functions on numba_ext arrays (``__array_function__``).
 
-np.where, np.clip and np.dot compute on the arrays' queue (where/clip through a jitted function, so
-jitted and eager code share one implementation; dot through the reductions' dot; np.cumsum and
-np.cumprod through the scans jitted code uses: these import the compiler layer, and Numba, on their
-first call); the *_like functions allocate on it; np.copy copies
+np.where, np.clip and np.dot compute on the arrays' queue (where/clip as one elementwise kernel, or
+for complex values and out-of-range Python ints through a jitted function; dot through the
+reductions' dot; np.cumsum and np.cumprod through the scans jitted code uses: the jitted ones import
+the compiler layer, and Numba, on their first call); the *_like functions allocate on it; np.copy copies
 there. Every other NumPy function runs NumPy's own implementation, which uses the array's methods
 (np.sum(x) -> x.sum(), np.reshape, np.transpose) or refuses the implicit conversion to a NumPy array
 (ndarray.__array__)."""
@@ -19,6 +19,7 @@ import numpy as np
 from .. import arrays
 from ..arrays import ShapeLike, ndarray
 from ..errors import UnsupportedError
+from . import elementwise
 from .reductions import dot
 
 if TYPE_CHECKING:
@@ -45,6 +46,18 @@ def _in_dtype(v: object, dt: np.dtype) -> object:
     return v
 
 
+def _direct(dt: np.dtype, values: Iterable[object]) -> bool:
+    """Whether np.where / np.clip of `values` in `dt` runs as one elementwise kernel: real and bool
+    dtypes, every Python int a value of `dt` (NumPy 2 compares and clips an integer array with an
+    int outside its range by value, as the jitted helpers do)."""
+    if dt.kind == "c":
+        return False
+    if dt.kind not in "iu":
+        return True
+    info = np.iinfo(dt)
+    return all(info.min <= v <= info.max for v in values if type(v) is int)
+
+
 @functools.cache
 def _jitted_function(name: str) -> JitFunction:
     from ..compiler import jit  # Numba's import waits for the first call that needs it
@@ -64,6 +77,8 @@ def where(
             "numba_ext arrays; give x and y"
         )
     dt = _numpy_result_dtype([x, y])
+    if _direct(dt, (x, y)):
+        return elementwise.where(condition, x, y, dt)
     return _jitted_function("where")(condition, _in_dtype(x, dt), _in_dtype(y, dt))
 
 
@@ -97,6 +112,8 @@ def clip(
         )
         lo = dt.type(ext[0]) if lo is None else lo
         hi = dt.type(ext[1]) if hi is None else hi
+    if _direct(dt, (a, lo, hi)):
+        return elementwise.clip(a, lo, hi, dt)
     return _jitted_function("clip")(_in_dtype(a, dt), _in_dtype(lo, dt), _in_dtype(hi, dt))
 
 

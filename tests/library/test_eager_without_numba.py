@@ -1,7 +1,8 @@
-"""Eager elementwise operations, conversions and the direct reductions build their kernels from the
-kernel IR: a new process that only runs them never imports Numba, and computes NumPy's values. The
-operations that call jitted helpers (``argmin``, ``np.where``, products, scans) import the compiler
-layer on their first call and still compute NumPy's values after the Numba-free ones ran."""
+"""Eager elementwise operations, ``np.where``, ``np.clip``, conversions and the direct reductions
+build their kernels from the kernel IR: a new process that only runs them never imports Numba, and
+computes NumPy's values. The operations that call jitted helpers (``argmin``, products, scans)
+import the compiler layer on their first call and still compute NumPy's values after the Numba-free
+ones ran."""
 
 import os
 import subprocess
@@ -34,11 +35,13 @@ close(float(x.sum()), h.sum(), rtol=1e-12)
 close(numba_ext.asnumpy(x.mean(axis=0)), h.mean(axis=0), rtol=1e-12)
 assert int(k.max()) == i.max() and int(k.min()) == i.min()
 np.testing.assert_array_equal(numba_ext.asnumpy(k.sum(axis=1)), i.sum(axis=1))
+np.testing.assert_array_equal(numba_ext.asnumpy(np.where(x > 0, x, y)), np.where(h > 0, h, g))
+np.testing.assert_array_equal(numba_ext.asnumpy(np.clip(k, -3, 4)), np.clip(i, -3, 4))
 """
 
 _LATER = """
 assert int(k.argmin()) == int(i.argmin())
-np.testing.assert_array_equal(numba_ext.asnumpy(np.where(k > 0, k, 0)), np.where(i > 0, i, 0))
+np.testing.assert_array_equal(numba_ext.asnumpy(np.cumsum(k)), np.cumsum(i))
 assert "numba" in sys.modules
 """
 
