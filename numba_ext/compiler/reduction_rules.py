@@ -11,6 +11,7 @@ from numba.core.compiler_machinery import FunctionPass
 from numba.core.rewrites import Rewrite
 
 from ..errors import UnsupportedError
+from ..ir.reductions import BOOL_EXTREMES as BOOL_EXTREMES
 from ..ir.reductions import EMPTY_MESSAGES as EMPTY_MESSAGES
 from ..ir.reductions import check_dot_ndims as check_dot_ndims
 from ..ir.reductions import dot_dtype as dot_dtype
@@ -23,11 +24,6 @@ WHOLE_OPS = ("sum", "prod", "min", "max", "mean", "any", "all")
 REDUCTIONS = WHOLE_OPS + ("argmin", "argmax")
 ALIASES = {"amin": "min", "amax": "max"}
 REDUCTION_FUNCS = {getattr(np, name): name for name in REDUCTIONS} | {np.amin: "min", np.amax: "max"}
-
-
-# Numba's parallel min/max reductions fail on booleans (parfor.py: lower_get_type_min_value); for
-# booleans they are all/any.
-BOOL_EXTREMES = {"min": "all", "max": "any"}
 
 
 def method_of(func_ir, var):

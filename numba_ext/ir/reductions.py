@@ -13,6 +13,7 @@ compiler layer's jitted helpers (``compiler.reduction_helpers``), so both give t
   (NaN over an empty axis);
 * ``min``, ``max``: from the first element, replaced by each later one that is smaller (larger) or
   NaN, so the first NaN stays. An empty axis is NumPy's ValueError, raised before the launch.
+* ``any``, ``all``: from False (True), each element's truth (NaN is true) or-ed (and-ed) in.
 
 Over every element (:func:`whole_function`), the kernel of the compiler layer's prange reductions
 (``compiler.parfor_kernel``): a capped number of work-items (``WORK_ITEMS``) each run a grid-stride
@@ -58,9 +59,12 @@ if TYPE_CHECKING:
     from numpy.typing import DTypeLike
 
 #: the reductions along an axis this module builds (and over every element)
-AXIS_OPS = ("sum", "prod", "mean", "min", "max")
+AXIS_OPS = ("sum", "prod", "mean", "min", "max", "any", "all")
 #: the work-items of a reduction over every element (at most; each runs a grid-stride loop)
 WORK_ITEMS = 1 << 14
+#: the minimum and maximum of booleans are all and any (Numba's parallel min/max reductions fail
+#: on booleans, parfor.py: lower_get_type_min_value)
+BOOL_EXTREMES = {"min": "all", "max": "any"}
 EMPTY_MESSAGES = {
     "min": "zero-size array to reduction operation minimum which has no identity",
     "max": "zero-size array to reduction operation maximum which has no identity",
@@ -113,6 +117,8 @@ def identity(op: str, dtype: str) -> bool | int | float:
         return 0
     if op == "mul":
         return 1
+    if op in ("or", "and"):
+        return op == "and"
     dt = np.dtype(dtype)
     if dt.kind == "b":
         return op == "min"
@@ -132,8 +138,9 @@ def accumulator_dtype(dtype: str) -> str:
     return dt.name
 
 
-#: the operation combining the elements of each reduction
-COMBINE = {"sum": "add", "prod": "mul", "mean": "add", "min": "min", "max": "max"}
+#: the operation combining the elements of each reduction (``any`` and ``all`` on the elements'
+#: truth values)
+COMBINE = {"sum": "add", "prod": "mul", "mean": "add", "min": "min", "max": "max", "any": "or", "all": "and"}
 
 
 class _Builder:
@@ -217,6 +224,9 @@ def axis_function(op: str, dtype: str, ndim: int, axis: int) -> Function:
     if op in ("min", "max"):
         b.set(s, element(Imm(i64, 0)))
         b.set(k, Imm(i64, 1))
+    elif op in ("any", "all"):
+        b.set(s, Imm(acc, op == "all"))
+        b.set(k, Imm(i64, 0))
     else:
         b.set(s, Imm(acc, (1 if op == "prod" else 0) if np.dtype(acc).kind in "biu" else float(op == "prod")))
         b.set(k, Imm(i64, 0))
@@ -228,6 +238,8 @@ def axis_function(op: str, dtype: str, ndim: int, axis: int) -> Function:
         better = b.binary("bool", "lt" if op == "min" else "gt", x, Local(s))
         nan = b.binary("bool", "ne", x, x)
         b.emit(SelectInst(s, b.binary("bool", "or", better, nan), x, Local(s)))
+    elif op in ("any", "all"):
+        b.emit(BinaryInst(s, COMBINE[op], Local(s), b.cast(acc, x, dtype)))
     else:
         b.emit(BinaryInst(s, "mul" if op == "prod" else "add", Local(s), b.cast(acc, x, dtype)))
     b.emit(BinaryInst(k, "add", Local(k), Imm(i64, 1)))

@@ -1,11 +1,10 @@
 """Eager reductions (``x.sum(axis=1)``, ``x.argmax()``) and products (``np.dot``, ``@``) of numba_ext
-arrays, on the arrays' queue. ``sum``, ``prod``, ``mean``, ``min`` and ``max`` of real and bool
-arrays run the kernels of ``ir.reductions`` directly (``arrays.reductions``: no Numba compile, one
-kernel per operation, dtype, rank and device); the others call the ``numba_ext.jit`` helpers
-jitted code calls (``compiler.reduction_helpers``), importing the compiler layer and Numba on their
-first use. Reductions over every element give a 0-d array
-on the input's queue with its USM type, as dpnp's do (``float(x.sum())`` or ``x.sum().item()``
-bring the value to the host)."""
+arrays, on the arrays' queue. ``sum``, ``prod``, ``mean``, ``min``, ``max``, ``any`` and ``all`` of
+real and bool arrays run the kernels of ``ir.reductions`` directly (``arrays.reductions``: no Numba
+compile, one kernel per operation, dtype, rank and device); the others call the ``numba_ext.jit``
+helpers jitted code calls (``compiler.reduction_helpers``), importing the compiler layer and Numba on
+their first use. Reductions over every element give a 0-d array on the input's queue with its USM
+type, as dpnp's do (``float(x.sum())`` or ``x.sum().item()`` bring the value to the host)."""
 
 from __future__ import annotations
 
@@ -21,7 +20,16 @@ from ..arrays.reductions import WholeReduction, reduce_axis
 from ..devices import Device
 from ..errors import ExecutionPlacementError, UnsupportedError
 from ..ir import complex_lowering
-from ..ir.reductions import AXIS_OPS, axis_function, check_dot_ndims, dot_dtype, normalize_axis, result_dtype
+from ..ir.reductions import (
+    AXIS_OPS,
+    BOOL_EXTREMES,
+    EMPTY_MESSAGES,
+    axis_function,
+    check_dot_ndims,
+    dot_dtype,
+    normalize_axis,
+    result_dtype,
+)
 from ..placement import coerce_usm_types
 
 if TYPE_CHECKING:
@@ -66,25 +74,28 @@ def reduce(
     if name == "mean" and (x.size if axis is None else x.shape[axis]) == 0:
         warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=3)  # as NumPy; the result is NaN
     dt = result_dtype(name, x.dtype)  # NumPy's (float32 for float32 data)
-    extreme_of_bools = name in ("min", "max") and x.dtype == bool  # the helpers' any / all
-    direct = name in AXIS_OPS and x.dtype in _DIRECT_DTYPES and not extreme_of_bools
+    extreme_of_bools = name in BOOL_EXTREMES and x.dtype == bool
+    op = BOOL_EXTREMES[name] if extreme_of_bools else name  # the minimum of bools is their all
+    direct = op in AXIS_OPS and x.dtype in _DIRECT_DTYPES
+    if direct and extreme_of_bools and (x.size == 0 if axis is None else x.shape[axis] == 0):
+        raise ValueError(EMPTY_MESSAGES[name])  # as NumPy's min/max, where all/any have a value
     if axis is None:
         x = x if x.ndim else x.reshape(1)
         if direct:
-            value = _whole(name, x.dtype)(x, x._queue, _Kernels(name, x.dtype.name))
+            value = _whole(op, x.dtype)(x, x._queue, _Kernels(op, x.dtype.name))
         else:
             from ..compiler import reduction_helpers
 
             value = reduction_helpers.whole_function(name, x.ndim, x.dtype, x.flags.c_contiguous)(x)
         return full((), dt.type(value), dt, sycl_queue=x.queue, usm_type=x.usm_type)
     if direct:
-        return reduce_axis(name, x, axis, dt, x._queue, _Kernels(name, x.dtype.name, axis))
+        return reduce_axis(op, x, axis, dt, x._queue, _Kernels(op, x.dtype.name, axis))
     from ..compiler import reduction_helpers
 
     return reduction_helpers.axis_reducer(name, x.ndim, dt.name, x.usm_type)(x, axis)
 
 
-#: the dtypes whose sums, products, means, minima and maxima run ``ir.reductions``' kernels
+#: the dtypes whose reductions in ``AXIS_OPS`` run ``ir.reductions``' kernels
 _DIRECT_DTYPES = frozenset(
     np.dtype(t) for t in ("float32", "float64", "int8", "int16", "int32", "int64", "bool")
 ) | frozenset(np.dtype(t) for t in ("uint8", "uint16", "uint32", "uint64"))

@@ -1,9 +1,8 @@
-"""Eager ``sum``, ``prod``, ``mean``, ``min`` and ``max`` of real and bool arrays run the kernels of
-``ir.reductions`` directly, with no Numba-compiled helper: NumPy's values and dtypes (exact for
-integers, minima and maxima; within rounding for float sums) over every element and along each axis,
-in any layout, NaN and empty arrays as NumPy, the USM type and queue of the input."""
-
-import warnings
+"""Eager ``sum``, ``prod``, ``mean``, ``min``, ``max``, ``any`` and ``all`` of real and bool arrays
+run the kernels of ``ir.reductions`` directly, with no Numba-compiled helper: NumPy's values and
+dtypes (exact for integers, minima, maxima and truth values; within rounding for float sums) over
+every element and along each axis, in any layout, NaN and empty arrays as NumPy, the USM type and
+queue of the input."""
 
 import numpy as np
 import pytest
@@ -13,7 +12,7 @@ from numba_ext.compiler import reduction_helpers
 
 from ..checks import fp_tol
 
-OPS = ["sum", "prod", "mean", "min", "max"]
+OPS = ["sum", "prod", "mean", "min", "max", "any", "all"]
 DTYPES = ["float64", "float32", "int8", "int32", "int64", "uint8", "uint32", "uint64", "bool"]
 
 
@@ -53,8 +52,6 @@ def test_every_reduction_of_every_dtype_and_layout(rng, dtype, no_helpers):
     a = numba_ext.asarray(h)
     for hx, x in ((h, a), (h.T, a.T), (h[::3, ::-2], a[::3, ::-2]), (h[2], a[2])):
         for op in OPS:
-            if op in ("min", "max") and dtype == "bool":
-                continue  # any / all: the helpers (below)
             got = getattr(x, op)()
             assert got.ndim == 0 and got.sycl_queue == a.sycl_queue
             _same(got, getattr(hx, op)(), dtype, hx.size)
@@ -81,9 +78,20 @@ def test_nan_empty_and_usm_types(rng, no_helpers):
         assert x.sum().usm_type == usm and x.max(axis=1).usm_type == usm
 
 
-def test_bool_extremes_use_the_helpers(rng):
-    h = rng.random(30) < 0.5
+def test_truth_reductions_of_nan_and_empty_arrays(rng, no_helpers):
+    """any / all take NaN as true; over nothing they are False / True, where the minimum and maximum
+    of bools (their all and any) are NumPy's ValueError."""
+    h = np.where(rng.random((6, 5)) < 0.7, 0.0, np.nan)
     a = numba_ext.asarray(h)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        assert bool(a.min()) == h.min() and bool(a.max()) == h.max()
+    for axis in (None, 0, 1):
+        _same(a.any(axis=axis), h.any(axis=axis), "float64", 1)
+        _same(a.all(axis=axis), h.all(axis=axis), "float64", 1)
+    e, he = numba_ext.asarray(np.zeros((0, 3), bool)), np.zeros((0, 3), bool)
+    for axis in (None, 0, 1):
+        _same(e.any(axis=axis), he.any(axis=axis), "bool", 1)
+        _same(e.all(axis=axis), he.all(axis=axis), "bool", 1)
+    _same(e.max(axis=1), he.max(axis=1), "bool", 1)
+    with pytest.raises(ValueError, match="zero-size array to reduction operation maximum"):
+        e.max()
+    with pytest.raises(ValueError, match="zero-size array to reduction operation minimum"):
+        e.min(axis=0)
