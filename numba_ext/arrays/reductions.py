@@ -16,6 +16,7 @@ import numpy as np
 from .. import _core
 from ..devices import Device, Queue
 from ..ir.kernel_ir import Function
+from ..ir.products import accumulation_dtype
 from ..ir.reductions import (
     COMBINE,
     EMPTY_MESSAGES,
@@ -100,11 +101,7 @@ class WholeReduction:
         acc = allocate((1,), acc_dtype, queue, "device")
         acc_ptr = acc._data_ptr
         _core.fill(queue, acc_ptr, self.start, acc_dtype.itemsize)
-        work_items, local = min(size, WORK_ITEMS), None
-        if _ptx(device):
-            # whole work-groups, as the compiled form launches them (the loop skips the extra ones)
-            wg = _core.NVIDIA_WORK_GROUP
-            work_items, local = -(-work_items // wg) * wg, [wg]
+        work_items, local = _launch_work_items(size, device)
         slots = [ptr, *shape, *(s & _MASK for s in strides), acc_ptr, 1, 0]
         kernel_for(len(shape), device).launch_nd(queue, slots, [work_items], local)
         host = np.empty(1, acc_dtype)
@@ -141,4 +138,56 @@ def reduce_axis(
             slots = [ptr, *shape, *(s & _MASK for s in strides), out._nx.data, *out_shape]
             slots += [0] * len(out_shape)
             kernel.launch_nd(queue, slots, [size], None)
+    return out
+
+
+def _launch_work_items(size: int, device: Device) -> tuple[int, list[int] | None]:
+    """The global and local sizes of a capped reduction launch over `size` elements."""
+    work_items, local = min(size, WORK_ITEMS), None
+    if _ptx(device):
+        # whole work-groups, as the compiled form launches them (the loop skips the extra ones)
+        wg = _core.NVIDIA_WORK_GROUP
+        work_items, local = -(-work_items // wg) * wg, [wg]
+    return work_items, local
+
+
+def dot_vectors(a: ndarray, b: ndarray, dtype: np.dtype, queue: Queue, kernel: _core.Kernel) -> np.generic:
+    """``np.dot`` of two vectors of `dtype` and one length on `queue` with `kernel`
+    (``ir.products.vector_function``'s): a NumPy scalar of `dtype`."""
+    acc_dtype = np.dtype(accumulator_dtype(accumulation_dtype(dtype.name)))
+    n = a.shape[0]
+    if n == 0:
+        return dtype.type(0)
+    acc = allocate((1,), acc_dtype, queue, "device")
+    _core.fill(queue, acc._data_ptr, bytes(acc_dtype.itemsize), acc_dtype.itemsize)
+    slots: list[int] = []
+    for x in (a, b):
+        ptr, shape, strides, _ = layout(x)
+        slots += [ptr, *shape, *(s & _MASK for s in strides)]
+    slots += [acc._data_ptr, 1, 0]
+    work_items, local = _launch_work_items(n, queue.device)
+    kernel.launch_nd(queue, slots, [work_items], local)
+    host = np.empty(1, acc_dtype)
+    _core.memcpy(queue, host.ctypes.data, acc._data_ptr, acc_dtype.itemsize)  # waits for the kernel
+    if dtype == np.bool_:
+        return np.bool_(host[0] != 0)
+    return host[0].astype(dtype)  # narrow integers: truncated, as the compiled form
+
+
+def product(
+    a: ndarray, b: ndarray, dtype: np.dtype, queue: Queue, usm_type: str, kernel: _core.Kernel
+) -> ndarray:
+    """``np.dot`` of a matrix with a matrix or a vector, or of a vector with a matrix, all of `dtype`,
+    on `queue` with `kernel` (``ir.products.product_function``'s): a new C-contiguous array of
+    `dtype` and `usm_type`."""
+    out_shape = a.shape[:-1] + b.shape[1:]
+    out = allocate(out_shape, dtype, queue, usm_type)
+    size = math.prod(out_shape)
+    if size:
+        slots: list[int] = []
+        for x in (a, b):
+            ptr, shape, strides, _ = layout(x)
+            slots += [ptr, *shape, *(s & _MASK for s in strides)]
+        slots += [out._data_ptr, *out_shape] + [0] * len(out_shape)
+        kernel.launch_nd(queue, slots, [size], None)
     return out

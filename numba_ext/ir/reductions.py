@@ -143,8 +143,9 @@ def accumulator_dtype(dtype: str) -> str:
 COMBINE = {"sum": "add", "prod": "mul", "mean": "add", "min": "min", "max": "max", "any": "or", "all": "and"}
 
 
-class _Builder:
-    """Locals and blocks of one function, blocks filled in any order."""
+class FunctionBuilder:
+    """Locals and blocks of one control-flow function (`kernel_ir.Function`), blocks filled in any
+    order."""
 
     def __init__(self, nblocks: int) -> None:
         self.locals: list[str] = []
@@ -191,7 +192,7 @@ def axis_function(op: str, dtype: str, ndim: int, axis: int) -> Function:
     out = result_dtype(op, dtype).name
     acc = out  # the helpers accumulate in the result dtype (a mean's sum too)
     entry, setup, test, body, finish, done = range(6)
-    b = _Builder(6)
+    b = FunctionBuilder(6)
     i64 = "int64"
     # entry: this work-item's result element, if any
     t = b.local(i64)
@@ -280,7 +281,7 @@ def whole_function(op: str, dtype: str, ndim: int) -> Function:
     combine = COMBINE[op]
     acc = accumulator_dtype(out)
     entry, head, body, done = range(4)
-    b = _Builder(4)
+    b = FunctionBuilder(4)
     i64 = "int64"
     gid, gsize, lin = b.local(i64), b.local(i64), b.local(i64)
     b.emit(WorkItem(gid, "get_global_id", 0))

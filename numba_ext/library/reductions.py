@@ -16,10 +16,10 @@ import numpy as np
 
 from .. import _core
 from ..arrays import full, ndarray
-from ..arrays.reductions import WholeReduction, reduce_axis
+from ..arrays.reductions import WholeReduction, dot_vectors, product, reduce_axis
 from ..devices import Device
 from ..errors import ExecutionPlacementError, UnsupportedError
-from ..ir import complex_lowering
+from ..ir import complex_lowering, products
 from ..ir.reductions import (
     AXIS_OPS,
     BOOL_EXTREMES,
@@ -30,7 +30,7 @@ from ..ir.reductions import (
     normalize_axis,
     result_dtype,
 )
-from ..placement import coerce_usm_types
+from ..placement import coerce_usm_types, execution_queue
 
 if TYPE_CHECKING:
     from numpy.typing import DTypeLike
@@ -101,7 +101,8 @@ _DIRECT_DTYPES = frozenset(
 ) | frozenset(np.dtype(t) for t in ("uint8", "uint16", "uint32", "uint64"))
 _lock = threading.Lock()
 _reductions: dict[tuple[str, np.dtype], WholeReduction] = {}
-#: compiled kernels by (operation, dtype, axis or None, rank, device)
+#: compiled kernels by (operation, dtype, axis or None, rank, device), and products by ("dot", dtype,
+#: rank of a, rank of b, device)
 _kernels: dict[tuple[str, str, int | None, int, Device], _core.Kernel] = {}
 
 
@@ -154,6 +155,8 @@ def dot(a: ndarray, b: ndarray, what: str = "np.dot", out: ndarray | None = None
     dt = dot_dtype(a.dtype, b.dtype)
     a, b = _as_result_type(a, b, dt)
     usm_type = coerce_usm_types([a.usm_type, b.usm_type])
+    if dt in _DIRECT_DTYPES:
+        return _direct_dot(a, b, dt, usm_type or a.usm_type)
     from ..compiler import reduction_helpers
 
     result = reduction_helpers.dot_function(a.ndim, b.ndim, dt.name, usm_type)(a, b)
@@ -161,6 +164,33 @@ def dot(a: ndarray, b: ndarray, what: str = "np.dot", out: ndarray | None = None
         return result
     # two vectors: a 0-d array on their queue, as dpnp gives
     return full((), dt.type(result), dt, sycl_queue=a.queue, usm_type=usm_type or a.usm_type)
+
+
+def _direct_dot(a: ndarray, b: ndarray, dt: np.dtype, usm_type: str) -> ndarray:
+    """`np.dot` of real or bool operands of the result dtype `dt` with ``ir.products``' kernels, on
+    the queue of both (compute follows data)."""
+    queue = execution_queue([("a", a), ("b", b)])
+    k = a.ndim - 1
+    if a.shape[k] != b.shape[0]:
+        shape = lambda s: "(" + ",".join(map(str, s)) + ("," if len(s) == 1 else "") + ")"
+        raise ValueError(  # NumPy's message
+            f"shapes {shape(a.shape)} and {shape(b.shape)} not aligned: {a.shape[k]} (dim {k}) != "
+            f"{b.shape[0]} (dim 0)"
+        )
+    key = ("dot", dt.name, a.ndim, b.ndim, queue.device)
+    kernel = _kernels.get(key)
+    if kernel is None:
+        if a.ndim == b.ndim == 1:
+            function = products.vector_function(dt.name)
+        else:
+            function = products.product_function(dt.name, a.ndim, b.ndim)
+        kernel = _core.compile_function(function, queue.device)
+        with _lock:
+            _kernels[key] = kernel
+    if a.ndim == b.ndim == 1:  # a 0-d array on their queue, as dpnp gives
+        value = dot_vectors(a, b, dt, queue, kernel)
+        return full((), value, dt, sycl_queue=queue, usm_type=usm_type)
+    return product(a, b, dt, queue, usm_type, kernel)
 
 
 def _dot_into(a: ndarray, b: ndarray, out: ndarray, what: str) -> ndarray:

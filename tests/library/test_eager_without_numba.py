@@ -1,6 +1,6 @@
-"""Eager elementwise operations, ``np.where``, ``np.clip``, conversions and the direct reductions
-build their kernels from the kernel IR: a new process that only runs them never imports Numba, and
-computes NumPy's values. The operations that call jitted helpers (``argmin``, products, scans)
+"""Eager elementwise operations, ``np.where``, ``np.clip``, conversions, the direct reductions and
+products build their kernels from the kernel IR: a new process that only runs them never imports
+Numba, and computes NumPy's values. The operations that call jitted helpers (``argmin``, scans)
 import the compiler layer on their first call and still compute NumPy's values after the Numba-free
 ones ran."""
 
@@ -37,6 +37,8 @@ assert int(k.max()) == i.max() and int(k.min()) == i.min()
 np.testing.assert_array_equal(numba_ext.asnumpy(k.sum(axis=1)), i.sum(axis=1))
 np.testing.assert_array_equal(numba_ext.asnumpy(np.where(x > 0, x, y)), np.where(h > 0, h, g))
 np.testing.assert_array_equal(numba_ext.asnumpy(np.clip(k, -3, 4)), np.clip(i, -3, 4))
+assert bool((k > 0).any()) == (i > 0).any() and bool(x.all()) == h.all()
+close(numba_ext.asnumpy(x @ x.T), h @ h.T, rtol=1e-12)
 """
 
 _LATER = """

@@ -1,0 +1,144 @@
+"""The kernels of ``np.dot`` of 1-d and 2-d arrays in the control-flow form
+(:class:`~.kernel_ir.Function`), for eager products. Both operands hold the result dtype already
+(the caller converts them, as NumPy computes in the result type); products accumulate in it, so
+integers wrap as in NumPy, and booleans count their true products in int64, then test the count.
+
+* A matrix with a matrix or a vector, or a vector with a matrix (:func:`product_function`): one
+  work-item per result element, a sequential loop over the shared dimension, in the order of the
+  compiler layer's jitted helpers (``compiler.reduction_helpers``).
+* Two vectors (:func:`vector_function`): the pattern of a reduction over every element (a capped
+  number of work-items, each a grid-stride loop into a private partial, combined with an atomic add
+  into a one-element accumulator of ``accumulator_dtype``), so float results agree with the compiled
+  form's within rounding.
+"""
+
+from __future__ import annotations
+
+from .kernel_ir import (
+    ArrayDecl,
+    Atomic,
+    BinaryInst,
+    Block,
+    Branch,
+    Dim,
+    FnArrayParam,
+    Function,
+    Imm,
+    Jump,
+    LoadInst,
+    Local,
+    Operand,
+    Return,
+    StoreInst,
+    WorkItem,
+)
+from .reductions import FunctionBuilder, accumulator_dtype
+
+_I64 = "int64"
+
+
+def _zero(dtype: str) -> Imm:
+    return Imm(dtype, 0.0 if dtype.startswith("float") else 0)
+
+
+def accumulation_dtype(dtype: str) -> str:
+    """The dtype a product of `dtype` accumulates in: int64 for booleans (a count), else `dtype`."""
+    return _I64 if dtype == "bool" else dtype
+
+
+def product_function(dtype: str, ndim_a: int, ndim_b: int) -> Function:
+    """``np.dot`` of an `ndim_a`-d and an `ndim_b`-d array of `dtype` (1 or 2 each, not both 1) into a
+    C-contiguous result of `dtype`. Parameters: a, b, the result (each: data address, shape, byte
+    strides); launched over the result's size."""
+    if not (ndim_a in (1, 2) and ndim_b in (1, 2) and ndim_a + ndim_b > 2):
+        raise ValueError(f"no product kernel of a {ndim_a}-d and a {ndim_b}-d array")
+    acc = accumulation_dtype(dtype)
+    ndim_out = ndim_a + ndim_b - 2
+    setup, head, body, finish, done = range(1, 6)
+    b = FunctionBuilder(6)
+    t = b.local(_I64)
+    b.emit(WorkItem(t, "get_global_id", 0))
+    extents: list[Operand] = []
+    total: Operand = Imm(_I64, 1)
+    for d in range(ndim_out):
+        e = b.local(_I64)
+        b.emit(Dim(e, 2, d))
+        extents.append(Local(e))
+        total = b.binary(_I64, "mul", total, Local(e))
+    b.end(Branch(b.binary("bool", "lt", Local(t), total), setup, done), then=setup)
+    # set-up: the result's index from the work-item (C order), the shared length, the sum's start
+    out_index: list[Operand] = [Imm(_I64, 0)] * ndim_out
+    rest: Operand = Local(t)
+    for d in reversed(range(ndim_out)):
+        out_index[d] = b.binary(_I64, "rem", rest, extents[d]) if d else rest
+        if d:
+            rest = b.binary(_I64, "floordiv", rest, extents[d])
+    row = out_index[0] if ndim_a == 2 else None
+    column = out_index[-1] if ndim_b == 2 else None
+    n = b.local(_I64)
+    b.emit(Dim(n, 0, ndim_a - 1))
+    k, s = b.local(_I64), b.local(acc)
+    b.set(k, Imm(_I64, 0))
+    b.set(s, _zero(acc))
+    b.end(Jump(head), then=head)
+    b.end(Branch(b.binary("bool", "lt", Local(k), Local(n)), body, finish), then=body)
+    x, y = b.local(dtype), b.local(dtype)
+    b.emit(LoadInst(x, 0, (Local(k),) if row is None else (row, Local(k))))
+    b.emit(LoadInst(y, 1, (Local(k),) if column is None else (Local(k), column)))
+    term = b.binary(acc, "mul", b.cast(acc, Local(x), dtype), b.cast(acc, Local(y), dtype))
+    b.emit(BinaryInst(s, "add", Local(s), term))
+    b.emit(BinaryInst(k, "add", Local(k), Imm(_I64, 1)))
+    b.end(Jump(head), then=finish)
+    b.emit(StoreInst(2, tuple(out_index), b.cast(dtype, Local(s), acc)))
+    b.end(Jump(done), then=done)
+    b.end(Return())
+    return Function(
+        name=f"dot_{ndim_a}d_{ndim_b}d_of_{dtype}",
+        locals=tuple(b.locals),
+        arrays=(
+            ArrayDecl("a", dtype, ndim_a, "global"),
+            ArrayDecl("b", dtype, ndim_b, "global"),
+            ArrayDecl("out", dtype, ndim_out, "global", contiguous=True),
+        ),
+        params=(FnArrayParam(0), FnArrayParam(1), FnArrayParam(2)),
+        blocks=tuple(Block(tuple(insts), term) for insts, term in b.blocks if term is not None),
+    )
+
+
+def vector_function(dtype: str) -> Function:
+    """``np.dot`` of two vectors of `dtype` (of one length) into a one-element accumulator of
+    ``accumulator_dtype(accumulation_dtype(dtype))`` that holds 0 before the launch. Parameters: a,
+    b, the accumulator (each: data address, shape, byte strides)."""
+    part = accumulation_dtype(dtype)
+    acc = accumulator_dtype(part)
+    head, body, done = range(1, 4)
+    b = FunctionBuilder(4)
+    gid, gsize, lin, n = b.local(_I64), b.local(_I64), b.local(_I64), b.local(_I64)
+    b.emit(WorkItem(gid, "get_global_id", 0))
+    b.emit(WorkItem(gsize, "get_global_size", 0))
+    b.emit(Dim(n, 0, 0))
+    partial = b.local(part)
+    b.set(partial, _zero(part))
+    b.set(lin, Local(gid))
+    b.end(Jump(head), then=head)
+    b.end(Branch(b.binary("bool", "lt", Local(lin), Local(n)), body, done), then=body)
+    x, y = b.local(dtype), b.local(dtype)
+    b.emit(LoadInst(x, 0, (Local(lin),)))
+    b.emit(LoadInst(y, 1, (Local(lin),)))
+    term = b.binary(part, "mul", b.cast(part, Local(x), dtype), b.cast(part, Local(y), dtype))
+    b.emit(BinaryInst(partial, "add", Local(partial), term))
+    b.emit(BinaryInst(lin, "add", Local(lin), Local(gsize)))
+    b.end(Jump(head), then=done)
+    b.emit(Atomic(None, "add", 2, (Imm(_I64, 0),), b.cast(acc, Local(partial), part)))
+    b.end(Return())
+    return Function(
+        name=f"dot_vectors_of_{dtype}",
+        locals=tuple(b.locals),
+        arrays=(
+            ArrayDecl("a", dtype, 1, "global"),
+            ArrayDecl("b", dtype, 1, "global"),
+            ArrayDecl("acc", acc, 1, "global", contiguous=True),
+        ),
+        params=(FnArrayParam(0), FnArrayParam(1), FnArrayParam(2)),
+        blocks=tuple(Block(tuple(insts), term) for insts, term in b.blocks if term is not None),
+    )

@@ -1,0 +1,92 @@
+"""Eager ``np.dot`` and ``@`` of real and bool arrays run the kernels of ``ir.products`` directly, with
+no Numba-compiled helper: NumPy's values and result dtypes for vectors and matrices in every pairing,
+strided and transposed views, empty dimensions, integers that wrap, booleans, mixed dtypes, and
+NumPy's error for dimensions that do not align. ``out=`` and complex values keep the helpers."""
+
+import numpy as np
+import pytest
+
+import numba_ext as nx
+from numba_ext.compiler import reduction_helpers
+
+from ..checks import fp_tol
+
+DTYPES = ["float64", "float32", "int8", "int32", "int64", "uint16", "uint64", "bool"]
+
+
+@pytest.fixture
+def no_helpers(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("a Numba-compiled product helper was called")
+
+    monkeypatch.setattr(reduction_helpers, "dot_function", refuse)
+
+
+def _values(rng, dtype, shape):
+    if dtype == "bool":
+        return rng.random(shape) < 0.4
+    if np.dtype(dtype).kind == "f":
+        return rng.uniform(-3, 3, shape).astype(dtype)
+    low = 0 if np.dtype(dtype).kind == "u" else -60
+    return rng.integers(low, 60, shape).astype(dtype)  # int8 products and sums wrap
+
+
+def _same(got, want, dtype, terms=1):
+    assert isinstance(got, nx.ndarray)
+    got_h, want = nx.asnumpy(got), np.asarray(want)
+    assert got_h.dtype == want.dtype and got_h.shape == want.shape, (got_h.dtype, want.dtype, got_h.shape)
+    if want.dtype.kind in "fc":
+        tol = {"rtol": 1e-6 * terms, "atol": 1e-5 * terms} if dtype == "float32" else fp_tol()
+        np.testing.assert_allclose(got_h, want, **tol)
+    else:
+        np.testing.assert_array_equal(got_h, want)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_every_pairing_of_vectors_and_matrices(rng, no_helpers, dtype):
+    m, k, n = 7, 33, 5
+    a, b = _values(rng, dtype, (m, k)), _values(rng, dtype, (k, n))
+    u, v = _values(rng, dtype, k), _values(rng, dtype, k)
+    w = _values(rng, dtype, m)
+    pairs = [(a, b), (a, u), (u, b), (u, v), (a.T, w), (w, a), (b.T, a.T), (a[::2, ::3], b[::3, 1:])]
+    for x, y in pairs:
+        _same(np.dot(nx.asarray(x), nx.asarray(y)), np.dot(x, y), dtype, k)
+        _same(nx.asarray(x) @ nx.asarray(y), x @ y, dtype, k)
+    # views of one array, not copies
+    dev = nx.asarray(a)
+    _same(dev[::2, ::3] @ nx.asarray(b[::3, 1:]), a[::2, ::3] @ b[::3, 1:], dtype, k)
+    _same(dev.T @ dev, a.T @ a, dtype, m)
+
+
+def test_mixed_dtypes_empty_dimensions_and_errors(rng, no_helpers):
+    a, u = rng.standard_normal((4, 6)).astype(np.float32), rng.integers(-5, 5, 6).astype(np.int32)
+    _same(nx.asarray(a) @ nx.asarray(u), a @ u, "float64", 6)  # computed in float64, as NumPy
+    e, f = np.zeros((0, 3)), np.zeros((3, 0))
+    _same(nx.asarray(e) @ nx.asarray(np.ones((3, 2))), e @ np.ones((3, 2)), "float64")
+    _same(nx.asarray(f) @ nx.asarray(e), f @ e, "float64")  # a 0-length shared dimension: zeros
+    _same(
+        np.dot(nx.asarray(np.zeros(0)), nx.asarray(np.zeros(0))), np.dot(np.zeros(0), np.zeros(0)), "float64"
+    )
+    with pytest.raises(
+        ValueError, match=r"shapes \(4,6\) and \(5,\) not aligned: 6 \(dim 1\) != 5 \(dim 0\)"
+    ):
+        np.dot(nx.asarray(a), nx.asarray(np.ones(5)))
+
+
+def test_usm_types_and_queues(rng, no_helpers):
+    a, b = rng.standard_normal((3, 4)), rng.standard_normal(4)
+    for usm in ("device", "shared", "host"):
+        got = nx.asarray(a, usm_type=usm) @ nx.asarray(b, usm_type=usm)
+        assert got.usm_type == usm
+        _same(got, a @ b, "float64", 4)
+    scalar = np.dot(nx.asarray(b), nx.asarray(b))
+    assert scalar.ndim == 0 and scalar.usm_type == "device"
+
+
+def test_helpers_still_serve_complex_values_and_out(rng):
+    z = rng.standard_normal((3, 4)) + 1j * rng.standard_normal((3, 4))
+    y = rng.standard_normal(4)
+    _same(nx.asarray(z) @ nx.asarray(y), z @ y, "complex128", 4)
+    out = nx.empty(3)
+    np.dot(nx.asarray(z.real), nx.asarray(y), out=out)
+    _same(out, z.real @ y, "float64", 4)
