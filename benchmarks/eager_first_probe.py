@@ -1,7 +1,8 @@
 """The first eager operations of a new process: ``import numba_ext``, creating two arrays, then the
 first call of each operation below (its kernel compiled or loaded, then run), each process with an
 empty on-disk cache (``cold``) and then with the cache an earlier process filled (``warm``). Also
-says whether Numba was imported by the end (the operations listed never need it).
+says whether Numba was imported by the end (the operations listed never need it). ``s @ s.T`` is a
+(100, 1000) by (1000, 100) product.
 
     python benchmarks/eager_first_probe.py [--n 1000000] [--runs 3]
 """
@@ -28,6 +29,11 @@ OPERATIONS = [
     "a.max()",
     "m.mean(axis=0)",
     "a.astype(f32)",
+    "np.where(a > b, a, b)",
+    "np.clip(a, 0.2, 0.8)",
+    "(a > 0.5).any()",
+    "np.dot(a, b)",
+    "s @ s.T",
 ]
 
 
@@ -43,9 +49,10 @@ def child(n: int) -> dict:
     a = numba_ext.asarray(rng.random(n))
     b = numba_ext.asarray(rng.random(n))
     m = a.reshape(n // 1000, 1000)
+    s = m[:100]
     a.sycl_queue.wait()
     t_create = time.perf_counter() - t0
-    env = {"np": np, "a": a, "b": b, "m": m, "f32": np.float32}
+    env = {"np": np, "a": a, "b": b, "m": m, "s": s, "f32": np.float32}
     times = {}
     for op in OPERATIONS:
         t0 = time.perf_counter()

@@ -1,0 +1,52 @@
+"""Eager ``np.dot`` / ``@`` per call (warm: compiled, then the best of 5 calls), through the direct
+kernels of ``ir.products`` and through the Numba-compiled helper they replaced
+(``compiler.reduction_helpers.dot_function``), on the default device.
+
+    python benchmarks/dot_probe.py [--sizes 256,1024]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+import numba_ext as nx
+from numba_ext.compiler import reduction_helpers
+
+
+def best_ms(f) -> float:
+    r = f()
+    if hasattr(r, "sycl_queue"):
+        r.sycl_queue.wait()
+    times = []
+    for _ in range(5):
+        t = time.perf_counter()
+        r = f()
+        if hasattr(r, "sycl_queue"):
+            r.sycl_queue.wait()
+        times.append(time.perf_counter() - t)
+    return min(times) * 1e3
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sizes", default="256,1024")
+    opts = ap.parse_args()
+    rng = np.random.default_rng(0)
+    print(f"device: {nx.default_queue().device.name}")
+    for n in map(int, opts.sizes.split(",")):
+        a, b = nx.asarray(rng.standard_normal((n, n))), nx.asarray(rng.standard_normal((n, n)))
+        v = nx.asarray(rng.standard_normal(n * n))
+        mm = reduction_helpers.dot_function(2, 2, "float64", "device")
+        vv = reduction_helpers.dot_function(1, 1, "float64", "device")
+        for what, direct, helper in (
+            (f"({n},{n}) @ ({n},{n})", lambda: a @ b, lambda: mm(a, b)),  # noqa: B023 (called in this pass)
+            (f"dot of two {n * n}-vectors", lambda: float(np.dot(v, v)), lambda: float(vv(v, v))),  # noqa: B023
+        ):
+            print(f"{what:32s} direct {best_ms(direct):9.2f} ms   helper {best_ms(helper):9.2f} ms")
+
+
+if __name__ == "__main__":
+    main()
