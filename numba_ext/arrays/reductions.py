@@ -189,5 +189,9 @@ def product(
             ptr, shape, strides, _ = layout(x)
             slots += [ptr, *shape, *(s & _MASK for s in strides)]
         slots += [out._data_ptr, *out_shape] + [0] * len(out_shape)
-        kernel.launch_nd(queue, slots, [size], None)
+        local = None
+        if _ptx(queue.device):  # whole work-groups of the compiled form's size
+            wg = _core.NVIDIA_WORK_GROUP
+            size, local = -(-size // wg) * wg, [wg]
+        kernel.launch_nd(queue, slots, [size], local)
     return out

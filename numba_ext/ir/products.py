@@ -46,10 +46,12 @@ def accumulation_dtype(dtype: str) -> str:
     return _I64 if dtype == "bool" else dtype
 
 
-def product_function(dtype: str, ndim_a: int, ndim_b: int) -> Function:
+def product_function(dtype: str, ndim_a: int, ndim_b: int, contiguous: bool = False) -> Function:
     """``np.dot`` of an `ndim_a`-d and an `ndim_b`-d array of `dtype` (1 or 2 each, not both 1) into a
-    C-contiguous result of `dtype`. Parameters: a, b, the result (each: data address, shape, byte
-    strides); launched over the result's size."""
+    C-contiguous result of `dtype`; with `contiguous`, for C-contiguous operands (their strides
+    computed from their shapes, which spares the kernel the loads and multiplications of strides).
+    Parameters: a, b, the result (each: data address, shape, byte strides); launched over the
+    result's size (at least: work-items beyond it do nothing)."""
     if not (ndim_a in (1, 2) and ndim_b in (1, 2) and ndim_a + ndim_b > 2):
         raise ValueError(f"no product kernel of a {ndim_a}-d and a {ndim_b}-d array")
     acc = accumulation_dtype(dtype)
@@ -93,11 +95,11 @@ def product_function(dtype: str, ndim_a: int, ndim_b: int) -> Function:
     b.end(Jump(done), then=done)
     b.end(Return())
     return Function(
-        name=f"dot_{ndim_a}d_{ndim_b}d_of_{dtype}",
+        name=f"dot_{ndim_a}d_{ndim_b}d_of_{dtype}{'_c' if contiguous else ''}",
         locals=tuple(b.locals),
         arrays=(
-            ArrayDecl("a", dtype, ndim_a, "global"),
-            ArrayDecl("b", dtype, ndim_b, "global"),
+            ArrayDecl("a", dtype, ndim_a, "global", contiguous=contiguous),
+            ArrayDecl("b", dtype, ndim_b, "global", contiguous=contiguous),
             ArrayDecl("out", dtype, ndim_out, "global", contiguous=True),
         ),
         params=(FnArrayParam(0), FnArrayParam(1), FnArrayParam(2)),

@@ -79,6 +79,9 @@ def where(
     dt = _numpy_result_dtype([x, y])
     if _direct(dt, (x, y)):
         return elementwise.where(condition, x, y, dt)
+    # a Python int beyond an integer dtype: NumPy's OverflowError where this NumPy raises one (2.5
+    # does; earlier versions convert it with wrap-around, as the jitted helper does)
+    np.where(True, *(np.zeros(1, v.dtype) if isinstance(v, ndarray) else v for v in (x, y)))
     return _jitted_function("where")(condition, _in_dtype(x, dt), _in_dtype(y, dt))
 
 

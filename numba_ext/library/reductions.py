@@ -101,9 +101,10 @@ _DIRECT_DTYPES = frozenset(
 ) | frozenset(np.dtype(t) for t in ("uint8", "uint16", "uint32", "uint64"))
 _lock = threading.Lock()
 _reductions: dict[tuple[str, np.dtype], WholeReduction] = {}
-#: compiled kernels by (operation, dtype, axis or None, rank, device), and products by ("dot", dtype,
-#: rank of a, rank of b, device)
+#: compiled kernels by (operation, dtype, axis or None, rank, device)
 _kernels: dict[tuple[str, str, int | None, int, Device], _core.Kernel] = {}
+#: compiled products by (dtype, rank of a, rank of b, both C-contiguous, device)
+_products: dict[tuple[str, int, int, bool, Device], _core.Kernel] = {}
 
 
 def _whole(name: str, dtype: np.dtype) -> WholeReduction:
@@ -177,16 +178,17 @@ def _direct_dot(a: ndarray, b: ndarray, dt: np.dtype, usm_type: str) -> ndarray:
             f"shapes {shape(a.shape)} and {shape(b.shape)} not aligned: {a.shape[k]} (dim {k}) != "
             f"{b.shape[0]} (dim 0)"
         )
-    key = ("dot", dt.name, a.ndim, b.ndim, queue.device)
-    kernel = _kernels.get(key)
+    contiguous = a.flags.c_contiguous and b.flags.c_contiguous
+    key = (dt.name, a.ndim, b.ndim, contiguous, queue.device)
+    kernel = _products.get(key)
     if kernel is None:
         if a.ndim == b.ndim == 1:
             function = products.vector_function(dt.name)
         else:
-            function = products.product_function(dt.name, a.ndim, b.ndim)
+            function = products.product_function(dt.name, a.ndim, b.ndim, contiguous)
         kernel = _core.compile_function(function, queue.device)
         with _lock:
-            _kernels[key] = kernel
+            _products[key] = kernel
     if a.ndim == b.ndim == 1:  # a 0-d array on their queue, as dpnp gives
         value = dot_vectors(a, b, dt, queue, kernel)
         return full((), value, dt, sycl_queue=queue, usm_type=usm_type)

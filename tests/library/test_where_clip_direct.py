@@ -84,7 +84,13 @@ def test_helpers_still_serve_complex_values_and_ints_beyond_the_dtype(rng):
     i = rng.integers(-100, 100, 12).astype(np.int8)
     _same(np.where(nx.asarray(z.real) > 0, nx.asarray(z), 0), np.where(z.real > 0, z, 0))
     _same(np.clip(nx.asarray(i), -5, 300), np.clip(i, -5, 300))
-    _same(np.where(nx.asarray(i) > 0, nx.asarray(i), 1000), np.where(i > 0, i, 1000))
+    try:  # NumPy 2.5 refuses the int beyond int8; earlier versions wrap it around
+        want = np.where(i > 0, i, 1000)
+    except OverflowError as e:
+        with pytest.raises(OverflowError, match=str(e)):
+            np.where(nx.asarray(i) > 0, nx.asarray(i), 1000)
+    else:
+        _same(np.where(nx.asarray(i) > 0, nx.asarray(i), 1000), want)
 
 
 def test_where_keeps_compute_follows_data(rng, no_helpers):
