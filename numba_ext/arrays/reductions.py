@@ -20,6 +20,7 @@ from ..ir.products import accumulation_dtype
 from ..ir.reductions import (
     COMBINE,
     EMPTY_MESSAGES,
+    NO_INDEX,
     WORK_ITEMS,
     accumulator_dtype,
     identity,
@@ -86,6 +87,23 @@ class WholeReduction:
     ) -> np.generic:
         """The reduction of `x` on `queue`: a NumPy scalar of the result dtype (`used` collects the
         kernel, launched or not)."""
+        size, acc = self.on_device(x, queue, kernel_for, used)
+        if acc is None:  # nothing to combine: the identity, or a mean's NaN
+            return self.empty_value
+        acc_dtype = self.acc_dtype
+        host = np.empty(1, acc_dtype)
+        _core.memcpy(queue, host.ctypes.data, acc._data_ptr, acc_dtype.itemsize)  # waits for the kernel
+        value = host[0].astype(self.out_dtype)  # narrow integers: truncated, as the compiled form
+        if self.op == "mean":  # the sum over the size, divided in float64
+            return self.out_dtype.type(np.float64(value) / np.float64(size))
+        return value
+
+    def on_device(
+        self, x: ndarray, queue: Queue, kernel_for: KernelFor, used: list[_core.Kernel] | None = None
+    ) -> tuple[int, ndarray | None]:
+        """The number of elements of `x` and the one-element device array of ``acc_dtype`` its
+        reduction is launched into on `queue` (None for no elements, where the operation has a
+        value without them)."""
         ptr, shape, strides, _ = layout(x)
         size = math.prod(shape)
         if size == 0 and self.empty_message is not None:
@@ -95,8 +113,8 @@ class WholeReduction:
         device = queue.device
         if used is not None:
             used.append(kernel_for(len(shape), device))
-        if size == 0:  # nothing to combine: the identity, or a mean's NaN
-            return self.empty_value
+        if size == 0:
+            return 0, None
         acc_dtype = self.acc_dtype
         acc = allocate((1,), acc_dtype, queue, "device")
         acc_ptr = acc._data_ptr
@@ -104,12 +122,37 @@ class WholeReduction:
         work_items, local = _launch_work_items(size, device)
         slots = [ptr, *shape, *(s & _MASK for s in strides), acc_ptr, 1, 0]
         kernel_for(len(shape), device).launch_nd(queue, slots, [work_items], local)
-        host = np.empty(1, acc_dtype)
-        _core.memcpy(queue, host.ctypes.data, acc_ptr, acc_dtype.itemsize)  # waits for the kernel
-        value = host[0].astype(self.out_dtype)  # narrow integers: truncated, as the compiled form
-        if self.op == "mean":  # the sum over the size, divided in float64
-            return self.out_dtype.type(np.float64(value) / np.float64(size))
-        return value
+        return size, acc
+
+
+def first_extreme(
+    op: str, x: ndarray, queue: Queue, extreme_for: KernelFor, index_for: KernelFor
+) -> np.int64:
+    """``argmin`` / ``argmax`` (`op`) over every element of `x` (real or bool) on `queue`: the
+    extreme by :class:`WholeReduction`'s kernel (`extreme_for`: min or max, for bools all or any),
+    then the first flat index holding it by ``ir.reductions.first_index_function``'s (`index_for`),
+    without a copy to the host between them."""
+    extreme = WholeReduction(
+        ({"argmin": "all", "argmax": "any"} if x.dtype == np.bool_ else {"argmin": "min", "argmax": "max"})[
+            op
+        ],
+        x.dtype.name,
+    )
+    ptr, shape, strides, _ = layout(x)
+    if math.prod(shape) == 0:
+        raise ValueError(EMPTY_MESSAGES[op])
+    size, acc = extreme.on_device(x, queue, extreme_for)
+    assert acc is not None
+    if _c_contiguous(shape, strides, extreme.itemsize):
+        shape, strides = (size,), (extreme.itemsize,)
+    index = allocate((1,), np.dtype(np.int64), queue, "device")
+    _core.fill(queue, index._data_ptr, np.array(NO_INDEX, np.int64).tobytes(), 8)
+    work_items, local = _launch_work_items(size, queue.device)
+    slots = [ptr, *shape, *(s & _MASK for s in strides), acc._data_ptr, 1, 0, index._data_ptr, 1, 0]
+    index_for(len(shape), queue.device).launch_nd(queue, slots, [work_items], local)
+    host = np.empty(1, np.int64)
+    _core.memcpy(queue, host.ctypes.data, index._data_ptr, 8)  # waits for the kernels
+    return host[0]
 
 
 def reduce_axis(

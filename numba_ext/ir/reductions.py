@@ -322,3 +322,145 @@ def whole_function(op: str, dtype: str, ndim: int) -> Function:
         params=(FnArrayParam(0), FnArrayParam(1)),
         blocks=tuple(Block(tuple(insts), term) for insts, term in b.blocks if term is not None),
     )
+
+
+#: the reductions to an index this module builds: along an axis, and over every element after the
+#: extreme's own reduction
+ARG_OPS = ("argmin", "argmax")
+
+
+def arg_axis_function(op: str, dtype: str, ndim: int, axis: int) -> Function:
+    """``argmin`` / ``argmax`` along `axis` of an `ndim`-d array of `dtype` (ndim >= 2) into a
+    C-contiguous int64 array of the other dimensions: from the first element, an element replaces
+    the best so far where it is smaller (larger), or NaN while the best is not, so the first extreme
+    (the first NaN) wins, as NumPy's. Parameters and launch as :func:`axis_function`'s."""
+    if op not in ARG_OPS:
+        raise ValueError(f"no index reduction {op!r}")
+    if not (ndim >= 2 and 0 <= axis < ndim):
+        raise ValueError(f"axis {axis} of a {ndim}-d array cannot be reduced to an array")
+    setup, test, body, finish, done = range(1, 6)
+    b = FunctionBuilder(6)
+    i64 = "int64"
+    t = b.local(i64)
+    b.emit(WorkItem(t, "get_global_id", 0))
+    extents = []
+    total: Operand = Imm(i64, 1)
+    for d in range(ndim - 1):
+        e = b.local(i64)
+        b.emit(Dim(e, 1, d))
+        extents.append(Local(e))
+        total = b.binary(i64, "mul", total, Local(e))
+    b.end(Branch(b.binary("bool", "lt", Local(t), total), setup, done), then=setup)
+    out_index: list[Operand] = [Imm(i64, 0)] * (ndim - 1)
+    rest: Operand = Local(t)
+    for d in reversed(range(ndim - 1)):
+        out_index[d] = b.binary(i64, "rem", rest, extents[d])
+        rest = b.binary(i64, "floordiv", rest, extents[d])
+    n, k, best, s = b.local(i64), b.local(i64), b.local(i64), b.local(dtype)
+    b.emit(Dim(n, 0, axis))
+
+    def element(at: Operand) -> Local:
+        e = b.local(dtype)
+        b.emit(LoadInst(e, 0, (*out_index[:axis], at, *out_index[axis:])))
+        return Local(e)
+
+    b.set(s, element(Imm(i64, 0)))
+    b.set(best, Imm(i64, 0))
+    b.set(k, Imm(i64, 1))
+    b.end(Jump(test), then=test)
+    b.end(Branch(b.binary("bool", "lt", Local(k), Local(n)), body, finish), then=body)
+    x = element(Local(k))
+    better = b.binary("bool", "lt" if op == "argmin" else "gt", x, Local(s))
+    if np.dtype(dtype).kind == "f":
+        first_nan = b.binary(
+            "bool", "and", b.binary("bool", "ne", x, x), b.binary("bool", "eq", Local(s), Local(s))
+        )
+        better = b.binary("bool", "or", better, first_nan)
+    b.emit(SelectInst(s, better, x, Local(s)))
+    b.emit(SelectInst(best, better, Local(k), Local(best)))
+    b.emit(BinaryInst(k, "add", Local(k), Imm(i64, 1)))
+    b.end(Jump(test), then=finish)
+    b.emit(StoreInst(1, tuple(out_index), Local(best)))
+    b.end(Jump(done), then=done)
+    b.end(Return())
+    return Function(
+        name=f"{op}_axis{axis}_of_{dtype}_{ndim}d",
+        locals=tuple(b.locals),
+        arrays=(
+            ArrayDecl("x", dtype, ndim, "global"),
+            ArrayDecl("out", i64, ndim - 1, "global", contiguous=True),
+        ),
+        params=(FnArrayParam(0), FnArrayParam(1)),
+        blocks=tuple(Block(tuple(insts), term) for insts, term in b.blocks if term is not None),
+    )
+
+
+#: the index accumulator's start: no element found yet
+NO_INDEX = (1 << 63) - 1
+
+
+def first_index_function(dtype: str, ndim: int) -> Function:
+    """The first flat index (C order) of an `ndim`-d array of `dtype` whose element equals the value
+    in a one-element array of ``accumulator_dtype(dtype)`` (the array's minimum or maximum, reduced
+    there by :func:`whole_function` just before; a NaN matches NaN), combined with an atomic minimum
+    into a one-element int64 accumulator that holds ``NO_INDEX`` before the launch. Parameters: the
+    input, the extreme, the index accumulator (each: data address, shape, byte strides); launched
+    as :func:`whole_function`."""
+    acc = accumulator_dtype(dtype)
+    head, body, done = range(1, 4)
+    b = FunctionBuilder(4)
+    i64 = "int64"
+    gid, gsize, lin, m = b.local(i64), b.local(i64), b.local(i64), b.local(acc)
+    b.emit(WorkItem(gid, "get_global_id", 0))
+    b.emit(WorkItem(gsize, "get_global_size", 0))
+    b.emit(LoadInst(m, 1, (Imm(i64, 0),)))
+    extents = []
+    total: Operand = Imm(i64, 1)
+    for d in range(ndim):
+        e = b.local(i64)
+        b.emit(Dim(e, 0, d))
+        extents.append(Local(e))
+        total = b.binary(i64, "mul", total, Local(e))
+    first = b.local(i64)
+    b.set(first, Imm(i64, NO_INDEX))
+    b.set(lin, Local(gid))
+    b.end(Jump(head), then=head)
+    b.end(Branch(b.binary("bool", "lt", Local(lin), total), body, done), then=body)
+    index: list[Operand] = [Local(lin)] * ndim
+    rest: Operand = Local(lin)
+    for d in reversed(range(1, ndim)):
+        index[d] = b.binary(i64, "rem", rest, extents[d])
+        rest = b.binary(i64, "floordiv", rest, extents[d])
+    index[0] = rest
+    e = b.local(dtype)
+    b.emit(LoadInst(e, 0, tuple(index)))
+    x = b.cast(acc, Local(e), dtype)
+    hit = b.binary("bool", "eq", x, Local(m))
+    if np.dtype(dtype).kind == "f":
+        both_nan = b.binary(
+            "bool", "and", b.binary("bool", "ne", x, x), b.binary("bool", "ne", Local(m), Local(m))
+        )
+        hit = b.binary("bool", "or", hit, both_nan)
+    b.emit(
+        SelectInst(
+            first,
+            b.binary("bool", "and", hit, b.binary("bool", "lt", Local(lin), Local(first))),
+            Local(lin),
+            Local(first),
+        )
+    )
+    b.emit(BinaryInst(lin, "add", Local(lin), Local(gsize)))
+    b.end(Jump(head), then=done)
+    b.emit(Atomic(None, "min", 2, (Imm(i64, 0),), Local(first)))
+    b.end(Return())
+    return Function(
+        name=f"first_index_of_{dtype}_{ndim}d",
+        locals=tuple(b.locals),
+        arrays=(
+            ArrayDecl("x", dtype, ndim, "global"),
+            ArrayDecl("extreme", acc, 1, "global", contiguous=True),
+            ArrayDecl("index", i64, 1, "global", contiguous=True),
+        ),
+        params=(FnArrayParam(0), FnArrayParam(1), FnArrayParam(2)),
+        blocks=tuple(Block(tuple(insts), term) for insts, term in b.blocks if term is not None),
+    )

@@ -1,10 +1,11 @@
 """Eager reductions (``x.sum(axis=1)``, ``x.argmax()``) and products (``np.dot``, ``@``) of numba_ext
-arrays, on the arrays' queue. ``sum``, ``prod``, ``mean``, ``min``, ``max``, ``any`` and ``all`` of
-real and bool arrays run the kernels of ``ir.reductions`` directly (``arrays.reductions``: no Numba
-compile, one kernel per operation, dtype, rank and device); the others call the ``numba_ext.jit``
-helpers jitted code calls (``compiler.reduction_helpers``), importing the compiler layer and Numba on
-their first use. Reductions over every element give a 0-d array on the input's queue with its USM
-type, as dpnp's do (``float(x.sum())`` or ``x.sum().item()`` bring the value to the host)."""
+arrays, on the arrays' queue. ``sum``, ``prod``, ``mean``, ``min``, ``max``, ``any``, ``all``,
+``argmin`` and ``argmax`` of real and bool arrays run the kernels of ``ir.reductions`` directly
+(``arrays.reductions``: no Numba compile, one kernel per operation, dtype, rank and device), and so
+do their products (``ir.products``); the others call the ``numba_ext.jit`` helpers jitted code calls
+(``compiler.reduction_helpers``), importing the compiler layer and Numba on their first use.
+Reductions over every element give a 0-d array on the input's queue with its USM type, as dpnp's do
+(``float(x.sum())`` or ``x.sum().item()`` bring the value to the host)."""
 
 from __future__ import annotations
 
@@ -16,17 +17,20 @@ import numpy as np
 
 from .. import _core
 from ..arrays import full, ndarray
-from ..arrays.reductions import WholeReduction, dot_vectors, product, reduce_axis
+from ..arrays.reductions import WholeReduction, dot_vectors, first_extreme, product, reduce_axis
 from ..devices import Device
 from ..errors import ExecutionPlacementError, UnsupportedError
 from ..ir import complex_lowering, products
 from ..ir.reductions import (
+    ARG_OPS,
     AXIS_OPS,
     BOOL_EXTREMES,
     EMPTY_MESSAGES,
+    arg_axis_function,
     axis_function,
     check_dot_ndims,
     dot_dtype,
+    first_index_function,
     normalize_axis,
     result_dtype,
 )
@@ -76,12 +80,17 @@ def reduce(
     dt = result_dtype(name, x.dtype)  # NumPy's (float32 for float32 data)
     extreme_of_bools = name in BOOL_EXTREMES and x.dtype == bool
     op = BOOL_EXTREMES[name] if extreme_of_bools else name  # the minimum of bools is their all
-    direct = op in AXIS_OPS and x.dtype in _DIRECT_DTYPES
+    direct = (op in AXIS_OPS or op in ARG_OPS) and x.dtype in _DIRECT_DTYPES
     if direct and extreme_of_bools and (x.size == 0 if axis is None else x.shape[axis] == 0):
         raise ValueError(EMPTY_MESSAGES[name])  # as NumPy's min/max, where all/any have a value
     if axis is None:
         x = x if x.ndim else x.reshape(1)
-        if direct:
+        if direct and op in ARG_OPS:
+            extreme = BOOL_EXTREMES[op[3:]] if x.dtype == bool else op[3:]  # argmin: min (bools: all)
+            value = first_extreme(
+                op, x, x._queue, _Kernels(extreme, x.dtype.name), _Kernels(op, x.dtype.name)
+            )
+        elif direct:
             value = _whole(op, x.dtype)(x, x._queue, _Kernels(op, x.dtype.name))
         else:
             from ..compiler import reduction_helpers
@@ -95,7 +104,7 @@ def reduce(
     return reduction_helpers.axis_reducer(name, x.ndim, dt.name, x.usm_type)(x, axis)
 
 
-#: the dtypes whose reductions in ``AXIS_OPS`` run ``ir.reductions``' kernels
+#: the dtypes whose reductions in ``AXIS_OPS`` and ``ARG_OPS`` run ``ir.reductions``' kernels
 _DIRECT_DTYPES = frozenset(
     np.dtype(t) for t in ("float32", "float64", "int8", "int16", "int32", "int64", "bool")
 ) | frozenset(np.dtype(t) for t in ("uint8", "uint16", "uint32", "uint64"))
@@ -127,7 +136,12 @@ class _Kernels:
         key = (self.name, self.dtype, self.axis, ndim, device)
         k = _kernels.get(key)
         if k is None:
-            if self.axis is None:
+            if self.name in ARG_OPS:
+                if self.axis is None:  # the first index of the extreme
+                    function = first_index_function(self.dtype, ndim)
+                else:
+                    function = arg_axis_function(self.name, self.dtype, ndim, self.axis)
+            elif self.axis is None:
                 function = _whole(self.name, np.dtype(self.dtype)).function(ndim)
             else:
                 function = axis_function(self.name, self.dtype, ndim, self.axis)

@@ -1,8 +1,8 @@
-"""Eager ``sum``, ``prod``, ``mean``, ``min``, ``max``, ``any`` and ``all`` of real and bool arrays
-run the kernels of ``ir.reductions`` directly, with no Numba-compiled helper: NumPy's values and
-dtypes (exact for integers, minima, maxima and truth values; within rounding for float sums) over
-every element and along each axis, in any layout, NaN and empty arrays as NumPy, the USM type and
-queue of the input."""
+"""Eager ``sum``, ``prod``, ``mean``, ``min``, ``max``, ``any``, ``all``, ``argmin`` and ``argmax`` of
+real and bool arrays run the kernels of ``ir.reductions`` directly, with no Numba-compiled helper:
+NumPy's values and dtypes (exact for integers, minima, maxima, indices and truth values; within
+rounding for float sums) over every element and along each axis, in any layout, NaN and empty arrays
+as NumPy, the USM type and queue of the input."""
 
 import numpy as np
 import pytest
@@ -12,7 +12,7 @@ from numba_ext.compiler import reduction_helpers
 
 from ..checks import fp_tol
 
-OPS = ["sum", "prod", "mean", "min", "max", "any", "all"]
+OPS = ["sum", "prod", "mean", "min", "max", "any", "all", "argmin", "argmax"]
 DTYPES = ["float64", "float32", "int8", "int32", "int64", "uint8", "uint32", "uint64", "bool"]
 
 
@@ -64,6 +64,13 @@ def test_nan_empty_and_usm_types(rng, no_helpers):
     h[17] = np.nan
     a = numba_ext.asarray(h)
     assert np.isnan(float(a.min())) and np.isnan(float(a.max())) and np.isnan(float(a.sum()))
+    h[30] = np.nan
+    m = numba_ext.asarray(h.reshape(5, 8))
+    assert int(m.argmin()) == int(m.argmax()) == 17  # the first NaN, as NumPy
+    _same(m.argmax(axis=0), h.reshape(5, 8).argmax(axis=0), "float64", 5)
+    _same(m.T.argmin(axis=1), h.reshape(5, 8).T.argmin(axis=1), "float64", 5)
+    with pytest.raises(ValueError, match="attempt to get argmax of an empty sequence"):
+        numba_ext.asarray(np.zeros((3, 0))).argmax()
     e = numba_ext.asarray(np.zeros((3, 0)))
     assert float(e.sum()) == 0.0 and float(e.prod()) == 1.0
     with pytest.warns(RuntimeWarning, match="Mean of empty slice"):

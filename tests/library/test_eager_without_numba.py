@@ -1,6 +1,6 @@
 """Eager elementwise operations, ``np.where``, ``np.clip``, conversions, the direct reductions and
 products build their kernels from the kernel IR: a new process that only runs them never imports
-Numba, and computes NumPy's values. The operations that call jitted helpers (``argmin``, scans)
+Numba, and computes NumPy's values. The operations that call jitted helpers (scans, complex values)
 import the compiler layer on their first call and still compute NumPy's values after the Numba-free
 ones ran."""
 
@@ -39,10 +39,11 @@ np.testing.assert_array_equal(numba_ext.asnumpy(np.where(x > 0, x, y)), np.where
 np.testing.assert_array_equal(numba_ext.asnumpy(np.clip(k, -3, 4)), np.clip(i, -3, 4))
 assert bool((k > 0).any()) == (i > 0).any() and bool(x.all()) == h.all()
 close(numba_ext.asnumpy(x @ x.T), h @ h.T, rtol=1e-12)
+assert int(k.argmin()) == int(i.argmin())
+np.testing.assert_array_equal(numba_ext.asnumpy(x.argmax(axis=0)), h.argmax(axis=0))
 """
 
 _LATER = """
-assert int(k.argmin()) == int(i.argmin())
 np.testing.assert_array_equal(numba_ext.asnumpy(np.cumsum(k)), np.cumsum(i))
 assert "numba" in sys.modules
 """
