@@ -3,11 +3,11 @@
 Owns: elementwise operators and ufuncs (``elementwise``: ``a + b``, ``np.sqrt(a)``), reductions and
 products (``reductions``: ``x.sum(axis=1)``, ``a @ b``) and the NumPy functions arrays answer through
 ``__array_function__`` (``functions``: np.where, np.clip, np.cumsum, the ``*_like`` functions, ...).
-Each runs on the queue compute follows data infers. Elementwise operations, ``np.where`` and
-``np.clip`` of real and bool values, and the sums, products, means, minima and maxima of real and
-bool arrays build their kernels from the kernel IR (``numba_ext.ir``) without Numba; the others
-(``argmin``, ``any``, products, scans, complex ``np.where``) call jitted helpers of the compiler
-layer, which import it, and Numba, on their first call. Importing
+Each runs on the queue compute follows data infers. Elementwise operations, ``np.where``, ``np.clip``,
+the reductions (``argmin`` and ``argmax`` included) and ``np.dot`` / ``@`` of real and bool values
+build their kernels from the kernel IR (``numba_ext.ir``) without Numba; the others (scans, ``out=``
+products, complex values) call jitted helpers of the compiler layer, which import it, and Numba, on
+their first call. Importing
 this package registers these operations as the arrays' eager operations (``arrays.hooks``).
 
 May import: ``numba_ext.compiler``, ``numba_ext.placement``, ``numba_ext.arrays``,
