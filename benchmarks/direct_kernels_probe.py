@@ -1,8 +1,8 @@
-"""Eager ``np.dot`` / ``@`` per call (warm: compiled, then the best of 5 calls), through the direct
-kernels of ``ir.products`` and through the Numba-compiled helper they replaced
-(``compiler.reduction_helpers.dot_function``), on the default device.
+"""Eager ``np.dot`` / ``@`` and ``argmax`` per call (warm: compiled, then the best of 5 calls),
+through the direct kernels of ``ir.products`` and ``ir.reductions`` and through the Numba-compiled
+helpers they replaced (``compiler.reduction_helpers``), on the default device.
 
-    python benchmarks/dot_probe.py [--sizes 256,1024]
+    python benchmarks/direct_kernels_probe.py [--sizes 256,1024]
 """
 
 from __future__ import annotations
@@ -44,6 +44,13 @@ def main() -> None:
         for what, direct, helper in (
             (f"({n},{n}) @ ({n},{n})", lambda: a @ b, lambda: mm(a, b)),  # noqa: B023 (called in this pass)
             (f"dot of two {n * n}-vectors", lambda: float(np.dot(v, v)), lambda: float(vv(v, v))),  # noqa: B023
+        ):
+            print(f"{what:32s} direct {best_ms(direct):9.2f} ms   helper {best_ms(helper):9.2f} ms")
+        whole = reduction_helpers.whole_function("argmax", 1, v.dtype, True)
+        along = reduction_helpers.axis_reducer("argmax", 2, "int64", "device")
+        for what, direct, helper in (
+            (f"argmax of {n * n} elements", lambda: int(v.argmax()), lambda: int(whole(v))),  # noqa: B023
+            (f"argmax(axis=1) of ({n},{n})", lambda: a.argmax(axis=1), lambda: along(a, 1)),  # noqa: B023
         ):
             print(f"{what:32s} direct {best_ms(direct):9.2f} ms   helper {best_ms(helper):9.2f} ms")
 
