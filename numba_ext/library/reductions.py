@@ -85,6 +85,7 @@ def reduce(
         raise ValueError(EMPTY_MESSAGES[name])  # as NumPy's min/max, where all/any have a value
     if axis is None:
         x = x if x.ndim else x.reshape(1)
+        value: np.generic
         if direct and op in ARG_OPS:
             extreme = BOOL_EXTREMES[op[3:]] if x.dtype == bool else op[3:]  # argmin: min (bools: all)
             value = first_extreme(
