@@ -18,16 +18,13 @@ from .kernel_ir import (
     ArrayDecl,
     Atomic,
     BinaryInst,
-    Block,
     Branch,
     Dim,
-    FnArrayParam,
     Function,
     Imm,
     Jump,
     LoadInst,
     Local,
-    Operand,
     Return,
     StoreInst,
     WorkItem,
@@ -60,21 +57,10 @@ def product_function(dtype: str, ndim_a: int, ndim_b: int, contiguous: bool = Fa
     b = FunctionBuilder(6)
     t = b.local(_I64)
     b.emit(WorkItem(t, "get_global_id", 0))
-    extents: list[Operand] = []
-    total: Operand = Imm(_I64, 1)
-    for d in range(ndim_out):
-        e = b.local(_I64)
-        b.emit(Dim(e, 2, d))
-        extents.append(Local(e))
-        total = b.binary(_I64, "mul", total, Local(e))
+    extents, total = b.extents(2, ndim_out)
     b.end(Branch(b.binary("bool", "lt", Local(t), total), setup, done), then=setup)
     # set-up: the result's index from the work-item (C order), the shared length, the sum's start
-    out_index: list[Operand] = [Imm(_I64, 0)] * ndim_out
-    rest: Operand = Local(t)
-    for d in reversed(range(ndim_out)):
-        out_index[d] = b.binary(_I64, "rem", rest, extents[d]) if d else rest
-        if d:
-            rest = b.binary(_I64, "floordiv", rest, extents[d])
+    out_index = b.unflatten(Local(t), extents)
     row = out_index[0] if ndim_a == 2 else None
     column = out_index[-1] if ndim_b == 2 else None
     n = b.local(_I64)
@@ -94,16 +80,11 @@ def product_function(dtype: str, ndim_a: int, ndim_b: int, contiguous: bool = Fa
     b.emit(StoreInst(2, tuple(out_index), b.cast(dtype, Local(s), acc)))
     b.end(Jump(done), then=done)
     b.end(Return())
-    return Function(
-        name=f"dot_{ndim_a}d_{ndim_b}d_of_{dtype}{'_c' if contiguous else ''}",
-        locals=tuple(b.locals),
-        arrays=(
-            ArrayDecl("a", dtype, ndim_a, "global", contiguous=contiguous),
-            ArrayDecl("b", dtype, ndim_b, "global", contiguous=contiguous),
-            ArrayDecl("out", dtype, ndim_out, "global", contiguous=True),
-        ),
-        params=(FnArrayParam(0), FnArrayParam(1), FnArrayParam(2)),
-        blocks=tuple(Block(tuple(insts), term) for insts, term in b.blocks if term is not None),
+    return b.function(
+        f"dot_{ndim_a}d_{ndim_b}d_of_{dtype}{'_c' if contiguous else ''}",
+        ArrayDecl("a", dtype, ndim_a, "global", contiguous=contiguous),
+        ArrayDecl("b", dtype, ndim_b, "global", contiguous=contiguous),
+        ArrayDecl("out", dtype, ndim_out, "global", contiguous=True),
     )
 
 
@@ -133,14 +114,9 @@ def vector_function(dtype: str) -> Function:
     b.end(Jump(head), then=done)
     b.emit(Atomic(None, "add", 2, (Imm(_I64, 0),), b.cast(acc, Local(partial), part)))
     b.end(Return())
-    return Function(
-        name=f"dot_vectors_of_{dtype}",
-        locals=tuple(b.locals),
-        arrays=(
-            ArrayDecl("a", dtype, 1, "global"),
-            ArrayDecl("b", dtype, 1, "global"),
-            ArrayDecl("acc", acc, 1, "global", contiguous=True),
-        ),
-        params=(FnArrayParam(0), FnArrayParam(1), FnArrayParam(2)),
-        blocks=tuple(Block(tuple(insts), term) for insts, term in b.blocks if term is not None),
+    return b.function(
+        f"dot_vectors_of_{dtype}",
+        ArrayDecl("a", dtype, 1, "global"),
+        ArrayDecl("b", dtype, 1, "global"),
+        ArrayDecl("acc", acc, 1, "global", contiguous=True),
     )

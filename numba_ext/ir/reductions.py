@@ -179,6 +179,37 @@ class FunctionBuilder:
     def set(self, dst: int, src: Operand) -> None:
         self.emit(Copy(dst, src))
 
+    def function(self, name: str, *arrays: ArrayDecl) -> Function:
+        """The function of these blocks whose parameters are `arrays`, in order."""
+        return Function(
+            name=name,
+            locals=tuple(self.locals),
+            arrays=arrays,
+            params=tuple(FnArrayParam(i) for i in range(len(arrays))),
+            blocks=tuple(Block(tuple(insts), term) for insts, term in self.blocks if term is not None),
+        )
+
+    def extents(self, array: int, ndim: int) -> tuple[list[Operand], Operand]:
+        """The extents of the first `ndim` dimensions of `array` and their product."""
+        extents: list[Operand] = []
+        total: Operand = Imm("int64", 1)
+        for d in range(ndim):
+            e = self.local("int64")
+            self.emit(Dim(e, array, d))
+            extents.append(Local(e))
+            total = self.binary("int64", "mul", total, Local(e))
+        return extents, total
+
+    def unflatten(self, flat: Operand, extents: list[Operand]) -> list[Operand]:
+        """The index (C order) of the flat position `flat` in an array of `extents` (at least one)."""
+        index = [flat] * len(extents)
+        rest = flat
+        for d in reversed(range(1, len(extents))):
+            index[d] = self.binary("int64", "rem", rest, extents[d])
+            rest = self.binary("int64", "floordiv", rest, extents[d])
+        index[0] = rest
+        return index
+
 
 def axis_function(op: str, dtype: str, ndim: int, axis: int) -> Function:
     """The kernel reducing an `ndim`-d array of `dtype` (ndim >= 2) along `axis` (0 <= axis < ndim)
@@ -197,20 +228,10 @@ def axis_function(op: str, dtype: str, ndim: int, axis: int) -> Function:
     # entry: this work-item's result element, if any
     t = b.local(i64)
     b.emit(WorkItem(t, "get_global_id", 0))
-    extents = []
-    total: Operand = Imm(i64, 1)
-    for d in range(ndim - 1):
-        e = b.local(i64)
-        b.emit(Dim(e, 1, d))
-        extents.append(Local(e))
-        total = b.binary(i64, "mul", total, Local(e))
+    extents, total = b.extents(1, ndim - 1)
     b.end(Branch(b.binary("bool", "lt", Local(t), total), setup, done), then=setup)
     # set-up: the result's index from the work-item (C order), the axis length, the start value
-    out_index: list[Operand] = [Imm(i64, 0)] * (ndim - 1)
-    rest: Operand = Local(t)
-    for d in reversed(range(ndim - 1)):
-        out_index[d] = b.binary(i64, "rem", rest, extents[d])
-        rest = b.binary(i64, "floordiv", rest, extents[d])
+    out_index = b.unflatten(Local(t), extents)
     n = b.local(i64)
     b.emit(Dim(n, 0, axis))
     k = b.local(i64)
@@ -255,15 +276,10 @@ def axis_function(op: str, dtype: str, ndim: int, axis: int) -> Function:
     b.emit(StoreInst(1, tuple(out_index), value))
     b.end(Jump(done), then=done)
     b.end(Return())
-    return Function(
-        name=f"{op}_axis{axis}_of_{dtype}_{ndim}d",
-        locals=tuple(b.locals),
-        arrays=(
-            ArrayDecl("x", dtype, ndim, "global"),
-            ArrayDecl("out", out, ndim - 1, "global", contiguous=True),
-        ),
-        params=(FnArrayParam(0), FnArrayParam(1)),
-        blocks=tuple(Block(tuple(insts), term) for insts, term in b.blocks if term is not None),
+    return b.function(
+        f"{op}_axis{axis}_of_{dtype}_{ndim}d",
+        ArrayDecl("x", dtype, ndim, "global"),
+        ArrayDecl("out", out, ndim - 1, "global", contiguous=True),
     )
 
 
@@ -286,25 +302,14 @@ def whole_function(op: str, dtype: str, ndim: int) -> Function:
     gid, gsize, lin = b.local(i64), b.local(i64), b.local(i64)
     b.emit(WorkItem(gid, "get_global_id", 0))
     b.emit(WorkItem(gsize, "get_global_size", 0))
-    extents = []
-    total: Operand = Imm(i64, 1)
-    for d in range(ndim):
-        e = b.local(i64)
-        b.emit(Dim(e, 0, d))
-        extents.append(Local(e))
-        total = b.binary(i64, "mul", total, Local(e))
+    extents, total = b.extents(0, ndim)
     partial = b.local(out)
     b.set(partial, Imm(out, identity(combine, out)))
     b.set(lin, Local(gid))
     b.end(Jump(head), then=head)
     b.end(Branch(b.binary("bool", "lt", Local(lin), total), body, done), then=body)
     # the element at the flat index (C order), converted to the result dtype, then combined
-    index: list[Operand] = [Local(lin)] * ndim
-    rest: Operand = Local(lin)
-    for d in reversed(range(1, ndim)):
-        index[d] = b.binary(i64, "rem", rest, extents[d])
-        rest = b.binary(i64, "floordiv", rest, extents[d])
-    index[0] = rest
+    index = b.unflatten(Local(lin), extents)
     e = b.local(dtype)
     b.emit(LoadInst(e, 0, tuple(index)))
     b.emit(BinaryInst(partial, combine, Local(partial), b.cast(out, Local(e), dtype)))
@@ -312,15 +317,10 @@ def whole_function(op: str, dtype: str, ndim: int) -> Function:
     b.end(Jump(head), then=done)
     b.emit(Atomic(None, combine, 1, (Imm(i64, 0),), b.cast(acc, Local(partial), out)))
     b.end(Return())
-    return Function(
-        name=f"{op}_of_{dtype}_{ndim}d",
-        locals=tuple(b.locals),
-        arrays=(
-            ArrayDecl("x", dtype, ndim, "global"),
-            ArrayDecl("acc", acc, 1, "global", contiguous=True),
-        ),
-        params=(FnArrayParam(0), FnArrayParam(1)),
-        blocks=tuple(Block(tuple(insts), term) for insts, term in b.blocks if term is not None),
+    return b.function(
+        f"{op}_of_{dtype}_{ndim}d",
+        ArrayDecl("x", dtype, ndim, "global"),
+        ArrayDecl("acc", acc, 1, "global", contiguous=True),
     )
 
 
@@ -343,19 +343,9 @@ def arg_axis_function(op: str, dtype: str, ndim: int, axis: int) -> Function:
     i64 = "int64"
     t = b.local(i64)
     b.emit(WorkItem(t, "get_global_id", 0))
-    extents = []
-    total: Operand = Imm(i64, 1)
-    for d in range(ndim - 1):
-        e = b.local(i64)
-        b.emit(Dim(e, 1, d))
-        extents.append(Local(e))
-        total = b.binary(i64, "mul", total, Local(e))
+    extents, total = b.extents(1, ndim - 1)
     b.end(Branch(b.binary("bool", "lt", Local(t), total), setup, done), then=setup)
-    out_index: list[Operand] = [Imm(i64, 0)] * (ndim - 1)
-    rest: Operand = Local(t)
-    for d in reversed(range(ndim - 1)):
-        out_index[d] = b.binary(i64, "rem", rest, extents[d])
-        rest = b.binary(i64, "floordiv", rest, extents[d])
+    out_index = b.unflatten(Local(t), extents)
     n, k, best, s = b.local(i64), b.local(i64), b.local(i64), b.local(dtype)
     b.emit(Dim(n, 0, axis))
 
@@ -383,15 +373,10 @@ def arg_axis_function(op: str, dtype: str, ndim: int, axis: int) -> Function:
     b.emit(StoreInst(1, tuple(out_index), Local(best)))
     b.end(Jump(done), then=done)
     b.end(Return())
-    return Function(
-        name=f"{op}_axis{axis}_of_{dtype}_{ndim}d",
-        locals=tuple(b.locals),
-        arrays=(
-            ArrayDecl("x", dtype, ndim, "global"),
-            ArrayDecl("out", i64, ndim - 1, "global", contiguous=True),
-        ),
-        params=(FnArrayParam(0), FnArrayParam(1)),
-        blocks=tuple(Block(tuple(insts), term) for insts, term in b.blocks if term is not None),
+    return b.function(
+        f"{op}_axis{axis}_of_{dtype}_{ndim}d",
+        ArrayDecl("x", dtype, ndim, "global"),
+        ArrayDecl("out", i64, ndim - 1, "global", contiguous=True),
     )
 
 
@@ -414,24 +399,13 @@ def first_index_function(dtype: str, ndim: int) -> Function:
     b.emit(WorkItem(gid, "get_global_id", 0))
     b.emit(WorkItem(gsize, "get_global_size", 0))
     b.emit(LoadInst(m, 1, (Imm(i64, 0),)))
-    extents = []
-    total: Operand = Imm(i64, 1)
-    for d in range(ndim):
-        e = b.local(i64)
-        b.emit(Dim(e, 0, d))
-        extents.append(Local(e))
-        total = b.binary(i64, "mul", total, Local(e))
+    extents, total = b.extents(0, ndim)
     first = b.local(i64)
     b.set(first, Imm(i64, NO_INDEX))
     b.set(lin, Local(gid))
     b.end(Jump(head), then=head)
     b.end(Branch(b.binary("bool", "lt", Local(lin), total), body, done), then=body)
-    index: list[Operand] = [Local(lin)] * ndim
-    rest: Operand = Local(lin)
-    for d in reversed(range(1, ndim)):
-        index[d] = b.binary(i64, "rem", rest, extents[d])
-        rest = b.binary(i64, "floordiv", rest, extents[d])
-    index[0] = rest
+    index = b.unflatten(Local(lin), extents)
     e = b.local(dtype)
     b.emit(LoadInst(e, 0, tuple(index)))
     x = b.cast(acc, Local(e), dtype)
@@ -453,14 +427,9 @@ def first_index_function(dtype: str, ndim: int) -> Function:
     b.end(Jump(head), then=done)
     b.emit(Atomic(None, "min", 2, (Imm(i64, 0),), Local(first)))
     b.end(Return())
-    return Function(
-        name=f"first_index_of_{dtype}_{ndim}d",
-        locals=tuple(b.locals),
-        arrays=(
-            ArrayDecl("x", dtype, ndim, "global"),
-            ArrayDecl("extreme", acc, 1, "global", contiguous=True),
-            ArrayDecl("index", i64, 1, "global", contiguous=True),
-        ),
-        params=(FnArrayParam(0), FnArrayParam(1), FnArrayParam(2)),
-        blocks=tuple(Block(tuple(insts), term) for insts, term in b.blocks if term is not None),
+    return b.function(
+        f"first_index_of_{dtype}_{ndim}d",
+        ArrayDecl("x", dtype, ndim, "global"),
+        ArrayDecl("extreme", acc, 1, "global", contiguous=True),
+        ArrayDecl("index", i64, 1, "global", contiguous=True),
     )
