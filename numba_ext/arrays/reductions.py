@@ -126,18 +126,13 @@ class WholeReduction:
 
 
 def first_extreme(
-    op: str, x: ndarray, queue: Queue, extreme_for: KernelFor, index_for: KernelFor
+    op: str, x: ndarray, extreme: WholeReduction, queue: Queue, extreme_for: KernelFor, index_for: KernelFor
 ) -> np.int64:
     """``argmin`` / ``argmax`` (`op`) over every element of `x` (real or bool) on `queue`: the
-    extreme by :class:`WholeReduction`'s kernel (`extreme_for`: min or max, for bools all or any),
-    then the first flat index holding it by ``ir.reductions.first_index_function``'s (`index_for`),
-    without a copy to the host between them."""
-    extreme = WholeReduction(
-        ({"argmin": "all", "argmax": "any"} if x.dtype == np.bool_ else {"argmin": "min", "argmax": "max"})[
-            op
-        ],
-        x.dtype.name,
-    )
+    extreme by `extreme` (the minimum or maximum of `x`'s dtype; for bools all or any) with its
+    kernel (`extreme_for`), then the first flat index holding it by
+    ``ir.reductions.first_index_function``'s kernel (`index_for`), without a copy to the host
+    between them."""
     ptr, shape, strides, _ = layout(x)
     if math.prod(shape) == 0:
         raise ValueError(EMPTY_MESSAGES[op])

@@ -44,6 +44,12 @@ def _resolve(ufunc: np.ufunc, operands: Sequence[Any]) -> list[np.dtype]:
         raise UnsupportedError(f"np.{ufunc.__name__} is not supported for {probe}: {e}") from None
 
 
+def _scalars(operands: Sequence[Any]) -> tuple[Any, ...]:
+    """The operands with 0-d NumPy arrays as scalars (NumPy hands scalars on the left of an operator
+    over as 0-d arrays: ``np.int64(3) > x``)."""
+    return tuple(o[()] if isinstance(o, np.ndarray) and o.ndim == 0 else o for o in operands)
+
+
 #: ufuncs of several outputs: the single-output ufunc computing each output
 MULTI_OUTPUT: dict[str, tuple[np.ufunc, ...]] = {"divmod": (np.floor_divide, np.remainder)}
 
@@ -57,8 +63,7 @@ def apply(
     name = name or ufunc.__name__
     if name not in UFUNC_OPS and name not in MULTI_OUTPUT:
         raise UnsupportedError(f"np.{name} cannot be offloaded yet")
-    # NumPy hands scalars on the left of an operator over as 0-d arrays (np.int64(3) > x): scalars
-    operands = tuple(o[()] if isinstance(o, np.ndarray) and o.ndim == 0 else o for o in operands)
+    operands = _scalars(operands)
     outs = tuple(out) if out is not None else (None,) * ufunc.nout
     queue, usm_type, shape = _placement(name, operands, outs)
     beyond = _beyond_range(ufunc, operands) if out is None else None
@@ -124,7 +129,7 @@ def where(condition: Any, x: Any, y: Any, dtype: np.dtype) -> ndarray:
     """``np.where(condition, x, y)`` with the result dtype `dtype` (NumPy's, from x and y): one
     kernel on the queue of the numba_ext operands; the condition is each value's truth, x and y are
     converted to `dtype` in the kernel."""
-    operands = tuple(o[()] if isinstance(o, np.ndarray) and o.ndim == 0 else o for o in (condition, x, y))
+    operands = _scalars((condition, x, y))
     placed = _placement("where", operands)
     in_dts = [np.dtype(np.bool_), dtype, dtype]
 
@@ -138,7 +143,7 @@ def where(condition: Any, x: Any, y: Any, dtype: np.dtype) -> ndarray:
 def clip(a: Any, lo: Any, hi: Any, dtype: np.dtype) -> ndarray:
     """``np.clip(a, lo, hi)`` in `dtype` (NumPy's, from all three): ``minimum(maximum(a, lo), hi)``
     in one kernel, as NumPy computes it (NaN anywhere gives NaN; lo > hi gives hi)."""
-    operands = tuple(o[()] if isinstance(o, np.ndarray) and o.ndim == 0 else o for o in (a, lo, hi))
+    operands = _scalars((a, lo, hi))
     placed = _placement("clip", operands)
 
     def body(b: CompiledSpecBuilder, vals: list[tuple[int, str]]) -> list[tuple[int, str]]:

@@ -88,9 +88,8 @@ def reduce(
         value: np.generic
         if direct and op in ARG_OPS:
             extreme = BOOL_EXTREMES[op[3:]] if x.dtype == bool else op[3:]  # argmin: min (bools: all)
-            value = first_extreme(
-                op, x, x._queue, _Kernels(extreme, x.dtype.name), _Kernels(op, x.dtype.name)
-            )
+            kernels = _Kernels(extreme, x.dtype.name), _Kernels(op, x.dtype.name)
+            value = first_extreme(op, x, _whole(extreme, x.dtype), x._queue, *kernels)
         elif direct:
             value = _whole(op, x.dtype)(x, x._queue, _Kernels(op, x.dtype.name))
         else:
