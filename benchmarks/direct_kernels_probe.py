@@ -1,6 +1,7 @@
-"""Eager ``np.dot`` / ``@`` and ``argmax`` per call (warm: compiled, then the best of 5 calls),
-through the direct kernels of ``ir.products`` and ``ir.reductions`` and through the Numba-compiled
-helpers they replaced (``compiler.reduction_helpers``), on the default device.
+"""Eager ``np.dot`` / ``@``, ``argmax`` and ``np.cumsum`` per call (warm: compiled, then the best of 5
+calls), through the direct kernels of ``ir.products``, ``ir.reductions`` and ``ir.scans`` and through
+the Numba-compiled helpers they replaced (``compiler.reduction_helpers``, ``compiler.scans``), on the
+default device.
 
     python benchmarks/direct_kernels_probe.py [--sizes 256,1024]
 """
@@ -13,7 +14,7 @@ import time
 import numpy as np
 
 import numba_ext as nx
-from numba_ext.compiler import reduction_helpers
+from numba_ext.compiler import reduction_helpers, scans
 
 
 def best_ms(f) -> float:
@@ -53,6 +54,10 @@ def main() -> None:
             (f"argmax(axis=1) of ({n},{n})", lambda: a.argmax(axis=1), lambda: along(a, 1)),  # noqa: B023
         ):
             print(f"{what:32s} direct {best_ms(direct):9.2f} ms   helper {best_ms(helper):9.2f} ms")
+        scan = scans.scan_function("cumsum", "float64", "device")
+        what = f"cumsum of {n * n} elements"
+        direct_ms, helper_ms = best_ms(lambda: np.cumsum(v)), best_ms(lambda: scan(v))  # noqa: B023
+        print(f"{what:32s} direct {direct_ms:9.2f} ms   helper {helper_ms:9.2f} ms")
 
 
 if __name__ == "__main__":

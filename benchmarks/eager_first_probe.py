@@ -34,6 +34,8 @@ OPERATIONS = [
     "(a > 0.5).any()",
     "np.dot(a, b)",
     "s @ s.T",
+    "a.argmax()",
+    "np.cumsum(a)",
 ]
 
 

@@ -32,7 +32,8 @@ from .allocation import allocate
 if TYPE_CHECKING:
     from .ndarray import ndarray
 
-_MASK = 0xFFFF_FFFF_FFFF_FFFF
+#: byte strides as the unsigned 64-bit kernel slots take them
+MASK = 0xFFFF_FFFF_FFFF_FFFF
 #: the compiled kernel of a reduction for an operand rank on a device
 KernelFor = Callable[[int, Device], _core.Kernel]
 _PTX: dict[Device, bool] = {}
@@ -48,7 +49,7 @@ def layout(x: ndarray) -> tuple[int, tuple[int, ...], Sequence[int], str]:
     return x._data_ptr, d.shape, d.strides, x._usm_type
 
 
-def _c_contiguous(shape: tuple[int, ...], strides: Sequence[int], itemsize: int) -> bool:
+def c_contiguous(shape: tuple[int, ...], strides: Sequence[int], itemsize: int) -> bool:
     expected = itemsize
     for n, s in zip(reversed(shape), reversed(strides)):
         if n != 1 and s != expected:
@@ -108,7 +109,7 @@ class WholeReduction:
         size = math.prod(shape)
         if size == 0 and self.empty_message is not None:
             raise ValueError(self.empty_message)
-        if _c_contiguous(shape, strides, self.itemsize):
+        if c_contiguous(shape, strides, self.itemsize):
             shape, strides = (size,), (self.itemsize,)
         device = queue.device
         if used is not None:
@@ -119,8 +120,8 @@ class WholeReduction:
         acc = allocate((1,), acc_dtype, queue, "device")
         acc_ptr = acc._data_ptr
         _core.fill(queue, acc_ptr, self.start, acc_dtype.itemsize)
-        work_items, local = _launch_work_items(size, device)
-        slots = [ptr, *shape, *(s & _MASK for s in strides), acc_ptr, 1, 0]
+        work_items, local = launch_work_items(size, device)
+        slots = [ptr, *shape, *(s & MASK for s in strides), acc_ptr, 1, 0]
         kernel_for(len(shape), device).launch_nd(queue, slots, [work_items], local)
         return size, acc
 
@@ -138,12 +139,12 @@ def first_extreme(
         raise ValueError(EMPTY_MESSAGES[op])
     size, acc = extreme.on_device(x, queue, extreme_for)
     assert acc is not None
-    if _c_contiguous(shape, strides, extreme.itemsize):
+    if c_contiguous(shape, strides, extreme.itemsize):
         shape, strides = (size,), (extreme.itemsize,)
     index = allocate((1,), np.dtype(np.int64), queue, "device")
     _core.fill(queue, index._data_ptr, np.array(NO_INDEX, np.int64).tobytes(), 8)
-    work_items, local = _launch_work_items(size, queue.device)
-    slots = [ptr, *shape, *(s & _MASK for s in strides), acc._data_ptr, 1, 0, index._data_ptr, 1, 0]
+    work_items, local = launch_work_items(size, queue.device)
+    slots = [ptr, *shape, *(s & MASK for s in strides), acc._data_ptr, 1, 0, index._data_ptr, 1, 0]
     index_for(len(shape), queue.device).launch_nd(queue, slots, [work_items], local)
     host = np.empty(1, np.int64)
     _core.memcpy(queue, host.ctypes.data, index._data_ptr, 8)  # waits for the kernels
@@ -173,13 +174,13 @@ def reduce_axis(
             used.append(kernel)
         if size:
             # the result is C-contiguous: its kernel parameter computes its strides (any here)
-            slots = [ptr, *shape, *(s & _MASK for s in strides), out._nx.data, *out_shape]
+            slots = [ptr, *shape, *(s & MASK for s in strides), out._nx.data, *out_shape]
             slots += [0] * len(out_shape)
             kernel.launch_nd(queue, slots, [size], None)
     return out
 
 
-def _launch_work_items(size: int, device: Device) -> tuple[int, list[int] | None]:
+def launch_work_items(size: int, device: Device) -> tuple[int, list[int] | None]:
     """The global and local sizes of a capped reduction launch over `size` elements."""
     work_items, local = min(size, WORK_ITEMS), None
     if _ptx(device):
@@ -201,9 +202,9 @@ def dot_vectors(a: ndarray, b: ndarray, dtype: np.dtype, queue: Queue, kernel: _
     slots: list[int] = []
     for x in (a, b):
         ptr, shape, strides, _ = layout(x)
-        slots += [ptr, *shape, *(s & _MASK for s in strides)]
+        slots += [ptr, *shape, *(s & MASK for s in strides)]
     slots += [acc._data_ptr, 1, 0]
-    work_items, local = _launch_work_items(n, queue.device)
+    work_items, local = launch_work_items(n, queue.device)
     kernel.launch_nd(queue, slots, [work_items], local)
     host = np.empty(1, acc_dtype)
     _core.memcpy(queue, host.ctypes.data, acc._data_ptr, acc_dtype.itemsize)  # waits for the kernel
@@ -225,7 +226,7 @@ def product(
         slots: list[int] = []
         for x in (a, b):
             ptr, shape, strides, _ = layout(x)
-            slots += [ptr, *shape, *(s & _MASK for s in strides)]
+            slots += [ptr, *shape, *(s & MASK for s in strides)]
         slots += [out._data_ptr, *out_shape] + [0] * len(out_shape)
         local = None
         if _ptx(queue.device):  # whole work-groups of the compiled form's size

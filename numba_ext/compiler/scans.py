@@ -20,23 +20,12 @@ from numba.extending import overload
 from numba.np import numpy_support
 
 from .. import arrays
+from ..ir.scans import BLOCKS, scan_dtype
 from .jit_function import jit
 from .redirects import host_cumprod, host_cumsum, nx_cumprod, nx_cumsum
 from .types import USMArrayType
 
-BLOCKS = 4096  # blocks of phase 1 and 3 (work-items); phase 2 is sequential over them
-
 _OPS = {"cumsum": ("+", 0), "cumprod": ("*", 1)}
-
-
-def scan_dtype(op: str, dtype) -> np.dtype:
-    """NumPy's result dtype of np.cumsum / np.cumprod: integers and booleans widen to 64 bits."""
-    dt = np.dtype(dtype)
-    if dt.kind in "bi":
-        return np.dtype(np.int64)
-    if dt.kind == "u":
-        return np.dtype(np.uint64)
-    return dt
 
 
 @functools.cache

@@ -4,11 +4,11 @@ Owns: elementwise operators and ufuncs (``elementwise``: ``a + b``, ``np.sqrt(a)
 products (``reductions``: ``x.sum(axis=1)``, ``a @ b``) and the NumPy functions arrays answer through
 ``__array_function__`` (``functions``: np.where, np.clip, np.cumsum, the ``*_like`` functions, ...).
 Each runs on the queue compute follows data infers. Elementwise operations, ``np.where``, ``np.clip``,
-the reductions (``argmin`` and ``argmax`` included) and ``np.dot`` / ``@`` of real and bool values
-build their kernels from the kernel IR (``numba_ext.ir``) without Numba; the others (scans, ``out=``
-products, complex values) call jitted helpers of the compiler layer, which import it, and Numba, on
-their first call. Importing
-this package registers these operations as the arrays' eager operations (``arrays.hooks``).
+the reductions (``argmin`` and ``argmax`` included), ``np.dot`` / ``@`` and the scans (``np.cumsum``,
+``np.cumprod``) of real and bool values build their kernels from the kernel IR (``numba_ext.ir``)
+without Numba; the others (``out=`` products, complex and float16 values) call jitted helpers of the
+compiler layer, which import it, and Numba, on their first call. Importing this package registers
+these operations as the arrays' eager operations (``arrays.hooks``).
 
 May import: ``numba_ext.compiler``, ``numba_ext.placement``, ``numba_ext.arrays``,
 ``numba_ext.devices``, ``numba_ext.errors`` and ``numba_ext._core``. Never the kernels.

@@ -2,8 +2,9 @@
 
 np.where, np.clip and np.dot compute on the arrays' queue (where/clip as one elementwise kernel, or
 for complex values and out-of-range Python ints through a jitted function; dot through the
-reductions' dot; np.cumsum and np.cumprod through the scans jitted code uses: the jitted ones import
-the compiler layer, and Numba, on their first call); the *_like functions allocate on it; np.copy copies
+reductions' dot; np.cumsum and np.cumprod of real and bool arrays as the three kernels of
+``ir.scans``, of other dtypes through the scans jitted code uses: the jitted ones import the compiler
+layer, and Numba, on their first call); the *_like functions allocate on it; np.copy copies
 there. Every other NumPy function runs NumPy's own implementation, which uses the array's methods
 (np.sum(x) -> x.sum(), np.reshape, np.transpose) or refuses the implicit conversion to a NumPy array
 (ndarray.__array__)."""
@@ -11,16 +12,19 @@ there. Every other NumPy function runs NumPy's own implementation, which uses th
 from __future__ import annotations
 
 import functools
+import threading
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 import numpy as np
 
-from .. import arrays
-from ..arrays import ShapeLike, ndarray
+from .. import _core, arrays
+from ..arrays import ShapeLike, ndarray, scans
+from ..devices import Device
 from ..errors import UnsupportedError
+from ..ir.scans import block_prefix_function, block_scan_function, block_totals_function, scan_dtype
 from . import elementwise
-from .reductions import dot
+from .reductions import DIRECT_DTYPES, dot
 
 if TYPE_CHECKING:
     from numpy._globals import _NoValueType  # the type of np._NoValue, NumPy's "not given" default
@@ -182,14 +186,44 @@ def _scan_function(op: str) -> Callable[..., ndarray]:
                 f"np.{op}(axis=, dtype=, out=) of numba_ext arrays is not supported; "
                 f"np.{op}(x) scans the flattened array"
             )
+        out_dtype = scan_dtype(op, a.dtype)
+        if a.dtype in DIRECT_DTYPES:
+            return scans.scan(a, out_dtype, a._queue, _ScanKernels(op, a.dtype.name))
         if a.ndim == 0:
             a = a.reshape(1)
-        from ..compiler import scans  # Numba's import waits for the first scan
+        from ..compiler import scans as jitted  # Numba's import waits for the first such scan
 
-        return scans.scan_function(op, scans.scan_dtype(op, a.dtype).name, a.usm_type)(a)
+        return jitted.scan_function(op, out_dtype.name, a.usm_type)(a)
 
     scan.__name__ = op
     return scan
+
+
+_lock = threading.Lock()
+#: compiled scan kernels by (operation, dtype, step, rank, device)
+_scan_kernels: dict[tuple[str, str, str, int, Device], _core.Kernel] = {}
+
+
+class _ScanKernels:
+    """The kernels of a scan's steps for arrays of `dtype`, per rank and device, compiled once."""
+
+    def __init__(self, op: str, dtype: str) -> None:
+        self.op, self.dtype = op, dtype
+
+    def __call__(self, step: str, ndim: int, device: Device) -> _core.Kernel:
+        key = (self.op, self.dtype, step, ndim, device)
+        k = _scan_kernels.get(key)
+        if k is None:
+            if step == "totals":
+                function = block_totals_function(self.op, self.dtype, ndim)
+            elif step == "blocks":
+                function = block_scan_function(self.op, self.dtype, ndim)
+            else:
+                function = block_prefix_function(self.op, scan_dtype(self.op, self.dtype).name)
+            k = _core.compile_function(function, device)
+            with _lock:
+                _scan_kernels[key] = k
+        return k
 
 
 ARRAY_FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {

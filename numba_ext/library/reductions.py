@@ -80,7 +80,7 @@ def reduce(
     dt = result_dtype(name, x.dtype)  # NumPy's (float32 for float32 data)
     extreme_of_bools = name in BOOL_EXTREMES and x.dtype == bool
     op = BOOL_EXTREMES[name] if extreme_of_bools else name  # the minimum of bools is their all
-    direct = (op in AXIS_OPS or op in ARG_OPS) and x.dtype in _DIRECT_DTYPES
+    direct = (op in AXIS_OPS or op in ARG_OPS) and x.dtype in DIRECT_DTYPES
     if direct and extreme_of_bools and (x.size == 0 if axis is None else x.shape[axis] == 0):
         raise ValueError(EMPTY_MESSAGES[name])  # as NumPy's min/max, where all/any have a value
     if axis is None:
@@ -104,8 +104,9 @@ def reduce(
     return reduction_helpers.axis_reducer(name, x.ndim, dt.name, x.usm_type)(x, axis)
 
 
-#: the dtypes whose reductions in ``AXIS_OPS`` and ``ARG_OPS`` run ``ir.reductions``' kernels
-_DIRECT_DTYPES = frozenset(
+#: the dtypes whose reductions in ``AXIS_OPS`` and ``ARG_OPS`` run ``ir.reductions``' kernels (and
+#: whose scans run ``ir.scans``')
+DIRECT_DTYPES = frozenset(
     np.dtype(t) for t in ("float32", "float64", "int8", "int16", "int32", "int64", "bool")
 ) | frozenset(np.dtype(t) for t in ("uint8", "uint16", "uint32", "uint64"))
 _lock = threading.Lock()
@@ -170,7 +171,7 @@ def dot(a: ndarray, b: ndarray, what: str = "np.dot", out: ndarray | None = None
     dt = dot_dtype(a.dtype, b.dtype)
     a, b = _as_result_type(a, b, dt)
     usm_type = coerce_usm_types([a.usm_type, b.usm_type])
-    if dt in _DIRECT_DTYPES:
+    if dt in DIRECT_DTYPES:
         return _direct_dot(a, b, dt, usm_type or a.usm_type)
     from ..compiler import reduction_helpers
 

@@ -11,7 +11,7 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import numba_ext
@@ -231,4 +231,6 @@ def check_against_numba(source, seed, a_dtype, b_dtype, b_shape, strided, k, n, 
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(source=programs(), **ARGUMENTS)
 def test_source_path_gives_numbas_bits(source, seed, a_dtype, b_dtype, b_shape, strided, k, n):
+    # the sign of a NaN arithmetic returns is unspecified (docs/numerics.md), and these read it
+    assume(k == k or not any(f in source for f in ("copysign", "signbit")))
     check_against_numba(source, seed, a_dtype, b_dtype, b_shape, strided, k, n)

@@ -1,0 +1,50 @@
+"""Scans of arrays on their device with the kernels of ``ir.scans`` (eager ``np.cumsum`` and
+``np.cumprod``): the block totals, their exclusive prefixes and the blocks' scans, launched in turn on
+the array's queue into a new 1-d array. The caller gives the compiled kernels (``kernel_for``), so
+that it keeps its own cache."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .. import _core
+from ..devices import Device, Queue
+from ..ir.scans import block_count
+from .allocation import allocate
+from .reductions import MASK, c_contiguous, launch_work_items, layout
+
+if TYPE_CHECKING:
+    from .ndarray import ndarray
+
+#: the compiled kernel of a scan's step ("totals", "prefixes" or "blocks") for an operand rank
+#: (of the input; the prefixes' kernel is asked with rank 1) on a device
+ScanKernelFor = Callable[[str, int, Device], _core.Kernel]
+
+
+def scan(x: ndarray, out_dtype: np.dtype, queue: Queue, kernel_for: ScanKernelFor) -> ndarray:
+    """The scan of `x` flattened in C order on `queue`: a new 1-d C-contiguous array of
+    `out_dtype` (the scan's result dtype) with `x`'s USM type."""
+    ptr, shape, strides, usm_type = layout(x)
+    n = math.prod(shape)
+    out = allocate((n,), out_dtype, queue, usm_type)
+    if n == 0:
+        return out
+    if c_contiguous(shape, strides, x.dtype.itemsize):
+        shape, strides = (n,), (x.dtype.itemsize,)
+    device = queue.device
+    blocks = block_count(n)
+    totals = allocate((blocks,), out_dtype, queue, "device")
+    source = [ptr, *shape, *(s & MASK for s in strides)]
+    work_items, local = launch_work_items(blocks, device)
+    kernel_for("totals", len(shape), device).launch_nd(
+        queue, [*source, totals._data_ptr, blocks, 0], [work_items], local
+    )
+    one, one_local = launch_work_items(1, device)
+    kernel_for("prefixes", 1, device).launch_nd(queue, [totals._data_ptr, blocks, 0], [one], one_local)
+    slots = [*source, totals._data_ptr, blocks, 0, out._data_ptr, n, 0]
+    kernel_for("blocks", len(shape), device).launch_nd(queue, slots, [work_items], local)
+    return out

@@ -1,0 +1,97 @@
+"""Eager ``np.cumsum`` and ``np.cumprod`` of real and bool arrays run the three kernels of
+``ir.scans`` directly, with no Numba-compiled helper: NumPy's values (exact for integers, which wrap
+as NumPy's; within rounding for floats) and result dtypes over the array flattened in C order, in any
+layout, for empty, 0-d and one-block to many-block sizes, with the input's queue and USM type."""
+
+import numpy as np
+import pytest
+
+import numba_ext
+from numba_ext.compiler import scans as jitted_scans
+from numba_ext.ir.scans import BLOCKS, block_count
+
+from ..checks import fp_tol
+
+DTYPES = ["float64", "float32", "int8", "int32", "int64", "uint8", "uint16", "uint64", "bool"]
+
+
+@pytest.fixture
+def no_helpers(monkeypatch):
+    """Fails any scan that calls a Numba-compiled helper."""
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a Numba-compiled scan helper was called")
+
+    monkeypatch.setattr(jitted_scans, "scan_function", refuse)
+
+
+def _values(rng, dtype, shape, op):
+    if dtype == "bool":
+        return rng.random(shape) < 0.5
+    if np.dtype(dtype).kind == "f":  # products near 1, so that they neither vanish nor overflow
+        low, high = (0.99, 1.01) if op == "cumprod" else (-2, 2)
+        return rng.uniform(low, high, shape).astype(dtype)
+    low = 0 if np.dtype(dtype).kind == "u" else -3
+    return rng.integers(low, 4, shape).astype(dtype)
+
+
+def _same(got, want, dtype, usm_type):
+    assert got.usm_type == usm_type
+    got_h = numba_ext.asnumpy(got)
+    assert got_h.dtype == want.dtype and got_h.shape == want.shape
+    if want.dtype.kind == "f":
+        tol = {"rtol": 1e-4, "atol": 1e-4} if dtype == "float32" else fp_tol()
+        np.testing.assert_allclose(got_h, want, **tol)
+    else:
+        np.testing.assert_array_equal(got_h, want)
+
+
+@pytest.mark.parametrize("op", ["cumsum", "cumprod"])
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_scans_of_every_dtype_and_layout(rng, op, dtype, no_helpers):
+    h = _values(rng, dtype, (37, 29), op)
+    a = numba_ext.asarray(h, usm_type="shared")
+    views = ((h, a), (h.T, a.T), (h[::3, ::-2], a[::3, ::-2]), (h[5], a[5]), (h[:, 4], a[:, 4]))
+    for hx, x in views:
+        poisoned = getattr(np, op)(x)
+        _same(poisoned, getattr(np, op)(hx), dtype, "shared")
+        assert poisoned.sycl_queue == a.sycl_queue
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, BLOCKS - 1, BLOCKS, BLOCKS + 1, 3 * BLOCKS + 7, 100_003])
+def test_block_boundaries(rng, n, no_helpers):
+    assert n == 0 or (block_count(n) <= min(n, BLOCKS) and -(-n // block_count(n)) * block_count(n) >= n)
+    h = rng.integers(-1000, 1000, n)
+    got = np.cumsum(numba_ext.asarray(h))
+    _same(got, np.cumsum(h), "int64", "device")
+    f = rng.uniform(0.999, 1.001, n)
+    _same(np.cumprod(numba_ext.asarray(f)), np.cumprod(f), "float64", "device")
+
+
+def test_integers_wrap_and_zero_d(no_helpers):
+    big = np.array([2**62, 2**62, 2**62, -5], dtype=np.int64)
+    with np.errstate(over="ignore"):
+        _same(np.cumsum(numba_ext.asarray(big)), np.cumsum(big), "int64", "device")
+        _same(np.cumprod(numba_ext.asarray(big)), np.cumprod(big), "int64", "device")
+    u = np.array([255, 255, 3], dtype=np.uint8)
+    _same(np.cumprod(numba_ext.asarray(u)), np.cumprod(u), "uint8", "device")  # in uint64: no wrap at 8 bits
+    z = np.float32(2.5)
+    _same(np.cumsum(numba_ext.asarray(z)), np.cumsum(z), "float32", "device")
+
+
+def test_nan_propagates(no_helpers):
+    h = np.arange(1.0, 10_000.0)
+    h[5000] = np.nan
+    got = numba_ext.asnumpy(np.cumsum(numba_ext.asarray(h)))
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(np.cumsum(h)))
+
+
+def test_other_dtypes_keep_the_helper():
+    h = np.array([1 + 2j, 3 - 1j, 0.5j])
+    np.testing.assert_allclose(numba_ext.asnumpy(np.cumsum(numba_ext.asarray(h))), np.cumsum(h))
+
+
+def test_unsupported_arguments(no_helpers):
+    a = numba_ext.asarray(np.ones((3, 4)))
+    with pytest.raises(numba_ext.UnsupportedError, match="scans the flattened array"):
+        np.cumsum(a, axis=1)
