@@ -78,6 +78,8 @@ class WholeReduction:
         start = identity(COMBINE[op], out.name)
         self.empty_value = out.type(np.nan if op == "mean" else start)
         self.start = np.array(start, self.acc_dtype).tobytes()  # the accumulator's fill pattern
+        #: whether the accumulator holds the result as it is (not for a mean, nor narrow integers)
+        self.device_result = op != "mean" and self.acc_dtype == out
 
     def function(self, ndim: int) -> Function:
         """The kernel's description for operands of rank `ndim` (a C-contiguous one is read as 1-d)."""
@@ -100,40 +102,53 @@ class WholeReduction:
         return value
 
     def on_device(
-        self, x: ndarray, queue: Queue, kernel_for: KernelFor, used: list[_core.Kernel] | None = None
+        self,
+        x: ndarray,
+        queue: Queue,
+        kernel_for: KernelFor,
+        used: list[_core.Kernel] | None = None,
+        usm_type: str = "device",
+        shape: tuple[int, ...] = (1,),
     ) -> tuple[int, ndarray | None]:
-        """The number of elements of `x` and the one-element device array of ``acc_dtype`` its
-        reduction is launched into on `queue` (None for no elements, where the operation has a
-        value without them)."""
-        ptr, shape, strides, _ = layout(x)
-        size = math.prod(shape)
+        """The number of elements of `x` and the one-element array of ``acc_dtype``, `usm_type` and
+        `shape` ((1,) or ()) its reduction is launched into on `queue` (None for no elements, where
+        the operation has a value without them). Where ``device_result`` holds, that array is the
+        result, and nothing waits for the kernel."""
+        ptr, x_shape, strides, _ = layout(x)
+        size = math.prod(x_shape)
         if size == 0 and self.empty_message is not None:
             raise ValueError(self.empty_message)
-        if c_contiguous(shape, strides, self.itemsize):
-            shape, strides = (size,), (self.itemsize,)
+        if c_contiguous(x_shape, strides, self.itemsize):
+            x_shape, strides = (size,), (self.itemsize,)
         device = queue.device
         if used is not None:
-            used.append(kernel_for(len(shape), device))
+            used.append(kernel_for(len(x_shape), device))
         if size == 0:
             return 0, None
         acc_dtype = self.acc_dtype
-        acc = allocate((1,), acc_dtype, queue, "device")
+        acc = allocate(shape, acc_dtype, queue, usm_type)
         acc_ptr = acc._data_ptr
         _core.fill(queue, acc_ptr, self.start, acc_dtype.itemsize)
         work_items, local = launch_work_items(size, device)
-        slots = [ptr, *shape, *(s & MASK for s in strides), acc_ptr, 1, 0]
-        kernel_for(len(shape), device).launch_nd(queue, slots, [work_items], local)
+        slots = [ptr, *x_shape, *(s & MASK for s in strides), acc_ptr, 1, 0]
+        kernel_for(len(x_shape), device).launch_nd(queue, slots, [work_items], local)
         return size, acc
 
 
 def first_extreme(
-    op: str, x: ndarray, extreme: WholeReduction, queue: Queue, extreme_for: KernelFor, index_for: KernelFor
-) -> np.int64:
-    """``argmin`` / ``argmax`` (`op`) over every element of `x` (real or bool) on `queue`: the
-    extreme by `extreme` (the minimum or maximum of `x`'s dtype; for bools all or any) with its
-    kernel (`extreme_for`), then the first flat index holding it by
-    ``ir.reductions.first_index_function``'s kernel (`index_for`), without a copy to the host
-    between them."""
+    op: str,
+    x: ndarray,
+    extreme: WholeReduction,
+    queue: Queue,
+    extreme_for: KernelFor,
+    index_for: KernelFor,
+    usm_type: str,
+) -> ndarray:
+    """``argmin`` / ``argmax`` (`op`) over every element of `x` (real or bool) on `queue`, as a 0-d
+    int64 array of `usm_type` there: the extreme by `extreme` (the minimum or maximum of `x`'s
+    dtype; for bools all or any) with its kernel (`extreme_for`), then the first flat index holding
+    it by ``ir.reductions.first_index_function``'s kernel (`index_for`), nothing copied to the host
+    and nothing waited for."""
     ptr, shape, strides, _ = layout(x)
     if math.prod(shape) == 0:
         raise ValueError(EMPTY_MESSAGES[op])
@@ -141,14 +156,12 @@ def first_extreme(
     assert acc is not None
     if c_contiguous(shape, strides, extreme.itemsize):
         shape, strides = (size,), (extreme.itemsize,)
-    index = allocate((1,), np.dtype(np.int64), queue, "device")
+    index = allocate((), np.dtype(np.int64), queue, usm_type)
     _core.fill(queue, index._data_ptr, np.array(NO_INDEX, np.int64).tobytes(), 8)
     work_items, local = launch_work_items(size, queue.device)
     slots = [ptr, *shape, *(s & MASK for s in strides), acc._data_ptr, 1, 0, index._data_ptr, 1, 0]
     index_for(len(shape), queue.device).launch_nd(queue, slots, [work_items], local)
-    host = np.empty(1, np.int64)
-    _core.memcpy(queue, host.ctypes.data, index._data_ptr, 8)  # waits for the kernels
-    return host[0]
+    return index
 
 
 def reduce_axis(

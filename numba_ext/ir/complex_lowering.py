@@ -91,8 +91,9 @@ def check_reduction(redop: str, dtype: str) -> None:
 
 def check_ordered(op: str, dtype: object) -> None:
     """Refuse the reductions that order values (min, max, argmin, argmax) on complex data."""
-    name = np.dtype(dtype).name  # type: ignore[call-overload]
-    if is_complex(name) and op in ("min", "max", "argmin", "argmax"):
+    dt = np.dtype(dtype)  # type: ignore[call-overload]
+    if dt.kind == "c" and op in ("min", "max", "argmin", "argmax"):
+        name = dt.name
         raise UnsupportedError(
             f"np.{op} of {name} values cannot be offloaded yet (NumPy orders complex values "
             "lexicographically); reduce x.real and x.imag, or copy to the host with numba_ext.asnumpy(x)"

@@ -88,17 +88,23 @@ def reduce(
         value: np.generic
         if direct and op in ARG_OPS:
             extreme = BOOL_EXTREMES[op[3:]] if x.dtype == bool else op[3:]  # argmin: min (bools: all)
-            kernels = _Kernels(extreme, x.dtype.name), _Kernels(op, x.dtype.name)
-            value = first_extreme(op, x, _whole(extreme, x.dtype), x._queue, *kernels)
-        elif direct:
-            value = _whole(op, x.dtype)(x, x._queue, _Kernels(op, x.dtype.name))
+            kernels = _kernels_of(extreme, x.dtype), _kernels_of(op, x.dtype)
+            return first_extreme(op, x, _whole(extreme, x.dtype), x._queue, *kernels, x.usm_type)
+        if direct:
+            whole = _whole(op, x.dtype)
+            kernel_for = _kernels_of(op, x.dtype)
+            if whole.device_result:  # the accumulator is the result: nothing waits for the kernel
+                _, acc = whole.on_device(x, x._queue, kernel_for, usm_type=x.usm_type, shape=())
+                if acc is not None:
+                    return acc
+            value = whole(x, x._queue, kernel_for)
         else:
             from ..compiler import reduction_helpers
 
             value = reduction_helpers.whole_function(name, x.ndim, x.dtype, x.flags.c_contiguous)(x)
         return full((), dt.type(value), dt, sycl_queue=x.queue, usm_type=x.usm_type)
     if direct:
-        return reduce_axis(op, x, axis, dt, x._queue, _Kernels(op, x.dtype.name, axis))
+        return reduce_axis(op, x, axis, dt, x._queue, _kernels_of(op, x.dtype, axis))
     from ..compiler import reduction_helpers
 
     return reduction_helpers.axis_reducer(name, x.ndim, dt.name, x.usm_type)(x, axis)
@@ -123,6 +129,17 @@ def _whole(name: str, dtype: np.dtype) -> WholeReduction:
         found = WholeReduction(name, dtype.name)
         with _lock:
             _reductions[name, dtype] = found
+    return found
+
+
+_of: dict[tuple[str, np.dtype, int | None], _Kernels] = {}
+
+
+def _kernels_of(name: str, dtype: np.dtype, axis: int | None = None) -> _Kernels:
+    """The kernels of a reduction of arrays of `dtype` along `axis` (None: over every element)."""
+    found = _of.get((name, dtype, axis))
+    if found is None:
+        found = _of[name, dtype, axis] = _Kernels(name, dtype.name, axis)
     return found
 
 

@@ -83,6 +83,9 @@ def test_nan_empty_and_usm_types(rng, no_helpers):
     for usm in ("device", "shared", "host"):
         x = numba_ext.asarray(rng.standard_normal((4, 5)), usm_type=usm)
         assert x.sum().usm_type == usm and x.max(axis=1).usm_type == usm
+        # the results that stay on the device (the accumulator, the index) and the others
+        for got in (x.sum(), x.min(), x.argmax(), x.mean(), (x > 0).any(), x.astype(np.int8).max()):
+            assert got.usm_type == usm and got.shape == () and got.sycl_queue == x.sycl_queue
 
 
 def test_truth_reductions_of_nan_and_empty_arrays(rng, no_helpers):
