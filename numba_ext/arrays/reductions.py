@@ -113,7 +113,7 @@ class WholeReduction:
         """The number of elements of `x` and the one-element array of ``acc_dtype``, `usm_type` and
         `shape` ((1,) or ()) its reduction is launched into on `queue` (None for no elements, where
         the operation has a value without them). Where ``device_result`` holds, that array is the
-        result, and nothing waits for the kernel."""
+        result, and nothing is copied to the host."""
         ptr, x_shape, strides, _ = layout(x)
         size = math.prod(x_shape)
         if size == 0 and self.empty_message is not None:
@@ -147,8 +147,8 @@ def first_extreme(
     """``argmin`` / ``argmax`` (`op`) over every element of `x` (real or bool) on `queue`, as a 0-d
     int64 array of `usm_type` there: the extreme by `extreme` (the minimum or maximum of `x`'s
     dtype; for bools all or any) with its kernel (`extreme_for`), then the first flat index holding
-    it by ``ir.reductions.first_index_function``'s kernel (`index_for`), nothing copied to the host
-    and nothing waited for."""
+    it by ``ir.reductions.first_index_function``'s kernel (`index_for`), nothing copied to the
+    host."""
     ptr, shape, strides, _ = layout(x)
     if math.prod(shape) == 0:
         raise ValueError(EMPTY_MESSAGES[op])

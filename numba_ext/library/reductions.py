@@ -93,7 +93,7 @@ def reduce(
         if direct:
             whole = _whole(op, x.dtype)
             kernel_for = _kernels_of(op, x.dtype)
-            if whole.device_result:  # the accumulator is the result: nothing waits for the kernel
+            if whole.device_result:  # the accumulator is the result: no copy to the host and back
                 _, acc = whole.on_device(x, x._queue, kernel_for, usm_type=x.usm_type, shape=())
                 if acc is not None:
                     return acc
