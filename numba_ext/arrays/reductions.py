@@ -37,6 +37,12 @@ MASK = 0xFFFF_FFFF_FFFF_FFFF
 #: the compiled kernel of a reduction for an operand rank on a device
 KernelFor = Callable[[int, Device], _core.Kernel]
 _PTX: dict[Device, bool] = {}
+#: the most work-items of a reduction over every element, by device
+_CAPS: dict[Device, int] = {}
+#: work-items per compute unit of a reduction over every element on a CPU: the runtime runs
+#: neighbouring work-items in the lanes of one vector, so a few vectors per core keep every core
+#: busy, where more only add atomic updates of the one accumulator
+CPU_WORK_ITEMS_PER_UNIT = 64
 
 
 def layout(x: ndarray) -> tuple[int, tuple[int, ...], Sequence[int], str]:
@@ -58,7 +64,17 @@ def c_contiguous(shape: tuple[int, ...], strides: Sequence[int], itemsize: int) 
     return True
 
 
-def _ptx(device: Device) -> bool:
+def work_item_cap(device: Device) -> int:
+    """The most work-items of a reduction over every element on `device`: ``WORK_ITEMS``, or on a
+    CPU ``CPU_WORK_ITEMS_PER_UNIT`` per compute unit."""
+    found = _CAPS.get(device)
+    if found is None:
+        cpu = device.device_type == "cpu"
+        found = _CAPS[device] = CPU_WORK_ITEMS_PER_UNIT * device.max_compute_units if cpu else WORK_ITEMS
+    return found
+
+
+def ptx(device: Device) -> bool:
     """Whether the device runs PTX (NVIDIA's OpenCL), whose launches take whole work-groups."""
     found = _PTX.get(device)
     if found is None:
@@ -194,13 +210,18 @@ def reduce_axis(
 
 
 def launch_work_items(size: int, device: Device) -> tuple[int, list[int] | None]:
-    """The global and local sizes of a capped reduction launch over `size` elements."""
-    work_items, local = min(size, WORK_ITEMS), None
-    if _ptx(device):
-        # whole work-groups, as the compiled form launches them (the loop skips the extra ones)
+    """The global and local sizes of a capped reduction launch over `size` elements
+    (:func:`work_item_cap`)."""
+    return whole_groups(min(size, work_item_cap(device)), device)
+
+
+def whole_groups(work_items: int, device: Device) -> tuple[int, list[int] | None]:
+    """The global and local sizes of a launch of at least `work_items` work-items: on PTX devices
+    whole work-groups of the compiled form's size (the kernels skip the extra work-items)."""
+    if ptx(device):
         wg = _core.NVIDIA_WORK_GROUP
-        work_items, local = -(-work_items // wg) * wg, [wg]
-    return work_items, local
+        return -(-work_items // wg) * wg, [wg]
+    return work_items, None
 
 
 def dot_vectors(a: ndarray, b: ndarray, dtype: np.dtype, queue: Queue, kernel: _core.Kernel) -> np.generic:
@@ -241,9 +262,6 @@ def product(
             ptr, shape, strides, _ = layout(x)
             slots += [ptr, *shape, *(s & MASK for s in strides)]
         slots += [out._data_ptr, *out_shape] + [0] * len(out_shape)
-        local = None
-        if _ptx(queue.device):  # whole work-groups of the compiled form's size
-            wg = _core.NVIDIA_WORK_GROUP
-            size, local = -(-size // wg) * wg, [wg]
-        kernel.launch_nd(queue, slots, [size], local)
+        work_items, local = whole_groups(size, queue.device)
+        kernel.launch_nd(queue, slots, [work_items], local)
     return out

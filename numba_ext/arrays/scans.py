@@ -15,7 +15,7 @@ from .. import _core
 from ..devices import Device, Queue
 from ..ir.scans import block_count
 from .allocation import allocate
-from .reductions import MASK, c_contiguous, launch_work_items, layout
+from .reductions import MASK, c_contiguous, layout, whole_groups
 
 if TYPE_CHECKING:
     from .ndarray import ndarray
@@ -36,14 +36,15 @@ def scan(x: ndarray, out_dtype: np.dtype, queue: Queue, kernel_for: ScanKernelFo
     if c_contiguous(shape, strides, x.dtype.itemsize):
         shape, strides = (n,), (x.dtype.itemsize,)
     device = queue.device
+    # a block per work-item: a few per compute unit of a CPU, else up to ``ir.scans.BLOCKS``
     blocks = block_count(n)
     totals = allocate((blocks,), out_dtype, queue, "device")
     source = [ptr, *shape, *(s & MASK for s in strides)]
-    work_items, local = launch_work_items(blocks, device)
+    work_items, local = whole_groups(blocks, device)
     kernel_for("totals", len(shape), device).launch_nd(
         queue, [*source, totals._data_ptr, blocks, 0], [work_items], local
     )
-    one, one_local = launch_work_items(1, device)
+    one, one_local = whole_groups(1, device)
     kernel_for("prefixes", 1, device).launch_nd(queue, [totals._data_ptr, blocks, 0], [one], one_local)
     slots = [*source, totals._data_ptr, blocks, 0, out._data_ptr, n, 0]
     kernel_for("blocks", len(shape), device).launch_nd(queue, slots, [work_items], local)

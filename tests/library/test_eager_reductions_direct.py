@@ -105,3 +105,21 @@ def test_truth_reductions_of_nan_and_empty_arrays(rng, no_helpers):
         e.max()
     with pytest.raises(ValueError, match="zero-size array to reduction operation minimum"):
         e.min(axis=0)
+
+
+@pytest.mark.parametrize("n", [1_000_003, 65_537, 37])
+def test_every_work_items_share_is_reduced(rng, n, no_helpers):
+    """Each work-item's share of the positions (a run of them on CPUs, a grid-stride on GPUs) counts,
+    the uneven last one too: exact integer sums, the first index of a repeated extreme, a NaN in the
+    last place, an int64 dot product."""
+    h = rng.integers(-1000, 1000, n)
+    a = numba_ext.asarray(h)
+    assert int(a.sum()) == int(h.sum()) and int(a.min()) == int(h.min())
+    top = rng.integers(0, n)
+    h[top] = h[n - 1] = 5000
+    a = numba_ext.asarray(h)
+    assert int(a.argmax()) == top == int(np.argmax(h))
+    assert int(np.dot(a, a)) == int(np.dot(h, h))
+    f = rng.standard_normal(n)
+    f[-1] = np.nan
+    assert np.isnan(float(numba_ext.asarray(f).max())) and int(numba_ext.asarray(f).argmin()) == n - 1

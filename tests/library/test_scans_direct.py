@@ -53,19 +53,23 @@ def test_scans_of_every_dtype_and_layout(rng, op, dtype, no_helpers):
     a = numba_ext.asarray(h, usm_type="shared")
     views = ((h, a), (h.T, a.T), (h[::3, ::-2], a[::3, ::-2]), (h[5], a[5]), (h[:, 4], a[:, 4]))
     for hx, x in views:
-        poisoned = getattr(np, op)(x)
-        _same(poisoned, getattr(np, op)(hx), dtype, "shared")
-        assert poisoned.sycl_queue == a.sycl_queue
+        got = getattr(np, op)(x)
+        _same(got, getattr(np, op)(hx), dtype, "shared")
+        assert got.sycl_queue == a.sycl_queue
 
 
-@pytest.mark.parametrize("n", [0, 1, 2, BLOCKS - 1, BLOCKS, BLOCKS + 1, 3 * BLOCKS + 7, 100_003])
+@pytest.mark.parametrize("n", [0, 1, 2, BLOCKS - 1, BLOCKS, BLOCKS + 1, 3 * BLOCKS + 7, 100_003, 300_009])
 def test_block_boundaries(rng, n, no_helpers):
     assert n == 0 or (block_count(n) <= min(n, BLOCKS) and -(-n // block_count(n)) * block_count(n) >= n)
     h = rng.integers(-1000, 1000, n)
-    got = np.cumsum(numba_ext.asarray(h))
-    _same(got, np.cumsum(h), "int64", "device")
+    _same(np.cumsum(numba_ext.asarray(h)), np.cumsum(h), "int64", "device")
     f = rng.uniform(0.999, 1.001, n)
     _same(np.cumprod(numba_ext.asarray(f)), np.cumprod(f), "float64", "device")
+
+
+def test_a_million_elements(rng, no_helpers):
+    h = rng.integers(-1000, 1000, 1_000_003)
+    _same(np.cumsum(numba_ext.asarray(h)), np.cumsum(h), "int64", "device")
 
 
 def test_integers_wrap_and_zero_d(no_helpers):
