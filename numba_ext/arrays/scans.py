@@ -36,7 +36,7 @@ def scan(x: ndarray, out_dtype: np.dtype, queue: Queue, kernel_for: ScanKernelFo
     if c_contiguous(shape, strides, x.dtype.itemsize):
         shape, strides = (n,), (x.dtype.itemsize,)
     device = queue.device
-    # a block per work-item: a few per compute unit of a CPU, else up to ``ir.scans.BLOCKS``
+    # a work-item per block (up to ``ir.scans.BLOCKS``)
     blocks = block_count(n)
     totals = allocate((blocks,), out_dtype, queue, "device")
     source = [ptr, *shape, *(s & MASK for s in strides)]
