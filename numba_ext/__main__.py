@@ -4,10 +4,11 @@ on every device and compares them with NumPy (exit status 1 when a device fails)
 ``python -m numba_ext cache``: show the on-disk program cache (``--clear`` empties it)."""
 
 import argparse
+import shutil
 import sys
+from pathlib import Path
 
 from numba_ext import _core, diagnostics, selfcheck
-from numba_ext.functions import disk
 
 
 def _size(n: float) -> str:
@@ -18,9 +19,18 @@ def _size(n: float) -> str:
 
 def show_cache(clear: bool) -> None:
     """Print the program cache's directory, its entries (built programs and generated device code)
-    and size; with ``clear``, empty it first."""
+    and size; with ``clear``, empty it first (and delete the ``kernels/`` folder that earlier versions
+    kept there for ``jit(cache=True)`` functions compiled from their source)."""
+    where = _core.program_cache_directory()
+    legacy = Path(where) / "kernels" if where else None
+    if legacy is not None and not legacy.is_dir():
+        legacy = None
     if clear:
-        removed = _core.program_cache_clear() + disk.clear()
+        removed = _core.program_cache_clear()
+        if legacy is not None:
+            removed += sum(1 for f in legacy.iterdir() if f.suffix == ".nxk")
+            shutil.rmtree(legacy)
+            legacy = None
         print(f"removed {removed} entries")
     info = _core.program_cache_info()
     state = "on" if info["enabled"] else "off (NUMBA_EXT_CACHE=0)"
@@ -29,9 +39,8 @@ def show_cache(clear: bool) -> None:
     print(f"entries: {info['entries']}")
     print(f"generated device code: {info['code_entries']} entries, {_size(info['code_bytes'])}")
     print(f"size: {_size(info['bytes'] + info['code_bytes'])} of at most {_size(info['max_bytes'])}")
-    kernels = disk.info()
-    print(f"kernels of jit(cache=True) functions compiled from their source: {kernels['dir']}")
-    print(f"entries: {kernels['entries']}, size: {_size(kernels['bytes'])}")
+    if legacy is not None:
+        print(f"unused: {legacy}, kernels kept by earlier versions (--clear deletes it)")
 
 
 def main(argv: list[str] | None = None) -> int:

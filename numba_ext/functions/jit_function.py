@@ -23,7 +23,6 @@ from .. import _core
 from .._pickling import pickle_reduce
 from ..arrays import hooks, ndarray
 from ..placement import CallPlan, common_case_queue, offload_active, plan_call
-from . import disk
 from .plan import Plan, kind_of
 from .program import Program, parse
 from .staged import StagedPlan, specialize
@@ -242,8 +241,6 @@ class JitFunction(_core.JitCaller):
                     self._program = parse(self.py_func)
                 program = self._program
                 plan = specialize(program, kinds) if isinstance(program, Program) and _hot_calls() else None
-                if plan is not None and self._cache:
-                    plan.compile = disk.compiler(self.py_func)
                 self._plans[kinds] = plan
         plan = self._plans[kinds]
         return None if plan is None or plan.hot else plan

@@ -13,8 +13,9 @@ the call goes to Numba.
 
 A call then needs: the arrays' shapes to broadcast to one shape that every returned array has (else
 the call goes to Numba, which raises the error NumPy would), the kernel for the arrays' contiguity
-and the queue's device (compiled once, from the device-program cache or the function's disk cache),
-the scalar values, and one allocation per returned array with the USM type its inputs give.
+and the queue's device (compiled once; a new process takes its device code and built program from
+the disk caches of ``_core``), the scalar values, and one allocation per returned array with the USM
+type its inputs give.
 """
 
 from __future__ import annotations
@@ -258,8 +259,6 @@ class Plan:
     returns_tuple: bool
     ndim: int
     build: Callable[[tuple[bool, ...]], KernelSpec]
-    #: compiles a spec for a device (None: ``_core.compile_kernel``; ``cache=True`` sets its own)
-    compile: Callable[[KernelSpec, Device], _core.Kernel] | None = None
     kernels: dict[tuple[tuple[bool, ...], Device], _core.Kernel] = field(default_factory=dict)
     #: calls run so far; `hot`: Numba has compiled these types since (see ``jit_function``)
     calls: int = 0
@@ -304,8 +303,7 @@ class Plan:
         key = (contiguous, device)
         k = self.kernels.get(key)
         if k is None:
-            compile_kernel = self.compile or _core.compile_kernel
-            k = self.kernels[key] = compile_kernel(self.build(contiguous), device)
+            k = self.kernels[key] = _core.compile_kernel(self.build(contiguous), device)
         return k
 
     def run(self, args: Sequence[Any], queue: Queue) -> Any:

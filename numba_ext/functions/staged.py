@@ -21,7 +21,7 @@ NumPy's errors (a bad axis, shapes that do not broadcast).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,8 +36,6 @@ from ..ir.reductions import axis_function, result_dtype
 from .plan import Kind, Plan, ScalarPlan, signature_of, specialize_scalars
 from .plan import specialize as specialize_plan
 from .program import Expr, Op, Param, Program, Reduce, View, Where
-
-Compile = Callable[[Any, Device], _core.Kernel]
 
 
 @dataclass(eq=False)
@@ -74,13 +72,12 @@ class _Step(_Operand):
     axis: int
     function: Function
     out_dtype: np.dtype
-    compile: Compile | None = None
     kernels: dict[Device, _core.Kernel] = field(default_factory=dict)
 
     def kernel(self, device: Device) -> _core.Kernel:
         k = self.kernels.get(device)
         if k is None:
-            k = self.kernels[device] = (self.compile or _core.compile_function)(self.function, device)
+            k = self.kernels[device] = _core.compile_function(self.function, device)
         return k
 
     def apply(self, x: ndarray, queue: Queue, used: list[_core.Kernel] | None) -> ndarray:
@@ -93,7 +90,6 @@ class _WholeStep(_Operand):
     """One reduction over every element of the operand: a scalar of NumPy's result dtype."""
 
     reduction: WholeReduction
-    compile: Compile | None = None
     #: the kernels by (rank read, device): a C-contiguous operand is read as one flat run
     kernels: dict[tuple[int, Device], _core.Kernel] = field(default_factory=dict)
 
@@ -101,7 +97,7 @@ class _WholeStep(_Operand):
         k = self.kernels.get((ndim, device))
         if k is None:
             function = self.reduction.function(ndim)
-            k = self.kernels[ndim, device] = (self.compile or _core.compile_function)(function, device)
+            k = self.kernels[ndim, device] = _core.compile_function(function, device)
         return k
 
     def apply(self, x: ndarray, queue: Queue, used: list[_core.Kernel] | None) -> np.generic:
@@ -133,8 +129,6 @@ class StagedPlan:
     #: calls run so far; `hot`: Numba has compiled these types since (see ``jit_function``)
     calls: int = 0
     hot: bool = False
-    #: the compile step of every kernel (None: the default; ``cache=True`` sets its own)
-    _compile: Compile | None = None
 
     def plans(self) -> list[Plan]:
         steps = [s.plan for s in self.steps]
@@ -142,18 +136,6 @@ class StagedPlan:
 
     def reductions(self) -> list[_Step | _WholeStep]:
         return [s for s in self.steps if isinstance(s, (_Step, _WholeStep))]
-
-    @property
-    def compile(self) -> Compile | None:
-        return self._compile
-
-    @compile.setter
-    def compile(self, compile_kernel: Compile | None) -> None:
-        self._compile = compile_kernel
-        for s in self.reductions():
-            s.compile = compile_kernel
-        for p in self.plans():
-            p.compile = compile_kernel
 
     @property
     def kernels(self) -> list[_core.Kernel]:

@@ -1,8 +1,9 @@
 """The on-disk program cache: a second process loads the built program and the generated device code
 from it; concurrent writers leave one valid entry; invalid entries are ignored and rebuilt; an
 unwritable directory warns once; ``NUMBA_EXT_CACHE=0`` writes nothing; least-recently-used
-eviction; ``python -m numba_ext cache``. Every compile runs in a child process
-(tests/devices/program_cache_child.py), so that the in-process caches cannot hide the disk cache."""
+eviction; ``python -m numba_ext cache`` (``--clear`` also deletes the ``kernels/`` folder of earlier
+versions). Every compile runs in a child process (tests/devices/program_cache_child.py), so that the
+in-process caches cannot hide the disk cache."""
 
 import hashlib
 import json
@@ -244,6 +245,8 @@ def test_tiny_bound_keeps_only_the_newest_entry(rng, tmp_path):
     info = run_child(rng, tmp_path, "a,b,c", NUMBA_EXT_CACHE_MAX_MB="0.001")
     assert info["stores"] == 3 and info["evicted"] == 2
     assert len(entries(tmp_path)) == 1
+    # generated device code shares the bound: each kernel's code was written before its program
+    assert info["code_stores"] == info["code_evicted"] == 3 and entries(tmp_path, ".code") == []
     alone = run_child(rng, tmp_path / "alone", "c")  # the same program in a cache of its own
     assert entries(tmp_path) == entries(tmp_path / "alone")
     assert alone["stores"] == 1
@@ -266,9 +269,13 @@ def test_least_recently_used_entry_is_evicted(rng, tmp_path):
 
 def test_command_line_shows_and_clears_the_cache(rng, tmp_path):
     run_child(rng, tmp_path, "a,b")
+    legacy = tmp_path / "kernels"  # what earlier versions kept for functions compiled from their source
+    legacy.mkdir()
+    (legacy / "0123abcd.nxk").write_bytes(b"NXK1" + bytes(40))
     env = child_env(tmp_path)
     cmd = [sys.executable, "-m", "numba_ext", "cache"]
     shown = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True).stdout
+    assert f"unused: {legacy}" in shown
     every = entries(tmp_path) + entries(tmp_path, ".code")
     assert len(entries(tmp_path, ".code")) == 2  # the code of the two kernels
     size = sum(os.path.getsize(tmp_path / e) for e in every)
@@ -276,8 +283,9 @@ def test_command_line_shows_and_clears_the_cache(rng, tmp_path):
     assert "generated device code: 2 entries" in shown
     assert f"{size / 1024:.1f} KiB of" in shown or f"{size} bytes of" in shown
     cleared = subprocess.run(cmd + ["--clear"], env=env, capture_output=True, text=True, check=True).stdout
-    assert "removed 4 entries" in cleared and "\nentries: 0\n" in cleared
+    assert "removed 5 entries" in cleared and "\nentries: 0\n" in cleared
     assert entries(tmp_path) == [] and entries(tmp_path, ".code") == []
+    assert not legacy.exists() and "unused:" not in cleared
     devices = subprocess.run(
         [sys.executable, "-m", "numba_ext"], env=env, capture_output=True, text=True, check=True
     )

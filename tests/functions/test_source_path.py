@@ -1,14 +1,12 @@
 """Jitted array-expression functions compiled from their source without Numba: the same results as
 Numba's compilation of the same function (bit for bit: the same kernel IR), NumPy's results, the
-placement rules, the calls that go to Numba instead, the switch to Numba for hot calls, and the disk
-cache of ``cache=True``."""
+placement rules, the calls that go to Numba instead, the switch to Numba for hot calls, and
+``cache=True`` kernels loaded from the disk by a new process."""
 
 import math
-import os
 import subprocess
 import sys
 import textwrap
-import warnings
 
 import numba
 import numpy as np
@@ -16,13 +14,11 @@ import pytest
 
 import numba_ext
 from numba_ext import Queue
-from numba_ext.errors import CacheWarning
-from numba_ext.functions import disk
 from numba_ext.functions.plan import kind_of
 
 from ..checks import check
 from ..conftest import DEV, require_device_in_child_process
-from ._children import kernels_compiled_in_child
+from ._children import code_generated_in_child, numba_free_child
 
 SCALE = 1.5
 C1, C3 = 0.7978845608 * math.sqrt(2.0), 0.044715 * 2.0
@@ -484,85 +480,32 @@ def test_inspect_kernels_gives_the_one_fused_kernel(rng):
     assert f._impl is None
 
 
-_CACHE_CHILD = """
-import sys
-import numpy as np
-import numba_ext
-from numba_ext import _core
-
-sys.path.insert(0, {here!r})
-compiled = []
-real = _core.compile_kernel
-_core.compile_kernel = lambda *a: compiled.append(1) or real(*a)
-from cached_fn import f
-h = np.linspace(0.5, 3.0, 300)
-x, y = f(numba_ext.asarray(h), 0.25)
-assert np.allclose(numba_ext.asnumpy(x), np.log(h) * 0.25 - h, rtol=1e-14)
-assert np.allclose(numba_ext.asnumpy(y), (np.log(h) * 0.25 - h) ** 2, rtol=1e-14)
-assert "numba" not in sys.modules
-print(len(compiled))
-"""
-
-
 def test_cache_true_loads_kernels_from_disk_in_a_new_process(tmp_path):
+    """A function compiled from its source takes its kernel's device code from the generated-code
+    cache every compile uses: a new process generates nothing."""
     require_device_in_child_process()
-    (tmp_path / "cached_fn.py").write_text(
-        "import numpy as np\nimport numba_ext\n\n\n@numba_ext.jit(cache=True)\ndef f(a, k):\n"
-        "    x = np.log(a) * k - a\n    return x, x * x\n"
-    )
-    child = tmp_path / "child.py"
-    child.write_text(_CACHE_CHILD.format(here=str(tmp_path)))
-
-    def run() -> int:
-        return kernels_compiled_in_child(child, tmp_path / "cache")
-
-    assert run() == 1  # compiled, and stored
-    (entry,) = (tmp_path / "cache" / "kernels").glob("*.nxk")
-    assert run() == 0  # loaded from the disk: no code generation
-    entry.write_bytes(entry.read_bytes()[:-7])  # truncated: detected, compiled again, rewritten
-    assert run() == 1
-    assert run() == 0
-    entry.write_bytes(b"NXK1" + bytes(32) + b"garbage")  # corrupt
-    assert run() == 1 and run() == 0
+    source = """
+        import numpy as np
+        import numba_ext
 
 
-def test_disk_cache_entries_and_an_unwritable_directory(tmp_path, monkeypatch):
-    payload = os.urandom(100)
-    path = tmp_path / "k" / "x.nxk"
-    disk.write(path, payload)
-    assert disk.read(path) == payload
-    path.write_bytes(path.read_bytes()[:50])
-    assert disk.read(path) is None
-    blocked = tmp_path / "file"
-    blocked.write_text("not a directory")
-    disk._warned.clear()
-    with pytest.warns(CacheWarning, match="cannot write the kernel cache"):
-        disk.write(blocked / "y.nxk", payload)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        disk.write(blocked / "z.nxk", payload)  # one warning per directory
-    h = np.linspace(-2, 2, 50)
-    # the reference first: compiled with the blocked directory, its device program would warn too
-    expected = numba_ext.asnumpy(numba_ext.compiler.jit(ufunc_mix)(*_device_args((h, h))))
-    monkeypatch.setenv("NUMBA_EXT_CACHE_DIR", str(blocked))
-    f = numba_ext.jit(cache=True)(ufunc_mix)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", CacheWarning)
-        got = numba_ext.asnumpy(f(numba_ext.asarray(h), numba_ext.asarray(h)))
-    np.testing.assert_array_equal(got, expected)
-    monkeypatch.setenv("NUMBA_EXT_CACHE_DIR", str(tmp_path / "c2"))
-    disk.write(disk.directory() / "a.nxk", payload)
-    assert disk.info()["entries"] == 1 and disk.clear() == 1 and disk.info()["entries"] == 0
-
-
-def test_disk_cache_keeps_the_most_recently_used_entries(tmp_path, monkeypatch):
-    monkeypatch.setattr(disk, "MAX_ENTRIES", 3)
-    paths = [tmp_path / f"{i}.nxk" for i in range(5)]
-    for i, p in enumerate(paths):
-        disk.write(p, bytes([i]) * 10)
-        os.utime(p, (1000 + i, 1000 + i))  # written in this order
-    kept = sorted(p.name for p in tmp_path.glob("*.nxk"))
-    assert kept == ["2.nxk", "3.nxk", "4.nxk"]
+        @numba_ext.jit(cache=True)
+        def f(a, k):
+            x = np.log(a) * k - a
+            return x, x * x
+    """
+    check = """
+        from cached_fn import f
+        h = np.linspace(0.5, 3.0, 300)
+        x, y = f(numba_ext.asarray(h), 0.25)
+        assert np.allclose(numba_ext.asnumpy(x), np.log(h) * 0.25 - h, rtol=1e-14)
+        assert np.allclose(numba_ext.asnumpy(y), (np.log(h) * 0.25 - h) ** 2, rtol=1e-14)
+        assert f._impl is None  # served from the source
+    """
+    child = numba_free_child(tmp_path, "cached_fn", source, check)
+    assert code_generated_in_child(child, tmp_path / "cache") == (1, 0)  # one fused kernel, stored
+    assert not (tmp_path / "cache" / "kernels").exists()  # no store of its own
+    assert code_generated_in_child(child, tmp_path / "cache") == (0, 1)  # from the disk
 
 
 def test_source_edited_since_the_definition_goes_to_numba(tmp_path, rng):

@@ -15,7 +15,7 @@ from numba_ext.ir.reductions import WORK_ITEMS
 
 from ..checks import fp_tol, poison
 from ..conftest import require_device_in_child_process
-from ._children import kernels_compiled_in_child, numba_free_child
+from ._children import code_generated_in_child, numba_free_child
 
 
 def every_op(a):
@@ -282,5 +282,5 @@ def test_whole_reductions_run_without_numba_and_load_from_the_disk_cache(tmp_pat
         np.testing.assert_allclose(norm(numba_ext.asarray(h)), np.sqrt((h * h).sum()), rtol=1e-12)
     """
     child = numba_free_child(tmp_path, "whole", source, check)
-    assert kernels_compiled_in_child(child, tmp_path / "cache") == 2  # the square and the sum
-    assert kernels_compiled_in_child(child, tmp_path / "cache") == 0  # both from the disk
+    assert code_generated_in_child(child, tmp_path / "cache") == (2, 0)  # the square and the sum
+    assert code_generated_in_child(child, tmp_path / "cache") == (0, 2)  # both from the disk

@@ -1,7 +1,6 @@
 //! The on-disk program cache seen from Python: its state for `python -m numba_ext cache`, clearing
-//! it, its directory and on/off rule (which the kernel store of `jit(cache=True)`,
-//! `numba_ext/functions/disk.py`, shares), and the `CacheWarning` raised once when its directory
-//! cannot be written.
+//! it, its directory and on/off rule, and the `CacheWarning` raised once when its directory cannot
+//! be written.
 
 use std::ffi::CString;
 
