@@ -69,8 +69,11 @@ version on both sides.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import ClassVar, Literal
+import dataclasses
+from _thread import get_ident
+from collections.abc import Callable
+from operator import attrgetter
+from typing import Any, ClassVar, Literal, TypeVar, dataclass_transform, get_origin
 
 KERNEL_IR_VERSION = 5
 #: int64 elements of a bounds-checked function's error record (see the module docstring)
@@ -79,8 +82,179 @@ BOUNDS_RECORD_LEN = 8
 Scalar = bool | int | float | complex
 
 
+_T = TypeVar("_T")
+# The markers ``dataclasses.fields`` and ``replace`` tell fields and class variables apart by.
+_FIELD: Any = vars(dataclasses)["_FIELD"]
+_FIELD_CLASSVAR: Any = vars(dataclasses)["_FIELD_CLASSVAR"]
+_MISSING: Any = dataclasses.MISSING
+
+
+def _is_classvar(annotation: object) -> bool:
+    """Whether a class annotation declares a class variable rather than a field."""
+    if isinstance(annotation, str):  # postponed: the annotation's source text
+        return annotation in ("ClassVar", "typing.ClassVar") or annotation.startswith(
+            ("ClassVar[", "typing.ClassVar[")
+        )
+    return annotation is ClassVar or get_origin(annotation) is ClassVar
+
+
+def _annotation_text(annotation: object) -> str:
+    """An annotation as ``inspect.signature`` writes it."""
+    if isinstance(annotation, str):
+        return repr(annotation)
+    import inspect
+
+    return inspect.formatannotation(annotation)
+
+
+def _plural(names: list[str]) -> str:
+    """Argument names as Python's "missing arguments" errors list them."""
+    quoted = [repr(n) for n in names]
+    if len(quoted) <= 2:
+        return " and ".join(quoted)
+    return ", ".join(quoted[:-1]) + ", and " + quoted[-1]
+
+
+@dataclass_transform(frozen_default=True)
+def _frozen(cls: type[_T]) -> type[_T]:
+    """`cls` made what ``@dataclass(frozen=True, slots=True)`` makes of it, without generating code
+    (which dataclasses compiles per class, most of this module's import time): the same
+    ``__init__`` (positional and keyword arguments, defaults), ``__repr__``, ``__eq__`` (objects
+    of the same class with equal fields), ``__hash__``, ``__match_args__``, ``__doc__``, slots,
+    frozen ``__setattr__``/``__delattr__``, pickling, and ``__dataclass_fields__`` (so that
+    ``dataclasses.fields``, ``replace``, ``asdict`` and ``is_dataclass`` work). Annotations marked
+    ``ClassVar`` (``tag``) are class attributes, not fields; `cls` has no base classes."""
+    if cls.__bases__ != (object,):
+        raise TypeError(f"{cls.__name__} has base classes")
+    ns = dict(cls.__dict__)
+    qualname = cls.__qualname__
+    names: list[str] = []
+    defaults: dict[str, Any] = {}
+    fields: dict[str, dataclasses.Field[Any]] = {}
+    signature: list[str] = []
+    for name, annotation in ns.get("__annotations__", {}).items():
+        default = ns.get(name, _MISSING)
+        if _is_classvar(annotation):
+            f: dataclasses.Field[Any] = dataclasses.field(default=default)
+            f._field_type = _FIELD_CLASSVAR  # type: ignore[attr-defined]
+        else:
+            f = dataclasses.field(default=default, kw_only=False)
+            f._field_type = _FIELD  # type: ignore[attr-defined]
+            param = f"{name}: {_annotation_text(annotation)}"
+            if default is not _MISSING:
+                if default.__class__.__hash__ is None:  # a list, dict or set: shared by all objects
+                    raise ValueError(f"mutable default {type(default)} for field {name} is not allowed")
+                defaults[name] = ns.pop(name)
+                param += f" = {default!r}"
+            elif defaults:
+                raise TypeError(f"non-default argument {name!r} follows default argument")
+            names.append(name)
+            signature.append(param)
+        f.name, f.type = name, annotation
+        fields[name] = f
+
+    position = {name: i for i, name in enumerate(names)}
+    tail = [defaults.get(name, _MISSING) for name in names]  # the values of arguments not given
+    count, required = len(names), len(names) - len(defaults)
+    values: Callable[[Any], tuple[Any, ...]]
+    if count > 1:
+        values = attrgetter(*names)
+    elif count == 1:
+        get = attrgetter(names[0])
+        values = lambda self: (get(self),)
+    else:
+        values = lambda self: ()
+    setters: tuple[Callable[[Any, Any], None], ...] = ()
+
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        if len(args) == count and not kwargs:
+            for set_value, value in zip(setters, args):
+                set_value(self, value)
+            return
+        given = [*args, *tail[len(args) :]]
+        for name, value in kwargs.items():
+            i = position.get(name)
+            if i is None:
+                raise TypeError(f"{qualname}.__init__() got an unexpected keyword argument {name!r}")
+            if i < len(args):
+                raise TypeError(f"{qualname}.__init__() got multiple values for argument {name!r}")
+            given[i] = value
+        if len(args) > count:
+            takes = f"from {required + 1} to {count + 1}" if defaults else str(count + 1)
+            s = "" if takes == "1" else "s"
+            raise TypeError(
+                f"{qualname}.__init__() takes {takes} positional argument{s} but {len(args) + 1} were given"
+            )
+        missing = [
+            name for name, value in zip(names[len(args) : required], given[len(args) :]) if value is _MISSING
+        ]
+        if missing:
+            s = "" if len(missing) == 1 else "s"
+            raise TypeError(
+                f"{qualname}.__init__() missing {len(missing)} required positional argument{s}: "
+                + _plural(missing)
+            )
+        for set_value, value in zip(setters, given):
+            set_value(self, value)
+
+    form = "%s(" + ", ".join(name + "=%r" for name in names) + ")"
+    repr_running: set[tuple[int, int]] = set()
+
+    def __repr__(self: Any) -> str:
+        key = id(self), get_ident()
+        if key in repr_running:  # a field that holds this object
+            return "..."
+        repr_running.add(key)
+        try:
+            return form % (self.__class__.__qualname__, *values(self))
+        finally:
+            repr_running.discard(key)
+
+    def __eq__(self: Any, other: object) -> bool:
+        if other.__class__ is self.__class__:
+            return values(self) == values(other)
+        return NotImplemented
+
+    def __hash__(self: Any) -> int:
+        return hash(values(self))
+
+    def __setattr__(self: Any, name: str, value: Any) -> None:
+        if type(self) is new or name in position:
+            raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
+        super(new, self).__setattr__(name, value)
+
+    def __delattr__(self: Any, name: str) -> None:
+        if type(self) is new or name in position:
+            raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")
+        super(new, self).__delattr__(name)
+
+    def __getstate__(self: Any) -> list[Any]:
+        return list(values(self))
+
+    def __setstate__(self: Any, state: list[Any]) -> None:
+        for set_value, value in zip(setters, state):
+            set_value(self, value)
+
+    methods = (__init__, __repr__, __eq__, __hash__, __setattr__, __delattr__, __getstate__, __setstate__)
+    for method in methods:
+        method.__qualname__ = f"{qualname}.{method.__name__}"
+        ns[method.__name__] = method
+    if not ns.get("__doc__"):
+        ns["__doc__"] = f"{cls.__name__}({', '.join(signature)})"
+    ns.pop("__dict__", None)
+    ns.pop("__weakref__", None)
+    ns["__slots__"] = tuple(names)
+    ns["__match_args__"] = tuple(names)
+    ns["__dataclass_fields__"] = fields
+    metaclass: Any = type(cls)
+    new = metaclass(cls.__name__, cls.__bases__, ns)
+    new.__qualname__ = qualname
+    setters = tuple(vars(new)[name].__set__ for name in names)
+    return new
+
+
 # -- the dataflow form ------------------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
+@_frozen
 class ArrayParam:
     tag: ClassVar[str] = "array"
     name: str
@@ -89,7 +263,7 @@ class ArrayParam:
     contiguous: bool
 
 
-@dataclass(frozen=True, slots=True)
+@_frozen
 class ScalarParam:
     tag: ClassVar[str] = "scalar"
     name: str
@@ -99,7 +273,7 @@ class ScalarParam:
 Param = ArrayParam | ScalarParam
 
 
-@dataclass(frozen=True, slots=True)
+@_frozen
 class Load:
     """The current element of array parameter `param`."""
 
@@ -108,7 +282,7 @@ class Load:
     param: int
 
 
-@dataclass(frozen=True, slots=True)
+@_frozen
 class ScalarArg:
     """The value of scalar parameter `param`."""
 
@@ -117,14 +291,14 @@ class ScalarArg:
     param: int
 
 
-@dataclass(frozen=True, slots=True)
+@_frozen
 class Const:
     tag: ClassVar[str] = "const"
     dtype: str
     value: Scalar
 
 
-@dataclass(frozen=True, slots=True)
+@_frozen
 class Cast:
     """Node `arg` converted to `dtype` with NumPy's casting."""
 
@@ -133,7 +307,7 @@ class Cast:
     arg: int
 
 
-@dataclass(frozen=True, slots=True)
+@_frozen
 class Unary:
     tag: ClassVar[str] = "unary"
     dtype: str
@@ -141,7 +315,7 @@ class Unary:
     arg: int
 
 
-@dataclass(frozen=True, slots=True)
+@_frozen
 class Binary:
     """Operands already have the computation dtype; comparisons produce bool."""
 
@@ -152,7 +326,7 @@ class Binary:
     rhs: int
 
 
-@dataclass(frozen=True, slots=True)
+@_frozen
 class Select:
     """`cond ? a : b` (np.where)."""
 
@@ -163,7 +337,7 @@ class Select:
     b: int
 
 
-@dataclass(frozen=True, slots=True)
+@_frozen
 class Store:
     """Write node `value` to the current element of array parameter `param`."""
 
@@ -176,7 +350,7 @@ class Store:
 Node = Load | ScalarArg | Const | Cast | Unary | Binary | Select | Store
 
 
-@dataclass(frozen=True, slots=True)
+@_frozen
 class KernelSpec:
     tag: ClassVar[str] = "kernel_spec"
     name: str
@@ -187,7 +361,7 @@ class KernelSpec:
 
 
 # -- the control-flow form --------------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
+@_frozen
 class Local:
     """The current value of local `index`."""
 
@@ -195,7 +369,7 @@ class Local:
     index: int
 
 
-@dataclass(frozen=True, slots=True)
+@_frozen
 class Imm:
     """An immediate constant."""
 
@@ -208,7 +382,7 @@ Operand = Local | Imm
 Space = Literal["global", "local", "private"]
 
 
-@dataclass(frozen=True, slots=True)
+@_frozen
 class ArrayDecl:
     """An array the kernel uses. `contiguous`: a global array known to be C-contiguous, whose strides
     the kernel computes from its shape."""
@@ -222,7 +396,7 @@ class ArrayDecl:
     contiguous: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@_frozen
 class FnArrayParam:
     """Global array `array` (an index into `Function.arrays`) as a parameter."""
 
@@ -230,7 +404,7 @@ class FnArrayParam:
     array: int
 
 
-@dataclass(frozen=True, slots=True)
+@_frozen
 class FnScalarParam:
     """A scalar parameter, bound to local `local` on entry."""
 
@@ -241,21 +415,21 @@ class FnScalarParam:
 FnParam = FnArrayParam | FnScalarParam
 
 
-@dataclass(frozen=True, slots=True)
+@_frozen
 class Copy:
     tag: ClassVar[str] = "copy"
     dst: int
     src: Operand
 
 
-@dataclass(frozen=True, slots=True)
+@_frozen
 class CastInst:
     tag: ClassVar[str] = "cast"
     dst: int
     src: Operand
 
 
-@dataclass(frozen=True, slots=True)
+@_frozen
 class UnaryInst:
     tag: ClassVar[str] = "unary"
     dst: int
@@ -263,7 +437,7 @@ class UnaryInst:
     src: Operand
 
 
-@dataclass(frozen=True, slots=True)
+@_frozen
 class BinaryInst:
     tag: ClassVar[str] = "binary"
     dst: int
@@ -272,7 +446,7 @@ class BinaryInst:
     b: Operand
 
 
-@dataclass(frozen=True, slots=True)
+@_frozen
 class SelectInst:
     tag: ClassVar[str] = "select"
     dst: int
@@ -281,7 +455,7 @@ class SelectInst:
     b: Operand
 
 
-@dataclass(frozen=True, slots=True)
+@_frozen
 class LoadInst:
     tag: ClassVar[str] = "load"
     dst: int
@@ -289,7 +463,7 @@ class LoadInst:
     index: tuple[Operand, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@_frozen
 class StoreInst:
     tag: ClassVar[str] = "store"
     array: int
@@ -297,7 +471,7 @@ class StoreInst:
     src: Operand
 
 
-@dataclass(frozen=True, slots=True)
+@_frozen
 class Dim:
     """`dst = arrays[array].shape[dim]`."""
 
@@ -307,7 +481,7 @@ class Dim:
     dim: int
 
 
-@dataclass(frozen=True, slots=True)
+@_frozen
 class WorkItem:
     """A work-item query by its OpenCL name (``get_global_id``, ...) in dimension `dim`."""
 
@@ -317,7 +491,7 @@ class WorkItem:
     dim: int
 
 
-@dataclass(frozen=True, slots=True)
+@_frozen
 class Barrier:
     """OpenCL fence flags: 1 = local, 2 = global."""
 
@@ -325,7 +499,7 @@ class Barrier:
     flags: int
 
 
-@dataclass(frozen=True, slots=True)
+@_frozen
 class Atomic:
     """The old value goes to `dst` (if any; for ``"load"`` the value read, for ``"store"`` None);
     `cmp` is the expected value of a compare-exchange."""
@@ -341,7 +515,7 @@ class Atomic:
     scope: str = "device"
 
 
-@dataclass(frozen=True, slots=True)
+@_frozen
 class Fence:
     """A memory fence of `order` among the work-items of `scope` (``atomic_fence``)."""
 
@@ -350,7 +524,7 @@ class Fence:
     scope: str
 
 
-@dataclass(frozen=True, slots=True)
+@_frozen
 class Wrap:
     """`dst = index + extent if index < 0 else index` (int64 operands)."""
 
@@ -360,7 +534,7 @@ class Wrap:
     extent: Operand
 
 
-@dataclass(frozen=True, slots=True)
+@_frozen
 class ViewIndex:
     """`dst = base_index`, checked (with bounds checks on) as index `index` of dimension `dim`, of
     length `extent`, of a view of `array` (`access`: 0 read, 1 write)."""
@@ -393,13 +567,13 @@ Inst = (
 )
 
 
-@dataclass(frozen=True, slots=True)
+@_frozen
 class Jump:
     tag: ClassVar[str] = "jump"
     target: int
 
 
-@dataclass(frozen=True, slots=True)
+@_frozen
 class Branch:
     tag: ClassVar[str] = "branch"
     cond: Operand
@@ -407,7 +581,7 @@ class Branch:
     otherwise: int
 
 
-@dataclass(frozen=True, slots=True)
+@_frozen
 class Return:
     tag: ClassVar[str] = "return"
 
@@ -415,14 +589,14 @@ class Return:
 Term = Jump | Branch | Return
 
 
-@dataclass(frozen=True, slots=True)
+@_frozen
 class Block:
     tag: ClassVar[str] = "block"
     insts: tuple[Inst, ...]
     term: Term
 
 
-@dataclass(frozen=True, slots=True)
+@_frozen
 class Function:
     tag: ClassVar[str] = "function"
     name: str
