@@ -1,7 +1,7 @@
 """Eager ``np.dot`` / ``@``, ``sum``, ``argmax`` and ``np.cumsum`` per call (warm: compiled, then the
-best of 5 calls), through the direct kernels of ``ir.products``, ``ir.reductions`` and ``ir.scans``
-and through the Numba-compiled helpers they replaced (``compiler.reduction_helpers``,
-``compiler.scans``), on the default device.
+best of 7 rounds of repeated calls), through the direct kernels of ``ir.products``,
+``ir.reductions`` and ``ir.scans`` and through the Numba-compiled helpers they replaced
+(``compiler.reduction_helpers``, ``compiler.scans``), on the default device.
 
     python benchmarks/direct_kernels_probe.py [--sizes 256,1024] [--no-products]
 """
@@ -18,17 +18,25 @@ from numba_ext.compiler import reduction_helpers, scans
 
 
 def best_ms(f) -> float:
-    r = f()
-    if hasattr(r, "sycl_queue"):
-        r.sycl_queue.wait()
-    times = []
-    for _ in range(5):
-        t = time.perf_counter()
+    """The best of 7 rounds of the mean time of one call, each round as many calls as fill about
+    20 ms (short calls on a shared CPU vary too much one at a time)."""
+
+    def call():
         r = f()
         if hasattr(r, "sycl_queue"):
             r.sycl_queue.wait()
-        times.append(time.perf_counter() - t)
-    return min(times) * 1e3
+
+    call()
+    t = time.perf_counter()
+    call()
+    reps = max(1, int(0.02 / max(time.perf_counter() - t, 1e-6)))
+    rounds = []
+    for _ in range(7):
+        t = time.perf_counter()
+        for _ in range(reps):
+            call()
+        rounds.append((time.perf_counter() - t) / reps)
+    return min(rounds) * 1e3
 
 
 def main() -> None:
