@@ -191,7 +191,7 @@ def _operand(c: Chooser, profile: str) -> Enc:
 
 def eager(c: Chooser, profile: str) -> Enc:
     quick = profile == "quick"
-    kind = c.choice(["binary", "binary", "unary", "reduction", "matmul", "operator"])
+    kind = c.choice(["binary", "binary", "unary", "reduction", "matmul", "operator", "scan"])
     if kind in ("binary", "operator"):
         name = c.choice(QUICK_BINARY if quick else BINARY)
         return {"kind": kind, "name": name, "args": [_operand(c, profile), _operand(c, profile)]}
@@ -208,6 +208,13 @@ def eager(c: Chooser, profile: str) -> Enc:
             "name": "matmul",
             "args": [array(c, profile, shapes=shapes, compiled=True) for _ in range(2)],
         }
+    if kind == "scan":
+        scan_kw: dict[str, Enc] = {}
+        if c.boolean(0.2):
+            scan_kw["axis"] = c.choice([None, 0, 1, -1, 1.0])
+        shapes = SHAPES if not quick else [[4], [3, 4], [0], []]
+        x = array(c, profile, shapes=shapes, compiled=True)
+        return {"kind": kind, "name": c.choice(["cumsum", "cumprod"]), "args": [x], "kwargs": scan_kw}
     name = c.choice(QUICK_REDUCTIONS if quick else REDUCTIONS)
     kw: dict[str, Enc] = {}
     if c.boolean(0.6):

@@ -215,6 +215,8 @@ def _call(case: dict, args: list[Any], kw: dict[str, Any]) -> Any:
     kind, name = case["kind"], case["name"]
     if kind == "reduction":
         return getattr(args[0], name)(**kw)
+    if kind == "scan":
+        return getattr(np, name)(args[0], **kw)
     if kind in ("operator", "matmul") and name in OPERATORS:
         return OPERATORS[name](*args)
     return getattr(np, name)(*args)
@@ -249,7 +251,12 @@ def run_eager(case: dict) -> Verdict:
     if reference is not None:
         return WRONG, f"NumPy raises {reference.__name__}; numba_ext returned {brief(got)}"
     rtol = atol = None
-    if case["kind"] == "reduction" and case["name"] in ("sum", "mean", "prod"):
+    if (case["kind"], case["name"]) in (
+        ("reduction", "sum"),
+        ("reduction", "mean"),
+        ("reduction", "prod"),
+        ("scan", "cumsum"),
+    ):
         rtol, atol = _sum_tolerance(np_args[0])
         if case["name"] == "mean" and atol is not None:
             atol /= max(1, np.asarray(np_args[0]).size)
