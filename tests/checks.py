@@ -124,3 +124,14 @@ def same_ulps(got, want, ulps=0):
         spacing = np.abs(np.spacing(want)).astype(np.float64)
         err = np.abs(host.astype(np.float64) - want.astype(np.float64))
         assert np.all((err <= ulps * spacing) | (host == want)), np.max(err / spacing)
+
+
+def refuse_calls(monkeypatch, module, *names):
+    """Replace the functions `names` of `module` by ones that fail the test when called: the code
+    under test must not reach them (the Numba-compiled helpers a direct kernel replaces)."""
+    for name in names:
+
+        def refuse(*args, _name=name, **kwargs):
+            raise AssertionError(f"{module.__name__}.{_name} was called")
+
+        monkeypatch.setattr(module, name, refuse)

@@ -9,17 +9,14 @@ import pytest
 import numba_ext as nx
 from numba_ext.compiler import reduction_helpers
 
-from ..checks import fp_tol
+from ..checks import fp_tol, refuse_calls
 
 DTYPES = ["float64", "float32", "int8", "int32", "int64", "uint16", "uint64", "bool"]
 
 
 @pytest.fixture
 def no_helpers(monkeypatch):
-    def refuse(*args, **kwargs):
-        raise AssertionError("a Numba-compiled product helper was called")
-
-    monkeypatch.setattr(reduction_helpers, "dot_function", refuse)
+    refuse_calls(monkeypatch, reduction_helpers, "dot_function")
 
 
 def _values(rng, dtype, shape):

@@ -10,7 +10,7 @@ import pytest
 import numba_ext
 from numba_ext.compiler import reduction_helpers
 
-from ..checks import fp_tol
+from ..checks import fp_tol, refuse_calls
 
 OPS = ["sum", "prod", "mean", "min", "max", "any", "all", "argmin", "argmax"]
 DTYPES = ["float64", "float32", "int8", "int32", "int64", "uint8", "uint32", "uint64", "bool"]
@@ -19,12 +19,7 @@ DTYPES = ["float64", "float32", "int8", "int32", "int64", "uint8", "uint32", "ui
 @pytest.fixture
 def no_helpers(monkeypatch):
     """Fails any reduction that calls a Numba-compiled helper."""
-
-    def refuse(*args, **kwargs):
-        raise AssertionError("a Numba-compiled reduction helper was called")
-
-    monkeypatch.setattr(reduction_helpers, "whole_function", refuse)
-    monkeypatch.setattr(reduction_helpers, "axis_reducer", refuse)
+    refuse_calls(monkeypatch, reduction_helpers, "whole_function", "axis_reducer")
 
 
 def _values(rng, dtype, shape):

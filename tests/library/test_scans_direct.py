@@ -10,7 +10,7 @@ import numba_ext
 from numba_ext.compiler import scans as jitted_scans
 from numba_ext.ir.scans import BLOCKS, block_count
 
-from ..checks import fp_tol
+from ..checks import fp_tol, refuse_calls
 
 DTYPES = ["float64", "float32", "int8", "int32", "int64", "uint8", "uint16", "uint64", "bool"]
 
@@ -18,11 +18,7 @@ DTYPES = ["float64", "float32", "int8", "int32", "int64", "uint8", "uint16", "ui
 @pytest.fixture
 def no_helpers(monkeypatch):
     """Fails any scan that calls a Numba-compiled helper."""
-
-    def refuse(*args, **kwargs):
-        raise AssertionError("a Numba-compiled scan helper was called")
-
-    monkeypatch.setattr(jitted_scans, "scan_function", refuse)
+    refuse_calls(monkeypatch, jitted_scans, "scan_function")
 
 
 def _values(rng, dtype, shape, op):

@@ -10,15 +10,14 @@ import pytest
 import numba_ext as nx
 from numba_ext.library import functions
 
+from ..checks import refuse_calls
+
 DTYPES = ["float64", "float32", "int8", "int32", "int64", "uint8", "uint16", "uint64", "bool"]
 
 
 @pytest.fixture
 def no_helpers(monkeypatch):
-    def refuse(name):
-        raise AssertionError(f"the jitted helper of np.{name} was called")
-
-    monkeypatch.setattr(functions, "_jitted_function", refuse)
+    refuse_calls(monkeypatch, functions, "_jitted_function")
 
 
 def _values(rng, dtype, shape):
