@@ -1,7 +1,7 @@
 """Scans of arrays on their device with the kernels of ``ir.scans`` (eager ``np.cumsum`` and
-``np.cumprod``): the block totals, their exclusive prefixes and the blocks' scans, launched in turn on
-the array's queue into a new 1-d array. The caller gives the compiled kernels (``kernel_for``), so
-that it keeps its own cache."""
+``np.cumprod``): of the flattened array, the block totals, their exclusive prefixes and the blocks'
+scans, launched in turn on the array's queue into a new 1-d array; along an axis, one kernel with a
+work-item per line. The caller gives the compiled kernels, so that it keeps its own cache."""
 
 from __future__ import annotations
 
@@ -48,4 +48,18 @@ def scan(x: ndarray, out_dtype: np.dtype, queue: Queue, kernel_for: ScanKernelFo
     kernel_for("prefixes", 1, device).launch_nd(queue, [totals._data_ptr, blocks, 0], [one], one_local)
     slots = [*source, totals._data_ptr, blocks, 0, out._data_ptr, n, 0]
     kernel_for("blocks", len(shape), device).launch_nd(queue, slots, [work_items], local)
+    return out
+
+
+def scan_axis(x: ndarray, axis: int, out_dtype: np.dtype, queue: Queue, kernel: _core.Kernel) -> ndarray:
+    """The scan of `x` (ndim >= 2) along `axis` on `queue` with `kernel`
+    (``ir.scans.axis_scan_function``'s): a new C-contiguous array of `x`'s shape, `out_dtype` and
+    USM type."""
+    ptr, shape, strides, usm_type = layout(x)
+    out = allocate(shape, out_dtype, queue, usm_type)
+    lines = math.prod(shape) // shape[axis] if shape[axis] else 0
+    if lines:
+        slots = [ptr, *shape, *(s & MASK for s in strides), out._data_ptr, *shape, *([0] * len(shape))]
+        work_items, local = whole_groups(lines, queue.device)
+        kernel.launch_nd(queue, slots, [work_items], local)
     return out

@@ -65,15 +65,15 @@ def block_count(n: int) -> int:
     return -(-n // chunk)
 
 
-def _blocks(op: str, dtype: str, ndim: int, name: str, write: bool) -> Function:
+def _blocks(op: str, dtype: str, ndim: int, name: str, write: bool, out: str | None) -> Function:
     """The first (`write` False) or the last kernel: for the block of this work-item, the running
-    value from the identity (from the block's prefix) over the block's elements, stored as the
-    block's total (each step's value stored into the result)."""
+    value (of `out`, default ``scan_dtype``) from the identity (from the block's prefix) over the
+    block's elements, stored as the block's total (each step's value stored into the result)."""
     if op not in SCAN_OPS:
         raise ValueError(f"no scan {op!r}")
     if ndim < 1:
         raise ValueError("a scan of a 0-d array")
-    out = scan_dtype(op, dtype).name
+    out = out or scan_dtype(op, dtype).name
     combine = SCAN_OPS[op]
     setup, head, body, finish, done = range(1, 6)
     b = FunctionBuilder(6)
@@ -113,21 +113,66 @@ def _blocks(op: str, dtype: str, ndim: int, name: str, write: bool) -> Function:
     arrays = [ArrayDecl("x", dtype, ndim, "global"), ArrayDecl("blocks", out, 1, "global", contiguous=True)]
     if write:
         arrays.append(ArrayDecl("out", out, 1, "global", contiguous=True))
-    return b.function(f"{name}_of_{dtype}_{ndim}d", *arrays)
+    return b.function(f"{name}_of_{dtype}_{ndim}d_to_{out}", *arrays)
 
 
-def block_totals_function(op: str, dtype: str, ndim: int) -> Function:
+def block_totals_function(op: str, dtype: str, ndim: int, out: str | None = None) -> Function:
     """The first kernel: the total of each block of the flattened `ndim`-d array of `dtype` (any
-    layout) under `op`, in ``scan_dtype(op, dtype)``. Parameters: the input, the block totals
-    (each: data address, shape, byte strides); launched over at least the number of blocks."""
-    return _blocks(op, dtype, ndim, f"{op}_block_totals", write=False)
+    layout) under `op`, in `out` (default ``scan_dtype(op, dtype)``, NumPy's without ``dtype=``).
+    Parameters: the input, the block totals (each: data address, shape, byte strides); launched
+    over at least the number of blocks."""
+    return _blocks(op, dtype, ndim, f"{op}_block_totals", False, out)
 
 
-def block_scan_function(op: str, dtype: str, ndim: int) -> Function:
+def block_scan_function(op: str, dtype: str, ndim: int, out: str | None = None) -> Function:
     """The last kernel: each block of the flattened input scanned from its exclusive prefix into
-    the result (1-d, C-contiguous, of the input's size). Parameters: the input, the prefixes, the
-    result; launched as :func:`block_totals_function`."""
-    return _blocks(op, dtype, ndim, f"{op}_blocks", write=True)
+    the result (1-d, C-contiguous, of the input's size, of `out` as :func:`block_totals_function`).
+    Parameters: the input, the prefixes, the result; launched as :func:`block_totals_function`."""
+    return _blocks(op, dtype, ndim, f"{op}_blocks", True, out)
+
+
+def axis_scan_function(op: str, dtype: str, ndim: int, axis: int, out: str | None = None) -> Function:
+    """The scan along `axis` (0 <= axis < ndim, ndim >= 2) of an `ndim`-d array of `dtype` (any
+    layout) into a C-contiguous array of the same shape and of `out` (default ``scan_dtype(op,
+    dtype)``): one work-item per line along the axis, scanning it sequentially (NumPy's order, so
+    float results are NumPy's bits up to the device's arithmetic). Parameters: the input, the
+    result; launched over at least the number of lines (the product of the other extents)."""
+    if op not in SCAN_OPS:
+        raise ValueError(f"no scan {op!r}")
+    if not (ndim >= 2 and 0 <= axis < ndim):
+        raise ValueError(f"axis {axis} of a {ndim}-d array cannot be scanned line by line")
+    out = out or scan_dtype(op, dtype).name
+    combine = SCAN_OPS[op]
+    setup, head, body, done = range(1, 5)
+    b = FunctionBuilder(5)
+    line = b.local(_I64)
+    b.emit(WorkItem(line, "get_global_id", 0))
+    extents, _ = b.extents(0, ndim)
+    others = [e for d, e in enumerate(extents) if d != axis]  # the other dimensions, in order
+    lines: Operand = others[0]
+    for extent in others[1:]:
+        lines = b.binary(_I64, "mul", lines, extent)
+    b.end(Branch(b.binary("bool", "lt", Local(line), lines), setup, done), then=setup)
+    # set-up: this line's index in the other dimensions (C order), the start value
+    fixed = b.unflatten(Local(line), others)
+    running, k = b.local(out), b.local(_I64)
+    b.set(running, Imm(out, identity(combine, out)))
+    b.set(k, Imm(_I64, 0))
+    b.end(Jump(head), then=head)
+    b.end(Branch(b.binary("bool", "lt", Local(k), extents[axis]), body, done), then=body)
+    at = (*fixed[:axis], Local(k), *fixed[axis:])
+    e = b.local(dtype)
+    b.emit(LoadInst(e, 0, at))
+    b.emit(BinaryInst(running, combine, Local(running), b.cast(out, Local(e), dtype)))
+    b.emit(StoreInst(1, at, Local(running)))
+    b.emit(BinaryInst(k, "add", Local(k), Imm(_I64, 1)))
+    b.end(Jump(head), then=done)
+    b.end(Return())
+    return b.function(
+        f"{op}_axis{axis}_of_{dtype}_{ndim}d_to_{out}",
+        ArrayDecl("x", dtype, ndim, "global"),
+        ArrayDecl("out", out, ndim, "global", contiguous=True),
+    )
 
 
 def block_prefix_function(op: str, out: str) -> Function:

@@ -2,16 +2,17 @@
 
 np.where, np.clip and np.dot compute on the arrays' queue (where/clip as one elementwise kernel, or
 for complex values and out-of-range Python ints through a jitted function; dot through the
-reductions' dot; np.cumsum and np.cumprod of real and bool arrays as the three kernels of
-``ir.scans``, of other dtypes through the scans jitted code uses: the jitted ones import the compiler
-layer, and Numba, on their first call); the *_like functions allocate on it; np.copy copies
-there. Every other NumPy function runs NumPy's own implementation, which uses the array's methods
-(np.sum(x) -> x.sum(), np.reshape, np.transpose) or refuses the implicit conversion to a NumPy array
-(ndarray.__array__)."""
+reductions' dot); np.cumsum and np.cumprod of real and bool arrays (flattened, or along an axis,
+with dtype= too) run the kernels of ``ir.scans``, and of other dtypes (flattened) the scans jitted
+code uses, which import the compiler layer, and Numba, on their first call; the *_like functions
+allocate on the queue; np.copy copies there. Every other NumPy function runs NumPy's own
+implementation, which uses the array's methods (np.sum(x) -> x.sum(), np.reshape, np.transpose) or
+refuses the implicit conversion to a NumPy array (ndarray.__array__)."""
 
 from __future__ import annotations
 
 import functools
+import operator
 import threading
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, Literal, cast
@@ -22,7 +23,14 @@ from .. import _core, arrays
 from ..arrays import ShapeLike, ndarray, scans
 from ..devices import Device
 from ..errors import UnsupportedError
-from ..ir.scans import block_prefix_function, block_scan_function, block_totals_function, scan_dtype
+from ..ir.reductions import normalize_axis
+from ..ir.scans import (
+    axis_scan_function,
+    block_prefix_function,
+    block_scan_function,
+    block_totals_function,
+    scan_dtype,
+)
 from . import elementwise
 from .reductions import DIRECT_DTYPES, dot
 
@@ -181,14 +189,30 @@ def _scan_function(op: str) -> Callable[..., ndarray]:
         dtype: DTypeLike | None = None,
         out: ndarray | None = None,
     ) -> ndarray:
-        if axis is not None or dtype is not None or out is not None:
+        if out is not None:
             raise UnsupportedError(
-                f"np.{op}(axis=, dtype=, out=) of numba_ext arrays is not supported; "
-                f"np.{op}(x) scans the flattened array"
+                f"np.{op}(out=) of numba_ext arrays is not supported; use the array np.{op}(x) returns"
             )
-        out_dtype = scan_dtype(op, a.dtype)
-        if a.dtype in DIRECT_DTYPES:
-            return scans.scan(a, out_dtype, a._queue, _ScanKernels(op, a.dtype.name))
+        if axis is not None:
+            if isinstance(axis, (bool, np.bool_)):
+                raise TypeError("an integer is required for the axis")  # NumPy's
+            axis = normalize_axis(operator.index(axis), max(a.ndim, 1))  # a 0-d array scans as 1-d
+            if a.ndim <= 1:
+                axis = None
+        out_dtype = scan_dtype(op, a.dtype) if dtype is None else np.dtype(dtype)
+        direct = a.dtype in DIRECT_DTYPES and out_dtype in DIRECT_DTYPES and out_dtype != np.bool_
+        if not direct and (axis is not None or dtype is not None):
+            raise UnsupportedError(
+                f"np.{op}(axis=, dtype=) of numba_ext arrays is supported for real and bool data into "
+                f"real results, not {a.dtype} into {out_dtype}; np.{op}(x) scans any dtype flattened"
+            )
+        if direct:
+            kernels = _ScanKernels(op, a.dtype.name, out_dtype.name)
+            if axis is None:
+                return scans.scan(a, out_dtype, a._queue, kernels)
+            return scans.scan_axis(
+                a, axis, out_dtype, a._queue, kernels(f"axis{axis}", a.ndim, a._queue.device)
+            )
         if a.ndim == 0:
             a = a.reshape(1)
         from ..compiler import scans as jitted  # Numba's import waits for the first such scan
@@ -200,26 +224,29 @@ def _scan_function(op: str) -> Callable[..., ndarray]:
 
 
 _lock = threading.Lock()
-#: compiled scan kernels by (operation, dtype, step, rank, device)
-_scan_kernels: dict[tuple[str, str, str, int, Device], _core.Kernel] = {}
+#: compiled scan kernels by (operation, dtype, result dtype, step, rank, device)
+_scan_kernels: dict[tuple[str, str, str, str, int, Device], _core.Kernel] = {}
 
 
 class _ScanKernels:
-    """The kernels of a scan's steps for arrays of `dtype`, per rank and device, compiled once."""
+    """The kernels of a scan of arrays of `dtype` into `out`, per step ("totals", "prefixes",
+    "blocks" of the flattened array, or "axis<k>" along axis k), rank and device, compiled once."""
 
-    def __init__(self, op: str, dtype: str) -> None:
-        self.op, self.dtype = op, dtype
+    def __init__(self, op: str, dtype: str, out: str) -> None:
+        self.op, self.dtype, self.out = op, dtype, out
 
     def __call__(self, step: str, ndim: int, device: Device) -> _core.Kernel:
-        key = (self.op, self.dtype, step, ndim, device)
+        key = (self.op, self.dtype, self.out, step, ndim, device)
         k = _scan_kernels.get(key)
         if k is None:
             if step == "totals":
-                function = block_totals_function(self.op, self.dtype, ndim)
+                function = block_totals_function(self.op, self.dtype, ndim, self.out)
             elif step == "blocks":
-                function = block_scan_function(self.op, self.dtype, ndim)
+                function = block_scan_function(self.op, self.dtype, ndim, self.out)
+            elif step == "prefixes":
+                function = block_prefix_function(self.op, self.out)
             else:
-                function = block_prefix_function(self.op, scan_dtype(self.op, self.dtype).name)
+                function = axis_scan_function(self.op, self.dtype, ndim, int(step[4:]), self.out)
             k = _core.compile_function(function, device)
             with _lock:
                 _scan_kernels[key] = k

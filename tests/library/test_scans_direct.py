@@ -1,7 +1,8 @@
-"""Eager ``np.cumsum`` and ``np.cumprod`` of real and bool arrays run the three kernels of
-``ir.scans`` directly, with no Numba-compiled helper: NumPy's values (exact for integers, which wrap
-as NumPy's; within rounding for floats) and result dtypes over the array flattened in C order, in any
-layout, for empty, 0-d and one-block to many-block sizes, with the input's queue and USM type."""
+"""Eager ``np.cumsum`` and ``np.cumprod`` of real and bool arrays run the kernels of ``ir.scans``
+directly, with no Numba-compiled helper: NumPy's values (exact for integers, which wrap as NumPy's;
+within rounding for floats) and result dtypes over the array flattened in C order (empty, 0-d and
+one-block to many-block sizes) and along each axis, with ``dtype=``, in any layout, with the input's
+queue and USM type, and NumPy's exceptions for bad arguments."""
 
 import numpy as np
 import pytest
@@ -91,7 +92,46 @@ def test_other_dtypes_keep_the_helper():
     np.testing.assert_allclose(numba_ext.asnumpy(np.cumsum(numba_ext.asarray(h))), np.cumsum(h))
 
 
-def test_unsupported_arguments(no_helpers):
-    a = numba_ext.asarray(np.ones((3, 4)))
-    with pytest.raises(numba_ext.UnsupportedError, match="scans the flattened array"):
-        np.cumsum(a, axis=1)
+@pytest.mark.parametrize("op", ["cumsum", "cumprod"])
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_scans_along_an_axis_and_into_a_dtype(rng, op, dtype, no_helpers):
+    h = _values(rng, dtype, (6, 5, 4), op)
+    a = numba_ext.asarray(h, usm_type="host")
+    views = ((h, a), (h.transpose(2, 0, 1), a.transpose(2, 0, 1)), (h[::2, ::-1], a[::2, ::-1]))
+    for hx, x in views:
+        for axis in (0, 1, 2, -1, -3):
+            for into in (None, "float64", "int32", "uint8"):
+                want = getattr(np, op)(hx, axis=axis, dtype=into)
+                got = getattr(np, op)(x, axis=axis, dtype=into)
+                _same(got, want, dtype if into is None else into, "host")
+                assert got.flags.c_contiguous and got.sycl_queue == a.sycl_queue
+    # a 1-d or 0-d array along its axis is its flattened scan; an empty axis gives an empty result
+    for hx in (h[1, 2], np.asarray(h[1, 2, 3])):
+        _same(getattr(np, op)(numba_ext.asarray(hx), axis=-1), getattr(np, op)(hx, axis=-1), dtype, "device")
+    e = np.zeros((3, 0), dtype)
+    _same(getattr(np, op)(numba_ext.asarray(e), axis=1), getattr(np, op)(e, axis=1), dtype, "device")
+
+
+def test_arguments_as_numpy_takes_them(no_helpers):
+    h = np.ones((3, 4))
+    a = numba_ext.asarray(h)
+    for kwargs, error in (
+        ({"axis": 2}, np.exceptions.AxisError),
+        ({"axis": -3}, np.exceptions.AxisError),
+        ({"axis": 1.0}, TypeError),
+        ({"axis": True}, TypeError),
+        ({"dtype": "not a dtype"}, TypeError),
+    ):
+        with pytest.raises(error):
+            np.cumsum(h, **kwargs)
+        with pytest.raises(error):
+            np.cumsum(a, **kwargs)
+    with pytest.raises(np.exceptions.AxisError):
+        np.cumsum(numba_ext.asarray(np.float64(1.0)), axis=1)
+    # what is not offloaded says so
+    with pytest.raises(numba_ext.UnsupportedError, match="out="):
+        np.cumsum(a, out=numba_ext.empty(12))
+    with pytest.raises(numba_ext.UnsupportedError, match="real results"):
+        np.cumsum(a, axis=0, dtype=np.complex128)
+    with pytest.raises(numba_ext.UnsupportedError, match="real results"):
+        np.cumsum(numba_ext.asarray(np.ones((2, 2), np.complex128)), axis=0)
