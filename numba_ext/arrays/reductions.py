@@ -67,6 +67,17 @@ def c_contiguous(shape: tuple[int, ...], strides: Sequence[int], itemsize: int) 
     return True
 
 
+def operand(x: ndarray, itemsize: int | None = None) -> tuple[list[int], int, int]:
+    """A kernel operand: its slots (data address, extents, byte strides as the unsigned slots take
+    them), its number of elements and the rank its kernel reads; given `itemsize`, a C-contiguous
+    `x` is one flat run of rank 1 (as reductions and scans over every element read it)."""
+    ptr, shape, strides, _ = layout(x)
+    size = math.prod(shape)
+    if itemsize is not None and c_contiguous(shape, strides, itemsize):
+        shape, strides = (size,), (itemsize,)
+    return [ptr, *shape, *(s & MASK for s in strides)], size, len(shape)
+
+
 def _cpu(device: Device) -> bool:
     found = _CPU.get(device)
     if found is None:
@@ -130,15 +141,12 @@ class WholeReduction:
         `shape` ((1,) or ()) its reduction is launched into on `queue` (None for no elements, where
         the operation has a value without them). Where ``device_result`` holds, that array is the
         result, and nothing is copied to the host."""
-        ptr, x_shape, strides, _ = layout(x)
-        size = math.prod(x_shape)
+        source, size, ndim = operand(x, self.itemsize)
         if size == 0 and self.empty_message is not None:
             raise ValueError(self.empty_message)
-        if c_contiguous(x_shape, strides, self.itemsize):
-            x_shape, strides = (size,), (self.itemsize,)
         device = queue.device
         if used is not None:
-            used.append(kernel_for(len(x_shape), device))
+            used.append(kernel_for(ndim, device))
         if size == 0:
             return 0, None
         acc_dtype = self.acc_dtype
@@ -146,8 +154,7 @@ class WholeReduction:
         acc_ptr = acc._data_ptr
         _core.fill(queue, acc_ptr, self.start, acc_dtype.itemsize)
         work_items, local = launch_work_items(size, device)
-        slots = [ptr, *x_shape, *(s & MASK for s in strides), acc_ptr, 1, 0]
-        kernel_for(len(x_shape), device).launch_nd(queue, slots, [work_items], local)
+        kernel_for(ndim, device).launch_nd(queue, [*source, acc_ptr, 1, 0], [work_items], local)
         return size, acc
 
 
@@ -165,18 +172,16 @@ def first_extreme(
     dtype; for bools all or any) with its kernel (`extreme_for`), then the first flat index holding
     it by ``ir.reductions.first_index_function``'s kernel (`index_for`), nothing copied to the
     host."""
-    ptr, shape, strides, _ = layout(x)
-    if math.prod(shape) == 0:
+    source, size, ndim = operand(x, extreme.itemsize)
+    if size == 0:
         raise ValueError(EMPTY_MESSAGES[op])
-    size, acc = extreme.on_device(x, queue, extreme_for)
+    _, acc = extreme.on_device(x, queue, extreme_for)
     assert acc is not None
-    if c_contiguous(shape, strides, extreme.itemsize):
-        shape, strides = (size,), (extreme.itemsize,)
     index = allocate((), np.dtype(np.int64), queue, usm_type)
     _core.fill(queue, index._data_ptr, np.array(NO_INDEX, np.int64).tobytes(), 8)
     work_items, local = launch_work_items(size, queue.device)
-    slots = [ptr, *shape, *(s & MASK for s in strides), acc._data_ptr, 1, 0, index._data_ptr, 1, 0]
-    index_for(len(shape), queue.device).launch_nd(queue, slots, [work_items], local)
+    slots = [*source, acc._data_ptr, 1, 0, index._data_ptr, 1, 0]
+    index_for(ndim, queue.device).launch_nd(queue, slots, [work_items], local)
     return index
 
 
@@ -239,11 +244,7 @@ def dot_vectors(a: ndarray, b: ndarray, dtype: np.dtype, queue: Queue, kernel: _
         return dtype.type(0)
     acc = allocate((1,), acc_dtype, queue, "device")
     _core.fill(queue, acc._data_ptr, bytes(acc_dtype.itemsize), acc_dtype.itemsize)
-    slots: list[int] = []
-    for x in (a, b):
-        ptr, shape, strides, _ = layout(x)
-        slots += [ptr, *shape, *(s & MASK for s in strides)]
-    slots += [acc._data_ptr, 1, 0]
+    slots = [*operand(a)[0], *operand(b)[0], acc._data_ptr, 1, 0]
     work_items, local = launch_work_items(n, queue.device)
     kernel.launch_nd(queue, slots, [work_items], local)
     host = np.empty(1, acc_dtype)
@@ -263,11 +264,7 @@ def product(
     out = allocate(out_shape, dtype, queue, usm_type)
     size = math.prod(out_shape)
     if size:
-        slots: list[int] = []
-        for x in (a, b):
-            ptr, shape, strides, _ = layout(x)
-            slots += [ptr, *shape, *(s & MASK for s in strides)]
-        slots += [out._data_ptr, *out_shape] + [0] * len(out_shape)
+        slots = [*operand(a)[0], *operand(b)[0], out._data_ptr, *out_shape, *([0] * len(out_shape))]
         work_items, local = whole_groups(size, queue.device)
         kernel.launch_nd(queue, slots, [work_items], local)
     return out

@@ -15,7 +15,7 @@ from .. import _core
 from ..devices import Device, Queue
 from ..ir.scans import block_count
 from .allocation import allocate
-from .reductions import MASK, c_contiguous, layout, whole_groups
+from .reductions import layout, operand, whole_groups
 
 if TYPE_CHECKING:
     from .ndarray import ndarray
@@ -28,26 +28,22 @@ ScanKernelFor = Callable[[str, int, Device], _core.Kernel]
 def scan(x: ndarray, out_dtype: np.dtype, queue: Queue, kernel_for: ScanKernelFor) -> ndarray:
     """The scan of `x` flattened in C order on `queue`: a new 1-d C-contiguous array of
     `out_dtype` (the scan's result dtype) with `x`'s USM type."""
-    ptr, shape, strides, usm_type = layout(x)
-    n = math.prod(shape)
-    out = allocate((n,), out_dtype, queue, usm_type)
+    source, n, ndim = operand(x, x.dtype.itemsize)
+    out = allocate((n,), out_dtype, queue, layout(x)[3])
     if n == 0:
         return out
-    if c_contiguous(shape, strides, x.dtype.itemsize):
-        shape, strides = (n,), (x.dtype.itemsize,)
     device = queue.device
     # a work-item per block (up to ``ir.scans.BLOCKS``)
     blocks = block_count(n)
     totals = allocate((blocks,), out_dtype, queue, "device")
-    source = [ptr, *shape, *(s & MASK for s in strides)]
     work_items, local = whole_groups(blocks, device)
-    kernel_for("totals", len(shape), device).launch_nd(
+    kernel_for("totals", ndim, device).launch_nd(
         queue, [*source, totals._data_ptr, blocks, 0], [work_items], local
     )
     one, one_local = whole_groups(1, device)
     kernel_for("prefixes", 1, device).launch_nd(queue, [totals._data_ptr, blocks, 0], [one], one_local)
     slots = [*source, totals._data_ptr, blocks, 0, out._data_ptr, n, 0]
-    kernel_for("blocks", len(shape), device).launch_nd(queue, slots, [work_items], local)
+    kernel_for("blocks", ndim, device).launch_nd(queue, slots, [work_items], local)
     return out
 
 
@@ -55,11 +51,11 @@ def scan_axis(x: ndarray, axis: int, out_dtype: np.dtype, queue: Queue, kernel: 
     """The scan of `x` (ndim >= 2) along `axis` on `queue` with `kernel`
     (``ir.scans.axis_scan_function``'s): a new C-contiguous array of `x`'s shape, `out_dtype` and
     USM type."""
-    ptr, shape, strides, usm_type = layout(x)
+    _, shape, _, usm_type = layout(x)
     out = allocate(shape, out_dtype, queue, usm_type)
     lines = math.prod(shape) // shape[axis] if shape[axis] else 0
     if lines:
-        slots = [ptr, *shape, *(s & MASK for s in strides), out._data_ptr, *shape, *([0] * len(shape))]
+        slots = [*operand(x)[0], out._data_ptr, *shape, *([0] * len(shape))]
         work_items, local = whole_groups(lines, queue.device)
         kernel.launch_nd(queue, slots, [work_items], local)
     return out

@@ -207,7 +207,7 @@ def _scan_function(op: str) -> Callable[..., ndarray]:
                 f"real results, not {a.dtype} into {out_dtype}; np.{op}(x) scans any dtype flattened"
             )
         if direct:
-            kernels = _ScanKernels(op, a.dtype.name, out_dtype.name)
+            kernels = _scan_kernels_of(op, a.dtype, out_dtype)
             if axis is None:
                 return scans.scan(a, out_dtype, a._queue, kernels)
             return scans.scan_axis(
@@ -226,6 +226,17 @@ def _scan_function(op: str) -> Callable[..., ndarray]:
 _lock = threading.Lock()
 #: compiled scan kernels by (operation, dtype, result dtype, step, rank, device)
 _scan_kernels: dict[tuple[str, str, str, str, int, Device], _core.Kernel] = {}
+
+
+_scans_of: dict[tuple[str, np.dtype, np.dtype], _ScanKernels] = {}
+
+
+def _scan_kernels_of(op: str, dtype: np.dtype, out: np.dtype) -> _ScanKernels:
+    """The kernels of scans of arrays of `dtype` into `out` (made once: no dtype names per call)."""
+    found = _scans_of.get((op, dtype, out))
+    if found is None:
+        found = _scans_of[op, dtype, out] = _ScanKernels(op, dtype.name, out.name)
+    return found
 
 
 class _ScanKernels:
