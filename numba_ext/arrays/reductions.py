@@ -19,6 +19,7 @@ from ..ir.kernel_ir import Function
 from ..ir.products import accumulation_dtype
 from ..ir.reductions import (
     COMBINE,
+    CPU_UNROLL,
     EMPTY_MESSAGES,
     NO_INDEX,
     WORK_ITEMS,
@@ -39,13 +40,11 @@ KernelFor = Callable[[int, Device], _core.Kernel]
 _PTX: dict[Device, bool] = {}
 #: whether a device is a CPU, by device
 _CPU: dict[Device, bool] = {}
-#: on a CPU, the most work-items of a reduction over every element per compute unit, and the
-#: fewest elements each work-item reduces: each work-item's partial ends in an atomic update of the
-#: one accumulator, which costs more than a CPU's work-item saves on a few elements (1000 elements:
-#: 40-80 us with a work-item each, 5-20 us with 64), and beyond a few hundred work-items per
-#: compute unit the cores are busy already
-CPU_WORK_ITEMS_PER_UNIT = 512
-CPU_ELEMENTS_PER_WORK_ITEM = 16
+#: on a CPU, the work-items of a reduction over every element per compute unit (at most), and the
+#: fewest elements each reduces: each reads one contiguous run (``ir.reductions.flat_loop``'s blocked
+#: form) in a work-group of its own, so a few per compute unit keep the cores busy and balanced
+CPU_WORK_ITEMS_PER_UNIT = 8
+CPU_ELEMENTS_PER_WORK_ITEM = 2048
 
 
 def layout(x: ndarray) -> tuple[int, tuple[int, ...], Sequence[int], str]:
@@ -108,9 +107,10 @@ class WholeReduction:
         #: whether the accumulator holds the result as it is (not for a mean, nor narrow integers)
         self.device_result = op != "mean" and self.acc_dtype == out
 
-    def function(self, ndim: int) -> Function:
-        """The kernel's description for operands of rank `ndim` (a C-contiguous one is read as 1-d)."""
-        return whole_function(self.op, self.dtype, ndim)
+    def function(self, ndim: int, device: Device) -> Function:
+        """The kernel's description for operands of rank `ndim` (a C-contiguous one is read as 1-d)
+        on `device`."""
+        return whole_function(self.op, self.dtype, ndim, unroll(device))
 
     def __call__(
         self, x: ndarray, queue: Queue, kernel_for: KernelFor, used: list[_core.Kernel] | None = None
@@ -214,15 +214,20 @@ def reduce_axis(
     return out
 
 
+def unroll(device: Device) -> int:
+    """The form of the reductions over every element on `device` (``ir.reductions.flat_loop``'s
+    `unroll`): blocked on CPUs, strided elsewhere."""
+    return CPU_UNROLL if _cpu(device) else 1
+
+
 def launch_work_items(size: int, device: Device) -> tuple[int, list[int] | None]:
-    """The global and local sizes of a capped reduction launch over `size` elements: at most
-    ``WORK_ITEMS``; on a CPU at most ``CPU_WORK_ITEMS_PER_UNIT`` per compute unit, each over at
-    least ``CPU_ELEMENTS_PER_WORK_ITEM`` elements."""
+    """The global and local sizes of a reduction over `size` elements in the form ``unroll(device)``
+    gives: on a CPU at most ``CPU_WORK_ITEMS_PER_UNIT`` per compute unit, each over at least
+    ``CPU_ELEMENTS_PER_WORK_ITEM`` elements, in work-groups of one; elsewhere at most
+    ``WORK_ITEMS``."""
     if _cpu(device):
-        per_unit = min(
-            -(-size // CPU_ELEMENTS_PER_WORK_ITEM), CPU_WORK_ITEMS_PER_UNIT * device.max_compute_units
-        )
-        return max(per_unit, 1), None
+        most = CPU_WORK_ITEMS_PER_UNIT * device.max_compute_units
+        return max(min(-(-size // CPU_ELEMENTS_PER_WORK_ITEM), most), 1), [1]
     return whole_groups(min(size, WORK_ITEMS), device)
 
 

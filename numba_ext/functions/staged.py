@@ -96,7 +96,7 @@ class _WholeStep(_Operand):
     def kernel(self, ndim: int, device: Device) -> _core.Kernel:
         k = self.kernels.get((ndim, device))
         if k is None:
-            function = self.reduction.function(ndim)
+            function = self.reduction.function(ndim, device)
             k = self.kernels[ndim, device] = _core.compile_function(function, device)
         return k
 

@@ -25,6 +25,7 @@ from .kernel_ir import (
     Jump,
     LoadInst,
     Local,
+    Operand,
     Return,
     StoreInst,
     WorkItem,
@@ -88,34 +89,33 @@ def product_function(dtype: str, ndim_a: int, ndim_b: int, contiguous: bool = Fa
     )
 
 
-def vector_function(dtype: str) -> Function:
+def vector_function(dtype: str, unroll: int = 1) -> Function:
     """``np.dot`` of two vectors of `dtype` (of one length) into a one-element accumulator of
     ``accumulator_dtype(accumulation_dtype(dtype))`` that holds 0 before the launch. Parameters: a,
-    b, the accumulator (each: data address, shape, byte strides)."""
+    b, the accumulator (each: data address, shape, byte strides); `unroll` and the launch as
+    ``reductions.whole_function``'s (strided for GPUs, blocked for CPUs)."""
     part = accumulation_dtype(dtype)
     acc = accumulator_dtype(part)
-    head, body, done = range(1, 4)
-    b = FunctionBuilder(4)
-    gid, gsize, lin, n = b.local(_I64), b.local(_I64), b.local(_I64), b.local(_I64)
-    b.emit(WorkItem(gid, "get_global_id", 0))
-    b.emit(WorkItem(gsize, "get_global_size", 0))
+    b = FunctionBuilder(1)
+    n = b.local(_I64)
     b.emit(Dim(n, 0, 0))
-    partial = b.local(part)
-    b.set(partial, _zero(part))
-    b.set(lin, Local(gid))
-    b.end(Jump(head), then=head)
-    b.end(Branch(b.binary("bool", "lt", Local(lin), Local(n)), body, done), then=body)
-    x, y = b.local(dtype), b.local(dtype)
-    b.emit(LoadInst(x, 0, (Local(lin),)))
-    b.emit(LoadInst(y, 1, (Local(lin),)))
-    term = b.binary(part, "mul", b.cast(part, Local(x), dtype), b.cast(part, Local(y), dtype))
-    b.emit(BinaryInst(partial, "add", Local(partial), term))
-    b.emit(BinaryInst(lin, "add", Local(lin), Local(gsize)))
-    b.end(Jump(head), then=done)
-    b.emit(Atomic(None, "add", 2, (Imm(_I64, 0),), b.cast(acc, Local(partial), part)))
+    partials = [b.local(part) for _ in range(unroll)]
+    for p in partials:
+        b.set(p, _zero(part))
+
+    def step(lane: int, at: Operand) -> None:
+        x, y = b.local(dtype), b.local(dtype)
+        b.emit(LoadInst(x, 0, (at,)))
+        b.emit(LoadInst(y, 1, (at,)))
+        term = b.binary(part, "mul", b.cast(part, Local(x), dtype), b.cast(part, Local(y), dtype))
+        b.emit(BinaryInst(partials[lane], "add", Local(partials[lane]), term))
+
+    b.flat_loop(Local(n), unroll, step)
+    b.combine_lanes("add", partials)
+    b.emit(Atomic(None, "add", 2, (Imm(_I64, 0),), b.cast(acc, Local(partials[0]), part)))
     b.end(Return())
     return b.function(
-        f"dot_vectors_of_{dtype}",
+        f"dot_vectors_of_{dtype}" + (f"_by{unroll}" if unroll > 1 else ""),
         ArrayDecl("a", dtype, 1, "global"),
         ArrayDecl("b", dtype, 1, "global"),
         ArrayDecl("acc", acc, 1, "global", contiguous=True),

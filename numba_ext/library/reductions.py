@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import _core
 from ..arrays import full, ndarray
-from ..arrays.reductions import WholeReduction, dot_vectors, first_extreme, product, reduce_axis
+from ..arrays.reductions import WholeReduction, dot_vectors, first_extreme, product, reduce_axis, unroll
 from ..devices import Device
 from ..errors import ExecutionPlacementError, UnsupportedError
 from ..ir import complex_lowering, products
@@ -156,11 +156,11 @@ class _Kernels:
         if k is None:
             if self.name in ARG_OPS:
                 if self.axis is None:  # the first index of the extreme
-                    function = first_index_function(self.dtype, ndim)
+                    function = first_index_function(self.dtype, ndim, blocked=unroll(device) > 1)
                 else:
                     function = arg_axis_function(self.name, self.dtype, ndim, self.axis)
             elif self.axis is None:
-                function = _whole(self.name, np.dtype(self.dtype)).function(ndim)
+                function = _whole(self.name, np.dtype(self.dtype)).function(ndim, device)
             else:
                 function = axis_function(self.name, self.dtype, ndim, self.axis)
             k = _core.compile_function(function, device)
@@ -215,7 +215,7 @@ def _direct_dot(a: ndarray, b: ndarray, dt: np.dtype, usm_type: str) -> ndarray:
     kernel = _products.get(key)
     if kernel is None:
         if a.ndim == b.ndim == 1:
-            function = products.vector_function(dt.name)
+            function = products.vector_function(dt.name, unroll(queue.device))
         else:
             function = products.product_function(dt.name, a.ndim, b.ndim, contiguous)
         kernel = _core.compile_function(function, queue.device)

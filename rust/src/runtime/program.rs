@@ -332,6 +332,10 @@ impl CompiledKernel {
                 log,
             });
         }
+        if std::env::var_os("NUMBA_EXT_BUILD_LOG").is_some_and(|v| !v.is_empty() && v != "0") {
+            let log = program.get_build_log(dev.id()).unwrap_or_default();
+            eprintln!("numba_ext: build log of {} on {}:\n{}", self.binary.kernel_name, dev.name(), log.trim_end());
+        }
         Ok(program)
     }
 }

@@ -1,0 +1,141 @@
+"""Both forms of the reductions over every element (``ir.reductions.FunctionBuilder.flat_loop``):
+strided (GPUs) and blocked (CPUs: one contiguous run per work-item, several partials), each launched
+here on the default device with chosen work-item counts, so that both are checked wherever the suite
+runs: sums, extremes, first indices of extremes and dots of vectors give NumPy's values for lengths
+around the unroll and the runs (shorter than one step, runs that end before the data, work-items with
+nothing to do), in any layout; eager reductions on a CPU take the blocked form."""
+
+import numpy as np
+import pytest
+
+import numba_ext
+from numba_ext import _core
+from numba_ext.arrays import reductions as arrays_reductions
+from numba_ext.arrays.reductions import WholeReduction, dot_vectors, first_extreme
+from numba_ext.ir import products
+from numba_ext.ir.kernel_ir import Atomic, SelectInst
+from numba_ext.ir.reductions import CPU_UNROLL, first_index_function, whole_function
+
+from ..checks import fp_tol
+
+LENGTHS = [1, 5, CPU_UNROLL, CPU_UNROLL + 1, 3 * CPU_UNROLL - 1, 100, 1031]
+#: (global work-items, local size): blocked launches take work-groups of one
+LAUNCHES = [(1, None), (3, None), (16, None), (64, None)]
+
+
+def _launch(monkeypatch, unroll, work_items):
+    """Reductions over every element launched over `work_items` in `unroll`'s form."""
+    local = [1] if unroll > 1 else None
+    monkeypatch.setattr(arrays_reductions, "launch_work_items", lambda size, device: (work_items, local))
+
+
+def _kernels(build):
+    cache = {}
+
+    def kernel_for(ndim, device):
+        if (ndim, device) not in cache:
+            cache[ndim, device] = _core.compile_function(build(ndim), device)
+        return cache[ndim, device]
+
+    return kernel_for
+
+
+@pytest.mark.parametrize("unroll", [1, CPU_UNROLL])
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64", "int16", "uint32", "bool"])
+def test_whole_reductions_of_both_forms(monkeypatch, rng, unroll, dtype):
+    for op in ("sum", "max", "min", "prod", "mean", "any"):
+        whole = WholeReduction(op, dtype)
+        kernel_for = _kernels(lambda ndim, op=op: whole_function(op, dtype, ndim, unroll))
+        for n in LENGTHS:
+            if dtype == "bool":
+                h = rng.random(n) < 0.3
+            elif np.dtype(dtype).kind == "f":
+                h = rng.uniform(0.5, 1.5, n).astype(dtype)
+            else:
+                h = rng.integers(0, 3, n).astype(dtype)
+            x = numba_ext.asarray(h)
+            for work_items, _ in LAUNCHES:
+                _launch(monkeypatch, unroll, work_items)
+                got = whole(x, x._queue, kernel_for)
+                want = getattr(h, op)()
+                assert got.dtype == want.dtype, (op, n, work_items)
+                if np.dtype(want.dtype).kind == "f":
+                    np.testing.assert_allclose(got, want, **fp_tol(dtype), err_msg=f"{op} {n} {work_items}")
+                else:
+                    assert got == want, (op, n, work_items, got, want)
+
+
+@pytest.mark.parametrize("unroll", [1, CPU_UNROLL])
+def test_layouts_of_both_forms(monkeypatch, rng, unroll):
+    whole = WholeReduction("sum", "float64")
+    kernel_for = _kernels(lambda ndim: whole_function("sum", "float64", ndim, unroll))
+    h = rng.standard_normal((37, 29))
+    a = numba_ext.asarray(h)
+    for hx, x in ((h.T, a.T), (h[::3, 1::2], a[::3, 1::2]), (h[:, 5], a[:, 5]), (h[7], a[7])):
+        for work_items, _ in LAUNCHES:
+            _launch(monkeypatch, unroll, work_items)
+            np.testing.assert_allclose(whole(x, x._queue, kernel_for), hx.sum(), **fp_tol())
+
+
+@pytest.mark.parametrize("blocked", [False, True])
+@pytest.mark.parametrize("op", ["argmin", "argmax"])
+def test_first_extremes_of_both_forms(monkeypatch, rng, blocked, op):
+    unroll = CPU_UNROLL if blocked else 1
+    for dtype in ("float64", "int32", "uint8"):
+        extreme = WholeReduction(op[3:], dtype)
+        extreme_for = _kernels(lambda ndim, dtype=dtype: whole_function(op[3:], dtype, ndim, unroll))
+        index_for = _kernels(lambda ndim, dtype=dtype: first_index_function(dtype, ndim, blocked))
+        for n in LENGTHS:
+            h = rng.integers(0, 4, n).astype(dtype)  # ties: the first one counts
+            if dtype == "float64" and n > 3:
+                h[rng.integers(n // 2, n)] = np.nan  # the first NaN wins
+                h[rng.integers(0, n)] = np.nan
+            x = numba_ext.asarray(h)
+            for view_h, view in ((h, x), (h[::-2], x[::-2])):
+                for work_items, _ in LAUNCHES:
+                    _launch(monkeypatch, unroll, work_items)
+                    got = first_extreme(op, view, extreme, view._queue, extreme_for, index_for, "device")
+                    want = getattr(view_h, op)()
+                    assert int(got) == want, (dtype, n, work_items, view_h)
+
+
+@pytest.mark.parametrize("unroll", [1, CPU_UNROLL])
+@pytest.mark.parametrize("dtype", ["float64", "int32", "bool"])
+def test_dot_of_vectors_of_both_forms(monkeypatch, rng, unroll, dtype):
+    kernel = None
+    for n in LENGTHS:
+        if dtype == "bool":
+            ha, hb = rng.random(n) < 0.5, rng.random(n) < 0.5
+        else:
+            ha, hb = (rng.integers(-4, 5, n).astype(dtype) for _ in range(2))
+        a, b = numba_ext.asarray(ha), numba_ext.asarray(hb[::-1].copy())
+        kernel = kernel or _core.compile_function(products.vector_function(dtype, unroll), a._queue.device)
+        for work_items, _ in LAUNCHES:
+            _launch(monkeypatch, unroll, work_items)
+            got = dot_vectors(a, b[::-1], np.dtype(dtype), a._queue, kernel)
+            assert got == np.dot(ha, hb) and got.dtype == np.dot(ha, hb).dtype, (n, work_items)
+
+
+def test_blocked_first_index_builds_without_integer_select_or_atomic_minimum():
+    """The Intel CPU runtime builds kernels with those without optimisation (a driver bug)."""
+    for dtype in ("float64", "int64"):
+        f = first_index_function(dtype, 2, blocked=True)
+        insts = [i for block in f.blocks for i in block.insts]
+        assert not any(isinstance(i, SelectInst) and f.locals[i.dst] == "int64" for i in insts)
+        assert not any(isinstance(i, Atomic) and i.op == "min" for i in insts)
+
+
+def test_eager_reductions_take_the_form_of_their_device(rng):
+    """Blocked on CPUs, in work-groups of one; strided elsewhere."""
+    x = numba_ext.asarray(rng.standard_normal(5000))
+    device = x._queue.device
+    cpu = device.device_type == "cpu"
+    used: list = []
+    kernel_for = _kernels(
+        lambda ndim: whole_function("sum", "float64", ndim, arrays_reductions.unroll(device))
+    )
+    value = WholeReduction("sum", "float64")(x, x._queue, kernel_for, used)
+    assert used[0].name.endswith(f"_by{CPU_UNROLL}") == cpu
+    assert (arrays_reductions.launch_work_items(5000, device)[1] == [1]) == cpu
+    np.testing.assert_allclose(value, numba_ext.asnumpy(x).sum(), **fp_tol())
+    np.testing.assert_allclose(float(x.sum()), numba_ext.asnumpy(x).sum(), **fp_tol())
