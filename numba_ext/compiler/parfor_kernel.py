@@ -4,9 +4,13 @@ array expressions fused into the loop (``parfor_fusion.py``) computed per elemen
 
 Kernel shape: one work-item per iteration of the flattened iteration space when there is no reduction
 (a bounds check, no loop: the Intel CPU runtime vectorises such kernels across work-items, not a
-loop); with reductions, a grid-stride loop over a capped number of work-items; reduction variables
-are private partials, started at the operation's identity and combined once per work-item into a
-one-element accumulator with an atomic. The accumulator holds the variable's value from before the
+loop); with reductions, a loop over each work-item's share of a capped number of work-items:
+strided on GPUs (``gid, gid + global size, ...``: neighbouring work-items read neighbouring
+elements) and, on CPUs (``blocked``), one contiguous run per work-item, launched in work-groups of
+one, which the CPU runtime runs as streaming scalar loops (strided, each load is a gather a page
+away from the last: see ``ir.reductions``). Reduction variables are private partials, started at
+the operation's identity and combined once per work-item into a one-element accumulator with an
+atomic. The accumulator holds the variable's value from before the
 loop, so `s = 1; for i in prange(n): s += a[i]` keeps its 1."""
 
 from __future__ import annotations
@@ -101,9 +105,11 @@ def parfor_vars(parfor: Parfor, with_init: bool = True) -> set[str]:
 class ParforKernel:
     """The kernel translated from one parfor, with the plan for its arguments."""
 
-    def __init__(self, lowerer: Any, parfor: Parfor) -> None:
+    def __init__(self, lowerer: Any, parfor: Parfor, blocked: bool = False) -> None:
         typemap = lowerer.fndesc.typemap
         self.parfor = parfor
+        #: a reduction's loop takes one contiguous run per work-item (CPUs), not a strided one
+        self.blocked = blocked
         defined, index_names = _definitions(parfor.loop_body.values())
         index_names |= {n.index_variable.name for n in parfor.loop_nests} | {parfor.index_var.name}
         self.redvars = list(parfor.redvars)
@@ -181,7 +187,7 @@ class ParforKernel:
         bounds = [(fb.scalar_param("int64"), fb.scalar_param("int64")) for _ in parfor.loop_nests]
         total = fb.scalar_param("int64")
 
-        loop = _Loop(fb)
+        loop = _Loop(fb, self.blocked and bool(self.redvars))
         partial = loop.start(self.redvars, self.redops, tr, typemap, total)
         # a constant start (prange(n): 0) keeps the indices visibly non-negative: no wrap code
         starts = [const("int64", n.start) if isinstance(n.start, int) else None for n in parfor.loop_nests]
@@ -260,10 +266,12 @@ class ParforKernel:
 class _Loop:
     """The blocks and locals of a parfor kernel's loop over the flat index `lin`: `entry` (the
     work-item's first index, the reduction partials), `head` (the bounds check), `pre` (the body's
-    entry, where the index is unravelled), `latch` (after the body), `exit`."""
+    entry, where the index is unravelled), `latch` (after the body), `exit`. `blocked`: each
+    work-item's indices are one contiguous run (see the module documentation)."""
 
-    def __init__(self, fb: FunctionBuilder) -> None:
+    def __init__(self, fb: FunctionBuilder, blocked: bool = False) -> None:
         self.fb = fb
+        self.blocked = blocked
         self.entry, self.head, self.pre, self.latch, self.exit = (fb.new_block() for _ in range(5))
         self.gid, self.gsize, self.lin, self.cond = (
             fb.new_local(dt) for dt in ("int64", "int64", "int64", "bool")
@@ -276,11 +284,21 @@ class _Loop:
         reduction partials, started at their operation's identity."""
         fb = self.fb
         fb.emit(
-            self.entry,
-            WorkItem(self.gid, "get_global_id", 0),
-            WorkItem(self.gsize, "get_global_size", 0),
-            Copy(self.lin, Local(self.gid)),
+            self.entry, WorkItem(self.gid, "get_global_id", 0), WorkItem(self.gsize, "get_global_size", 0)
         )
+        end = None
+        if self.blocked:  # the run gid * per .. gid * per + per - 1, per = ceil(total / global size)
+            per, end = fb.new_local("int64"), fb.new_local("int64")
+            fb.emit(
+                self.entry,
+                BinaryInst(per, "add", Local(total), Local(self.gsize)),
+                BinaryInst(per, "sub", Local(per), const("int64", 1)),
+                BinaryInst(per, "floordiv", Local(per), Local(self.gsize)),
+                BinaryInst(self.lin, "mul", Local(self.gid), Local(per)),
+                BinaryInst(end, "add", Local(self.lin), Local(per)),
+            )
+        else:
+            fb.emit(self.entry, Copy(self.lin, Local(self.gid)))
         partial = {}
         for r in redvars:
             dt = dtype_name(typemap[r])
@@ -289,6 +307,13 @@ class _Loop:
             tr.vals[r] = Local(partial[r])
         fb.terminate(self.entry, Jump(self.head))
         fb.emit(self.head, BinaryInst(self.cond, "lt", Local(self.lin), Local(total)))
+        if end is not None:  # and before the run's end (no integer minimum: see ir.reductions)
+            in_run = fb.new_local("bool")
+            fb.emit(
+                self.head,
+                BinaryInst(in_run, "lt", Local(self.lin), Local(end)),
+                BinaryInst(self.cond, "and", Local(self.cond), Local(in_run)),
+            )
         fb.terminate(self.head, Branch(Local(self.cond), self.pre, self.exit))
         return partial
 
@@ -322,7 +347,8 @@ class _Loop:
     def finish(self, grid_stride: bool) -> None:
         """The latch: the next index of a grid-stride loop (with reductions), else the exit."""
         if grid_stride:
-            self.fb.emit(self.latch, BinaryInst(self.lin, "add", Local(self.lin), Local(self.gsize)))
+            step = const("int64", 1) if self.blocked else Local(self.gsize)
+            self.fb.emit(self.latch, BinaryInst(self.lin, "add", Local(self.lin), step))
             self.fb.terminate(self.latch, Jump(self.head))
         else:  # one work-item per iteration: no loop, so that drivers vectorise across work-items
             self.fb.terminate(self.latch, Jump(self.exit))

@@ -14,6 +14,8 @@ from numba.np import numpy_support
 from numba.parfors.parfor import Parfor
 
 from .. import _core
+from ..arrays.reductions import CPU_ELEMENTS_PER_WORK_ITEM, CPU_WORK_ITEMS_PER_UNIT
+from ..arrays.reductions import unroll as reduction_unroll
 from ..devices import device_by_filter
 from ..errors import ExecutionPlacementError
 from ..ir.kernel_ir import BOUNDS_RECORD_LEN
@@ -101,7 +103,12 @@ def lower_parfor_offload(lowerer, parfor):
     the kernel (``parfor_kernel.py``), the queue check, the argument slots, the launch, then the
     results (fused epilogues' arrays, reduction variables)."""
     deferred = _lower_init_block(lowerer, parfor)
-    launch = _ParforLaunch(lowerer, parfor, ParforKernel(lowerer, parfor))
+    typemap = lowerer.fndesc.typemap
+    device = next(
+        typemap[n].device for n in sorted(parfor_vars(parfor)) if isinstance(typemap.get(n), USMArrayType)
+    )
+    blocked = reduction_unroll(device_by_filter(device)) > 1  # CPUs: a contiguous run per work-item
+    launch = _ParforLaunch(lowerer, parfor, ParforKernel(lowerer, parfor, blocked))
     launch.array_and_scalar_slots()
     counts = launch.loop_counts()
     epi_outs = launch.fused_region_slots(counts)
@@ -274,12 +281,22 @@ class _ParforLaunch:
         for i, sv in enumerate(self.slot_vals):
             builder.store(sv, builder.gep(slots, [I32(i)]))
         gsize = cgutils.alloca_once(builder, I64)
-        if self.pk.redvars:
+        local = llir.Constant(I64.as_pointer(), None)  # the driver chooses
+        if self.pk.redvars and self.pk.blocked:
+            # as the eager reductions over every element on a CPU: a few runs per compute unit, each
+            # of at least CPU_ELEMENTS_PER_WORK_ITEM iterations, in work-groups of one
+            most = I64(CPU_WORK_ITEMS_PER_UNIT * device_by_filter(self.device).max_compute_units)
+            runs = builder.sdiv(
+                builder.add(total, I64(CPU_ELEMENTS_PER_WORK_ITEM - 1)), I64(CPU_ELEMENTS_PER_WORK_ITEM)
+            )
+            runs = builder.select(builder.icmp_signed("<", runs, most), runs, most)
+            builder.store(builder.select(builder.icmp_signed("<", runs, I64(1)), I64(1), runs), gsize)
+            local = cgutils.alloca_once_value(builder, I64(1))
+        elif self.pk.redvars:
             cap = I64(REDUCTION_WORK_ITEMS)
             builder.store(builder.select(builder.icmp_signed("<", total, cap), total, cap), gsize)
         else:
             builder.store(total, gsize)
-        local = llir.Constant(I64.as_pointer(), None)  # the driver chooses
         if str(device_by_filter(self.device).target).startswith("ptx"):
             # whole work-groups (the grid-stride loop ignores the extra work-items): NVIDIA's
             # driver, left to choose, picks a divisor of the global size (as small as 1 for a prime)

@@ -4,7 +4,7 @@
 * ``elementwise_chain``: ``np.sqrt(a * b + c) - 1.0`` in ``@numba_ext.jit`` -> one fused kernel, one
   work-item per element, no temporaries;
 * ``reduction``: a ``prange`` sum -> a grid-stride loop over private partials combined with one atomic
-  per work-item;
+  per work-item (GPUs); ``reduction_blocked``: the same on CPUs, one contiguous run per work-item;
 * ``prange_nest``: two nested ``prange`` loops over a 2-D array -> one flat iteration space;
 * ``local_barrier``: a ``@numba_ext.kernel`` staging a tile in local memory between two barriers.
 
@@ -23,6 +23,7 @@ from numba import prange
 
 import numba_ext as nx
 from numba_ext import _core
+from numba_ext.compiler import parfor_offload
 
 from ..checks import check
 
@@ -86,7 +87,11 @@ def test_elementwise_chain(rng, recorded):
     _compare("elementwise_chain", recorded)
 
 
-def test_reduction(rng, recorded):
+@pytest.mark.parametrize("blocked", [False, True])
+def test_reduction(rng, recorded, monkeypatch, blocked):
+    # either form on any device (the device's own is the default)
+    monkeypatch.setattr(parfor_offload, "reduction_unroll", lambda device: 8 if blocked else 1)
+
     @nx.jit
     def total(a):
         s = 0.0
@@ -96,7 +101,7 @@ def test_reduction(rng, recorded):
 
     h = rng.random(1000)
     assert total(nx.asarray(h)) == pytest.approx(h.sum(), rel=1e-12)
-    _compare("reduction", recorded)
+    _compare("reduction_blocked" if blocked else "reduction", recorded)
 
 
 def test_prange_nest(rng, recorded):
