@@ -45,6 +45,9 @@ _CPU: dict[Device, bool] = {}
 #: form) in a work-group of its own, so a few per compute unit keep the cores busy and balanced
 CPU_WORK_ITEMS_PER_UNIT = 8
 CPU_ELEMENTS_PER_WORK_ITEM = 2048
+#: on a CPU, the result elements each work-item of a reduction along an axis computes (neighbours,
+#: in one loop along the axis, in work-groups of one)
+CPU_AXIS_LANES = 8
 
 
 def layout(x: ndarray) -> tuple[int, tuple[int, ...], Sequence[int], str]:
@@ -195,7 +198,8 @@ def reduce_axis(
     used: list[_core.Kernel] | None = None,
 ) -> ndarray:
     """`op` along `axis` (0 <= axis < ndim, ndim >= 2) of `x` on `queue`: a new C-contiguous array
-    of `out_dtype` with `x`'s USM type (`kernel_for`'s rank: `x`'s)."""
+    of `out_dtype` with `x`'s USM type (`kernel_for`'s rank: `x`'s; its kernel computes
+    ``axis_lanes(device)`` result elements per work-item)."""
     ptr, shape, strides, usm_type = layout(x)
     if shape[axis] == 0 and op in EMPTY_MESSAGES:
         raise ValueError(EMPTY_MESSAGES[op])
@@ -210,7 +214,8 @@ def reduce_axis(
             # the result is C-contiguous: its kernel parameter computes its strides (any here)
             slots = [ptr, *shape, *(s & MASK for s in strides), out._nx.data, *out_shape]
             slots += [0] * len(out_shape)
-            kernel.launch_nd(queue, slots, [size], None)
+            lanes = axis_lanes(queue.device)
+            kernel.launch_nd(queue, slots, [-(-size // lanes)], [1] if lanes > 1 else None)
     return out
 
 
@@ -218,6 +223,12 @@ def unroll(device: Device) -> int:
     """The form of the reductions over every element on `device` (``ir.reductions.flat_loop``'s
     `unroll`): blocked on CPUs, strided elsewhere."""
     return CPU_UNROLL if _cpu(device) else 1
+
+
+def axis_lanes(device: Device) -> int:
+    """The result elements each work-item of a reduction along an axis computes on `device`
+    (``ir.reductions.axis_function``'s `lanes`): ``CPU_AXIS_LANES`` on CPUs, else 1."""
+    return CPU_AXIS_LANES if _cpu(device) else 1
 
 
 def launch_work_items(size: int, device: Device) -> tuple[int, list[int] | None]:
@@ -263,13 +274,18 @@ def product(
     a: ndarray, b: ndarray, dtype: np.dtype, queue: Queue, usm_type: str, kernel: _core.Kernel
 ) -> ndarray:
     """``np.dot`` of a matrix with a matrix or a vector, or of a vector with a matrix, all of `dtype`,
-    on `queue` with `kernel` (``ir.products.product_function``'s): a new C-contiguous array of
+    on `queue` with `kernel` (``ir.products.product_function``'s, with ``axis_lanes`` result elements
+    per work-item): a new C-contiguous array of
     `dtype` and `usm_type`."""
     out_shape = a.shape[:-1] + b.shape[1:]
     out = allocate(out_shape, dtype, queue, usm_type)
     size = math.prod(out_shape)
     if size:
         slots = [*operand(a)[0], *operand(b)[0], out._data_ptr, *out_shape, *([0] * len(out_shape))]
-        work_items, local = whole_groups(size, queue.device)
-        kernel.launch_nd(queue, slots, [work_items], local)
+        lanes = axis_lanes(queue.device)
+        if lanes > 1:  # neighbouring result elements per work-item, in work-groups of one
+            kernel.launch_nd(queue, slots, [-(-size // lanes)], [1])
+        else:
+            work_items, local = whole_groups(size, queue.device)
+            kernel.launch_nd(queue, slots, [work_items], local)
     return out

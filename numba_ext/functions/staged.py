@@ -29,9 +29,8 @@ import numpy as np
 
 from .. import _core
 from ..arrays import ndarray
-from ..arrays.reductions import WholeReduction, reduce_axis
+from ..arrays.reductions import WholeReduction, axis_lanes, reduce_axis
 from ..devices import Device, Queue
-from ..ir.kernel_ir import Function
 from ..ir.reductions import axis_function, result_dtype
 from .plan import Kind, Plan, ScalarPlan, signature_of, specialize_scalars
 from .plan import specialize as specialize_plan
@@ -70,14 +69,17 @@ class _Step(_Operand):
 
     op: str
     axis: int
-    function: Function
+    #: the operand's dtype and rank
+    dtype: str
+    ndim: int
     out_dtype: np.dtype
     kernels: dict[Device, _core.Kernel] = field(default_factory=dict)
 
     def kernel(self, device: Device) -> _core.Kernel:
         k = self.kernels.get(device)
         if k is None:
-            k = self.kernels[device] = _core.compile_function(self.function, device)
+            function = axis_function(self.op, self.dtype, self.ndim, self.axis, axis_lanes(device))
+            k = self.kernels[device] = _core.compile_function(function, device)
         return k
 
     def apply(self, x: ndarray, queue: Queue, used: list[_core.Kernel] | None) -> ndarray:
@@ -393,8 +395,7 @@ class _Stager:
             return self.add_step(_WholeStep(source, plan, len(self.names), WholeReduction(r.op, dtype)), kind)
         axis = r.axis % ndim
         out = result_dtype(r.op, dtype)
-        function = axis_function(r.op, dtype, ndim, axis)
-        step = _Step(source, plan, len(self.names), r.op, axis, function, out)
+        step = _Step(source, plan, len(self.names), r.op, axis, dtype, ndim, out)
         return self.add_step(step, ("array", ndim - 1, out.name))
 
     def stage_view(self, v: View) -> Param:

@@ -27,10 +27,8 @@ from .kernel_ir import (
     Local,
     Operand,
     Return,
-    StoreInst,
-    WorkItem,
 )
-from .reductions import FunctionBuilder, accumulator_dtype
+from .reductions import FunctionBuilder, ResultLanes, accumulator_dtype
 
 _I64 = "int64"
 
@@ -44,45 +42,54 @@ def accumulation_dtype(dtype: str) -> str:
     return _I64 if dtype == "bool" else dtype
 
 
-def product_function(dtype: str, ndim_a: int, ndim_b: int, contiguous: bool = False) -> Function:
+def product_function(
+    dtype: str, ndim_a: int, ndim_b: int, contiguous: bool = False, lanes: int = 1
+) -> Function:
     """``np.dot`` of an `ndim_a`-d and an `ndim_b`-d array of `dtype` (1 or 2 each, not both 1) into a
     C-contiguous result of `dtype`; with `contiguous`, for C-contiguous operands (their strides
     computed from their shapes, which spares the kernel the loads and multiplications of strides).
     Parameters: a, b, the result (each: data address, shape, byte strides); launched over the
-    result's size (at least: work-items beyond it do nothing)."""
+    result's size (at least: work-items beyond it do nothing) with `lanes` 1, else over
+    ``ceil(size / lanes)`` work-items each computing `lanes` neighbouring result elements in one loop
+    over the shared dimension (CPUs, in work-groups of one: see ``reductions.ResultLanes``)."""
     if not (ndim_a in (1, 2) and ndim_b in (1, 2) and ndim_a + ndim_b > 2):
         raise ValueError(f"no product kernel of a {ndim_a}-d and a {ndim_b}-d array")
     acc = accumulation_dtype(dtype)
     ndim_out = ndim_a + ndim_b - 2
-    setup, head, body, finish, done = range(1, 6)
-    b = FunctionBuilder(6)
-    t = b.local(_I64)
-    b.emit(WorkItem(t, "get_global_id", 0))
-    extents, total = b.extents(2, ndim_out)
-    b.end(Branch(b.binary("bool", "lt", Local(t), total), setup, done), then=setup)
-    # set-up: the result's index from the work-item (C order), the shared length, the sum's start
-    out_index = b.unflatten(Local(t), extents)
-    row = out_index[0] if ndim_a == 2 else None
-    column = out_index[-1] if ndim_b == 2 else None
+    b = FunctionBuilder(1)
+    done = b.new_block()
+    result = ResultLanes(b, 2, ndim_out, lanes, done)
+    # set-up: the shared length, the sums' start
     n = b.local(_I64)
     b.emit(Dim(n, 0, ndim_a - 1))
-    k, s = b.local(_I64), b.local(acc)
+    k = b.local(_I64)
+    sums = [b.local(acc) for _ in range(lanes)]
     b.set(k, Imm(_I64, 0))
-    b.set(s, _zero(acc))
+    for s in sums:
+        b.set(s, _zero(acc))
+    head, body, finish = b.new_block(), b.new_block(), b.new_block()
     b.end(Jump(head), then=head)
     b.end(Branch(b.binary("bool", "lt", Local(k), Local(n)), body, finish), then=body)
-    x, y = b.local(dtype), b.local(dtype)
-    b.emit(LoadInst(x, 0, (Local(k),) if row is None else (row, Local(k))))
-    b.emit(LoadInst(y, 1, (Local(k),) if column is None else (Local(k), column)))
-    term = b.binary(acc, "mul", b.cast(acc, Local(x), dtype), b.cast(acc, Local(y), dtype))
-    b.emit(BinaryInst(s, "add", Local(s), term))
+
+    def load(array: int, index: tuple[Operand, ...]) -> Local:
+        v = b.local(dtype)
+        b.emit(LoadInst(v, array, index))
+        return Local(v)
+
+    for out_index, s in zip(result.indices, sums):
+        row = out_index[0] if ndim_a == 2 else None
+        column = out_index[-1] if ndim_b == 2 else None
+        x = load(0, (Local(k),) if row is None else (row, Local(k)))
+        y = load(1, (Local(k),) if column is None else (Local(k), column))
+        term = b.binary(acc, "mul", b.cast(acc, x, dtype), b.cast(acc, y, dtype))
+        b.emit(BinaryInst(s, "add", Local(s), term))
     b.emit(BinaryInst(k, "add", Local(k), Imm(_I64, 1)))
     b.end(Jump(head), then=finish)
-    b.emit(StoreInst(2, tuple(out_index), b.cast(dtype, Local(s), acc)))
-    b.end(Jump(done), then=done)
+    result.store(2, [b.cast(dtype, Local(s), acc) for s in sums], done)
     b.end(Return())
     return b.function(
-        f"dot_{ndim_a}d_{ndim_b}d_of_{dtype}{'_c' if contiguous else ''}",
+        f"dot_{ndim_a}d_{ndim_b}d_of_{dtype}{'_c' if contiguous else ''}"
+        + (f"_by{lanes}" if lanes > 1 else ""),
         ArrayDecl("a", dtype, ndim_a, "global", contiguous=contiguous),
         ArrayDecl("b", dtype, ndim_b, "global", contiguous=contiguous),
         ArrayDecl("out", dtype, ndim_out, "global", contiguous=True),

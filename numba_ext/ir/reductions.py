@@ -299,73 +299,121 @@ class FunctionBuilder:
         return index
 
 
-def axis_function(op: str, dtype: str, ndim: int, axis: int) -> Function:
+class ResultLanes:
+    """The result elements one work-item computes, of a result array `out` of rank `ndim` (a
+    reduction along an axis, a product): element ``gid`` with one lane; with `lanes` > 1 (CPUs), the
+    `lanes` consecutive elements from ``gid * lanes`` (in C order of the result), each lane's index
+    taken modulo the result's size so that lanes past its end read valid elements, and stored only
+    where they are inside it. Work-items past the result go to the block `skip`."""
+
+    def __init__(self, b: FunctionBuilder, out: int, ndim: int, lanes: int, skip: int) -> None:
+        i64 = "int64"
+        self.b, self.lanes = b, lanes
+        t = b.local(i64)
+        b.emit(WorkItem(t, "get_global_id", 0))
+        extents, self.total = b.extents(out, ndim)
+        self.first: Operand = Local(t) if lanes == 1 else b.binary(i64, "mul", Local(t), Imm(i64, lanes))
+        setup = b.new_block()
+        b.end(Branch(b.binary("bool", "lt", self.first, self.total), setup, skip), then=setup)
+        self.indices = []
+        for lane in range(lanes):
+            flat = self.first
+            if lanes > 1:
+                flat = b.binary(i64, "rem", b.binary(i64, "add", self.first, Imm(i64, lane)), self.total)
+            self.indices.append(b.unflatten(flat, extents))
+
+    def store(self, array: int, values: list[Operand], done: int) -> None:
+        """Store each lane's value into the result `array` (where inside it), then go to `done`."""
+        b = self.b
+        for lane, (index, value) in enumerate(zip(self.indices, values)):
+            if self.lanes == 1:
+                b.emit(StoreInst(array, tuple(index), value))
+                continue
+            store, after = b.new_block(), b.new_block()
+            inside = b.binary(
+                "bool", "lt", b.binary("int64", "add", self.first, Imm("int64", lane)), self.total
+            )
+            b.end(Branch(inside, store, after), then=store)
+            b.emit(StoreInst(array, tuple(index), value))
+            b.end(Jump(after), then=after)
+        b.end(Jump(done), then=done)
+
+
+def axis_function(op: str, dtype: str, ndim: int, axis: int, lanes: int = 1) -> Function:
     """The kernel reducing an `ndim`-d array of `dtype` (ndim >= 2) along `axis` (0 <= axis < ndim)
     with `op` into a C-contiguous array of the other dimensions and of ``result_dtype(op, dtype)``.
     Parameters: the input, then the result (each: data address, shape, byte strides); launched over
-    the result's size."""
+    the result's size with `lanes` 1, else over ``ceil(size / lanes)`` work-items, each computing
+    `lanes` consecutive result elements in one loop along the axis (CPUs, in work-groups of one:
+    the lanes' loads are neighbours, where a work-item each makes the CPU runtime gather them).
+    Each element's order of accumulation is the same either way."""
     if op not in AXIS_OPS:
         raise ValueError(f"no axis reduction {op!r}")
     if not (ndim >= 2 and 0 <= axis < ndim):
         raise ValueError(f"axis {axis} of a {ndim}-d array cannot be reduced to an array")
     out = result_dtype(op, dtype).name
     acc = out  # the helpers accumulate in the result dtype (a mean's sum too)
-    entry, setup, test, body, finish, done = range(6)
-    b = FunctionBuilder(6)
+    b = FunctionBuilder(1)
     i64 = "int64"
-    # entry: this work-item's result element, if any
-    t = b.local(i64)
-    b.emit(WorkItem(t, "get_global_id", 0))
-    extents, total = b.extents(1, ndim - 1)
-    b.end(Branch(b.binary("bool", "lt", Local(t), total), setup, done), then=setup)
-    # set-up: the result's index from the work-item (C order), the axis length, the start value
-    out_index = b.unflatten(Local(t), extents)
+    done = b.new_block()
+    rows = ResultLanes(b, 1, ndim - 1, lanes, done)
+    # set-up: the axis length, the start values
     n = b.local(i64)
     b.emit(Dim(n, 0, axis))
     k = b.local(i64)
-    s = b.local(acc)
+    sums = [b.local(acc) for _ in range(lanes)]
 
-    def element(at: Operand) -> Local:
-        index = (*out_index[:axis], at, *out_index[axis:])
+    def element(lane: int, at: Operand) -> Local:
+        out_index = rows.indices[lane]
         e = b.local(dtype)
-        b.emit(LoadInst(e, 0, index))
+        b.emit(LoadInst(e, 0, (*out_index[:axis], at, *out_index[axis:])))
         return Local(e)
 
-    if op in ("min", "max"):
-        b.set(s, element(Imm(i64, 0)))
-        b.set(k, Imm(i64, 1))
-    elif op in ("any", "all"):
-        b.set(s, Imm(acc, op == "all"))
-        b.set(k, Imm(i64, 0))
-    else:
-        b.set(s, Imm(acc, (1 if op == "prod" else 0) if np.dtype(acc).kind in "biu" else float(op == "prod")))
-        b.set(k, Imm(i64, 0))
+    for lane, s in enumerate(sums):
+        if op in ("min", "max"):
+            b.set(s, element(lane, Imm(i64, 0)))
+        elif op in ("any", "all"):
+            b.set(s, Imm(acc, op == "all"))
+        else:
+            b.set(
+                s,
+                Imm(acc, (1 if op == "prod" else 0) if np.dtype(acc).kind in "biu" else float(op == "prod")),
+            )
+    b.set(k, Imm(i64, 1 if op in ("min", "max") else 0))
+    test, body, finish = b.new_block(), b.new_block(), b.new_block()
     b.end(Jump(test), then=test)
     # the loop along the axis
     b.end(Branch(b.binary("bool", "lt", Local(k), Local(n)), body, finish), then=body)
-    x = element(Local(k))
-    if op in ("min", "max"):
-        better = b.binary("bool", "lt" if op == "min" else "gt", x, Local(s))
-        nan = b.binary("bool", "ne", x, x)
-        b.emit(SelectInst(s, b.binary("bool", "or", better, nan), x, Local(s)))
-    elif op in ("any", "all"):
-        b.emit(BinaryInst(s, COMBINE[op], Local(s), b.cast(acc, x, dtype)))
-    else:
-        b.emit(BinaryInst(s, "mul" if op == "prod" else "add", Local(s), b.cast(acc, x, dtype)))
+    for lane, s in enumerate(sums):
+        x = element(lane, Local(k))
+        if op in ("min", "max"):
+            better = b.binary("bool", "lt" if op == "min" else "gt", x, Local(s))
+            nan = b.binary("bool", "ne", x, x)
+            b.emit(SelectInst(s, b.binary("bool", "or", better, nan), x, Local(s)))
+        elif op in ("any", "all"):
+            b.emit(BinaryInst(s, COMBINE[op], Local(s), b.cast(acc, x, dtype)))
+        else:
+            b.emit(BinaryInst(s, "mul" if op == "prod" else "add", Local(s), b.cast(acc, x, dtype)))
     b.emit(BinaryInst(k, "add", Local(k), Imm(i64, 1)))
     b.end(Jump(test), then=finish)
-    # the result element
-    value = Local(s)
-    if op == "mean":
-        quotient = b.binary("float64", "div", b.cast("float64", value, acc), b.cast("float64", Local(n), i64))
-        q = b.local("float64")
-        b.emit(SelectInst(q, b.binary("bool", "ne", Local(n), Imm(i64, 0)), quotient, Imm("float64", np.nan)))
-        value = b.cast(out, Local(q), "float64")
-    b.emit(StoreInst(1, tuple(out_index), value))
-    b.end(Jump(done), then=done)
+    # the result elements
+    values: list[Operand] = []
+    for s in sums:
+        value: Operand = Local(s)
+        if op == "mean":
+            quotient = b.binary(
+                "float64", "div", b.cast("float64", Local(s), acc), b.cast("float64", Local(n), i64)
+            )
+            q = b.local("float64")
+            b.emit(
+                SelectInst(q, b.binary("bool", "ne", Local(n), Imm(i64, 0)), quotient, Imm("float64", np.nan))
+            )
+            value = b.cast(out, Local(q), "float64")
+        values.append(value)
+    rows.store(1, values, done)
     b.end(Return())
     return b.function(
-        f"{op}_axis{axis}_of_{dtype}_{ndim}d",
+        f"{op}_axis{axis}_of_{dtype}_{ndim}d" + (f"_by{lanes}" if lanes > 1 else ""),
         ArrayDecl("x", dtype, ndim, "global"),
         ArrayDecl("out", out, ndim - 1, "global", contiguous=True),
     )
@@ -415,52 +463,53 @@ def whole_function(op: str, dtype: str, ndim: int, unroll: int = 1) -> Function:
 ARG_OPS = ("argmin", "argmax")
 
 
-def arg_axis_function(op: str, dtype: str, ndim: int, axis: int) -> Function:
+def arg_axis_function(op: str, dtype: str, ndim: int, axis: int, lanes: int = 1) -> Function:
     """``argmin`` / ``argmax`` along `axis` of an `ndim`-d array of `dtype` (ndim >= 2) into a
     C-contiguous int64 array of the other dimensions: from the first element, an element replaces
     the best so far where it is smaller (larger), or NaN while the best is not, so the first extreme
-    (the first NaN) wins, as NumPy's. Parameters and launch as :func:`axis_function`'s."""
+    (the first NaN) wins, as NumPy's. Parameters, `lanes` and launch as :func:`axis_function`'s."""
     if op not in ARG_OPS:
         raise ValueError(f"no index reduction {op!r}")
     if not (ndim >= 2 and 0 <= axis < ndim):
         raise ValueError(f"axis {axis} of a {ndim}-d array cannot be reduced to an array")
-    setup, test, body, finish, done = range(1, 6)
-    b = FunctionBuilder(6)
+    b = FunctionBuilder(1)
     i64 = "int64"
-    t = b.local(i64)
-    b.emit(WorkItem(t, "get_global_id", 0))
-    extents, total = b.extents(1, ndim - 1)
-    b.end(Branch(b.binary("bool", "lt", Local(t), total), setup, done), then=setup)
-    out_index = b.unflatten(Local(t), extents)
-    n, k, best, s = b.local(i64), b.local(i64), b.local(i64), b.local(dtype)
+    done = b.new_block()
+    rows = ResultLanes(b, 1, ndim - 1, lanes, done)
+    n, k = b.local(i64), b.local(i64)
     b.emit(Dim(n, 0, axis))
+    bests = [b.local(i64) for _ in range(lanes)]
+    extremes = [b.local(dtype) for _ in range(lanes)]
 
-    def element(at: Operand) -> Local:
+    def element(lane: int, at: Operand) -> Local:
+        out_index = rows.indices[lane]
         e = b.local(dtype)
         b.emit(LoadInst(e, 0, (*out_index[:axis], at, *out_index[axis:])))
         return Local(e)
 
-    b.set(s, element(Imm(i64, 0)))
-    b.set(best, Imm(i64, 0))
+    for lane in range(lanes):
+        b.set(extremes[lane], element(lane, Imm(i64, 0)))
+        b.set(bests[lane], Imm(i64, 0))
     b.set(k, Imm(i64, 1))
+    test, body, finish = b.new_block(), b.new_block(), b.new_block()
     b.end(Jump(test), then=test)
     b.end(Branch(b.binary("bool", "lt", Local(k), Local(n)), body, finish), then=body)
-    x = element(Local(k))
-    better = b.binary("bool", "lt" if op == "argmin" else "gt", x, Local(s))
-    if np.dtype(dtype).kind == "f":
-        first_nan = b.binary(
-            "bool", "and", b.binary("bool", "ne", x, x), b.binary("bool", "eq", Local(s), Local(s))
-        )
-        better = b.binary("bool", "or", better, first_nan)
-    b.emit(SelectInst(s, better, x, Local(s)))
-    b.emit(SelectInst(best, better, Local(k), Local(best)))
+    for lane, (s, best) in enumerate(zip(extremes, bests)):
+        x = element(lane, Local(k))
+        better = b.binary("bool", "lt" if op == "argmin" else "gt", x, Local(s))
+        if np.dtype(dtype).kind == "f":
+            first_nan = b.binary(
+                "bool", "and", b.binary("bool", "ne", x, x), b.binary("bool", "eq", Local(s), Local(s))
+            )
+            better = b.binary("bool", "or", better, first_nan)
+        b.emit(SelectInst(s, better, x, Local(s)))
+        b.emit(SelectInst(best, better, Local(k), Local(best)))
     b.emit(BinaryInst(k, "add", Local(k), Imm(i64, 1)))
     b.end(Jump(test), then=finish)
-    b.emit(StoreInst(1, tuple(out_index), Local(best)))
-    b.end(Jump(done), then=done)
+    rows.store(1, [Local(best) for best in bests], done)
     b.end(Return())
     return b.function(
-        f"{op}_axis{axis}_of_{dtype}_{ndim}d",
+        f"{op}_axis{axis}_of_{dtype}_{ndim}d" + (f"_by{lanes}" if lanes > 1 else ""),
         ArrayDecl("x", dtype, ndim, "global"),
         ArrayDecl("out", i64, ndim - 1, "global", contiguous=True),
     )

@@ -17,7 +17,15 @@ import numpy as np
 
 from .. import _core
 from ..arrays import full, ndarray
-from ..arrays.reductions import WholeReduction, dot_vectors, first_extreme, product, reduce_axis, unroll
+from ..arrays.reductions import (
+    WholeReduction,
+    axis_lanes,
+    dot_vectors,
+    first_extreme,
+    product,
+    reduce_axis,
+    unroll,
+)
 from ..devices import Device
 from ..errors import ExecutionPlacementError, UnsupportedError
 from ..ir import complex_lowering, products
@@ -158,11 +166,11 @@ class _Kernels:
                 if self.axis is None:  # the first index of the extreme
                     function = first_index_function(self.dtype, ndim, blocked=unroll(device) > 1)
                 else:
-                    function = arg_axis_function(self.name, self.dtype, ndim, self.axis)
+                    function = arg_axis_function(self.name, self.dtype, ndim, self.axis, axis_lanes(device))
             elif self.axis is None:
                 function = _whole(self.name, np.dtype(self.dtype)).function(ndim, device)
             else:
-                function = axis_function(self.name, self.dtype, ndim, self.axis)
+                function = axis_function(self.name, self.dtype, ndim, self.axis, axis_lanes(device))
             k = _core.compile_function(function, device)
             with _lock:
                 _kernels[key] = k
@@ -217,7 +225,9 @@ def _direct_dot(a: ndarray, b: ndarray, dt: np.dtype, usm_type: str) -> ndarray:
         if a.ndim == b.ndim == 1:
             function = products.vector_function(dt.name, unroll(queue.device))
         else:
-            function = products.product_function(dt.name, a.ndim, b.ndim, contiguous)
+            function = products.product_function(
+                dt.name, a.ndim, b.ndim, contiguous, axis_lanes(queue.device)
+            )
         kernel = _core.compile_function(function, queue.device)
         with _lock:
             _products[key] = kernel

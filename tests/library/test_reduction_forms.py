@@ -3,7 +3,8 @@ strided (GPUs) and blocked (CPUs: one contiguous run per work-item, several part
 here on the default device with chosen work-item counts, so that both are checked wherever the suite
 runs: sums, extremes, first indices of extremes and dots of vectors give NumPy's values for lengths
 around the unroll and the runs (shorter than one step, runs that end before the data, work-items with
-nothing to do), in any layout; eager reductions on a CPU take the blocked form."""
+nothing to do), in any layout; eager reductions on a CPU take the blocked form. Reductions along an
+axis likewise, with one result element or several neighbours per work-item."""
 
 import numpy as np
 import pytest
@@ -11,10 +12,16 @@ import pytest
 import numba_ext
 from numba_ext import _core
 from numba_ext.arrays import reductions as arrays_reductions
-from numba_ext.arrays.reductions import WholeReduction, dot_vectors, first_extreme
+from numba_ext.arrays.reductions import WholeReduction, dot_vectors, first_extreme, product, reduce_axis
 from numba_ext.ir import products
 from numba_ext.ir.kernel_ir import Atomic, SelectInst
-from numba_ext.ir.reductions import CPU_UNROLL, first_index_function, whole_function
+from numba_ext.ir.reductions import (
+    CPU_UNROLL,
+    arg_axis_function,
+    axis_function,
+    first_index_function,
+    whole_function,
+)
 
 from ..checks import fp_tol
 
@@ -139,3 +146,54 @@ def test_eager_reductions_take_the_form_of_their_device(rng):
     assert (arrays_reductions.launch_work_items(5000, device)[1] == [1]) == cpu
     np.testing.assert_allclose(value, numba_ext.asnumpy(x).sum(), **fp_tol())
     np.testing.assert_allclose(float(x.sum()), numba_ext.asnumpy(x).sum(), **fp_tol())
+
+
+@pytest.mark.parametrize("lanes", [1, 8])
+@pytest.mark.parametrize("dtype", ["float64", "int32", "bool"])
+def test_axis_reductions_of_both_forms(monkeypatch, rng, lanes, dtype):
+    """One result element per work-item (GPUs), or `lanes` neighbours per work-item (CPUs), for
+    results shorter than, equal to and not a multiple of the lanes, in any layout."""
+    monkeypatch.setattr(arrays_reductions, "axis_lanes", lambda device: lanes)
+    for shape in ((1, 1), (3, 5), (8, 2), (7, 9), (4, 3, 11)):
+        if dtype == "bool":
+            h = rng.random(shape) < 0.5
+        else:
+            h = rng.integers(-3, 4, shape).astype(dtype)
+            if dtype == "float64" and h.size > 4:
+                h.flat[rng.integers(0, h.size, 2)] = np.nan
+        a = numba_ext.asarray(h)
+        for hx, x in ((h, a), (h.T, a.T), (h[::-1], a[::-1])):
+            for axis in range(h.ndim):
+                for op in ("sum", "max", "mean", "any", "argmin", "argmax"):
+                    if op in ("mean",) and dtype == "bool":
+                        continue
+                    build = axis_function if op not in ("argmin", "argmax") else arg_axis_function
+                    kernel = _core.compile_function(build(op, dtype, hx.ndim, axis, lanes), x._queue.device)
+                    want = getattr(hx, op)(axis=axis)
+                    got = reduce_axis(op, x, axis, want.dtype, x._queue, lambda _, d, k=kernel: k)
+                    np.testing.assert_array_equal(
+                        numba_ext.asnumpy(got), want, err_msg=f"{op} {shape} {axis}"
+                    )
+
+
+@pytest.mark.parametrize("lanes", [1, 8])
+@pytest.mark.parametrize("dtype", ["float64", "int64", "bool"])
+def test_products_of_both_forms(monkeypatch, rng, lanes, dtype):
+    """Matrix products with one result element or `lanes` neighbours per work-item."""
+    monkeypatch.setattr(arrays_reductions, "axis_lanes", lambda device: lanes)
+    pairs = [((3, 5), (5,)), ((5,), (5, 7)), ((7, 9), (9, 3)), ((1, 1), (1, 1)), ((2, 17), (17, 11))]
+    for sa, sb in pairs:
+        if dtype == "bool":
+            ha, hb = rng.random(sa) < 0.5, rng.random(sb) < 0.5
+        else:
+            ha, hb = rng.integers(-4, 5, sa).astype(dtype), rng.integers(-4, 5, sb).astype(dtype)
+        a, b = numba_ext.asarray(ha), numba_ext.asarray(hb)
+        views = [(ha, hb, a, b)]
+        if len(sa) == 2:
+            views.append((ha.T.copy().T, hb, a.T.copy().T, b))  # a Fortran-ordered matrix
+        for va_h, vb_h, va, vb in views:
+            contiguous = va.flags.c_contiguous and vb.flags.c_contiguous
+            function = products.product_function(dtype, va.ndim, vb.ndim, contiguous, lanes)
+            kernel = _core.compile_function(function, va._queue.device)
+            got = product(va, vb, np.dtype(dtype), va._queue, "device", kernel)
+            np.testing.assert_array_equal(numba_ext.asnumpy(got), np.dot(va_h, vb_h), err_msg=f"{sa} {sb}")
