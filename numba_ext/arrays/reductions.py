@@ -105,7 +105,8 @@ class WholeReduction:
         self.itemsize = np.dtype(dtype).itemsize
         self.acc_dtype = np.dtype(accumulator_dtype(out.name))
         start = identity(COMBINE[op], out.name)
-        self.empty_value = out.type(np.nan if op == "mean" else start)
+        nan = complex(np.nan, np.nan) if out.kind == "c" else np.nan  # NumPy's mean of nothing
+        self.empty_value = out.type(nan if op == "mean" else start)
         self.start = np.array(start, self.acc_dtype).tobytes()  # the accumulator's fill pattern
         #: whether the accumulator holds the result as it is (not for a mean, nor narrow integers)
         self.device_result = op != "mean" and self.acc_dtype == out
@@ -127,6 +128,8 @@ class WholeReduction:
         host = np.empty(1, acc_dtype)
         _core.memcpy(queue, host.ctypes.data, acc._data_ptr, acc_dtype.itemsize)  # waits for the kernel
         value = host[0].astype(self.out_dtype)  # narrow integers: truncated, as the compiled form
+        if self.op == "mean" and self.out_dtype.kind == "c":  # as NumPy's complex division by a real
+            return self.out_dtype.type(np.complex128(value) * (1.0 / size))
         if self.op == "mean":  # the sum over the size, divided in float64
             return self.out_dtype.type(np.float64(value) / np.float64(size))
         return value

@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..errors import UnsupportedError
+from . import complex_lowering
 from .kernel_ir import (
     ArrayDecl,
     Atomic,
@@ -142,6 +143,11 @@ def identity(op: str, dtype: str) -> bool | int | float:
         return float("inf") if op == "min" else float("-inf")
     info = np.iinfo(dt)
     return int(info.max) if op == "min" else int(info.min)
+
+
+def constant(dtype: str, value: bool | int | float) -> Imm:
+    """`value` as a constant of `dtype` (a complex one for complex dtypes)."""
+    return Imm(dtype, complex_lowering.cast_constant(value, dtype))
 
 
 def accumulator_dtype(dtype: str) -> str:
@@ -375,10 +381,7 @@ def axis_function(op: str, dtype: str, ndim: int, axis: int, lanes: int = 1) -> 
         elif op in ("any", "all"):
             b.set(s, Imm(acc, op == "all"))
         else:
-            b.set(
-                s,
-                Imm(acc, (1 if op == "prod" else 0) if np.dtype(acc).kind in "biu" else float(op == "prod")),
-            )
+            b.set(s, constant(acc, int(op == "prod")))
     b.set(k, Imm(i64, 1 if op in ("min", "max") else 0))
     test, body, finish = b.new_block(), b.new_block(), b.new_block()
     b.end(Jump(test), then=test)
@@ -400,7 +403,15 @@ def axis_function(op: str, dtype: str, ndim: int, axis: int, lanes: int = 1) -> 
     values: list[Operand] = []
     for s in sums:
         value: Operand = Local(s)
-        if op == "mean":
+        if op == "mean" and complex_lowering.is_complex(acc):
+            # NumPy's: the sum times 1 / n in complex128 (its complex division by a real), then
+            # stored in the result dtype; an empty axis: 0 * inf, NaN in both parts
+            inv = b.binary("float64", "div", Imm("float64", 1.0), b.cast("float64", Local(n), i64))
+            wide = b.binary(
+                "complex128", "mul", b.cast("complex128", Local(s), acc), b.cast("complex128", inv, "float64")
+            )
+            value = b.cast(acc, wide, "complex128")
+        elif op == "mean":
             quotient = b.binary(
                 "float64", "div", b.cast("float64", Local(s), acc), b.cast("float64", Local(n), i64)
             )
@@ -438,7 +449,7 @@ def whole_function(op: str, dtype: str, ndim: int, unroll: int = 1) -> Function:
     extents, total = b.extents(0, ndim)
     partials = [b.local(out) for _ in range(unroll)]
     for p in partials:
-        b.set(p, Imm(out, identity(combine, out)))
+        b.set(p, constant(out, identity(combine, out)))
 
     def step(lane: int, at: Operand) -> None:
         # the element at the flat index (C order), converted to the result dtype, then combined

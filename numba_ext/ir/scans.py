@@ -36,7 +36,7 @@ from .kernel_ir import (
     StoreInst,
     WorkItem,
 )
-from .reductions import FunctionBuilder, identity
+from .reductions import FunctionBuilder, constant, identity
 
 #: the scans this module builds, and the operation combining their elements
 SCAN_OPS = {"cumsum": "add", "cumprod": "mul"}
@@ -94,7 +94,7 @@ def _blocks(op: str, dtype: str, ndim: int, name: str, write: bool, out: str | N
     if write:
         b.emit(LoadInst(running, 1, (Local(block),)))
     else:
-        b.set(running, Imm(out, identity(combine, out)))
+        b.set(running, constant(out, identity(combine, out)))
     b.set(i, lo)
     b.end(Jump(head), then=head)
     b.end(Branch(b.binary("bool", "lt", Local(i), Local(hi)), body, finish), then=body)
@@ -156,7 +156,7 @@ def axis_scan_function(op: str, dtype: str, ndim: int, axis: int, out: str | Non
     # set-up: this line's index in the other dimensions (C order), the start value
     fixed = b.unflatten(Local(line), others)
     running, k = b.local(out), b.local(_I64)
-    b.set(running, Imm(out, identity(combine, out)))
+    b.set(running, constant(out, identity(combine, out)))
     b.set(k, Imm(_I64, 0))
     b.end(Jump(head), then=head)
     b.end(Branch(b.binary("bool", "lt", Local(k), extents[axis]), body, done), then=body)
@@ -188,7 +188,7 @@ def block_prefix_function(op: str, out: str) -> Function:
     b.end(Branch(b.binary("bool", "eq", Local(gid), Imm(_I64, 0)), setup, done), then=setup)
     blocks, k, running, total = b.local(_I64), b.local(_I64), b.local(out), b.local(out)
     b.emit(Dim(blocks, 0, 0))
-    b.set(running, Imm(out, identity(combine, out)))
+    b.set(running, constant(out, identity(combine, out)))
     b.set(k, Imm(_I64, 0))
     b.end(Jump(head), then=head)
     b.end(Branch(b.binary("bool", "lt", Local(k), Local(blocks)), body, done), then=body)

@@ -32,7 +32,7 @@ from ..ir.scans import (
     scan_dtype,
 )
 from . import elementwise
-from .reductions import DIRECT_DTYPES, dot
+from .reductions import COMPLEX_DTYPES, DIRECT_DTYPES, dot
 
 if TYPE_CHECKING:
     from numpy._globals import _NoValueType  # the type of np._NoValue, NumPy's "not given" default
@@ -200,11 +200,14 @@ def _scan_function(op: str) -> Callable[..., ndarray]:
             if a.ndim <= 1:
                 axis = None
         out_dtype = scan_dtype(op, a.dtype) if dtype is None else np.dtype(dtype)
-        direct = a.dtype in DIRECT_DTYPES and out_dtype in DIRECT_DTYPES and out_dtype != np.bool_
+        scannable = DIRECT_DTYPES | COMPLEX_DTYPES
+        direct = a.dtype in scannable and out_dtype in scannable and out_dtype != np.bool_
+        direct = direct and not (a.dtype.kind == "c" and out_dtype.kind != "c")  # NumPy warns, drops .imag
         if not direct and (axis is not None or dtype is not None):
             raise UnsupportedError(
-                f"np.{op}(axis=, dtype=) of numba_ext arrays is supported for real and bool data into "
-                f"real results, not {a.dtype} into {out_dtype}; np.{op}(x) scans any dtype flattened"
+                f"np.{op}(axis=, dtype=) of numba_ext arrays is supported for real, complex and bool data "
+                f"into real or complex results, not {a.dtype} into {out_dtype}; np.{op}(x) scans any "
+                "dtype flattened"
             )
         if direct:
             kernels = _scan_kernels_of(op, a.dtype, out_dtype)

@@ -89,6 +89,10 @@ def reduce(
     extreme_of_bools = name in BOOL_EXTREMES and x.dtype == bool
     op = BOOL_EXTREMES[name] if extreme_of_bools else name  # the minimum of bools is their all
     direct = (op in AXIS_OPS or op in ARG_OPS) and x.dtype in DIRECT_DTYPES
+    if x.dtype in COMPLEX_DTYPES:  # sums, means and truth values (products along an axis only)
+        if name == "prod" and axis is None:
+            complex_lowering.check_reduction("mul", x.dtype.name)
+        direct = op in COMPLEX_OPS
     if direct and extreme_of_bools and (x.size == 0 if axis is None else x.shape[axis] == 0):
         raise ValueError(EMPTY_MESSAGES[name])  # as NumPy's min/max, where all/any have a value
     if axis is None:
@@ -123,6 +127,10 @@ def reduce(
 DIRECT_DTYPES = frozenset(
     np.dtype(t) for t in ("float32", "float64", "int8", "int16", "int32", "int64", "bool")
 ) | frozenset(np.dtype(t) for t in ("uint8", "uint16", "uint32", "uint64"))
+#: complex dtypes and the reductions of theirs that run ``ir.reductions``' kernels (the ordered
+#: ones are refused; a product over every element too: its partials cannot be combined atomically)
+COMPLEX_DTYPES = frozenset(np.dtype(t) for t in ("complex64", "complex128"))
+COMPLEX_OPS = frozenset(("sum", "prod", "mean", "any", "all"))
 _lock = threading.Lock()
 _reductions: dict[tuple[str, np.dtype], WholeReduction] = {}
 #: compiled kernels by (operation, dtype, axis or None, rank, device)

@@ -1,6 +1,7 @@
 """Eager elementwise operations, ``np.where``, ``np.clip``, conversions, the direct reductions,
-products and scans build their kernels from the kernel IR: a new process that only runs them never
-imports Numba, and computes NumPy's values. The operations that call jitted helpers (complex values)
+products and scans (of real, bool and complex data) build their kernels from the kernel IR: a new
+process that only runs them never imports Numba, and computes NumPy's values. The operations that
+call jitted helpers (``np.where`` of complex values)
 import the compiler layer on their first call and still compute NumPy's values after the Numba-free
 ones ran."""
 
@@ -43,11 +44,17 @@ assert int(k.argmin()) == int(i.argmin())
 np.testing.assert_array_equal(numba_ext.asnumpy(x.argmax(axis=0)), h.argmax(axis=0))
 np.testing.assert_array_equal(numba_ext.asnumpy(np.cumsum(k.T)), np.cumsum(i.T))
 close(numba_ext.asnumpy(np.cumprod(x[::2])), np.cumprod(h[::2]), rtol=1e-12)
+c = h[:, :2] + 1j * h[:, 2:4]
+z = numba_ext.asarray(c)
+close(complex(z.sum()), c.sum(), rtol=1e-12)
+close(numba_ext.asnumpy(z.mean(axis=1)), c.mean(axis=1), rtol=1e-12)
+close(numba_ext.asnumpy(z.T.prod(axis=0)), c.T.prod(axis=0), rtol=1e-12)
+close(numba_ext.asnumpy(np.cumsum(z)), np.cumsum(c), rtol=1e-12)
+close(numba_ext.asnumpy(np.cumprod(z, axis=0)), np.cumprod(c, axis=0), rtol=1e-12)
 """
 
 _LATER = """
-c = h[:, :2] + 1j * h[:, 2:4]
-close(numba_ext.asnumpy(np.cumsum(numba_ext.asarray(c))), np.cumsum(c), rtol=1e-12)
+close(numba_ext.asnumpy(np.where(z.real > 0, z, 0)), np.where(c.real > 0, c, 0), rtol=1e-12)
 assert "numba" in sys.modules
 """
 

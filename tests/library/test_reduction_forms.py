@@ -48,9 +48,14 @@ def _kernels(build):
 
 
 @pytest.mark.parametrize("unroll", [1, CPU_UNROLL])
-@pytest.mark.parametrize("dtype", ["float64", "float32", "int64", "int16", "uint32", "bool"])
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64", "int16", "uint32", "bool", "complex64"])
 def test_whole_reductions_of_both_forms(monkeypatch, rng, unroll, dtype):
-    for op in ("sum", "max", "min", "prod", "mean", "any"):
+    ops = (
+        ("sum", "mean", "any", "all")
+        if dtype == "complex64"
+        else ("sum", "max", "min", "prod", "mean", "any")
+    )
+    for op in ops:
         whole = WholeReduction(op, dtype)
         kernel_for = _kernels(lambda ndim, op=op: whole_function(op, dtype, ndim, unroll))
         for n in LENGTHS:
@@ -58,6 +63,8 @@ def test_whole_reductions_of_both_forms(monkeypatch, rng, unroll, dtype):
                 h = rng.random(n) < 0.3
             elif np.dtype(dtype).kind == "f":
                 h = rng.uniform(0.5, 1.5, n).astype(dtype)
+            elif np.dtype(dtype).kind == "c":
+                h = (rng.uniform(-1, 1, n) + 1j * rng.integers(0, 2, n)).astype(dtype)
             else:
                 h = rng.integers(0, 3, n).astype(dtype)
             x = numba_ext.asarray(h)
@@ -66,7 +73,7 @@ def test_whole_reductions_of_both_forms(monkeypatch, rng, unroll, dtype):
                 got = whole(x, x._queue, kernel_for)
                 want = getattr(h, op)()
                 assert got.dtype == want.dtype, (op, n, work_items)
-                if np.dtype(want.dtype).kind == "f":
+                if np.dtype(want.dtype).kind in "fc":
                     np.testing.assert_allclose(got, want, **fp_tol(dtype), err_msg=f"{op} {n} {work_items}")
                 else:
                     assert got == want, (op, n, work_items, got, want)
@@ -149,7 +156,7 @@ def test_eager_reductions_take_the_form_of_their_device(rng):
 
 
 @pytest.mark.parametrize("lanes", [1, 8])
-@pytest.mark.parametrize("dtype", ["float64", "int32", "bool"])
+@pytest.mark.parametrize("dtype", ["float64", "int32", "bool", "complex128"])
 def test_axis_reductions_of_both_forms(monkeypatch, rng, lanes, dtype):
     """One result element per work-item (GPUs), or `lanes` neighbours per work-item (CPUs), for
     results shorter than, equal to and not a multiple of the lanes, in any layout."""
@@ -159,14 +166,18 @@ def test_axis_reductions_of_both_forms(monkeypatch, rng, lanes, dtype):
             h = rng.random(shape) < 0.5
         else:
             h = rng.integers(-3, 4, shape).astype(dtype)
+            if dtype == "complex128":
+                h = h + 1j * rng.integers(-3, 4, shape)
             if dtype == "float64" and h.size > 4:
                 h.flat[rng.integers(0, h.size, 2)] = np.nan
         a = numba_ext.asarray(h)
         for hx, x in ((h, a), (h.T, a.T), (h[::-1], a[::-1])):
             for axis in range(h.ndim):
-                for op in ("sum", "max", "mean", "any", "argmin", "argmax"):
-                    if op in ("mean",) and dtype == "bool":
-                        continue
+                for op in ("sum", "max", "mean", "any", "argmin", "argmax", "prod"):
+                    if (op == "mean" and dtype == "bool") or (
+                        dtype == "complex128" and op in ("max", "argmin", "argmax")
+                    ):
+                        continue  # NumPy's mean of bools; complex values have no order
                     build = axis_function if op not in ("argmin", "argmax") else arg_axis_function
                     kernel = _core.compile_function(build(op, dtype, hx.ndim, axis, lanes), x._queue.device)
                     want = getattr(hx, op)(axis=axis)

@@ -131,7 +131,33 @@ def test_arguments_as_numpy_takes_them(no_helpers):
     # what is not offloaded says so
     with pytest.raises(numba_ext.UnsupportedError, match="out="):
         np.cumsum(a, out=numba_ext.empty(12))
-    with pytest.raises(numba_ext.UnsupportedError, match="real results"):
-        np.cumsum(a, axis=0, dtype=np.complex128)
-    with pytest.raises(numba_ext.UnsupportedError, match="real results"):
-        np.cumsum(numba_ext.asarray(np.ones((2, 2), np.complex128)), axis=0)
+    with pytest.raises(
+        numba_ext.UnsupportedError, match="real or complex results, not complex128 into float64"
+    ):
+        np.cumsum(numba_ext.asarray(np.ones((2, 2), np.complex128)), axis=0, dtype=np.float64)
+    with pytest.raises(numba_ext.UnsupportedError, match="not float16 into float16"):
+        np.cumsum(numba_ext.asarray(np.ones((2, 2), np.float16)), axis=0)
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_scans(rng, dtype, no_helpers):
+    """Flattened, along each axis and into complex128, with NumPy's values."""
+    h = (rng.uniform(-1, 1, (5, 7)) + 1j * rng.uniform(-1, 1, (5, 7))).astype(dtype)
+    a = numba_ext.asarray(h, usm_type="shared")
+    tol = {"rtol": 1e-5, "atol": 1e-5} if dtype == "complex64" else fp_tol()
+    for op in ("cumsum", "cumprod"):
+        f = getattr(np, op)
+        for kwargs in (
+            {},
+            {"axis": 0},
+            {"axis": 1},
+            {"dtype": np.complex128},
+            {"axis": 0, "dtype": np.complex128},
+        ):
+            for hx, x in ((h, a), (h.T, a.T), (h[::2, ::-3], a[::2, ::-3])):
+                got, want = f(x, **kwargs), f(hx, **kwargs)
+                assert got.usm_type == "shared" and numba_ext.asnumpy(got).dtype == want.dtype
+                np.testing.assert_allclose(numba_ext.asnumpy(got), want, **tol, err_msg=f"{op} {kwargs}")
+    real = rng.uniform(-1, 1, 9)
+    got = np.cumsum(numba_ext.asarray(real), dtype=dtype)
+    np.testing.assert_allclose(numba_ext.asnumpy(got), np.cumsum(real, dtype=dtype), **tol)
