@@ -2,7 +2,8 @@
 first call of each operation below (its kernel compiled or loaded, then run), each process with an
 empty on-disk cache (``cold``) and then with the cache an earlier process filled (``warm``). Also
 says whether Numba was imported by the end (the operations listed never need it). ``s @ s.T`` is a
-(100, 1000) by (1000, 100) product.
+(100, 1000) by (1000, 100) product; ``z`` is a complex128 array of `n` elements, ``zm`` its
+(n / 1000, 1000) view.
 
     python benchmarks/eager_first_probe.py [--n 1000000] [--runs 3]
 """
@@ -36,6 +37,9 @@ OPERATIONS = [
     "s @ s.T",
     "a.argmax()",
     "np.cumsum(a)",
+    "z.sum()",
+    "zm.mean(axis=0)",
+    "np.cumsum(z)",
 ]
 
 
@@ -52,9 +56,11 @@ def child(n: int) -> dict:
     b = numba_ext.asarray(rng.random(n))
     m = a.reshape(n // 1000, 1000)
     s = m[:100]
+    z = numba_ext.asarray(rng.random(n) + 1j * rng.random(n))
+    zm = z.reshape(n // 1000, 1000)
     a.sycl_queue.wait()
     t_create = time.perf_counter() - t0
-    env = {"np": np, "a": a, "b": b, "m": m, "s": s, "f32": np.float32}
+    env = {"np": np, "a": a, "b": b, "m": m, "s": s, "z": z, "zm": zm, "f32": np.float32}
     times = {}
     for op in OPERATIONS:
         t0 = time.perf_counter()
@@ -105,7 +111,7 @@ def main() -> None:
         total = med(lambda r: sum(r["ops_s"].values()))
         print(
             f"{mode}: import {med(lambda r: r['import_s']):.1f} ms, "
-            f"two arrays {med(lambda r: r['create_s']):.1f} ms, "
+            f"three arrays {med(lambda r: r['create_s']):.1f} ms, "
             f"all {len(OPERATIONS)} first operations {total:.1f} ms, Numba imported: "
             f"{any(r['numba_imported'] for r in rs)}, code from disk {rs[-1]['code_hits']}, "
             f"programs from disk {rs[-1]['program_hits']}"
