@@ -285,14 +285,43 @@ class FunctionBuilder:
         self.emit(BinaryInst(lin, "add", Local(lin), Imm(i64, 1)))
         self.end(Jump(rest_head), then=after)
 
-    def combine_lanes(self, op: str, partials: list[int]) -> None:
-        """Combine `partials` into the first with `op`, pairwise."""
+    def combine(self, op: str, dst: int, value: Operand, branch: bool = False) -> None:
+        """``dst = op(dst, value)``; with `branch`, a minimum or maximum is a compare and a branch
+        (an integer minimum, maximum or select makes the Intel CPU runtime build the whole kernel
+        without optimisation, a workaround for a driver bug: ``rust/src/runtime/program.rs``)."""
+        if not (branch and op in ("min", "max")):
+            self.emit(BinaryInst(dst, op, Local(dst), value))
+            return
+        take, after = self.new_block(), self.new_block()
+        better = self.binary("bool", "lt" if op == "min" else "gt", value, Local(dst))
+        self.end(Branch(better, take, after), then=take)
+        self.set(dst, value)
+        self.end(Jump(after), then=after)
+
+    def combine_lanes(self, op: str, partials: list[int], branch: bool = False) -> None:
+        """Combine `partials` into the first with `op`, pairwise (`branch`: as :meth:`combine`)."""
         width = len(partials)
         while width > 1:
             half = (width + 1) // 2
             for u in range(width - half):
-                self.emit(BinaryInst(partials[u], op, Local(partials[u]), Local(partials[u + half])))
+                self.combine(op, partials[u], Local(partials[u + half]), branch)
             width = half
+
+    def atomic_extreme(self, op: str, array: int, value: Operand, dtype: str) -> None:
+        """``array[0] = op(array[0], value)`` for `op` ``min`` or ``max`` of `dtype` values, by a
+        compare-exchange loop rather than an atomic minimum or maximum (see :meth:`combine`); the
+        builder is left in the block after it."""
+        i64 = "int64"
+        current, old = self.local(dtype), self.local(dtype)
+        head, body, after = self.new_block(), self.new_block(), self.new_block()
+        self.emit(Atomic(current, "load", array, (Imm(i64, 0),), constant(dtype, 0)))
+        self.end(Jump(head), then=head)
+        better = self.binary("bool", "lt" if op == "min" else "gt", value, Local(current))
+        self.end(Branch(better, body, after), then=body)
+        self.emit(Atomic(old, "compare_exchange", array, (Imm(i64, 0),), value, Local(current)))
+        swapped = self.binary("bool", "eq", Local(old), Local(current))
+        self.set(current, Local(old))
+        self.end(Branch(swapped, after, head), then=after)
 
     def unflatten(self, flat: Operand, extents: list[Operand]) -> list[Operand]:
         """The index (C order) of the flat position `flat` in an array of `extents` (at least one)."""
@@ -389,7 +418,9 @@ def axis_function(op: str, dtype: str, ndim: int, axis: int, lanes: int = 1) -> 
     b.end(Branch(b.binary("bool", "lt", Local(k), Local(n)), body, finish), then=body)
     for lane, s in enumerate(sums):
         x = element(lane, Local(k))
-        if op in ("min", "max"):
+        if op in ("min", "max") and lanes > 1 and np.dtype(dtype).kind in "iu":
+            b.combine(op, s, x, branch=True)  # no integer select on CPUs (see FunctionBuilder.combine)
+        elif op in ("min", "max"):
             better = b.binary("bool", "lt" if op == "min" else "gt", x, Local(s))
             nan = b.binary("bool", "ne", x, x)
             b.emit(SelectInst(s, b.binary("bool", "or", better, nan), x, Local(s)))
@@ -451,16 +482,21 @@ def whole_function(op: str, dtype: str, ndim: int, unroll: int = 1) -> Function:
     for p in partials:
         b.set(p, constant(out, identity(combine, out)))
 
+    # on CPUs, integer extremes without integer minimum, maximum or select (see FunctionBuilder.combine)
+    branch = unroll > 1 and combine in ("min", "max") and np.dtype(out).kind in "iu"
+
     def step(lane: int, at: Operand) -> None:
         # the element at the flat index (C order), converted to the result dtype, then combined
         e = b.local(dtype)
         b.emit(LoadInst(e, 0, tuple(b.unflatten(at, extents))))
-        p = partials[lane]
-        b.emit(BinaryInst(p, combine, Local(p), b.cast(out, Local(e), dtype)))
+        b.combine(combine, partials[lane], b.cast(out, Local(e), dtype), branch)
 
     b.flat_loop(total, unroll, step)
-    b.combine_lanes(combine, partials)
-    b.emit(Atomic(None, combine, 1, (Imm(i64, 0),), b.cast(acc, Local(partials[0]), out)))
+    b.combine_lanes(combine, partials, branch)
+    if branch:
+        b.atomic_extreme(combine, 1, b.cast(acc, Local(partials[0]), out), acc)
+    else:
+        b.emit(Atomic(None, combine, 1, (Imm(i64, 0),), b.cast(acc, Local(partials[0]), out)))
     b.end(Return())
     return b.function(
         f"{op}_of_{dtype}_{ndim}d" + (f"_by{unroll}" if unroll > 1 else ""),
@@ -585,7 +621,7 @@ def first_index_function(dtype: str, ndim: int, blocked: bool = False) -> Functi
         )
         b.set(lin, b.binary(i64, "mul", Local(gid), per))
         b.set(end, b.binary(i64, "add", Local(lin), per))
-        head, body, match, step_on, found, cas_head, cas_body, done = (b.new_block() for _ in range(8))
+        head, body, match, step_on, found, done = (b.new_block() for _ in range(6))
         b.end(Jump(head), then=head)
         inside = b.binary(
             "bool",
@@ -599,15 +635,8 @@ def first_index_function(dtype: str, ndim: int, blocked: bool = False) -> Functi
         b.end(Jump(found), then=step_on)
         b.emit(BinaryInst(lin, "add", Local(lin), Imm(i64, 1)))
         b.end(Jump(head), then=found)
-        # the minimum of the index accumulator and `first`, by compare-exchange
-        current, old = b.local(i64), b.local(i64)
-        b.emit(Atomic(current, "load", 2, (Imm(i64, 0),), Imm(i64, 0)))
-        b.end(Jump(cas_head), then=cas_head)
-        b.end(Branch(b.binary("bool", "lt", Local(first), Local(current)), cas_body, done), then=cas_body)
-        b.emit(Atomic(old, "compare_exchange", 2, (Imm(i64, 0),), Local(first), Local(current)))
-        swapped = b.binary("bool", "eq", Local(old), Local(current))
-        b.set(current, Local(old))
-        b.end(Branch(swapped, done, cas_head), then=done)
+        b.atomic_extreme("min", 2, Local(first), i64)  # the minimum of the index accumulator and `first`
+        b.end(Jump(done), then=done)
         b.end(Return())
     return b.function(
         f"first_index_of_{dtype}_{ndim}d" + ("_blocked" if blocked else ""),

@@ -130,13 +130,27 @@ def test_dot_of_vectors_of_both_forms(monkeypatch, rng, unroll, dtype):
             assert got == np.dot(ha, hb) and got.dtype == np.dot(ha, hb).dtype, (n, work_items)
 
 
-def test_blocked_first_index_builds_without_integer_select_or_atomic_minimum():
-    """The Intel CPU runtime builds kernels with those without optimisation (a driver bug)."""
-    for dtype in ("float64", "int64"):
-        f = first_index_function(dtype, 2, blocked=True)
-        insts = [i for block in f.blocks for i in block.insts]
-        assert not any(isinstance(i, SelectInst) and f.locals[i.dst] == "int64" for i in insts)
-        assert not any(isinstance(i, Atomic) and i.op == "min" for i in insts)
+def test_cpu_forms_have_no_integer_minimum_maximum_or_select():
+    """The Intel CPU runtime builds kernels with those without optimisation (a driver bug): the CPU
+    forms of integer extremes compare and branch, and combine by compare-exchange."""
+    from numba_ext.ir.kernel_ir import BinaryInst
+
+    for dtype in ("int64", "uint8", "float64"):
+        functions = [
+            first_index_function(dtype, 2, blocked=True),
+            arg_axis_function("argmax", dtype, 2, 1, 8),
+        ]
+        if dtype != "float64":
+            functions += [whole_function(op, dtype, 2, CPU_UNROLL) for op in ("min", "max")]
+            functions += [axis_function(op, dtype, 2, 0, 8) for op in ("min", "max")]
+        for f in functions:
+            insts = [i for block in f.blocks for i in block.insts]
+            ints = {j for j, d in enumerate(f.locals) if np.dtype(d).kind in "iu"}
+            assert not any(isinstance(i, SelectInst) and i.dst in ints for i in insts), f.name
+            assert not any(
+                isinstance(i, BinaryInst) and i.op in ("min", "max") and i.dst in ints for i in insts
+            )
+            assert not any(isinstance(i, Atomic) and i.op in ("min", "max") for i in insts), f.name
 
 
 def test_eager_reductions_take_the_form_of_their_device(rng):
@@ -208,3 +222,36 @@ def test_products_of_both_forms(monkeypatch, rng, lanes, dtype):
             kernel = _core.compile_function(function, va._queue.device)
             got = product(va, vb, np.dtype(dtype), va._queue, "device", kernel)
             np.testing.assert_array_equal(numba_ext.asnumpy(got), np.dot(va_h, vb_h), err_msg=f"{sa} {sb}")
+
+
+@pytest.mark.parametrize("unroll", [1, CPU_UNROLL])
+@pytest.mark.parametrize("dtype", ["uint64", "uint32", "int64", "int8"])
+def test_integer_extremes_across_the_whole_range(monkeypatch, rng, unroll, dtype):
+    """Unsigned values above the signed range and signed values below zero compare as NumPy's."""
+    info = np.iinfo(dtype)
+    for op in ("max", "min", "argmax", "argmin"):
+        base = op[-3:]
+        whole = WholeReduction(base, dtype)
+        kernel_for = _kernels(lambda ndim, base=base: whole_function(base, dtype, ndim, unroll))
+        index_for = _kernels(lambda ndim: first_index_function(dtype, ndim, unroll > 1))
+        for n in (3, 1000, 5003):
+            h = rng.integers(info.min, info.max, n, dtype=dtype, endpoint=True)
+            h[rng.integers(0, n)] = info.max if base == "max" else info.min
+            x = numba_ext.asarray(h)
+            for work_items, _ in LAUNCHES:
+                _launch(monkeypatch, unroll, work_items)
+                if op.startswith("arg"):
+                    got = int(first_extreme(op, x, whole, x._queue, kernel_for, index_for, "device"))
+                else:
+                    got = whole(x, x._queue, kernel_for)
+                assert got == getattr(h, op)(), (op, n, work_items)
+    lanes = 8 if unroll > 1 else 1
+    monkeypatch.setattr(arrays_reductions, "axis_lanes", lambda device: lanes)
+    h2 = rng.integers(info.min, info.max, (7, 9), dtype=dtype, endpoint=True)
+    x2 = numba_ext.asarray(h2)
+    for op in ("max", "min", "argmax"):
+        build = arg_axis_function if op.startswith("arg") else axis_function
+        kernel = _core.compile_function(build(op, dtype, 2, 1, lanes), x2._queue.device)
+        want = getattr(h2, op)(axis=1)
+        got = reduce_axis(op, x2, 1, want.dtype, x2._queue, lambda _, d, k=kernel: k)
+        np.testing.assert_array_equal(numba_ext.asnumpy(got), want)
