@@ -625,7 +625,11 @@ def first_index_function(dtype: str, ndim: int, blocked: bool = False) -> Functi
         b.set(lin, b.binary(i64, "mul", Local(gid), per))
         b.set(end, b.binary(i64, "add", Local(lin), per))
         head, body, match, step_on, found, done = (b.new_block() for _ in range(6))
-        b.end(Jump(head), then=head)
+        # a run after an index found already cannot hold the first: skip it (runs start in order
+        # on a CPU, so a match early in the data spares most of the pass)
+        known = b.local(i64)
+        b.emit(Atomic(known, "load", 2, (Imm(i64, 0),), Imm(i64, 0)))
+        b.end(Branch(b.binary("bool", "lt", Local(known), Local(lin)), done, head), then=head)
         inside = b.binary(
             "bool",
             "and",
