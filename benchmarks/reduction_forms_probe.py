@@ -82,6 +82,8 @@ def main() -> None:
         (f"max of {n} float64", lambda: float(v.max()), lambda: hv.max()),
         (f"argmax of {n} float64", lambda: int(v.argmax()), lambda: hv.argmax()),
         (f"sum of {n} int64", lambda: int(i.sum()), lambda: hi.sum()),
+        (f"max of {n} int64", lambda: int(i.max()), lambda: hi.max()),
+        (f"argmax of {n} int64", lambda: int(i.argmax()), lambda: hi.argmax()),
         (f"dot of two {n}-vectors", lambda: float(np.dot(v, v)), lambda: np.dot(hv, hv)),
         (f"sum of {n // 2} complex128", lambda: complex(c.sum()), lambda: hc.sum()),
         (f"({m},{m}).sum(axis=0)", lambda: mat.sum(axis=0), lambda: hm.sum(axis=0)),
