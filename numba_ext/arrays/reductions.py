@@ -257,20 +257,45 @@ def whole_groups(work_items: int, device: Device) -> tuple[int, list[int] | None
 def dot_vectors(a: ndarray, b: ndarray, dtype: np.dtype, queue: Queue, kernel: _core.Kernel) -> np.generic:
     """``np.dot`` of two vectors of `dtype` and one length on `queue` with `kernel`
     (``ir.products.vector_function``'s): a NumPy scalar of `dtype`."""
-    acc_dtype = np.dtype(accumulator_dtype(accumulation_dtype(dtype.name)))
-    n = a.shape[0]
-    if n == 0:
+    acc = dot_vectors_on_device(a, b, dtype, queue, kernel)
+    if acc is None:
         return dtype.type(0)
-    acc = allocate((1,), acc_dtype, queue, "device")
-    _core.fill(queue, acc._data_ptr, bytes(acc_dtype.itemsize), acc_dtype.itemsize)
-    slots = [*operand(a)[0], *operand(b)[0], acc._data_ptr, 1, 0]
-    work_items, local = launch_work_items(n, queue.device)
-    kernel.launch_nd(queue, slots, [work_items], local)
+    acc_dtype = acc.dtype
     host = np.empty(1, acc_dtype)
     _core.memcpy(queue, host.ctypes.data, acc._data_ptr, acc_dtype.itemsize)  # waits for the kernel
     if dtype == np.bool_:
         return np.bool_(host[0] != 0)
     return host[0].astype(dtype)  # narrow integers: truncated, as the compiled form
+
+
+def dot_accumulator(dtype: np.dtype) -> np.dtype:
+    """The dtype of the device accumulator of a dot of two vectors of `dtype` (the result itself
+    where they are the same: floats, 32- and 64-bit integers)."""
+    return np.dtype(accumulator_dtype(accumulation_dtype(dtype.name)))
+
+
+def dot_vectors_on_device(
+    a: ndarray,
+    b: ndarray,
+    dtype: np.dtype,
+    queue: Queue,
+    kernel: _core.Kernel,
+    usm_type: str = "device",
+    shape: tuple[int, ...] = (1,),
+) -> ndarray | None:
+    """The one-element array of ``dot_accumulator(dtype)``, `usm_type` and `shape` ((1,) or ())
+    that the dot of two vectors of `dtype` on `queue` is launched into with `kernel` (None for
+    empty vectors); nothing is copied to the host."""
+    n = a.shape[0]
+    if n == 0:
+        return None
+    acc_dtype = dot_accumulator(dtype)
+    acc = allocate(shape, acc_dtype, queue, usm_type)
+    _core.fill(queue, acc._data_ptr, bytes(acc_dtype.itemsize), acc_dtype.itemsize)
+    slots = [*operand(a)[0], *operand(b)[0], acc._data_ptr, 1, 0]
+    work_items, local = launch_work_items(n, queue.device)
+    kernel.launch_nd(queue, slots, [work_items], local)
+    return acc
 
 
 def product(

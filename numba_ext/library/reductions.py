@@ -20,7 +20,9 @@ from ..arrays import full, ndarray
 from ..arrays.reductions import (
     WholeReduction,
     axis_lanes,
+    dot_accumulator,
     dot_vectors,
+    dot_vectors_on_device,
     first_extreme,
     product,
     reduce_axis,
@@ -240,6 +242,10 @@ def _direct_dot(a: ndarray, b: ndarray, dt: np.dtype, usm_type: str) -> ndarray:
         with _lock:
             _products[key] = kernel
     if a.ndim == b.ndim == 1:  # a 0-d array on their queue, as dpnp gives
+        if dot_accumulator(dt) == dt:  # the accumulator is the result: no copy to the host and back
+            acc = dot_vectors_on_device(a, b, dt, queue, kernel, usm_type, ())
+            if acc is not None:
+                return acc
         value = dot_vectors(a, b, dt, queue, kernel)
         return full((), value, dt, sycl_queue=queue, usm_type=usm_type)
     return product(a, b, dt, queue, usm_type, kernel)

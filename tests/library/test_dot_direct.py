@@ -78,6 +78,15 @@ def test_usm_types_and_queues(rng, no_helpers):
         _same(got, a @ b, "float64", 4)
     scalar = np.dot(nx.asarray(b), nx.asarray(b))
     assert scalar.ndim == 0 and scalar.usm_type == "device"
+    # two vectors: the device accumulator is the 0-d result (float, 32- and 64-bit integer dtypes) or
+    # a 0-d array made from it (narrower integers, booleans), with the operands' USM type
+    for dtype in ("float32", "float64", "int32", "int64", "uint64", "int8", "bool"):
+        for usm in ("shared", "host"):
+            hv, hw = (rng.integers(0, 3, 9).astype(dtype) for _ in range(2))
+            got = np.dot(nx.asarray(hv, usm_type=usm), nx.asarray(hw, usm_type=usm))
+            want = np.dot(hv, hw)
+            assert got.ndim == 0 and got.usm_type == usm and got.dtype == want.dtype, (dtype, usm)
+            assert nx.asnumpy(got) == want, (dtype, usm)
 
 
 def test_helpers_still_serve_complex_values_and_out(rng):
