@@ -252,22 +252,7 @@ class FunctionBuilder:
             self.emit(BinaryInst(lin, "add", Local(lin), Local(gsize)))
             self.end(Jump(head), then=after)
             return
-        per = self.binary(
-            i64,
-            "floordiv",
-            self.binary(i64, "add", total, self.binary(i64, "sub", Local(gsize), Imm(i64, 1))),
-            Local(gsize),
-        )
-        per = self.binary(
-            i64,
-            "mul",
-            self.binary(
-                i64, "floordiv", self.binary(i64, "add", per, Imm(i64, unroll - 1)), Imm(i64, unroll)
-            ),
-            Imm(i64, unroll),
-        )
-        start = self.binary(i64, "mul", Local(gid), per)
-        end = self.binary(i64, "add", start, per)
+        start, end = self.run(total, Local(gid), Local(gsize), unroll)
         self.set(lin, start)
         self.end(Jump(head), then=head)
 
@@ -287,6 +272,24 @@ class FunctionBuilder:
         step(0, Local(lin))
         self.emit(BinaryInst(lin, "add", Local(lin), Imm(i64, 1)))
         self.end(Jump(rest_head), then=after)
+
+    def run(self, total: Operand, gid: Operand, gsize: Operand, multiple: int = 1) -> tuple[Local, Local]:
+        """The first position and the end (exclusive, possibly past `total`) of work-item `gid`'s
+        contiguous run of ``ceil(total / gsize)`` positions, rounded up to a `multiple`."""
+        i64 = "int64"
+        per = self.binary(
+            i64,
+            "floordiv",
+            self.binary(i64, "add", total, self.binary(i64, "sub", gsize, Imm(i64, 1))),
+            gsize,
+        )
+        if multiple > 1:
+            rounded = self.binary(
+                i64, "floordiv", self.binary(i64, "add", per, Imm(i64, multiple - 1)), Imm(i64, multiple)
+            )
+            per = self.binary(i64, "mul", rounded, Imm(i64, multiple))
+        start = self.binary(i64, "mul", gid, per)
+        return start, self.binary(i64, "add", start, per)
 
     def combine(self, op: str, dst: int, value: Operand, branch: bool = False) -> None:
         """``dst = op(dst, value)``; with `branch`, a minimum or maximum is a compare and a branch
@@ -360,6 +363,14 @@ class ResultLanes:
                 flat = b.binary(i64, "rem", b.binary(i64, "add", self.first, Imm(i64, lane)), self.total)
             self.indices.append(b.unflatten(flat, extents))
 
+    def element(self, lane: int, axis: int, at: Operand, dtype: str) -> Local:
+        """The element of the input (array 0, of `dtype`) at position `at` along `axis` for `lane`'s
+        result element."""
+        b, index = self.b, self.indices[lane]
+        e = b.local(dtype)
+        b.emit(LoadInst(e, 0, (*index[:axis], at, *index[axis:])))
+        return Local(e)
+
     def store(self, array: int, values: list[Operand], done: int) -> None:
         """Store each lane's value into the result `array` (where inside it), then go to `done`."""
         b = self.b
@@ -402,10 +413,7 @@ def axis_function(op: str, dtype: str, ndim: int, axis: int, lanes: int = 1) -> 
     sums = [b.local(acc) for _ in range(lanes)]
 
     def element(lane: int, at: Operand) -> Local:
-        out_index = rows.indices[lane]
-        e = b.local(dtype)
-        b.emit(LoadInst(e, 0, (*out_index[:axis], at, *out_index[axis:])))
-        return Local(e)
+        return rows.element(lane, axis, at, dtype)
 
     for lane, s in enumerate(sums):
         if op in ("min", "max"):
@@ -532,10 +540,7 @@ def arg_axis_function(op: str, dtype: str, ndim: int, axis: int, lanes: int = 1)
     extremes = [b.local(dtype) for _ in range(lanes)]
 
     def element(lane: int, at: Operand) -> Local:
-        out_index = rows.indices[lane]
-        e = b.local(dtype)
-        b.emit(LoadInst(e, 0, (*out_index[:axis], at, *out_index[axis:])))
-        return Local(e)
+        return rows.element(lane, axis, at, dtype)
 
     for lane in range(lanes):
         b.set(extremes[lane], element(lane, Imm(i64, 0)))
@@ -613,17 +618,11 @@ def first_index_function(dtype: str, ndim: int, blocked: bool = False) -> Functi
         b.emit(Atomic(None, "min", 2, (Imm(i64, 0),), Local(first)))
         b.end(Return())
     else:
-        gid, gsize, lin, end = b.local(i64), b.local(i64), b.local(i64), b.local(i64)
+        gid, gsize, lin = b.local(i64), b.local(i64), b.local(i64)
         b.emit(WorkItem(gid, "get_global_id", 0))
         b.emit(WorkItem(gsize, "get_global_size", 0))
-        per = b.binary(
-            i64,
-            "floordiv",
-            b.binary(i64, "add", total, b.binary(i64, "sub", Local(gsize), Imm(i64, 1))),
-            Local(gsize),
-        )
-        b.set(lin, b.binary(i64, "mul", Local(gid), per))
-        b.set(end, b.binary(i64, "add", Local(lin), per))
+        start, end = b.run(total, Local(gid), Local(gsize))
+        b.set(lin, start)
         head, body, match, step_on, found, done = (b.new_block() for _ in range(6))
         # a run after an index found already cannot hold the first: skip it (runs start in order
         # on a CPU, so a match early in the data spares most of the pass)
@@ -633,7 +632,7 @@ def first_index_function(dtype: str, ndim: int, blocked: bool = False) -> Functi
         inside = b.binary(
             "bool",
             "and",
-            b.binary("bool", "lt", Local(lin), Local(end)),
+            b.binary("bool", "lt", Local(lin), end),
             b.binary("bool", "lt", Local(lin), total),
         )
         b.end(Branch(inside, body, done), then=body)
