@@ -35,6 +35,7 @@ def strided() -> Iterator[None]:
     512 work-items per compute unit, each over at least 16 elements); the compiled kernels of the
     eager reductions are dropped on the way in and out, as each form has its own."""
     saved = (arrays_reductions.unroll, arrays_reductions.axis_lanes, parfor_offload.reduction_unroll)
+    saved_library = library_reductions.unroll
     saved_launch = arrays_reductions.launch_work_items
 
     def launch(size: int, device: Device) -> tuple[int, list[int] | None]:
@@ -46,6 +47,7 @@ def strided() -> Iterator[None]:
         return 1
 
     arrays_reductions.unroll = arrays_reductions.axis_lanes = parfor_offload.reduction_unroll = one
+    library_reductions.unroll = one  # argmin / argmax: the extreme, then its first index
     arrays_reductions.launch_work_items = launch
     library_reductions._kernels.clear()
     library_reductions._products.clear()
@@ -53,6 +55,7 @@ def strided() -> Iterator[None]:
         yield
     finally:
         arrays_reductions.unroll, arrays_reductions.axis_lanes, parfor_offload.reduction_unroll = saved
+        library_reductions.unroll = saved_library
         arrays_reductions.launch_work_items = saved_launch
         library_reductions._kernels.clear()
         library_reductions._products.clear()
@@ -74,8 +77,9 @@ def main() -> None:
     n, m = opts.size, opts.side
     hv, hi = rng.standard_normal(n), rng.integers(-1000, 1000, n)
     hc = hv[: n // 2] + 1j * hv[n // 2 :]
+    hs = np.sort(hv)  # argmax: every chunk beats the ones before
     hm, hx = rng.standard_normal((m, m)), rng.standard_normal(m)
-    v, i, c, mat, x = (nx.asarray(h) for h in (hv, hi, hc, hm, hx))
+    v, i, c, s, mat, x = (nx.asarray(h) for h in (hv, hi, hc, hs, hm, hx))
     host_prange = numba.njit(parallel=True)(prange_sum)
     cases: list[tuple[str, Callable[[], object], Callable[[], object] | None]] = [
         (f"sum of {n} float64", lambda: float(v.sum()), lambda: hv.sum()),
@@ -84,6 +88,8 @@ def main() -> None:
         (f"sum of {n} int64", lambda: int(i.sum()), lambda: hi.sum()),
         (f"max of {n} int64", lambda: int(i.max()), lambda: hi.max()),
         (f"argmax of {n} int64", lambda: int(i.argmax()), lambda: hi.argmax()),
+        (f"argmin of sorted {n} float64", lambda: int(s.argmin()), lambda: hs.argmin()),
+        (f"argmax of sorted {n} float64", lambda: int(s.argmax()), lambda: hs.argmax()),
         (f"dot of two {n}-vectors", lambda: float(np.dot(v, v)), lambda: np.dot(hv, hv)),
         (f"sum of {n // 2} complex128", lambda: complex(c.sum()), lambda: hc.sum()),
         (f"({m},{m}).sum(axis=0)", lambda: mat.sum(axis=0), lambda: hm.sum(axis=0)),

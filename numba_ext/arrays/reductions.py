@@ -173,11 +173,11 @@ def first_extreme(
     index_for: KernelFor,
     usm_type: str,
 ) -> ndarray:
-    """``argmin`` / ``argmax`` (`op`) over every element of `x` (real or bool) on `queue`, as a 0-d
-    int64 array of `usm_type` there: the extreme by `extreme` (the minimum or maximum of `x`'s
-    dtype; for bools all or any) with its kernel (`extreme_for`), then the first flat index holding
-    it by ``ir.reductions.first_index_function``'s kernel (`index_for`), nothing copied to the
-    host."""
+    """``argmin`` / ``argmax`` (`op`) over every element of `x` (real or bool) on `queue` in
+    ``whole_function``'s strided form (GPUs), as a 0-d int64 array of `usm_type` there: the extreme
+    by `extreme` (the minimum or maximum of `x`'s dtype; for bools all or any) with its kernel
+    (`extreme_for`), then the first flat index holding it by
+    ``ir.reductions.first_index_function``'s kernel (`index_for`), nothing copied to the host."""
     source, size, ndim = operand(x, extreme.itemsize)
     if size == 0:
         raise ValueError(EMPTY_MESSAGES[op])
@@ -188,6 +188,32 @@ def first_extreme(
     work_items, local = launch_work_items(size, queue.device)
     slots = [*source, acc._data_ptr, 1, 0, index._data_ptr, 1, 0]
     index_for(ndim, queue.device).launch_nd(queue, slots, [work_items], local)
+    return index
+
+
+def first_extreme_in_runs(
+    op: str, x: ndarray, queue: Queue, runs_for: KernelFor, combine: _core.Kernel, usm_type: str
+) -> ndarray:
+    """``argmin`` / ``argmax`` (`op`) over every element of `x` (real or bool) on `queue` in one pass
+    (CPUs), as a 0-d int64 array of `usm_type` there: each work-item's run gives its best value and
+    index (``ir.reductions.arg_runs_function``'s kernel, `runs_for`), which `combine`
+    (``arg_combine_function``'s) reduces in order; nothing copied to the host."""
+    itemsize = x.dtype.itemsize
+    source, size, ndim = operand(x, itemsize)
+    if size == 0:
+        raise ValueError(EMPTY_MESSAGES[op])
+    work_items, local = launch_work_items(size, queue.device)
+    # the runs' indices, then their values, in one block
+    runs = allocate((work_items * (8 + itemsize),), np.dtype(np.uint8), queue, "device")
+    indices = runs._data_ptr
+    values = indices + 8 * work_items
+    runs_for(ndim, queue.device).launch_nd(
+        queue, [*source, values, work_items, itemsize, indices, work_items, 8], [work_items], local
+    )
+    index = allocate((), np.dtype(np.int64), queue, usm_type)
+    combine.launch_nd(
+        queue, [values, work_items, itemsize, indices, work_items, 8, index._data_ptr, 1, 0], [1], [1]
+    )
     return index
 
 

@@ -31,6 +31,12 @@ an atomic (``min``/``max`` propagate NaN, as ``np.minimum``). A work-item's shar
   vector lanes, but cannot tell that a loop's index stays consecutive, so each load is a gather):
   10**7 float64 elements took 21 ms strided and 2.5 ms blocked, where NumPy takes 2.5 ms.
 
+``argmin`` / ``argmax`` over every element take two kernels either way: on GPUs the extreme (as
+above), then the first flat index holding it (:func:`first_index_function`); on CPUs one pass in
+which each work-item finds its run's best value and first index, chunk by chunk
+(:func:`arg_runs_function`), then one work-item combining the runs in order
+(:func:`arg_combine_function`).
+
 The compiler layer's prange reductions (``compiler.parfor_kernel``) take the same two forms (one
 partial per work-item: their bodies are Numba's). On CPUs, integer minima and maxima compare and
 branch, and combine by compare-exchange (:meth:`FunctionBuilder.combine`).
@@ -521,6 +527,27 @@ def whole_function(op: str, dtype: str, ndim: int, unroll: int = 1) -> Function:
 ARG_OPS = ("argmin", "argmax")
 
 
+def _better(b: FunctionBuilder, op: str, x: Operand, best: Operand, floating: bool) -> Local:
+    """Whether `x` replaces `best` in ``argmin`` / ``argmax`` (`op`) scanned in order: smaller
+    (larger), or NaN while `best` is not, so the first extreme (the first NaN) wins, as NumPy's."""
+    better = b.binary("bool", "lt" if op == "argmin" else "gt", x, best)
+    if floating:
+        first_nan = b.binary("bool", "and", b.binary("bool", "ne", x, x), b.binary("bool", "eq", best, best))
+        better = b.binary("bool", "or", better, first_nan)
+    return better
+
+
+def _matches(b: FunctionBuilder, x: Operand, extreme: Operand, floating: bool) -> Local:
+    """Whether `x` is the `extreme` found (a NaN matches NaN)."""
+    found = b.binary("bool", "eq", x, extreme)
+    if floating:
+        both_nan = b.binary(
+            "bool", "and", b.binary("bool", "ne", x, x), b.binary("bool", "ne", extreme, extreme)
+        )
+        found = b.binary("bool", "or", found, both_nan)
+    return found
+
+
 def arg_axis_function(op: str, dtype: str, ndim: int, axis: int, lanes: int = 1) -> Function:
     """``argmin`` / ``argmax`` along `axis` of an `ndim`-d array of `dtype` (ndim >= 2) into a
     C-contiguous int64 array of the other dimensions: from the first element, an element replaces
@@ -551,12 +578,7 @@ def arg_axis_function(op: str, dtype: str, ndim: int, axis: int, lanes: int = 1)
     b.end(Branch(b.binary("bool", "lt", Local(k), Local(n)), body, finish), then=body)
     for lane, (s, best) in enumerate(zip(extremes, bests)):
         x = element(lane, Local(k))
-        better = b.binary("bool", "lt" if op == "argmin" else "gt", x, Local(s))
-        if np.dtype(dtype).kind == "f":
-            first_nan = b.binary(
-                "bool", "and", b.binary("bool", "ne", x, x), b.binary("bool", "eq", Local(s), Local(s))
-            )
-            better = b.binary("bool", "or", better, first_nan)
+        better = _better(b, op, x, Local(s), np.dtype(dtype).kind == "f")
         # a branch, not an integer select (which the Intel CPU runtime builds without optimisation)
         take, after = b.new_block(), b.new_block()
         b.end(Branch(better, take, after), then=take)
@@ -578,15 +600,13 @@ def arg_axis_function(op: str, dtype: str, ndim: int, axis: int, lanes: int = 1)
 NO_INDEX = (1 << 63) - 1
 
 
-def first_index_function(dtype: str, ndim: int, blocked: bool = False) -> Function:
+def first_index_function(dtype: str, ndim: int) -> Function:
     """The first flat index (C order) of an `ndim`-d array of `dtype` whose element equals the value
     in a one-element array of ``accumulator_dtype(dtype)`` (the array's minimum or maximum, reduced
     there by :func:`whole_function` just before; a NaN matches NaN), combined with an atomic minimum
     into a one-element int64 accumulator that holds ``NO_INDEX`` before the launch. Parameters: the
     input, the extreme, the index accumulator (each: data address, shape, byte strides); launched
-    as :func:`whole_function`. `blocked` (CPUs): each work-item scans its contiguous run and stops
-    at its first match, and the minimum is a compare-exchange loop (no integer select or atomic
-    minimum, which the Intel CPU runtime builds without optimisation)."""
+    as :func:`whole_function`'s strided form (GPUs; CPUs take :func:`arg_runs_function`)."""
     acc = accumulator_dtype(dtype)
     b = FunctionBuilder(1)
     i64 = "int64"
@@ -596,57 +616,172 @@ def first_index_function(dtype: str, ndim: int, blocked: bool = False) -> Functi
     first = b.local(i64)
     b.set(first, Imm(i64, NO_INDEX))
 
-    def hit(at: Operand) -> Local:
+    def step(_: int, at: Operand) -> None:
         e = b.local(dtype)
         b.emit(LoadInst(e, 0, tuple(b.unflatten(at, extents))))
         x = b.cast(acc, Local(e), dtype)
-        found = b.binary("bool", "eq", x, Local(m))
-        if np.dtype(dtype).kind == "f":
-            both_nan = b.binary(
-                "bool", "and", b.binary("bool", "ne", x, x), b.binary("bool", "ne", Local(m), Local(m))
-            )
-            found = b.binary("bool", "or", found, both_nan)
-        return found
+        found = _matches(b, x, Local(m), np.dtype(dtype).kind == "f")
+        better = b.binary("bool", "lt", at, Local(first))
+        b.emit(SelectInst(first, b.binary("bool", "and", found, better), at, Local(first)))
 
-    if not blocked:
-
-        def step(_: int, at: Operand) -> None:
-            better = b.binary("bool", "lt", at, Local(first))
-            b.emit(SelectInst(first, b.binary("bool", "and", hit(at), better), at, Local(first)))
-
-        b.flat_loop(total, 1, step)
-        b.emit(Atomic(None, "min", 2, (Imm(i64, 0),), Local(first)))
-        b.end(Return())
-    else:
-        gid, gsize, lin = b.local(i64), b.local(i64), b.local(i64)
-        b.emit(WorkItem(gid, "get_global_id", 0))
-        b.emit(WorkItem(gsize, "get_global_size", 0))
-        start, end = b.run(total, Local(gid), Local(gsize))
-        b.set(lin, start)
-        head, body, match, step_on, found, done = (b.new_block() for _ in range(6))
-        # a run after an index found already cannot hold the first: skip it (runs start in order
-        # on a CPU, so a match early in the data spares most of the pass)
-        known = b.local(i64)
-        b.emit(Atomic(known, "load", 2, (Imm(i64, 0),), Imm(i64, 0)))
-        b.end(Branch(b.binary("bool", "lt", Local(known), Local(lin)), done, head), then=head)
-        inside = b.binary(
-            "bool",
-            "and",
-            b.binary("bool", "lt", Local(lin), end),
-            b.binary("bool", "lt", Local(lin), total),
-        )
-        b.end(Branch(inside, body, done), then=body)
-        b.end(Branch(hit(Local(lin)), match, step_on), then=match)
-        b.set(first, Local(lin))
-        b.end(Jump(found), then=step_on)
-        b.emit(BinaryInst(lin, "add", Local(lin), Imm(i64, 1)))
-        b.end(Jump(head), then=found)
-        b.atomic_extreme("min", 2, Local(first), i64)  # the minimum of the index accumulator and `first`
-        b.end(Jump(done), then=done)
-        b.end(Return())
+    b.flat_loop(total, 1, step)
+    b.emit(Atomic(None, "min", 2, (Imm(i64, 0),), Local(first)))
+    b.end(Return())
     return b.function(
-        f"first_index_of_{dtype}_{ndim}d" + ("_blocked" if blocked else ""),
+        f"first_index_of_{dtype}_{ndim}d",
         ArrayDecl("x", dtype, ndim, "global"),
         ArrayDecl("extreme", acc, 1, "global", contiguous=True),
+        ArrayDecl("index", i64, 1, "global", contiguous=True),
+    )
+
+
+#: on CPUs, the elements of one chunk of an index reduction's run: its extreme is found over
+#: ``CPU_UNROLL`` partials, and the chunk is read again (from the cache) for the extreme's first
+#: index only where that extreme beats the run's best so far
+ARG_CHUNK = 1024
+
+
+def _arg_value_dtype(dtype: str) -> str:
+    """The dtype in which ``argmin`` / ``argmax`` compare elements of `dtype` (bools as uint8)."""
+    return "uint8" if dtype == "bool" else dtype
+
+
+def arg_runs_function(
+    op: str, dtype: str, ndim: int, unroll: int = CPU_UNROLL, chunk: int = ARG_CHUNK
+) -> Function:
+    """``argmin`` / ``argmax`` (`op`) over every element of an `ndim`-d array of `dtype` (real or
+    bool), in one pass over the data (CPUs): each work-item takes one contiguous run of whole
+    `chunk`-element chunks, finds each chunk's extreme over `unroll` partials and, where it
+    beats the run's best so far (as :func:`_better`), the first index holding it in the chunk; it
+    stores its best value and its index into ``values[gid]`` and ``indices[gid]`` (``NO_INDEX``
+    for an empty run), which :func:`arg_combine_function` combines in order. Parameters: the input,
+    the values (of the input's dtype, bools as uint8) and the indices (int64), each one element per
+    work-item; launched in work-groups of one."""
+    if op not in ARG_OPS:
+        raise ValueError(f"no index reduction {op!r}")
+    v = _arg_value_dtype(dtype)
+    floating = np.dtype(v).kind == "f"
+    extreme = "min" if op == "argmin" else "max"
+    b = FunctionBuilder(1)
+    i64 = "int64"
+    extents, total = b.extents(0, ndim)
+    gid, gsize = b.local(i64), b.local(i64)
+    b.emit(WorkItem(gid, "get_global_id", 0))
+    b.emit(WorkItem(gsize, "get_global_size", 0))
+    start, end = b.run(total, Local(gid), Local(gsize), chunk)
+    best, index, c, lin, k = b.local(v), b.local(i64), b.local(i64), b.local(i64), b.local(i64)
+    b.set(best, constant(v, 0))
+    b.set(index, Imm(i64, NO_INDEX))
+
+    def element(at: Operand) -> Local:
+        e = b.local(dtype)
+        b.emit(LoadInst(e, 0, tuple(b.unflatten(at, extents))))
+        return b.cast(v, Local(e), dtype)
+
+    def below(at: Operand, limit: Operand, op: str = "lt") -> Local:
+        return b.binary("bool", "and", b.binary("bool", op, at, limit), b.binary("bool", op, at, total))
+
+    first, chunk_head, chunk_body, finish = b.new_block(), b.new_block(), b.new_block(), b.new_block()
+    b.end(Branch(b.binary("bool", "lt", start, total), first, finish), then=first)
+    b.set(best, element(start))
+    b.set(index, start)
+    b.set(c, start)
+    b.end(Jump(chunk_head), then=chunk_head)
+    b.end(Branch(below(Local(c), end), chunk_body, finish), then=chunk_body)
+    # the chunk's extreme (runs are whole chunks, so a chunk ends at its end or at the total)
+    chunk_end = b.binary(i64, "add", Local(c), Imm(i64, chunk))
+    partials = [b.local(v) for _ in range(unroll)]
+    x0 = element(Local(c))
+    for p in partials:
+        b.set(p, x0)
+    branch = not floating  # integers compare and branch (see FunctionBuilder.combine)
+    head, body, rest_head, rest_body, reduced = (b.new_block() for _ in range(5))
+    b.set(lin, Local(c))
+    b.end(Jump(head), then=head)
+    last = b.binary(i64, "add", Local(lin), Imm(i64, unroll))
+    b.end(Branch(below(last, chunk_end, "le"), body, rest_head), then=body)
+    for lane, p in enumerate(partials):
+        b.combine(
+            extreme,
+            p,
+            element(b.binary(i64, "add", Local(lin), Imm(i64, lane)) if lane else Local(lin)),
+            branch,
+        )
+    b.emit(BinaryInst(lin, "add", Local(lin), Imm(i64, unroll)))
+    b.end(Jump(head), then=rest_head)
+    b.end(Branch(below(Local(lin), chunk_end), rest_body, reduced), then=rest_body)
+    b.combine(extreme, partials[0], element(Local(lin)), branch)
+    b.emit(BinaryInst(lin, "add", Local(lin), Imm(i64, 1)))
+    b.end(Jump(rest_head), then=reduced)
+    b.combine_lanes(extreme, partials, branch)
+    m = Local(partials[0])
+    # a better extreme: its first index in the chunk
+    scan, scan_head, scan_test, scan_step, found, next_chunk = (b.new_block() for _ in range(6))
+    b.end(Branch(_better(b, op, m, Local(best), floating), scan, next_chunk), then=scan)
+    b.set(k, Local(c))
+    b.end(Jump(scan_head), then=scan_head)
+    b.end(Branch(below(Local(k), chunk_end), scan_test, next_chunk), then=scan_test)
+    x = element(Local(k))
+    hit = _matches(b, x, m, floating)
+    b.end(Branch(hit, found, scan_step), then=scan_step)
+    b.emit(BinaryInst(k, "add", Local(k), Imm(i64, 1)))
+    b.end(Jump(scan_head), then=found)
+    b.set(best, m)
+    b.set(index, Local(k))
+    if floating:  # a NaN: nothing later in the run replaces it
+        b.end(Branch(b.binary("bool", "ne", Local(best), Local(best)), finish, next_chunk), then=next_chunk)
+    else:
+        b.end(Jump(next_chunk), then=next_chunk)
+    b.emit(BinaryInst(c, "add", Local(c), Imm(i64, chunk)))
+    b.end(Jump(chunk_head), then=finish)
+    b.emit(StoreInst(1, (Local(gid),), Local(best)))
+    b.emit(StoreInst(2, (Local(gid),), Local(index)))
+    b.end(Return())
+    return b.function(
+        f"{op}_runs_of_{dtype}_{ndim}d_by{unroll}_{chunk}",
+        ArrayDecl("x", dtype, ndim, "global"),
+        ArrayDecl("values", v, 1, "global", contiguous=True),
+        ArrayDecl("indices", i64, 1, "global", contiguous=True),
+    )
+
+
+def arg_combine_function(op: str, dtype: str) -> Function:
+    """The index of ``argmin`` / ``argmax`` (`op`) from the runs of :func:`arg_runs_function` (its
+    values and indices, in order; runs of ``NO_INDEX`` are empty): the first run's index whose
+    value no later run beats (as :func:`_better`), stored into a one-element int64 array.
+    Parameters: the values, the indices, the result; launched as one work-item."""
+    if op not in ARG_OPS:
+        raise ValueError(f"no index reduction {op!r}")
+    v = _arg_value_dtype(dtype)
+    i64 = "int64"
+    b = FunctionBuilder(1)
+    n, r, best, index = b.local(i64), b.local(i64), b.local(v), b.local(i64)
+    b.emit(Dim(n, 1, 0))
+    b.set(r, Imm(i64, 0))
+    b.set(best, constant(v, 0))
+    b.set(index, Imm(i64, NO_INDEX))
+    head, body, take, step, done = (b.new_block() for _ in range(5))
+    b.end(Jump(head), then=head)
+    b.end(Branch(b.binary("bool", "lt", Local(r), Local(n)), body, done), then=body)
+    value, at = b.local(v), b.local(i64)
+    b.emit(LoadInst(value, 0, (Local(r),)))
+    b.emit(LoadInst(at, 1, (Local(r),)))
+    none_yet = b.binary("bool", "eq", Local(index), Imm(i64, NO_INDEX))
+    replaces = b.binary(
+        "bool", "or", none_yet, _better(b, op, Local(value), Local(best), np.dtype(v).kind == "f")
+    )
+    run_found = b.binary("bool", "ne", Local(at), Imm(i64, NO_INDEX))
+    b.end(Branch(b.binary("bool", "and", run_found, replaces), take, step), then=take)
+    b.set(best, Local(value))
+    b.set(index, Local(at))
+    b.end(Jump(step), then=step)
+    b.emit(BinaryInst(r, "add", Local(r), Imm(i64, 1)))
+    b.end(Jump(head), then=done)
+    b.emit(StoreInst(2, (Imm(i64, 0),), Local(index)))
+    b.end(Return())
+    return b.function(
+        f"{op}_combine_of_{dtype}",
+        ArrayDecl("values", v, 1, "global", contiguous=True),
+        ArrayDecl("indices", i64, 1, "global", contiguous=True),
         ArrayDecl("index", i64, 1, "global", contiguous=True),
     )

@@ -24,6 +24,7 @@ from ..arrays.reductions import (
     dot_vectors,
     dot_vectors_on_device,
     first_extreme,
+    first_extreme_in_runs,
     product,
     reduce_axis,
     unroll,
@@ -37,6 +38,8 @@ from ..ir.reductions import (
     BOOL_EXTREMES,
     EMPTY_MESSAGES,
     arg_axis_function,
+    arg_combine_function,
+    arg_runs_function,
     axis_function,
     check_dot_ndims,
     dot_dtype,
@@ -101,9 +104,13 @@ def reduce(
         x = x if x.ndim else x.reshape(1)
         value: np.generic
         if direct and op in ARG_OPS:
+            queue = x._queue
+            if unroll(queue.device) > 1:  # CPUs: one pass, each work-item's run, then the runs in order
+                combine = _combine_kernel(op, x.dtype, queue.device)
+                return first_extreme_in_runs(op, x, queue, _kernels_of(op, x.dtype), combine, x.usm_type)
             extreme = BOOL_EXTREMES[op[3:]] if x.dtype == bool else op[3:]  # argmin: min (bools: all)
             kernels = _kernels_of(extreme, x.dtype), _kernels_of(op, x.dtype)
-            return first_extreme(op, x, _whole(extreme, x.dtype), x._queue, *kernels, x.usm_type)
+            return first_extreme(op, x, _whole(extreme, x.dtype), queue, *kernels, x.usm_type)
         if direct:
             whole = _whole(op, x.dtype)
             kernel_for = _kernels_of(op, x.dtype)
@@ -173,8 +180,10 @@ class _Kernels:
         k = _kernels.get(key)
         if k is None:
             if self.name in ARG_OPS:
-                if self.axis is None:  # the first index of the extreme
-                    function = first_index_function(self.dtype, ndim, blocked=unroll(device) > 1)
+                if self.axis is None and unroll(device) > 1:  # each run's best value and index
+                    function = arg_runs_function(self.name, self.dtype, ndim, unroll(device))
+                elif self.axis is None:  # the first index of the extreme
+                    function = first_index_function(self.dtype, ndim)
                 else:
                     function = arg_axis_function(self.name, self.dtype, ndim, self.axis, axis_lanes(device))
             elif self.axis is None:
@@ -185,6 +194,17 @@ class _Kernels:
             with _lock:
                 _kernels[key] = k
         return k
+
+
+def _combine_kernel(op: str, dtype: np.dtype, device: Device) -> _core.Kernel:
+    """The kernel combining the runs of ``argmin`` / ``argmax`` (`op`) of `dtype` on `device`."""
+    key = (op + ":combine", dtype.name, None, 1, device)
+    k = _kernels.get(key)
+    if k is None:
+        k = _core.compile_function(arg_combine_function(op, dtype.name), device)
+        with _lock:
+            _kernels[key] = k
+    return k
 
 
 def dot(a: ndarray, b: ndarray, what: str = "np.dot", out: ndarray | None = None) -> ndarray:

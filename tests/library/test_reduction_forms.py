@@ -12,12 +12,22 @@ import pytest
 import numba_ext
 from numba_ext import _core
 from numba_ext.arrays import reductions as arrays_reductions
-from numba_ext.arrays.reductions import WholeReduction, dot_vectors, first_extreme, product, reduce_axis
+from numba_ext.arrays.reductions import (
+    WholeReduction,
+    dot_vectors,
+    first_extreme,
+    first_extreme_in_runs,
+    product,
+    reduce_axis,
+)
 from numba_ext.ir import products
 from numba_ext.ir.kernel_ir import Atomic, SelectInst
 from numba_ext.ir.reductions import (
+    ARG_CHUNK,
     CPU_UNROLL,
     arg_axis_function,
+    arg_combine_function,
+    arg_runs_function,
     axis_function,
     first_index_function,
     whole_function,
@@ -91,16 +101,36 @@ def test_layouts_of_both_forms(monkeypatch, rng, unroll):
             np.testing.assert_allclose(whole(x, x._queue, kernel_for), hx.sum(), **fp_tol())
 
 
-@pytest.mark.parametrize("blocked", [False, True])
+def _index_of_extreme(op, dtype, unroll, chunk=ARG_CHUNK):
+    """``argmin`` / ``argmax`` (`op`) of arrays of `dtype` in `unroll`'s form: strided, the
+    extreme then its first index (GPUs); else one pass over runs of `chunk`-element chunks, then
+    the runs in order (CPUs)."""
+    if unroll == 1:
+        base = {"min": "all", "max": "any"}[op[3:]] if dtype == "bool" else op[3:]
+        extreme = WholeReduction(base, dtype)
+        extreme_for = _kernels(lambda ndim: whole_function(base, dtype, ndim, 1))
+        index_for = _kernels(lambda ndim: first_index_function(dtype, ndim))
+        return lambda x: first_extreme(op, x, extreme, x._queue, extreme_for, index_for, "device")
+    runs_for = _kernels(lambda ndim: arg_runs_function(op, dtype, ndim, unroll, chunk))
+    combine = _kernels(lambda ndim: arg_combine_function(op, dtype))
+    return lambda x: first_extreme_in_runs(op, x, x._queue, runs_for, combine(1, x._queue.device), "device")
+
+
+#: the forms of argmin / argmax: (unroll, chunk) with chunks shorter than the runs, so that runs
+#: hold several
+INDEX_FORMS = [(1, ARG_CHUNK), (CPU_UNROLL, ARG_CHUNK), (CPU_UNROLL, 16), (4, 4)]
+
+
+@pytest.mark.parametrize(("unroll", "chunk"), INDEX_FORMS)
 @pytest.mark.parametrize("op", ["argmin", "argmax"])
-def test_first_extremes_of_both_forms(monkeypatch, rng, blocked, op):
-    unroll = CPU_UNROLL if blocked else 1
-    for dtype in ("float64", "int32", "uint8"):
-        extreme = WholeReduction(op[3:], dtype)
-        extreme_for = _kernels(lambda ndim, dtype=dtype: whole_function(op[3:], dtype, ndim, unroll))
-        index_for = _kernels(lambda ndim, dtype=dtype: first_index_function(dtype, ndim, blocked))
+def test_first_extremes_of_both_forms(monkeypatch, rng, unroll, chunk, op):
+    for dtype in ("float64", "float32", "int32", "uint8", "bool"):
+        index_of = _index_of_extreme(op, dtype, unroll, chunk)
         for n in LENGTHS:
-            h = rng.integers(0, 4, n).astype(dtype)  # ties: the first one counts
+            if dtype == "bool":
+                h = rng.random(n) < 0.2
+            else:
+                h = rng.integers(0, 4, n).astype(dtype)  # ties: the first one counts
             if dtype == "float64" and n > 3:
                 h[rng.integers(n // 2, n)] = np.nan  # the first NaN wins
                 h[rng.integers(0, n)] = np.nan
@@ -108,9 +138,27 @@ def test_first_extremes_of_both_forms(monkeypatch, rng, blocked, op):
             for view_h, view in ((h, x), (h[::-2], x[::-2])):
                 for work_items, _ in LAUNCHES:
                     _launch(monkeypatch, unroll, work_items)
-                    got = first_extreme(op, view, extreme, view._queue, extreme_for, index_for, "device")
                     want = getattr(view_h, op)()
-                    assert int(got) == want, (dtype, n, work_items, view_h)
+                    assert int(index_of(view)) == want, (dtype, n, work_items, view_h)
+
+
+@pytest.mark.parametrize(("unroll", "chunk"), INDEX_FORMS)
+def test_first_extremes_where_later_runs_improve(monkeypatch, rng, unroll, chunk):
+    """Sorted data (every chunk beats the ones before), constant data (no chunk does), NaN only at
+    the end, and extremes only in the last run's tail."""
+    n = 1031
+    ramp = np.arange(n, dtype="float64")
+    tail = np.zeros(n)
+    tail[-3:] = [5.0, 7.0, 7.0]
+    nan_last = rng.standard_normal(n)
+    nan_last[-1] = np.nan
+    for h in (ramp, ramp[::-1].copy(), np.full(n, 2.5), tail, -tail, nan_last, ramp.astype("int64")):
+        x = numba_ext.asarray(h)
+        for op in ("argmin", "argmax"):
+            index_of = _index_of_extreme(op, h.dtype.name, unroll, chunk)
+            for work_items, _ in LAUNCHES:
+                _launch(monkeypatch, unroll, work_items)
+                assert int(index_of(x)) == getattr(h, op)(), (op, work_items, h[-4:])
 
 
 @pytest.mark.parametrize("unroll", [1, CPU_UNROLL])
@@ -137,7 +185,9 @@ def test_cpu_forms_have_no_integer_minimum_maximum_or_select():
 
     for dtype in ("int64", "uint8", "float64"):
         functions = [
-            first_index_function(dtype, 2, blocked=True),
+            arg_runs_function("argmax", dtype, 2),
+            arg_runs_function("argmin", dtype, 2),
+            arg_combine_function("argmax", dtype),
             arg_axis_function("argmax", dtype, 2, 1, 8),
         ]
         if dtype != "float64":
@@ -233,7 +283,7 @@ def test_integer_extremes_across_the_whole_range(monkeypatch, rng, unroll, dtype
         base = op[-3:]
         whole = WholeReduction(base, dtype)
         kernel_for = _kernels(lambda ndim, base=base: whole_function(base, dtype, ndim, unroll))
-        index_for = _kernels(lambda ndim: first_index_function(dtype, ndim, unroll > 1))
+        index_of = _index_of_extreme(op, dtype, unroll) if op.startswith("arg") else None
         for n in (3, 1000, 5003):
             h = rng.integers(info.min, info.max, n, dtype=dtype, endpoint=True)
             h[rng.integers(0, n)] = info.max if base == "max" else info.min
@@ -241,7 +291,7 @@ def test_integer_extremes_across_the_whole_range(monkeypatch, rng, unroll, dtype
             for work_items, _ in LAUNCHES:
                 _launch(monkeypatch, unroll, work_items)
                 if op.startswith("arg"):
-                    got = int(first_extreme(op, x, whole, x._queue, kernel_for, index_for, "device"))
+                    got = int(index_of(x))
                 else:
                     got = whole(x, x._queue, kernel_for)
                 assert got == getattr(h, op)(), (op, n, work_items)
