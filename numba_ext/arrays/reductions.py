@@ -48,6 +48,9 @@ CPU_ELEMENTS_PER_WORK_ITEM = 2048
 #: on a CPU, the result elements each work-item of a reduction along an axis computes (neighbours,
 #: in one loop along the axis, in work-groups of one)
 CPU_AXIS_LANES = 8
+#: on a CPU, the shortest contiguous axis along which argmin / argmax scan one row per work-item
+#: (shorter rows: neighbouring result elements per work-item, as other reductions)
+CPU_ROW_LENGTH = 64
 
 
 def layout(x: ndarray) -> tuple[int, tuple[int, ...], Sequence[int], str]:
@@ -225,26 +228,36 @@ def reduce_axis(
     queue: Queue,
     kernel_for: KernelFor,
     used: list[_core.Kernel] | None = None,
+    rows_for: KernelFor | None = None,
 ) -> ndarray:
     """`op` along `axis` (0 <= axis < ndim, ndim >= 2) of `x` on `queue`: a new C-contiguous array
     of `out_dtype` with `x`'s USM type (`kernel_for`'s rank: `x`'s; its kernel computes
-    ``axis_lanes(device)`` result elements per work-item)."""
+    ``axis_lanes(device)`` result elements per work-item). `rows_for` (argmin / argmax): the kernel
+    scanning one row per work-item, taken on CPUs where the axis is contiguous and long (see
+    ``CPU_ROW_LENGTH``)."""
     ptr, shape, strides, usm_type = layout(x)
     if shape[axis] == 0 and op in EMPTY_MESSAGES:
         raise ValueError(EMPTY_MESSAGES[op])
     out_shape = shape[:axis] + shape[axis + 1 :]
     out = allocate(out_shape, out_dtype, queue, usm_type)
     size = math.prod(out_shape)
+    device = queue.device
+    rows = (
+        rows_for is not None
+        and shape[axis] >= CPU_ROW_LENGTH
+        and strides[axis] == x.dtype.itemsize
+        and _cpu(device)
+    )
     if size or used is not None:
-        kernel = kernel_for(len(shape), queue.device)
+        kernel = (rows_for if rows and rows_for is not None else kernel_for)(len(shape), device)
         if used is not None:
             used.append(kernel)
         if size:
             # the result is C-contiguous: its kernel parameter computes its strides (any here)
             slots = [ptr, *shape, *(s & MASK for s in strides), out._nx.data, *out_shape]
             slots += [0] * len(out_shape)
-            lanes = axis_lanes(queue.device)
-            kernel.launch_nd(queue, slots, [-(-size // lanes)], [1] if lanes > 1 else None)
+            lanes = 1 if rows else axis_lanes(device)
+            kernel.launch_nd(queue, slots, [-(-size // lanes)], [1] if lanes > 1 or rows else None)
     return out
 
 

@@ -35,7 +35,8 @@ an atomic (``min``/``max`` propagate NaN, as ``np.minimum``). A work-item's shar
 above), then the first flat index holding it (:func:`first_index_function`); on CPUs one pass in
 which each work-item finds its run's best value and first index, chunk by chunk
 (:func:`arg_runs_function`), then one work-item combining the runs in order
-(:func:`arg_combine_function`).
+(:func:`arg_combine_function`). Along a contiguous axis, CPUs scan one row per work-item the same
+way (:func:`arg_rows_function`).
 
 The compiler layer's prange reductions (``compiler.parfor_kernel``) take the same two forms (one
 partial per work-item: their bodies are Numba's). On CPUs, integer minima and maxima compare and
@@ -638,7 +639,7 @@ def first_index_function(dtype: str, ndim: int) -> Function:
 #: on CPUs, the elements of one chunk of an index reduction's run: its extreme is found over
 #: ``CPU_UNROLL`` partials, and the chunk is read again (from the cache) for the extreme's first
 #: index only where that extreme beats the run's best so far
-ARG_CHUNK = 1024
+ARG_CHUNK = 256
 
 
 def _arg_value_dtype(dtype: str) -> str:
@@ -646,49 +647,38 @@ def _arg_value_dtype(dtype: str) -> str:
     return "uint8" if dtype == "bool" else dtype
 
 
-def arg_runs_function(
-    op: str, dtype: str, ndim: int, unroll: int = CPU_UNROLL, chunk: int = ARG_CHUNK
-) -> Function:
-    """``argmin`` / ``argmax`` (`op`) over every element of an `ndim`-d array of `dtype` (real or
-    bool), in one pass over the data (CPUs): each work-item takes one contiguous run of whole
-    `chunk`-element chunks, finds each chunk's extreme over `unroll` partials and, where it
-    beats the run's best so far (as :func:`_better`), the first index holding it in the chunk; it
-    stores its best value and its index into ``values[gid]`` and ``indices[gid]`` (``NO_INDEX``
-    for an empty run), which :func:`arg_combine_function` combines in order. Parameters: the input,
-    the values (of the input's dtype, bools as uint8) and the indices (int64), each one element per
-    work-item; launched in work-groups of one."""
-    if op not in ARG_OPS:
-        raise ValueError(f"no index reduction {op!r}")
-    v = _arg_value_dtype(dtype)
+def _best_in_chunks(
+    b: FunctionBuilder,
+    op: str,
+    v: str,
+    element: Callable[[Operand], Local],
+    span: tuple[Operand, Operand | None, Operand],
+    unroll: int,
+    chunk: int,
+) -> tuple[int, int]:
+    """Emit, from the current block, the scan of ``argmin`` / ``argmax`` (`op`) over the positions
+    ``start ..`` below both `end` (None: none) and `total` (`span`; `start` < `total`, and `start`
+    to `end` whole chunks) of elements `element(position)` of dtype `v`: chunk by chunk, the chunk's
+    extreme over `unroll` partials and, only where it beats the best so far (as :func:`_better`), its
+    first position in the chunk, read again from the cache. Returns the locals of the best value and
+    its position; the builder is left in the block after the scan."""
+    start, end, total = span
+    i64 = "int64"
     floating = np.dtype(v).kind == "f"
     extreme = "min" if op == "argmin" else "max"
-    b = FunctionBuilder(1)
-    i64 = "int64"
-    extents, total = b.extents(0, ndim)
-    gid, gsize = b.local(i64), b.local(i64)
-    b.emit(WorkItem(gid, "get_global_id", 0))
-    b.emit(WorkItem(gsize, "get_global_size", 0))
-    start, end = b.run(total, Local(gid), Local(gsize), chunk)
     best, index, c, lin, k = b.local(v), b.local(i64), b.local(i64), b.local(i64), b.local(i64)
-    b.set(best, constant(v, 0))
-    b.set(index, Imm(i64, NO_INDEX))
 
-    def element(at: Operand) -> Local:
-        e = b.local(dtype)
-        b.emit(LoadInst(e, 0, tuple(b.unflatten(at, extents))))
-        return b.cast(v, Local(e), dtype)
+    def below(at: Operand, limit: Operand | None, cmp: str = "lt") -> Local:
+        inside = b.binary("bool", cmp, at, total)
+        return inside if limit is None else b.binary("bool", "and", b.binary("bool", cmp, at, limit), inside)
 
-    def below(at: Operand, limit: Operand, op: str = "lt") -> Local:
-        return b.binary("bool", "and", b.binary("bool", op, at, limit), b.binary("bool", op, at, total))
-
-    first, chunk_head, chunk_body, finish = b.new_block(), b.new_block(), b.new_block(), b.new_block()
-    b.end(Branch(b.binary("bool", "lt", start, total), first, finish), then=first)
+    chunk_head, chunk_body, finish = b.new_block(), b.new_block(), b.new_block()
     b.set(best, element(start))
     b.set(index, start)
     b.set(c, start)
     b.end(Jump(chunk_head), then=chunk_head)
     b.end(Branch(below(Local(c), end), chunk_body, finish), then=chunk_body)
-    # the chunk's extreme (runs are whole chunks, so a chunk ends at its end or at the total)
+    # the chunk's extreme (it ends at its end or at the total)
     chunk_end = b.binary(i64, "add", Local(c), Imm(i64, chunk))
     partials = [b.local(v) for _ in range(unroll)]
     x0 = element(Local(c))
@@ -701,12 +691,8 @@ def arg_runs_function(
     last = b.binary(i64, "add", Local(lin), Imm(i64, unroll))
     b.end(Branch(below(last, chunk_end, "le"), body, rest_head), then=body)
     for lane, p in enumerate(partials):
-        b.combine(
-            extreme,
-            p,
-            element(b.binary(i64, "add", Local(lin), Imm(i64, lane)) if lane else Local(lin)),
-            branch,
-        )
+        at = b.binary(i64, "add", Local(lin), Imm(i64, lane)) if lane else Local(lin)
+        b.combine(extreme, p, element(at), branch)
     b.emit(BinaryInst(lin, "add", Local(lin), Imm(i64, unroll)))
     b.end(Jump(head), then=rest_head)
     b.end(Branch(below(Local(lin), chunk_end), rest_body, reduced), then=rest_body)
@@ -715,33 +701,100 @@ def arg_runs_function(
     b.end(Jump(rest_head), then=reduced)
     b.combine_lanes(extreme, partials, branch)
     m = Local(partials[0])
-    # a better extreme: its first index in the chunk
+    # a better extreme: its first position in the chunk
     scan, scan_head, scan_test, scan_step, found, next_chunk = (b.new_block() for _ in range(6))
     b.end(Branch(_better(b, op, m, Local(best), floating), scan, next_chunk), then=scan)
     b.set(k, Local(c))
     b.end(Jump(scan_head), then=scan_head)
     b.end(Branch(below(Local(k), chunk_end), scan_test, next_chunk), then=scan_test)
-    x = element(Local(k))
-    hit = _matches(b, x, m, floating)
-    b.end(Branch(hit, found, scan_step), then=scan_step)
+    b.end(Branch(_matches(b, element(Local(k)), m, floating), found, scan_step), then=scan_step)
     b.emit(BinaryInst(k, "add", Local(k), Imm(i64, 1)))
     b.end(Jump(scan_head), then=found)
     b.set(best, m)
     b.set(index, Local(k))
-    if floating:  # a NaN: nothing later in the run replaces it
+    if floating:  # a NaN: nothing later replaces it
         b.end(Branch(b.binary("bool", "ne", Local(best), Local(best)), finish, next_chunk), then=next_chunk)
     else:
         b.end(Jump(next_chunk), then=next_chunk)
     b.emit(BinaryInst(c, "add", Local(c), Imm(i64, chunk)))
     b.end(Jump(chunk_head), then=finish)
+    return best, index
+
+
+def arg_runs_function(
+    op: str, dtype: str, ndim: int, unroll: int = CPU_UNROLL, chunk: int = ARG_CHUNK
+) -> Function:
+    """``argmin`` / ``argmax`` (`op`) over every element of an `ndim`-d array of `dtype` (real or
+    bool), in one pass over the data (CPUs): each work-item takes one contiguous run of whole
+    `chunk`-element chunks and finds its best value and first index (:func:`_best_in_chunks`); it
+    stores them into ``values[gid]`` and ``indices[gid]`` (``NO_INDEX`` for an empty run), which
+    :func:`arg_combine_function` combines in order. Parameters: the input, the values (of the
+    input's dtype, bools as uint8) and the indices (int64), each one element per work-item;
+    launched in work-groups of one."""
+    if op not in ARG_OPS:
+        raise ValueError(f"no index reduction {op!r}")
+    v = _arg_value_dtype(dtype)
+    b = FunctionBuilder(1)
+    i64 = "int64"
+    extents, total = b.extents(0, ndim)
+    gid, gsize = b.local(i64), b.local(i64)
+    b.emit(WorkItem(gid, "get_global_id", 0))
+    b.emit(WorkItem(gsize, "get_global_size", 0))
+    start, end = b.run(total, Local(gid), Local(gsize), chunk)
+
+    def element(at: Operand) -> Local:
+        e = b.local(dtype)
+        b.emit(LoadInst(e, 0, tuple(b.unflatten(at, extents))))
+        return b.cast(v, Local(e), dtype)
+
+    scan, empty, done = b.new_block(), b.new_block(), b.new_block()
+    b.end(Branch(b.binary("bool", "lt", start, total), scan, empty), then=scan)
+    best, index = _best_in_chunks(b, op, v, element, (start, end, total), unroll, chunk)
     b.emit(StoreInst(1, (Local(gid),), Local(best)))
     b.emit(StoreInst(2, (Local(gid),), Local(index)))
+    b.end(Jump(done), then=empty)
+    b.emit(StoreInst(1, (Local(gid),), constant(v, 0)))
+    b.emit(StoreInst(2, (Local(gid),), Imm(i64, NO_INDEX)))
+    b.end(Jump(done), then=done)
     b.end(Return())
     return b.function(
         f"{op}_runs_of_{dtype}_{ndim}d_by{unroll}_{chunk}",
         ArrayDecl("x", dtype, ndim, "global"),
         ArrayDecl("values", v, 1, "global", contiguous=True),
         ArrayDecl("indices", i64, 1, "global", contiguous=True),
+    )
+
+
+def arg_rows_function(
+    op: str, dtype: str, ndim: int, axis: int, unroll: int = CPU_UNROLL, chunk: int = ARG_CHUNK
+) -> Function:
+    """``argmin`` / ``argmax`` (`op`) along `axis` of an `ndim`-d array of `dtype` (ndim >= 2) whose
+    axis is its contiguous one (CPUs): one work-item per result element scans its row as
+    :func:`_best_in_chunks` (its loads are consecutive, where :func:`arg_axis_function`'s lanes
+    read as many rows). Parameters as :func:`arg_axis_function`'s; launched over the result's size
+    in work-groups of one."""
+    if op not in ARG_OPS:
+        raise ValueError(f"no index reduction {op!r}")
+    if not (ndim >= 2 and 0 <= axis < ndim):
+        raise ValueError(f"axis {axis} of a {ndim}-d array cannot be reduced to an array")
+    v = _arg_value_dtype(dtype)
+    b = FunctionBuilder(1)
+    i64 = "int64"
+    done = b.new_block()
+    row = ResultLanes(b, 1, ndim - 1, 1, done)
+    n = b.local(i64)
+    b.emit(Dim(n, 0, axis))
+
+    def element(at: Operand) -> Local:
+        return b.cast(v, row.element(0, axis, at, dtype), dtype)
+
+    _, index = _best_in_chunks(b, op, v, element, (Imm(i64, 0), None, Local(n)), unroll, chunk)
+    row.store(1, [Local(index)], done)
+    b.end(Return())
+    return b.function(
+        f"{op}_rows{axis}_of_{dtype}_{ndim}d_by{unroll}_{chunk}",
+        ArrayDecl("x", dtype, ndim, "global"),
+        ArrayDecl("out", i64, ndim - 1, "global", contiguous=True),
     )
 
 

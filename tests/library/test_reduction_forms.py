@@ -1,10 +1,12 @@
 """Both forms of the reductions over every element (``ir.reductions.FunctionBuilder.flat_loop``):
 strided (GPUs) and blocked (CPUs: one contiguous run per work-item, several partials), each launched
 here on the default device with chosen work-item counts, so that both are checked wherever the suite
-runs: sums, extremes, first indices of extremes and dots of vectors give NumPy's values for lengths
+runs: sums, extremes, first indices of extremes (CPUs: each run's best, chunk by chunk, then the
+runs in order) and dots of vectors give NumPy's values for lengths
 around the unroll and the runs (shorter than one step, runs that end before the data, work-items with
 nothing to do), in any layout; eager reductions on a CPU take the blocked form. Reductions along an
-axis likewise, with one result element or several neighbours per work-item."""
+axis likewise, with one result element or several neighbours per work-item, and argmin / argmax
+along a contiguous axis one row per work-item (CPUs)."""
 
 import numpy as np
 import pytest
@@ -27,6 +29,7 @@ from numba_ext.ir.reductions import (
     CPU_UNROLL,
     arg_axis_function,
     arg_combine_function,
+    arg_rows_function,
     arg_runs_function,
     axis_function,
     first_index_function,
@@ -188,6 +191,7 @@ def test_cpu_forms_have_no_integer_minimum_maximum_or_select():
             arg_runs_function("argmax", dtype, 2),
             arg_runs_function("argmin", dtype, 2),
             arg_combine_function("argmax", dtype),
+            arg_rows_function("argmin", dtype, 3, 2),
             arg_axis_function("argmax", dtype, 2, 1, 8),
         ]
         if dtype != "float64":
@@ -249,6 +253,49 @@ def test_axis_reductions_of_both_forms(monkeypatch, rng, lanes, dtype):
                     np.testing.assert_array_equal(
                         numba_ext.asnumpy(got), want, err_msg=f"{op} {shape} {axis}"
                     )
+
+
+@pytest.mark.parametrize(("unroll", "chunk"), [(CPU_UNROLL, ARG_CHUNK), (CPU_UNROLL, 16), (4, 4)])
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int32", "uint8", "bool"])
+def test_argmin_argmax_along_rows(monkeypatch, rng, unroll, chunk, dtype):
+    """The CPU form of argmin / argmax along a contiguous axis (one row per work-item, chunk by
+    chunk), launched here on the default device; other layouts take the lanes form."""
+    monkeypatch.setattr(arrays_reductions, "CPU_ROW_LENGTH", 1)
+    monkeypatch.setattr(arrays_reductions, "_cpu", lambda device: True)
+    for shape in ((1, 1), (3, 5), (4, 37), (2, 3, 300), (5, 2 * ARG_CHUNK + 3)):
+        if dtype == "bool":
+            h = rng.random(shape) < 0.1
+        else:
+            h = rng.integers(-3, 4, shape).astype(dtype)  # ties: the first one counts
+        if dtype == "float64" and h.size > 4:
+            h.flat[rng.integers(0, h.size, 3)] = np.nan
+        if shape[0] == 4:
+            h[1] = np.sort(h[1])  # every chunk beats the ones before
+        a = numba_ext.asarray(h)
+        for hx, x in ((h, a), (h[::-1], a[::-1]), (h.T, a.T)):
+            for axis in range(h.ndim):
+                for op in ("argmin", "argmax"):
+                    dev = x._queue.device
+                    rows = _core.compile_function(
+                        arg_rows_function(op, dtype, h.ndim, axis, unroll, chunk), dev
+                    )
+                    lanes = _core.compile_function(arg_axis_function(op, dtype, h.ndim, axis, 8), dev)
+                    used: list = []
+                    want = getattr(hx, op)(axis=axis)
+                    got = reduce_axis(
+                        op,
+                        x,
+                        axis,
+                        want.dtype,
+                        x._queue,
+                        lambda _, d, k=lanes: k,
+                        used,
+                        lambda _, d, k=rows: k,
+                    )
+                    np.testing.assert_array_equal(
+                        numba_ext.asnumpy(got), want, err_msg=f"{op} {shape} {axis}"
+                    )
+                    assert (used[0] is rows) == (hx.strides[axis] == hx.itemsize), (shape, axis)
 
 
 @pytest.mark.parametrize("lanes", [1, 8])
