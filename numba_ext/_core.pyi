@@ -226,6 +226,7 @@ class Kernel:
         slots: Sequence[int],
         global_size: Sequence[int],
         local_size: Sequence[int] | None = None,
+        fill: tuple[int, bytes, int] | None = None,
     ) -> None: ...
 
 @disjoint_base

@@ -51,6 +51,8 @@ CPU_AXIS_LANES = 8
 #: on a CPU, the shortest contiguous axis along which argmin / argmax scan one row per work-item
 #: (shorter rows: neighbouring result elements per work-item, as other reductions)
 CPU_ROW_LENGTH = 64
+#: the index accumulator's start (no index found yet), as the fill before the launch takes it
+NO_INDEX_BYTES = np.array(NO_INDEX, np.int64).tobytes()
 
 
 def layout(x: ndarray) -> tuple[int, tuple[int, ...], Sequence[int], str]:
@@ -161,9 +163,9 @@ class WholeReduction:
         acc_dtype = self.acc_dtype
         acc = allocate(shape, acc_dtype, queue, usm_type)
         acc_ptr = acc._data_ptr
-        _core.fill(queue, acc_ptr, self.start, acc_dtype.itemsize)
         work_items, local = launch_work_items(size, device)
-        kernel_for(ndim, device).launch_nd(queue, [*source, acc_ptr, 1, 0], [work_items], local)
+        fill = (acc_ptr, self.start, acc_dtype.itemsize)  # the identity, just before the kernel
+        kernel_for(ndim, device).launch_nd(queue, [*source, acc_ptr, 1, 0], [work_items], local, fill)
         return size, acc
 
 
@@ -187,10 +189,11 @@ def first_extreme(
     _, acc = extreme.on_device(x, queue, extreme_for)
     assert acc is not None
     index = allocate((), np.dtype(np.int64), queue, usm_type)
-    _core.fill(queue, index._data_ptr, np.array(NO_INDEX, np.int64).tobytes(), 8)
     work_items, local = launch_work_items(size, queue.device)
     slots = [*source, acc._data_ptr, 1, 0, index._data_ptr, 1, 0]
-    index_for(ndim, queue.device).launch_nd(queue, slots, [work_items], local)
+    index_for(ndim, queue.device).launch_nd(
+        queue, slots, [work_items], local, (index._data_ptr, NO_INDEX_BYTES, 8)
+    )
     return index
 
 
@@ -330,10 +333,10 @@ def dot_vectors_on_device(
         return None
     acc_dtype = dot_accumulator(dtype)
     acc = allocate(shape, acc_dtype, queue, usm_type)
-    _core.fill(queue, acc._data_ptr, bytes(acc_dtype.itemsize), acc_dtype.itemsize)
     slots = [*operand(a)[0], *operand(b)[0], acc._data_ptr, 1, 0]
     work_items, local = launch_work_items(n, queue.device)
-    kernel.launch_nd(queue, slots, [work_items], local)
+    zero = (acc._data_ptr, bytes(acc_dtype.itemsize), acc_dtype.itemsize)
+    kernel.launch_nd(queue, slots, [work_items], local, zero)
     return acc
 
 

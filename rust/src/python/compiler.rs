@@ -105,7 +105,9 @@ impl PyKernel {
         Ok(py.detach(|| self.inner.launch(&q, &slots))?)
     }
     /// Launch over an ND-range and wait (`local` None lets the driver choose the work-group size).
-    #[pyo3(signature = (queue, slots, global_size, local_size = None))]
+    /// `fill` = (address, pattern, bytes): memory of the queue filled with the pattern first (an
+    /// accumulator), on an in-order queue without a wait of its own.
+    #[pyo3(signature = (queue, slots, global_size, local_size = None, fill = None))]
     fn launch_nd(
         &self,
         py: Python<'_>,
@@ -113,9 +115,17 @@ impl PyKernel {
         slots: Vec<u64>,
         global_size: Vec<usize>,
         local_size: Option<Vec<usize>>,
+        fill: Option<(usize, Vec<u8>, usize)>,
     ) -> PyResult<()> {
         let q = queue.inner.clone();
-        Ok(py.detach(|| self.inner.launch_nd(&q, &slots, &global_size, local_size.as_deref()))?)
+        let local = local_size.as_deref();
+        Ok(py.detach(|| match &fill {
+            None => self.inner.launch_nd(&q, &slots, &global_size, local),
+            Some((dst, pattern, len)) => unsafe {
+                let dst = *dst as *mut std::ffi::c_void;
+                self.inner.launch_nd_after_fill(&q, (dst, pattern, *len), &slots, &global_size, local)
+            },
+        })?)
     }
     fn __repr__(&self) -> String {
         format!("<numba_ext Kernel '{}' ({})>", self.name(), self.format())

@@ -181,6 +181,30 @@ impl CompiledKernel {
         self.enqueue(queue, slots, &range)
     }
 
+    /// [`CompiledKernel::launch_nd`] after filling `len` bytes at `dst` with `pattern` (a result the
+    /// kernel accumulates into): on an in-order queue the fill is not waited for on its own (the
+    /// kernel follows it), which saves a round trip to the driver.
+    ///
+    /// # Safety
+    /// `dst` must be USM memory (or a buffer address) of `queue`'s context, valid for `len` bytes.
+    pub unsafe fn launch_nd_after_fill(
+        &self,
+        queue: &Queue,
+        (dst, pattern, len): (*mut std::ffi::c_void, &[u8], usize),
+        slots: &[u64],
+        global: &[usize],
+        local: Option<&[usize]>,
+    ) -> Result<()> {
+        let _in_flight = queue.submit();
+        let ahead = queue.in_order() && !global.contains(&0);
+        unsafe { super::transfer::fill_then(queue, dst, pattern, len, !ahead)? };
+        let launched = self.launch_nd(queue, slots, global, local);
+        if ahead && launched.is_err() {
+            let _ = queue.finish(); // the fill, before its memory may be reused
+        }
+        launched
+    }
+
     /// Set the arguments, enqueue the range and wait.
     fn enqueue(&self, queue: &Queue, slots: &[u64], range: &NdRange) -> Result<()> {
         queue.check_usable()?;

@@ -38,13 +38,22 @@ pub unsafe fn copy(queue: &Queue, dst: *mut c_void, src: *const c_void, len: usi
 /// # Safety
 /// `dst` must be USM memory (or a buffer address) of `queue`'s context, valid for `len` bytes.
 pub unsafe fn fill(queue: &Queue, dst: *mut c_void, pattern: &[u8], len: usize) -> Result<()> {
+    unsafe { fill_then(queue, dst, pattern, len, true) }
+}
+
+/// [`fill`], waited for when `wait`; else only enqueued (the pattern is copied at once), for an
+/// in-order queue's next command to follow, which the caller waits for.
+///
+/// # Safety
+/// As [`fill`]'s.
+pub(crate) unsafe fn fill_then(queue: &Queue, dst: *mut c_void, pattern: &[u8], len: usize, wait: bool) -> Result<()> {
     if len == 0 {
         return Ok(());
     }
     queue.check_usable()?;
     let _in_flight = queue.submit();
     let Some(usm) = queue.context().usm() else {
-        return buffer_fill(queue, dst as usize, pattern, len);
+        return buffer_fill(queue, dst as usize, pattern, len, wait);
     };
     let rc = unsafe {
         (usm.memfill)(
@@ -61,7 +70,11 @@ pub unsafe fn fill(queue: &Queue, dst: *mut c_void, pattern: &[u8], len: usize) 
     if rc != 0 {
         return Err(Error::cl(rc, "clEnqueueMemFillINTEL"));
     }
-    queue.finish()
+    if wait {
+        queue.finish()
+    } else {
+        Ok(())
+    }
 }
 
 /// The buffer holding the `len` bytes at `addr`, if `addr` is a buffer address (None for host
@@ -130,7 +143,7 @@ unsafe fn buffer_copy(queue: &Queue, dst: usize, src: usize, len: usize) -> Resu
 }
 
 /// Fill `len` bytes at buffer address `dst` with copies of `pattern` (blocking).
-fn buffer_fill(queue: &Queue, dst: usize, pattern: &[u8], len: usize) -> Result<()> {
+fn buffer_fill(queue: &Queue, dst: usize, pattern: &[u8], len: usize, wait: bool) -> Result<()> {
     let Some(d) = buffer_at(queue, dst, len, "fill destination")? else {
         return Err(Error::Memory(format!("fill destination {dst:#x} is not a buffer of {queue:?}")));
     };
@@ -143,8 +156,10 @@ fn buffer_fill(queue: &Queue, dst: usize, pattern: &[u8], len: usize) -> Result<
         return unsafe { buffer_copy(queue, dst, tmp.as_ptr() as usize, len) };
     }
     let p = pattern.as_ptr() as *const c_void;
-    done(
-        unsafe { enqueue_fill_buffer(queue.raw(), d.mem, p, pattern.len(), d.offset, len, 0, std::ptr::null()) },
-        "clEnqueueFillBuffer",
-    )
+    let enqueued =
+        unsafe { enqueue_fill_buffer(queue.raw(), d.mem, p, pattern.len(), d.offset, len, 0, std::ptr::null()) };
+    if wait {
+        return done(enqueued, "clEnqueueFillBuffer");
+    }
+    enqueued.map(|ev| drop(Event::new(ev))).map_err(|e| Error::cl(e, "clEnqueueFillBuffer"))
 }
