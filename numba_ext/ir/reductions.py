@@ -301,7 +301,14 @@ class FunctionBuilder:
     def combine(self, op: str, dst: int, value: Operand, branch: bool = False) -> None:
         """``dst = op(dst, value)``; with `branch`, a minimum or maximum is a compare and a branch
         (an integer minimum, maximum or select makes the Intel CPU runtime build the whole kernel
-        without optimisation, a workaround for a driver bug: ``rust/src/runtime/program.rs``)."""
+        without optimisation, a workaround for a driver bug: ``rust/src/runtime/program.rs``). A
+        float minimum or maximum takes `value` where it is smaller (larger) or NaN, one select (a
+        NaN in `dst` stays, as NumPy's; ``np.minimum``'s symmetric form takes three)."""
+        if op in ("min", "max") and np.dtype(self.locals[dst]).kind == "f":
+            better = self.binary("bool", "lt" if op == "min" else "gt", value, Local(dst))
+            nan = self.binary("bool", "ne", value, value)
+            self.emit(SelectInst(dst, self.binary("bool", "or", better, nan), value, Local(dst)))
+            return
         if not (branch and op in ("min", "max")):
             self.emit(BinaryInst(dst, op, Local(dst), value))
             return
