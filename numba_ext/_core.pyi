@@ -36,6 +36,7 @@ __all__ = [
     "fill",
     "allocation_extent",
     "compile_kernel",
+    "launch_chain",
     "compile_function",
     "kernel_from_package",
     "kernel_llvm_ir",
@@ -295,6 +296,12 @@ def allocation_extent(
     queue_or_context: Queue | Context, ptr: int
 ) -> tuple[int, int, str, Device | None] | None: ...
 def compile_kernel(spec: KernelSpec, device: Device) -> Kernel: ...
+def launch_chain(
+    queue: Queue,
+    steps: Sequence[
+        tuple[Kernel, Sequence[int], Sequence[int], Sequence[int] | None, tuple[int, bytes, int] | None]
+    ],
+) -> None: ...
 def compile_function(function: Function, device: Device) -> Kernel: ...
 def kernel_from_package(package: bytes, spec: KernelSpec | Function, device: Device) -> Kernel: ...
 def kernel_llvm_ir(spec: KernelSpec, target: str) -> str: ...

@@ -182,17 +182,35 @@ def first_extreme(
     ``whole_function``'s strided form (GPUs), as a 0-d int64 array of `usm_type` there: the extreme
     by `extreme` (the minimum or maximum of `x`'s dtype; for bools all or any) with its kernel
     (`extreme_for`), then the first flat index holding it by
-    ``ir.reductions.first_index_function``'s kernel (`index_for`), nothing copied to the host."""
+    ``ir.reductions.first_index_function``'s kernel (`index_for`), launched in turn and waited for
+    once; nothing copied to the host."""
     source, size, ndim = operand(x, extreme.itemsize)
     if size == 0:
         raise ValueError(EMPTY_MESSAGES[op])
-    _, acc = extreme.on_device(x, queue, extreme_for)
-    assert acc is not None
+    device = queue.device
+    acc_dtype = extreme.acc_dtype
+    acc = allocate((1,), acc_dtype, queue, "device")
     index = allocate((), np.dtype(np.int64), queue, usm_type)
-    work_items, local = launch_work_items(size, queue.device)
-    slots = [*source, acc._data_ptr, 1, 0, index._data_ptr, 1, 0]
-    index_for(ndim, queue.device).launch_nd(
-        queue, slots, [work_items], local, (index._data_ptr, NO_INDEX_BYTES, 8)
+    work_items, local = launch_work_items(size, device)
+    acc_ptr, index_ptr = acc._data_ptr, index._data_ptr
+    _core.launch_chain(
+        queue,
+        [
+            (
+                extreme_for(ndim, device),
+                [*source, acc_ptr, 1, 0],
+                [work_items],
+                local,
+                (acc_ptr, extreme.start, acc_dtype.itemsize),
+            ),
+            (
+                index_for(ndim, device),
+                [*source, acc_ptr, 1, 0, index_ptr, 1, 0],
+                [work_items],
+                local,
+                (index_ptr, NO_INDEX_BYTES, 8),
+            ),
+        ],
     )
     return index
 
@@ -203,7 +221,8 @@ def first_extreme_in_runs(
     """``argmin`` / ``argmax`` (`op`) over every element of `x` (real or bool) on `queue` in one pass
     (CPUs), as a 0-d int64 array of `usm_type` there: each work-item's run gives its best value and
     index (``ir.reductions.arg_runs_function``'s kernel, `runs_for`), which `combine`
-    (``arg_combine_function``'s) reduces in order; nothing copied to the host."""
+    (``arg_combine_function``'s) reduces in order, launched in turn and waited for once; nothing
+    copied to the host."""
     itemsize = x.dtype.itemsize
     source, size, ndim = operand(x, itemsize)
     if size == 0:
@@ -213,12 +232,14 @@ def first_extreme_in_runs(
     runs = allocate((work_items * (8 + itemsize),), np.dtype(np.uint8), queue, "device")
     indices = runs._data_ptr
     values = indices + 8 * work_items
-    runs_for(ndim, queue.device).launch_nd(
-        queue, [*source, values, work_items, itemsize, indices, work_items, 8], [work_items], local
-    )
     index = allocate((), np.dtype(np.int64), queue, usm_type)
-    combine.launch_nd(
-        queue, [values, work_items, itemsize, indices, work_items, 8, index._data_ptr, 1, 0], [1], [1]
+    run_slots = [values, work_items, itemsize, indices, work_items, 8]
+    _core.launch_chain(
+        queue,
+        [
+            (runs_for(ndim, queue.device), [*source, *run_slots], [work_items], local, None),
+            (combine, [*run_slots, index._data_ptr, 1, 0], [1], [1], None),
+        ],
     )
     return index
 

@@ -1,7 +1,8 @@
 """Scans of arrays on their device with the kernels of ``ir.scans`` (eager ``np.cumsum`` and
 ``np.cumprod``): of the flattened array, the block totals, their exclusive prefixes and the blocks'
-scans, launched in turn on the array's queue into a new 1-d array; along an axis, one kernel with a
-work-item per line. The caller gives the compiled kernels, so that it keeps its own cache."""
+scans, launched in turn on the array's queue into a new 1-d array (waited for once); along an axis,
+one kernel with a work-item per line. The caller gives the compiled kernels, so that it keeps its
+own cache."""
 
 from __future__ import annotations
 
@@ -37,13 +38,22 @@ def scan(x: ndarray, out_dtype: np.dtype, queue: Queue, kernel_for: ScanKernelFo
     blocks = block_count(n)
     totals = allocate((blocks,), out_dtype, queue, "device")
     work_items, local = whole_groups(blocks, device)
-    kernel_for("totals", ndim, device).launch_nd(
-        queue, [*source, totals._data_ptr, blocks, 0], [work_items], local
-    )
     one, one_local = whole_groups(1, device)
-    kernel_for("prefixes", 1, device).launch_nd(queue, [totals._data_ptr, blocks, 0], [one], one_local)
     slots = [*source, totals._data_ptr, blocks, 0, out._data_ptr, n, 0]
-    kernel_for("blocks", ndim, device).launch_nd(queue, slots, [work_items], local)
+    _core.launch_chain(  # in turn, waited for once
+        queue,
+        [
+            (
+                kernel_for("totals", ndim, device),
+                [*source, totals._data_ptr, blocks, 0],
+                [work_items],
+                local,
+                None,
+            ),
+            (kernel_for("prefixes", 1, device), [totals._data_ptr, blocks, 0], [one], one_local, None),
+            (kernel_for("blocks", ndim, device), slots, [work_items], local, None),
+        ],
+    )
     return out
 
 

@@ -10,7 +10,7 @@ use pyo3::types::PyBytes;
 use super::kernel_spec::{function_from_py, spec_from_py};
 use super::runtime::{PyDevice, PyQueue};
 use crate::codegen::Flavor;
-use crate::runtime::CompiledKernel;
+use crate::runtime::{ChainStep, CompiledKernel};
 
 /// Compile (or fetch from the cache) a control-flow kernel for `device`.
 #[pyfunction]
@@ -133,6 +133,37 @@ impl PyKernel {
 }
 
 /// Compile (or fetch from the cache) the kernel described by `spec` for `device`.
+/// One launch of [`launch_chain`]: kernel, slots, global size, local size (or None), fill (or None).
+type PyChainStep<'py> =
+    (PyRef<'py, PyKernel>, Vec<u64>, Vec<usize>, Option<Vec<usize>>, Option<(usize, Vec<u8>, usize)>);
+
+/// Launch `steps` (kernel, slots, global size, local size or None, fill or None, as
+/// `Kernel.launch_nd` takes them) in order on `queue` and wait once for them all (in-order queues;
+/// out-of-order ones wait for each).
+#[pyfunction]
+pub fn launch_chain(py: Python<'_>, queue: PyRef<'_, PyQueue>, steps: Vec<PyChainStep<'_>>) -> PyResult<()> {
+    let q = queue.inner.clone();
+    let owned: Vec<_> = steps
+        .into_iter()
+        .map(|(k, slots, global, local, fill)| (k.inner.clone(), slots, global, local, fill))
+        .collect();
+    Ok(py.detach(|| {
+        let chain: Vec<ChainStep<'_>> = owned
+            .iter()
+            .map(|(kernel, slots, global, local, fill)| ChainStep {
+                kernel,
+                slots,
+                global,
+                local: local.as_deref(),
+                fill: fill
+                    .as_ref()
+                    .map(|(dst, pattern, len)| (*dst as *mut std::ffi::c_void, pattern.as_slice(), *len)),
+            })
+            .collect();
+        unsafe { crate::runtime::launch_chain(&q, &chain) }
+    })?)
+}
+
 #[pyfunction]
 pub fn compile_kernel(py: Python<'_>, spec: &Bound<'_, PyAny>, device: PyRef<'_, PyDevice>) -> PyResult<PyKernel> {
     let spec = spec_from_py(spec)?;

@@ -72,6 +72,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(runtime::fill, m)?)?;
     m.add_function(wrap_pyfunction!(runtime::allocation_extent, m)?)?;
     m.add_function(wrap_pyfunction!(compiler::compile_kernel, m)?)?;
+    m.add_function(wrap_pyfunction!(compiler::launch_chain, m)?)?;
     m.add_function(wrap_pyfunction!(compiler::compile_function, m)?)?;
     m.add_function(wrap_pyfunction!(compiler::kernel_from_package, m)?)?;
     m.add_function(wrap_pyfunction!(compiler::kernel_llvm_ir, m)?)?;

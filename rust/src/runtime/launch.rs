@@ -165,20 +165,10 @@ impl CompiledKernel {
     /// Launch over an ND-range (`local` = work-group size, or None to let the driver choose) and
     /// wait for completion.
     pub fn launch_nd(&self, queue: &Queue, slots: &[u64], global: &[usize], local: Option<&[usize]>) -> Result<()> {
-        let layout = self.slots();
-        if slots.len() != layout.len() {
-            return Err(Error::Launch(format!(
-                "kernel '{}' takes {} argument slots, got {}",
-                self.binary().kernel_name,
-                layout.len(),
-                slots.len()
-            )));
+        match self.checked_range(slots, global, local)? {
+            Some(range) => self.enqueue(queue, slots, &range),
+            None => Ok(()),
         }
-        let range = NdRange::new(global, local)?;
-        if range.global().contains(&0) {
-            return Ok(());
-        }
-        self.enqueue(queue, slots, &range)
     }
 
     /// [`CompiledKernel::launch_nd`] after filling `len` bytes at `dst` with `pattern` (a result the
@@ -207,9 +197,31 @@ impl CompiledKernel {
 
     /// Set the arguments, enqueue the range and wait.
     fn enqueue(&self, queue: &Queue, slots: &[u64], range: &NdRange) -> Result<()> {
+        let _in_flight = queue.submit();
+        let event = self.submit(queue, slots, range)?;
+        event.wait().cl("clWaitForEvents").map_err(|e| self.device_fault(queue, e))
+    }
+
+    /// Check the slots and the range of a launch (None: an empty range, nothing to launch).
+    fn checked_range(&self, slots: &[u64], global: &[usize], local: Option<&[usize]>) -> Result<Option<NdRange>> {
+        let layout = self.slots();
+        if slots.len() != layout.len() {
+            return Err(Error::Launch(format!(
+                "kernel '{}' takes {} argument slots, got {}",
+                self.binary().kernel_name,
+                layout.len(),
+                slots.len()
+            )));
+        }
+        let range = NdRange::new(global, local)?;
+        Ok((!range.global().contains(&0)).then_some(range))
+    }
+
+    /// Set the arguments and enqueue the range; the caller waits for the event (or a later one of
+    /// the same in-order queue).
+    fn submit(&self, queue: &Queue, slots: &[u64], range: &NdRange) -> Result<opencl3::event::Event> {
         queue.check_usable()?;
         let loaded = self.load(queue.context(), queue.device())?;
-        let _in_flight = queue.submit();
         let event = {
             let mut guard = loaded.lock().unwrap();
             let Loaded { kernel, last, .. } = &mut *guard;
@@ -233,7 +245,7 @@ impl CompiledKernel {
             }
             .cl("clEnqueueNDRangeKernel")?
         };
-        event.wait().cl("clWaitForEvents").map_err(|e| self.device_fault(queue, e))
+        Ok(event)
     }
 
     /// The error of a launch that was enqueued but failed on the device: a `DeviceFault` naming
@@ -340,6 +352,68 @@ fn nvidia_local_size(global: &[usize]) -> [usize; 3] {
         budget /= l;
     }
     local
+}
+
+/// One launch of a [`launch_chain`]: the kernel, its slots, global and local sizes, and memory to
+/// fill with a pattern before it (`(address, pattern, bytes)`, as
+/// [`CompiledKernel::launch_nd_after_fill`]'s).
+pub struct ChainStep<'a> {
+    pub kernel: &'a CompiledKernel,
+    pub slots: &'a [u64],
+    pub global: &'a [usize],
+    pub local: Option<&'a [usize]>,
+    pub fill: Option<(*mut c_void, &'a [u8], usize)>,
+}
+
+/// Launch `steps` in order on `queue` and wait for them all: on an in-order queue each is enqueued
+/// behind the one before and only the last command is waited for (one round trip to the driver in
+/// all, where a wait per launch takes one each); on an out-of-order queue each is waited for in
+/// turn. Every step's slots and range are checked before anything is enqueued. On a failure after
+/// something was enqueued the queue is finished before the error returns, so no command still runs
+/// on memory the caller may free.
+///
+/// # Safety
+/// Every fill's address must be memory of `queue`'s context (USM or a buffer address), valid for
+/// its length.
+pub unsafe fn launch_chain(queue: &Queue, steps: &[ChainStep<'_>]) -> Result<()> {
+    let ranges =
+        steps.iter().map(|s| s.kernel.checked_range(s.slots, s.global, s.local)).collect::<Result<Vec<_>>>()?;
+    if !queue.in_order() {
+        for s in steps {
+            match s.fill {
+                Some(fill) => unsafe { s.kernel.launch_nd_after_fill(queue, fill, s.slots, s.global, s.local)? },
+                None => s.kernel.launch_nd(queue, s.slots, s.global, s.local)?,
+            }
+        }
+        return Ok(());
+    }
+    let _in_flight = queue.submit();
+    // the last command enqueued: a kernel's event (waited for), or a fill (the queue is finished)
+    let mut last: Option<(&CompiledKernel, opencl3::event::Event)> = None;
+    let mut fill_last = false;
+    let mut enqueue_all = || -> Result<()> {
+        for (s, range) in steps.iter().zip(&ranges) {
+            if let Some((dst, pattern, len)) = s.fill {
+                unsafe { transfer::fill_then(queue, dst, pattern, len, false)? };
+                fill_last = len > 0;
+            }
+            if let Some(range) = range {
+                last = Some((s.kernel, s.kernel.submit(queue, s.slots, range)?));
+                fill_last = false;
+            }
+        }
+        Ok(())
+    };
+    if let Err(e) = enqueue_all() {
+        let _ = queue.finish();
+        return Err(e);
+    }
+    match last {
+        Some((kernel, event)) if !fill_last => {
+            event.wait().cl("clWaitForEvents").map_err(|e| kernel.device_fault(queue, e))
+        }
+        _ => queue.finish(),
+    }
 }
 
 #[cfg(test)]

@@ -39,7 +39,7 @@ mod usm;
 pub use buffers::live_buffers;
 pub use context::{Context, Extent};
 pub use device::{devices, select_device, Device, DeviceKind};
-pub use launch::{Slots, NVIDIA_WORK_GROUP};
+pub use launch::{launch_chain, ChainStep, Slots, NVIDIA_WORK_GROUP};
 pub use memory::{live_allocations, Allocation};
 pub use program::{live_kernels, CompiledKernel, MAX_CONTEXT_PROGRAMS};
 pub use queue::Queue;
