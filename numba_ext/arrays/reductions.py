@@ -18,12 +18,16 @@ from ..devices import Device, Queue
 from ..ir.kernel_ir import Function
 from ..ir.products import accumulation_dtype
 from ..ir.reductions import (
+    ARG_OPS,
     COMBINE,
     CPU_UNROLL,
     EMPTY_MESSAGES,
+    GROUP,
     NO_INDEX,
     WORK_ITEMS,
     accumulator_dtype,
+    arg_rows_function,
+    axis_group_function,
     identity,
     result_dtype,
     whole_function,
@@ -49,8 +53,11 @@ CPU_ELEMENTS_PER_WORK_ITEM = 2048
 #: in one loop along the axis, in work-groups of one)
 CPU_AXIS_LANES = 8
 #: on a CPU, the shortest contiguous axis along which argmin / argmax scan one row per work-item
-#: (shorter rows: neighbouring result elements per work-item, as other reductions)
+#: (shorter rows, and other reductions: neighbouring result elements per work-item)
 CPU_ROW_LENGTH = 64
+#: on a GPU, the shortest contiguous axis reduced by a work-group per result element (shorter ones:
+#: a work-item per result element)
+GPU_GROUP_LENGTH = 128
 #: the index accumulator's start (no index found yet), as the fill before the launch takes it
 NO_INDEX_BYTES = np.array(NO_INDEX, np.int64).tobytes()
 
@@ -252,13 +259,12 @@ def reduce_axis(
     queue: Queue,
     kernel_for: KernelFor,
     used: list[_core.Kernel] | None = None,
-    rows_for: KernelFor | None = None,
+    contiguous_for: KernelFor | None = None,
 ) -> ndarray:
     """`op` along `axis` (0 <= axis < ndim, ndim >= 2) of `x` on `queue`: a new C-contiguous array
     of `out_dtype` with `x`'s USM type (`kernel_for`'s rank: `x`'s; its kernel computes
-    ``axis_lanes(device)`` result elements per work-item). `rows_for` (argmin / argmax): the kernel
-    scanning one row per work-item, taken on CPUs where the axis is contiguous and long (see
-    ``CPU_ROW_LENGTH``)."""
+    ``axis_lanes(device)`` result elements per work-item). `contiguous_for`: the kernel for a long
+    contiguous axis (see :func:`contiguous_form`), taken where that form applies."""
     ptr, shape, strides, usm_type = layout(x)
     if shape[axis] == 0 and op in EMPTY_MESSAGES:
         raise ValueError(EMPTY_MESSAGES[op])
@@ -266,23 +272,45 @@ def reduce_axis(
     out = allocate(out_shape, out_dtype, queue, usm_type)
     size = math.prod(out_shape)
     device = queue.device
-    rows = (
-        rows_for is not None
-        and shape[axis] >= CPU_ROW_LENGTH
-        and strides[axis] == x.dtype.itemsize
-        and _cpu(device)
-    )
+    form = None
+    if contiguous_for is not None and strides[axis] == x.dtype.itemsize:
+        form = contiguous_form(op, x.dtype, shape[axis], device)
     if size or used is not None:
-        kernel = (rows_for if rows and rows_for is not None else kernel_for)(len(shape), device)
+        kernel = (contiguous_for if form is not None and contiguous_for is not None else kernel_for)(
+            len(shape), device
+        )
         if used is not None:
             used.append(kernel)
         if size:
             # the result is C-contiguous: its kernel parameter computes its strides (any here)
             slots = [ptr, *shape, *(s & MASK for s in strides), out._nx.data, *out_shape]
             slots += [0] * len(out_shape)
-            lanes = 1 if rows else axis_lanes(device)
-            kernel.launch_nd(queue, slots, [-(-size // lanes)], [1] if lanes > 1 or rows else None)
+            if form is not None:  # a work-group per result element, or a work-item in a group of one
+                kernel.launch_nd(queue, slots, [size * form], [form])
+            else:
+                lanes = axis_lanes(device)
+                kernel.launch_nd(queue, slots, [-(-size // lanes)], [1] if lanes > 1 else None)
     return out
+
+
+def contiguous_form(op: str, dtype: np.dtype, length: int, device: Device) -> int | None:
+    """The work-group size of `op` along a contiguous axis of `length` elements of `dtype` on
+    `device` in its own form, or None where the other forms serve: on CPUs ``argmin`` / ``argmax``
+    along at least ``CPU_ROW_LENGTH`` elements, one row per work-item in a group of one
+    (``ir.reductions.arg_rows_function``); on GPUs every real reduction along at least
+    ``GPU_GROUP_LENGTH`` elements, a work-group of ``ir.reductions.GROUP`` work-items per row
+    (``axis_group_function``)."""
+    if _cpu(device):
+        return 1 if op in ARG_OPS and length >= CPU_ROW_LENGTH else None
+    return GROUP if length >= GPU_GROUP_LENGTH and dtype.kind != "c" else None
+
+
+def contiguous_function(op: str, dtype: str, ndim: int, axis: int, device: Device) -> Function:
+    """The kernel's description of :func:`contiguous_form`'s form of `op` along `axis` of `ndim`-d
+    arrays of `dtype` on `device`."""
+    if _cpu(device):
+        return arg_rows_function(op, dtype, ndim, axis, unroll(device))
+    return axis_group_function(op, dtype, ndim, axis, GROUP)
 
 
 def unroll(device: Device) -> int:

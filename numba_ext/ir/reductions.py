@@ -15,6 +15,11 @@ compiler layer's jitted helpers (``compiler.reduction_helpers``), so both give t
   NaN, so the first NaN stays. An empty axis is NumPy's ValueError, raised before the launch.
 * ``any``, ``all``: from False (True), each element's truth (NaN is true) or-ed (and-ed) in.
 
+Along a contiguous axis GPUs take a work-group per result element instead
+(:func:`axis_group_function`): neighbouring work-items read neighbouring elements of the line, and
+the work-group combines their partials in local memory. Its sums are within rounding of the
+helpers', not their bits (a tree, as NumPy's pairwise sums).
+
 Over every element (:func:`whole_function`), a capped number of work-items each reduce their share
 of the flat index into private partials, started at the operation's identity, each element
 converted to the result dtype first; the partials are combined into a one-element accumulator with
@@ -58,6 +63,7 @@ from . import complex_lowering
 from .kernel_ir import (
     ArrayDecl,
     Atomic,
+    Barrier,
     BinaryInst,
     Block,
     Branch,
@@ -217,12 +223,13 @@ class FunctionBuilder:
         self.emit(Copy(dst, src))
 
     def function(self, name: str, *arrays: ArrayDecl) -> Function:
-        """The function of these blocks whose parameters are `arrays`, in order."""
+        """The function of these blocks using `arrays`, whose global ones are its parameters, in
+        order."""
         return Function(
             name=name,
             locals=tuple(self.locals),
             arrays=arrays,
-            params=tuple(FnArrayParam(i) for i in range(len(arrays))),
+            params=tuple(FnArrayParam(i) for i, a in enumerate(arrays) if a.space == "global"),
             blocks=tuple(Block(tuple(insts), term) for insts, term in self.blocks if term is not None),
         )
 
@@ -844,4 +851,122 @@ def arg_combine_function(op: str, dtype: str) -> Function:
         ArrayDecl("values", v, 1, "global", contiguous=True),
         ArrayDecl("indices", i64, 1, "global", contiguous=True),
         ArrayDecl("index", i64, 1, "global", contiguous=True),
+    )
+
+
+#: the work-items of a work-group reducing one result element along a contiguous axis (GPUs)
+GROUP = 256
+
+
+def axis_group_function(op: str, dtype: str, ndim: int, axis: int, group: int = GROUP) -> Function:
+    """`op` (one of ``AXIS_OPS`` or ``ARG_OPS``, real or bool `dtype`) along `axis` of an `ndim`-d
+    array (ndim >= 2) by one work-group of `group` work-items (a power of two) per result element
+    (GPUs, where the axis is contiguous: neighbouring work-items read neighbouring elements, where
+    :func:`axis_function`'s work-item per result element reads its line alone). Work-item ``l``
+    combines the elements ``l, l + group, ...`` of its line from the operation's identity (for
+    ``argmin`` / ``argmax``: its first extreme and its index), then the work-group combines the
+    partials in local memory, halving at each step; ``argmin`` / ``argmax`` prefer the lower index
+    among equal values (and NaN as :func:`_better`), so the index is NumPy's. Sums and products are
+    accumulated in the result dtype in that tree order (NumPy's pairwise sums are a tree too); the
+    others are exact. Parameters as :func:`axis_function`'s (``int64`` results for the index
+    operations); launched over ``size * group`` work-items in work-groups of `group`."""
+    arg = op in ARG_OPS
+    if op not in AXIS_OPS and not arg:
+        raise ValueError(f"no axis reduction {op!r}")
+    if not (ndim >= 2 and 0 <= axis < ndim):
+        raise ValueError(f"axis {axis} of a {ndim}-d array cannot be reduced to an array")
+    if group < 1 or group & (group - 1):
+        raise ValueError(f"a work-group of {group} work-items is not a power of two")
+    if complex_lowering.is_complex(dtype):
+        raise ValueError("complex reductions along an axis take axis_function")
+    i64 = "int64"
+    out = i64 if arg else result_dtype(op, dtype).name
+    acc = _arg_value_dtype(dtype) if arg else out  # an index's extreme: in the input's dtype
+    combine = ("min" if op == "argmin" else "max") if arg else COMBINE[op]
+    floating = np.dtype(acc).kind == "f"
+    b = FunctionBuilder(1)
+    g, lid, n, k = b.local(i64), b.local(i64), b.local(i64), b.local(i64)
+    b.emit(WorkItem(g, "get_group_id", 0))
+    b.emit(WorkItem(lid, "get_local_id", 0))
+    b.emit(Dim(n, 0, axis))
+    extents, _ = b.extents(1, ndim - 1)
+    row = b.unflatten(Local(g), extents)
+    s, best = b.local(acc), b.local(i64)
+    b.set(s, constant(acc, identity(combine, acc)))
+    b.set(best, Imm(i64, NO_INDEX))
+
+    def element(at: Operand) -> Local:
+        e = b.local(dtype)
+        b.emit(LoadInst(e, 0, (*row[:axis], at, *row[axis:])))
+        return b.cast(acc, Local(e), dtype)
+
+    def take_pair(value: Operand, index: Operand) -> None:
+        """(s, best) = (value, index) where that pair comes first in NumPy's order."""
+        none_yet = b.binary("bool", "eq", Local(best), Imm(i64, NO_INDEX))
+        ahead = b.binary(
+            "bool", "and", _matches(b, value, Local(s), floating), b.binary("bool", "lt", index, Local(best))
+        )
+        wins = b.binary(
+            "bool", "or", none_yet, b.binary("bool", "or", _better(b, op, value, Local(s), floating), ahead)
+        )
+        wins = b.binary("bool", "and", b.binary("bool", "ne", index, Imm(i64, NO_INDEX)), wins)
+        b.emit(SelectInst(s, wins, value, Local(s)))
+        b.emit(SelectInst(best, wins, index, Local(best)))
+
+    # this work-item's elements of the line
+    head, body, after = b.new_block(), b.new_block(), b.new_block()
+    b.set(k, Local(lid))
+    b.end(Jump(head), then=head)
+    b.end(Branch(b.binary("bool", "lt", Local(k), Local(n)), body, after), then=body)
+    x = element(Local(k))
+    if arg:
+        take_pair(x, Local(k))
+    else:
+        b.combine(combine, s, x)
+    b.emit(BinaryInst(k, "add", Local(k), Imm(i64, group)))
+    b.end(Jump(head), then=after)
+    # the work-group's partials, halving
+    values, indices = 2, 3
+    b.emit(StoreInst(values, (Local(lid),), Local(s)))
+    if arg:
+        b.emit(StoreInst(indices, (Local(lid),), Local(best)))
+    b.emit(Barrier(1))
+    stride = group // 2
+    while stride:
+        step, joined = b.new_block(), b.new_block()
+        b.end(Branch(b.binary("bool", "lt", Local(lid), Imm(i64, stride)), step, joined), then=step)
+        other = b.binary(i64, "add", Local(lid), Imm(i64, stride))
+        v = b.local(acc)
+        b.emit(LoadInst(v, values, (other,)))
+        if arg:
+            j = b.local(i64)
+            b.emit(LoadInst(j, indices, (other,)))
+            take_pair(Local(v), Local(j))
+            b.emit(StoreInst(indices, (Local(lid),), Local(best)))
+        else:
+            b.combine(combine, s, Local(v))
+        b.emit(StoreInst(values, (Local(lid),), Local(s)))
+        b.end(Jump(joined), then=joined)
+        b.emit(Barrier(1))
+        stride //= 2
+    # work-item 0 stores the result element
+    store, done = b.new_block(), b.new_block()
+    b.end(Branch(b.binary("bool", "eq", Local(lid), Imm(i64, 0)), store, done), then=store)
+    value: Operand = Local(best) if arg else Local(s)
+    if op == "mean":
+        quotient = b.binary(
+            "float64", "div", b.cast("float64", Local(s), acc), b.cast("float64", Local(n), i64)
+        )
+        q = b.local("float64")
+        b.emit(SelectInst(q, b.binary("bool", "ne", Local(n), Imm(i64, 0)), quotient, Imm("float64", np.nan)))
+        value = b.cast(out, Local(q), "float64")
+    b.emit(StoreInst(1, tuple(row), value))
+    b.end(Jump(done), then=done)
+    b.end(Return())
+    return b.function(
+        f"{op}_group{axis}_of_{dtype}_{ndim}d_{group}",
+        ArrayDecl("x", dtype, ndim, "global"),
+        ArrayDecl("out", out, ndim - 1, "global", contiguous=True),
+        ArrayDecl("values", acc, 1, "local", shape=(group,)),
+        *([ArrayDecl("indices", i64, 1, "local", shape=(group,))] if arg else []),
     )

@@ -20,6 +20,7 @@ from ..arrays import full, ndarray
 from ..arrays.reductions import (
     WholeReduction,
     axis_lanes,
+    contiguous_function,
     dot_accumulator,
     dot_vectors,
     dot_vectors_on_device,
@@ -39,7 +40,6 @@ from ..ir.reductions import (
     EMPTY_MESSAGES,
     arg_axis_function,
     arg_combine_function,
-    arg_rows_function,
     arg_runs_function,
     axis_function,
     check_dot_ndims,
@@ -126,8 +126,9 @@ def reduce(
             value = reduction_helpers.whole_function(name, x.ndim, x.dtype, x.flags.c_contiguous)(x)
         return full((), dt.type(value), dt, sycl_queue=x.queue, usm_type=x.usm_type)
     if direct:
-        rows = _kernels_of(op + ":rows", x.dtype, axis) if op in ARG_OPS else None
-        return reduce_axis(op, x, axis, dt, x._queue, _kernels_of(op, x.dtype, axis), rows_for=rows)
+        contiguous = _kernels_of(op + ":contiguous", x.dtype, axis)
+        along = _kernels_of(op, x.dtype, axis)
+        return reduce_axis(op, x, axis, dt, x._queue, along, contiguous_for=contiguous)
     from ..compiler import reduction_helpers
 
     return reduction_helpers.axis_reducer(name, x.ndim, dt.name, x.usm_type)(x, axis)
@@ -181,9 +182,9 @@ class _Kernels:
         key = (self.name, self.dtype, self.axis, ndim, device)
         k = _kernels.get(key)
         if k is None:
-            if self.name.endswith(":rows"):  # CPUs: argmin / argmax along a contiguous axis
+            if self.name.endswith(":contiguous"):  # along a long contiguous axis (contiguous_form)
                 assert self.axis is not None
-                function = arg_rows_function(self.name[:-5], self.dtype, ndim, self.axis, unroll(device))
+                function = contiguous_function(self.name.split(":")[0], self.dtype, ndim, self.axis, device)
             elif self.name in ARG_OPS:
                 if self.axis is None and unroll(device) > 1:  # each run's best value and index
                     function = arg_runs_function(self.name, self.dtype, ndim, unroll(device))

@@ -32,6 +32,7 @@ from numba_ext.ir.reductions import (
     arg_rows_function,
     arg_runs_function,
     axis_function,
+    axis_group_function,
     first_index_function,
     whole_function,
 )
@@ -296,6 +297,56 @@ def test_argmin_argmax_along_rows(monkeypatch, rng, unroll, chunk, dtype):
                         numba_ext.asnumpy(got), want, err_msg=f"{op} {shape} {axis}"
                     )
                     assert (used[0] is rows) == (hx.strides[axis] == hx.itemsize), (shape, axis)
+
+
+@pytest.mark.parametrize("group", [1, 4, 32, 256])
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64", "int8", "uint32", "bool"])
+def test_reductions_along_rows_by_work_groups(monkeypatch, rng, group, dtype):
+    """The GPU form along a contiguous axis (a work-group per result element, the partials halved in
+    local memory), launched here on the default device with work-groups of `group`: NumPy's values
+    (exact for extremes, indices and truth values; sums within rounding), for rows shorter than,
+    equal to and longer than the group; other layouts take the work-item form."""
+    monkeypatch.setattr(arrays_reductions, "_cpu", lambda device: False)
+    monkeypatch.setattr(arrays_reductions, "GROUP", group)
+    monkeypatch.setattr(arrays_reductions, "GPU_GROUP_LENGTH", 1)
+    ops = ("sum", "prod", "mean", "min", "max", "any", "all", "argmin", "argmax")
+    for shape in ((1, 1), (3, 4), (5, 33), (2, 3, 300)):
+        if dtype == "bool":
+            h = rng.random(shape) < 0.3
+        else:
+            h = rng.integers(-3, 4, shape).astype(dtype)  # ties: the first index counts
+        if dtype == "float64" and h.size > 4:
+            h.flat[rng.integers(0, h.size, 3)] = np.nan
+        a = numba_ext.asarray(h)
+        for hx, x in ((h, a), (h[::-1], a[::-1]), (h.T, a.T)):
+            axis = hx.ndim - 1
+            for op in ops:
+                if op == "mean" and dtype == "bool":
+                    continue
+                dev = x._queue.device
+                grouped = _core.compile_function(axis_group_function(op, dtype, hx.ndim, axis, group), dev)
+                build = arg_axis_function if op.startswith("arg") else axis_function
+                single = _core.compile_function(build(op, dtype, hx.ndim, axis, 1), dev)
+                monkeypatch.setattr(arrays_reductions, "axis_lanes", lambda device: 1)
+                used: list = []
+                want = getattr(hx, op)(axis=axis)
+                got = reduce_axis(
+                    op,
+                    x,
+                    axis,
+                    want.dtype,
+                    x._queue,
+                    lambda _, d, k=single: k,
+                    used,
+                    lambda _, d, k=grouped: k,
+                )
+                got_h = numba_ext.asnumpy(got)
+                assert got_h.dtype == want.dtype, op
+                if want.dtype.kind == "f":
+                    np.testing.assert_allclose(got_h, want, **fp_tol(dtype), err_msg=f"{op} {shape}")
+                else:
+                    np.testing.assert_array_equal(got_h, want, err_msg=f"{op} {shape}")
+                assert (used[0] is grouped) == (hx.strides[axis] == hx.itemsize), (shape, op)
 
 
 @pytest.mark.parametrize("lanes", [1, 8])
