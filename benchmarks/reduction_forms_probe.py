@@ -1,6 +1,7 @@
 """Reductions and products per call on the default device in the form the device gets (on a CPU:
-blocked runs and neighbouring result elements per work-item) and, in the same process, in the
-strided form GPUs get (one element per work-item, grid-stride runs), next to NumPy and, for a
+blocked runs and neighbouring result elements per work-item; on a GPU, along a long contiguous axis,
+a work-group per result element) and, in the same process, in the strided form GPUs got before
+(one element per work-item, grid-stride runs; one work-item per result element along an axis), next to NumPy and, for a
 ``prange`` sum, Numba's ``parallel=True`` on the host. Warm: compiled, then the best of 7 rounds of
 repeated calls (``direct_kernels_probe.best_ms``).
 
@@ -36,6 +37,7 @@ def strided() -> Iterator[None]:
     eager reductions are dropped on the way in and out, as each form has its own."""
     saved = (arrays_reductions.unroll, arrays_reductions.axis_lanes, parfor_offload.reduction_unroll)
     saved_library = library_reductions.unroll
+    saved_group = arrays_reductions.GPU_GROUP_LENGTH
     saved_launch = arrays_reductions.launch_work_items
 
     def launch(size: int, device: Device) -> tuple[int, list[int] | None]:
@@ -48,6 +50,7 @@ def strided() -> Iterator[None]:
 
     arrays_reductions.unroll = arrays_reductions.axis_lanes = parfor_offload.reduction_unroll = one
     library_reductions.unroll = one  # argmin / argmax: the extreme, then its first index
+    arrays_reductions.GPU_GROUP_LENGTH = sys.maxsize  # GPUs: a work-item per result element
     arrays_reductions.launch_work_items = launch
     library_reductions._kernels.clear()
     library_reductions._products.clear()
@@ -56,6 +59,7 @@ def strided() -> Iterator[None]:
     finally:
         arrays_reductions.unroll, arrays_reductions.axis_lanes, parfor_offload.reduction_unroll = saved
         library_reductions.unroll = saved_library
+        arrays_reductions.GPU_GROUP_LENGTH = saved_group
         arrays_reductions.launch_work_items = saved_launch
         library_reductions._kernels.clear()
         library_reductions._products.clear()
@@ -94,6 +98,7 @@ def main() -> None:
         (f"sum of {n // 2} complex128", lambda: complex(c.sum()), lambda: hc.sum()),
         (f"({m},{m}).sum(axis=0)", lambda: mat.sum(axis=0), lambda: hm.sum(axis=0)),
         (f"({m},{m}).sum(axis=1)", lambda: mat.sum(axis=1), lambda: hm.sum(axis=1)),
+        (f"({m},{m}).max(axis=1)", lambda: mat.max(axis=1), lambda: hm.max(axis=1)),
         (f"({m},{m}).argmax(axis=1)", lambda: mat.argmax(axis=1), lambda: hm.argmax(axis=1)),
         (f"({m},{m}) @ ({m},)", lambda: mat @ x, lambda: hm @ hx),
         (f"prange sum of {n} float64", None, lambda: host_prange(hv)),
