@@ -1,9 +1,9 @@
 """Reductions and products per call on the default device in the form the device gets (on a CPU:
 blocked runs and neighbouring result elements per work-item; on a GPU, along a long contiguous axis,
 a work-group per result element) and, in the same process, in the strided form GPUs got before
-(one element per work-item, grid-stride runs; one work-item per result element along an axis), next to NumPy and, for a
-``prange`` sum, Numba's ``parallel=True`` on the host. Warm: compiled, then the best of 7 rounds of
-repeated calls (``direct_kernels_probe.best_ms``).
+(one element per work-item, grid-stride runs; one work-item per result element along an axis),
+next to NumPy and, for a ``prange`` sum, Numba's ``parallel=True`` on the host. Warm: compiled,
+then the best of 7 rounds of repeated calls (``direct_kernels_probe.best_ms``).
 
     python benchmarks/reduction_forms_probe.py [--size 10000000] [--side 3000]
 """
