@@ -11,7 +11,8 @@ the steps' results themselves; one plan per result when the results differ in sh
 :class:`~.plan.ScalarPlan` its scalar results (``np.sqrt(np.sum(x * x))``). The kernels, their order
 and their arithmetic are those of the compiled form, so both give the same bits, but for sums and
 products over every element of floats, which the device combines in its own order (the compiled
-form's results differ from run to run in the same way).
+form's results differ from run to run in the same way), and on GPUs for float sums and products
+along a long contiguous axis, which a work-group combines as a tree (within rounding).
 
 Covered: reductions along an axis of operands of two or more dimensions, reductions over every
 element (or along the one axis of a 1-d operand), ``min`` and ``max`` of a dtype other than bool,
@@ -29,7 +30,7 @@ import numpy as np
 
 from .. import _core
 from ..arrays import ndarray
-from ..arrays.reductions import WholeReduction, axis_lanes, reduce_axis
+from ..arrays.reductions import WholeReduction, axis_lanes, contiguous_function, reduce_axis
 from ..devices import Device, Queue
 from ..ir.reductions import axis_function, result_dtype
 from .plan import Kind, Plan, ScalarPlan, signature_of, specialize_scalars
@@ -73,18 +74,32 @@ class _Step(_Operand):
     dtype: str
     ndim: int
     out_dtype: np.dtype
-    kernels: dict[Device, _core.Kernel] = field(default_factory=dict)
+    #: the kernels by (form, device): "lanes" (a work-item per result element or several), or
+    #: "contiguous" (a long contiguous axis: ``arrays.reductions.contiguous_form``)
+    kernels: dict[tuple[str, Device], _core.Kernel] = field(default_factory=dict)
 
-    def kernel(self, device: Device) -> _core.Kernel:
-        k = self.kernels.get(device)
+    def kernel(self, form: str, device: Device) -> _core.Kernel:
+        k = self.kernels.get((form, device))
         if k is None:
-            function = axis_function(self.op, self.dtype, self.ndim, self.axis, axis_lanes(device))
-            k = self.kernels[device] = _core.compile_function(function, device)
+            if form == "contiguous":
+                function = contiguous_function(self.op, self.dtype, self.ndim, self.axis, device)
+            else:
+                function = axis_function(self.op, self.dtype, self.ndim, self.axis, axis_lanes(device))
+            k = self.kernels[form, device] = _core.compile_function(function, device)
         return k
 
     def apply(self, x: ndarray, queue: Queue, used: list[_core.Kernel] | None) -> ndarray:
         """The result of the reduction of `x` on `queue`, with `x`'s USM type."""
-        return reduce_axis(self.op, x, self.axis, self.out_dtype, queue, lambda _, d: self.kernel(d), used)
+        return reduce_axis(
+            self.op,
+            x,
+            self.axis,
+            self.out_dtype,
+            queue,
+            lambda _, d: self.kernel("lanes", d),
+            used,
+            lambda _, d: self.kernel("contiguous", d),
+        )
 
 
 @dataclass(eq=False)

@@ -314,3 +314,30 @@ def test_hot_calls_switch_to_numbas_code(rng, monkeypatch):
         np.testing.assert_allclose(numba_ext.asnumpy(f(a)), np.sqrt((h * h).sum(1)), **fp_tol())
         assert (f._impl is None) == (i < 2)  # the third call has Numba compile these types
     assert any(not isinstance(s[0], str) for s in f.signatures)
+
+
+def row_reductions(a):
+    return np.sqrt(np.sum(a * a, axis=1)), a.max(axis=1), np.mean(a, axis=-1), np.min(a + 1, axis=1)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64"])
+def test_long_contiguous_axes_by_work_groups(rng, monkeypatch, dtype):
+    """On GPUs a long contiguous axis is reduced by a work-group per result element
+    (``ir.reductions.axis_group_function``), forced here on the default device with small
+    work-groups: NumPy's values (sums within rounding), from the source; other layouts keep the
+    work-item form."""
+    from numba_ext.arrays import reductions as arrays_reductions
+
+    monkeypatch.setattr(arrays_reductions, "_cpu", lambda device: False)
+    monkeypatch.setattr(arrays_reductions, "GROUP", 16)
+    monkeypatch.setattr(arrays_reductions, "GPU_GROUP_LENGTH", 20)
+    h = (rng.standard_normal((7, 301)) * 2).astype(dtype)
+    f = numba_ext.jit(row_reductions)
+    for hx in (h, h[:, ::-1], h.T.copy().T):
+        got = [numba_ext.asnumpy(r) for r in f(numba_ext.asarray(hx))]
+        assert f._impl is None, "served from the source"
+        for g, w in zip(got, row_reductions(hx)):
+            assert g.dtype == w.dtype
+            np.testing.assert_allclose(g, w, **fp_tol(g.dtype if g.dtype.kind == "f" else "float64"))
+    names = {k.name for plan in f._plans.values() for k in plan.kernels}
+    assert any("_group1_" in n for n in names) and any("_axis1_" in n for n in names), names
