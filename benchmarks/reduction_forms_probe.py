@@ -72,6 +72,10 @@ def prange_sum(a):
     return s
 
 
+def row_norms(a):
+    return np.sqrt(np.sum(a * a, axis=1))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--size", type=int, default=10_000_000)
@@ -85,6 +89,7 @@ def main() -> None:
     hm, hx = rng.standard_normal((m, m)), rng.standard_normal(m)
     v, i, c, s, mat, x = (nx.asarray(h) for h in (hv, hi, hc, hs, hm, hx))
     host_prange = numba.njit(parallel=True)(prange_sum)
+    jit_norms = nx.jit(row_norms)  # served from its source: the product, then the reduction
     cases: list[tuple[str, Callable[[], object], Callable[[], object] | None]] = [
         (f"sum of {n} float64", lambda: float(v.sum()), lambda: hv.sum()),
         (f"max of {n} float64", lambda: float(v.max()), lambda: hv.max()),
@@ -101,6 +106,7 @@ def main() -> None:
         (f"({m},{m}).max(axis=1)", lambda: mat.max(axis=1), lambda: hm.max(axis=1)),
         (f"({m},{m}).argmax(axis=1)", lambda: mat.argmax(axis=1), lambda: hm.argmax(axis=1)),
         (f"({m},{m}) @ ({m},)", lambda: mat @ x, lambda: hm @ hx),
+        (f"jit row norms of ({m},{m})", lambda: jit_norms(mat), lambda: row_norms(hm)),
         (f"prange sum of {n} float64", None, lambda: host_prange(hv)),
     ]
     print(f"device: {nx.default_queue().device.name}")
