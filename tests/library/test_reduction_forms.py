@@ -256,6 +256,14 @@ def test_axis_reductions_of_both_forms(monkeypatch, rng, lanes, dtype):
                     )
 
 
+def _reduce_in_forms(op, x, axis, out_dtype, other, contiguous):
+    """``reduce_axis`` with `contiguous` as the kernel of a long contiguous axis and `other` as the
+    kernel elsewhere: the result on the host, and whether `contiguous` ran."""
+    used: list = []
+    got = reduce_axis(op, x, axis, out_dtype, x._queue, lambda _, d: other, used, lambda _, d: contiguous)
+    return numba_ext.asnumpy(got), used[0] is contiguous
+
+
 @pytest.mark.parametrize(("unroll", "chunk"), [(CPU_UNROLL, ARG_CHUNK), (CPU_UNROLL, 16), (4, 4)])
 @pytest.mark.parametrize("dtype", ["float64", "float32", "int32", "uint8", "bool"])
 def test_argmin_argmax_along_rows(monkeypatch, rng, unroll, chunk, dtype):
@@ -281,22 +289,10 @@ def test_argmin_argmax_along_rows(monkeypatch, rng, unroll, chunk, dtype):
                         arg_rows_function(op, dtype, h.ndim, axis, unroll, chunk), dev
                     )
                     lanes = _core.compile_function(arg_axis_function(op, dtype, h.ndim, axis, 8), dev)
-                    used: list = []
                     want = getattr(hx, op)(axis=axis)
-                    got = reduce_axis(
-                        op,
-                        x,
-                        axis,
-                        want.dtype,
-                        x._queue,
-                        lambda _, d, k=lanes: k,
-                        used,
-                        lambda _, d, k=rows: k,
-                    )
-                    np.testing.assert_array_equal(
-                        numba_ext.asnumpy(got), want, err_msg=f"{op} {shape} {axis}"
-                    )
-                    assert (used[0] is rows) == (hx.strides[axis] == hx.itemsize), (shape, axis)
+                    got, took_rows = _reduce_in_forms(op, x, axis, want.dtype, lanes, rows)
+                    np.testing.assert_array_equal(got, want, err_msg=f"{op} {shape} {axis}")
+                    assert took_rows == (hx.strides[axis] == hx.itemsize), (shape, axis)
 
 
 @pytest.mark.parametrize("group", [1, 4, 32, 256])
@@ -328,25 +324,14 @@ def test_reductions_along_rows_by_work_groups(monkeypatch, rng, group, dtype):
                 build = arg_axis_function if op.startswith("arg") else axis_function
                 single = _core.compile_function(build(op, dtype, hx.ndim, axis, 1), dev)
                 monkeypatch.setattr(arrays_reductions, "axis_lanes", lambda device: 1)
-                used: list = []
                 want = getattr(hx, op)(axis=axis)
-                got = reduce_axis(
-                    op,
-                    x,
-                    axis,
-                    want.dtype,
-                    x._queue,
-                    lambda _, d, k=single: k,
-                    used,
-                    lambda _, d, k=grouped: k,
-                )
-                got_h = numba_ext.asnumpy(got)
+                got_h, took_group = _reduce_in_forms(op, x, axis, want.dtype, single, grouped)
                 assert got_h.dtype == want.dtype, op
                 if want.dtype.kind == "f":
                     np.testing.assert_allclose(got_h, want, **fp_tol(dtype), err_msg=f"{op} {shape}")
                 else:
                     np.testing.assert_array_equal(got_h, want, err_msg=f"{op} {shape}")
-                assert (used[0] is grouped) == (hx.strides[axis] == hx.itemsize), (shape, op)
+                assert took_group == (hx.strides[axis] == hx.itemsize), (shape, op)
 
 
 @pytest.mark.parametrize("lanes", [1, 8])
