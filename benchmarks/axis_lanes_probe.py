@@ -1,9 +1,10 @@
-"""Reductions along an axis and matrix products on a CPU with 8 and 16 neighbouring result elements
-per work-item (``arrays.reductions.CPU_AXIS_LANES``), in the same process, next to NumPy: which
-shapes gain from more lanes. Warm: compiled, then the best of 7 rounds of repeated calls
-(``direct_kernels_probe.best_ms``).
+"""Reductions along an axis and matrix products on a CPU with 8 and with 16 neighbouring result
+elements per work-item everywhere (``arrays.reductions.CPU_AXIS_LANES``), and with the lanes chosen
+per launch (``arrays.reductions.wide``: 16 where the result's last dimension is contiguous in the
+operand and the result is long, else 8), in the same process, next to NumPy. Warm: compiled, then
+the best of 7 rounds of repeated calls (``direct_kernels_probe.best_ms``).
 
-    python benchmarks/axis_lanes_probe.py [--lanes 8,16]
+    python benchmarks/axis_lanes_probe.py
 """
 
 from __future__ import annotations
@@ -24,9 +25,9 @@ from direct_kernels_probe import best_ms
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--lanes", default="8,16")
-    lanes_tried = [int(s) for s in ap.parse_args().lanes.split(",")]
+    argparse.ArgumentParser().parse_args()
+    #: (column, lanes everywhere, the per-launch choice on)
+    settings = [("8 lanes", 8, False), ("16 lanes", 16, False), ("chosen", 8, True)]
     rng = np.random.default_rng(0)
     hosts = {
         "3000x3000": rng.standard_normal((3000, 3000)),
@@ -46,12 +47,13 @@ def main() -> None:
         ("500x500 @ 500x500", lambda a: a["500x500"] @ a["500x500"]),
     ]
     print(f"device: {nx.default_queue().device.name}")
-    print(f"{'':28s}" + "".join(f"{f'{n} lanes':>12s}" for n in lanes_tried) + f"{'NumPy':>12s}")
-    saved = arrays_reductions.CPU_AXIS_LANES
+    print(f"{'':28s}" + "".join(f"{name:>12s}" for name, _, _ in settings) + f"{'NumPy':>12s}")
+    saved = arrays_reductions.CPU_AXIS_LANES, arrays_reductions.CPU_WIDE_RESULT
     try:
-        rows = {what: [] for what, _ in cases}
-        for n in lanes_tried:
-            arrays_reductions.CPU_AXIS_LANES = n
+        rows: dict[str, list[float]] = {what: [] for what, _ in cases}
+        for _, lanes, chosen in settings:
+            arrays_reductions.CPU_AXIS_LANES = lanes
+            arrays_reductions.CPU_WIDE_RESULT = saved[1] if chosen else sys.maxsize
             library_reductions._kernels.clear()
             library_reductions._products.clear()
             for what, f in cases:
@@ -60,7 +62,7 @@ def main() -> None:
             peer = best_ms(lambda f=f: f(hosts))
             print(f"{what:28s}" + "".join(f"{t:9.2f} ms" for t in rows[what]) + f"{peer:9.2f} ms")
     finally:
-        arrays_reductions.CPU_AXIS_LANES = saved
+        arrays_reductions.CPU_AXIS_LANES, arrays_reductions.CPU_WIDE_RESULT = saved
 
 
 if __name__ == "__main__":

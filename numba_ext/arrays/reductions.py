@@ -52,6 +52,11 @@ CPU_ELEMENTS_PER_WORK_ITEM = 2048
 #: on a CPU, the result elements each work-item of a reduction along an axis computes (neighbours,
 #: in one loop along the axis, in work-groups of one)
 CPU_AXIS_LANES = 8
+#: on a CPU, the result elements per work-item of a reduction along an axis where the result's
+#: last dimension is contiguous in the operand and the result holds at least ``CPU_WIDE_RESULT``
+#: elements (see :func:`wide`)
+CPU_WIDE_LANES = 16
+CPU_WIDE_RESULT = 1024
 #: on a CPU, the shortest contiguous axis along which argmin / argmax scan one row per work-item
 #: (shorter rows, and other reductions: neighbouring result elements per work-item)
 CPU_ROW_LENGTH = 64
@@ -260,11 +265,14 @@ def reduce_axis(
     kernel_for: KernelFor,
     used: list[_core.Kernel] | None = None,
     contiguous_for: KernelFor | None = None,
+    wide_for: KernelFor | None = None,
 ) -> ndarray:
     """`op` along `axis` (0 <= axis < ndim, ndim >= 2) of `x` on `queue`: a new C-contiguous array
     of `out_dtype` with `x`'s USM type (`kernel_for`'s rank: `x`'s; its kernel computes
     ``axis_lanes(device)`` result elements per work-item). `contiguous_for`: the kernel for a long
-    contiguous axis (see :func:`contiguous_form`), taken where that form applies."""
+    contiguous axis (see :func:`contiguous_form`), taken where that form applies; `wide_for`: the
+    kernel computing ``CPU_WIDE_LANES`` result elements per work-item, taken where :func:`wide`
+    holds."""
     ptr, shape, strides, usm_type = layout(x)
     if shape[axis] == 0 and op in EMPTY_MESSAGES:
         raise ValueError(EMPTY_MESSAGES[op])
@@ -275,6 +283,9 @@ def reduce_axis(
     form = None
     if contiguous_for is not None and strides[axis] == x.dtype.itemsize:
         form = contiguous_form(op, x.dtype, shape[axis], device)
+    lanes = axis_lanes(device)
+    if form is None and wide_for is not None and wide(lanes, shape, strides, axis, x.dtype.itemsize):
+        kernel_for, lanes = wide_for, CPU_WIDE_LANES
     if size or used is not None:
         kernel = (contiguous_for if form is not None and contiguous_for is not None else kernel_for)(
             len(shape), device
@@ -288,9 +299,21 @@ def reduce_axis(
             if form is not None:  # a work-group per result element, or a work-item in a group of one
                 kernel.launch_nd(queue, slots, [size * form], [form])
             else:
-                lanes = axis_lanes(device)
                 kernel.launch_nd(queue, slots, [-(-size // lanes)], [1] if lanes > 1 else None)
     return out
+
+
+def wide(lanes: int, shape: tuple[int, ...], strides: Sequence[int], axis: int, itemsize: int) -> bool:
+    """Whether a reduction along `axis` of an operand of `shape` and byte `strides`, whose device
+    takes `lanes` result elements per work-item, takes ``CPU_WIDE_LANES`` instead: on CPUs (8
+    lanes), where the result's last dimension is contiguous in the operand (each step of a
+    work-item then reads two cache lines of one row, where 8 lanes read one) and the result holds
+    at least ``CPU_WIDE_RESULT`` elements (shorter ones lose more to the lanes past their end)."""
+    if lanes != CPU_AXIS_LANES or len(shape) < 2:
+        return False
+    last = len(shape) - 1 if axis != len(shape) - 1 else len(shape) - 2
+    size = math.prod(shape) // shape[axis] if shape[axis] else 0
+    return strides[last] == itemsize and size >= CPU_WIDE_RESULT
 
 
 def contiguous_form(op: str, dtype: np.dtype, length: int, device: Device) -> int | None:

@@ -30,7 +30,13 @@ import numpy as np
 
 from .. import _core
 from ..arrays import ndarray
-from ..arrays.reductions import WholeReduction, axis_lanes, contiguous_function, reduce_axis
+from ..arrays.reductions import (
+    CPU_WIDE_LANES,
+    WholeReduction,
+    axis_lanes,
+    contiguous_function,
+    reduce_axis,
+)
 from ..devices import Device, Queue
 from ..ir.reductions import axis_function, result_dtype
 from .plan import Kind, Plan, ScalarPlan, signature_of, specialize_scalars
@@ -74,8 +80,9 @@ class _Step(_Operand):
     dtype: str
     ndim: int
     out_dtype: np.dtype
-    #: the kernels by (form, device): "lanes" (a work-item per result element or several), or
-    #: "contiguous" (a long contiguous axis: ``arrays.reductions.contiguous_form``)
+    #: the kernels by (form, device): "lanes" (a work-item per result element or several),
+    #: "wide" (``CPU_WIDE_LANES`` of them: ``arrays.reductions.wide``) or "contiguous" (a long
+    #: contiguous axis: ``arrays.reductions.contiguous_form``)
     kernels: dict[tuple[str, Device], _core.Kernel] = field(default_factory=dict)
 
     def kernel(self, form: str, device: Device) -> _core.Kernel:
@@ -84,7 +91,8 @@ class _Step(_Operand):
             if form == "contiguous":
                 function = contiguous_function(self.op, self.dtype, self.ndim, self.axis, device)
             else:
-                function = axis_function(self.op, self.dtype, self.ndim, self.axis, axis_lanes(device))
+                lanes = CPU_WIDE_LANES if form == "wide" else axis_lanes(device)
+                function = axis_function(self.op, self.dtype, self.ndim, self.axis, lanes)
             k = self.kernels[form, device] = _core.compile_function(function, device)
         return k
 
@@ -99,6 +107,7 @@ class _Step(_Operand):
             lambda _, d: self.kernel("lanes", d),
             used,
             lambda _, d: self.kernel("contiguous", d),
+            lambda _, d: self.kernel("wide", d),
         )
 
 

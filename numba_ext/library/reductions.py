@@ -18,6 +18,7 @@ import numpy as np
 from .. import _core
 from ..arrays import full, ndarray
 from ..arrays.reductions import (
+    CPU_WIDE_LANES,
     WholeReduction,
     axis_lanes,
     contiguous_function,
@@ -127,8 +128,8 @@ def reduce(
         return full((), dt.type(value), dt, sycl_queue=x.queue, usm_type=x.usm_type)
     if direct:
         contiguous = _kernels_of(op + ":contiguous", x.dtype, axis)
-        along = _kernels_of(op, x.dtype, axis)
-        return reduce_axis(op, x, axis, dt, x._queue, along, contiguous_for=contiguous)
+        along, wide = _kernels_of(op, x.dtype, axis), _kernels_of(op + ":wide", x.dtype, axis)
+        return reduce_axis(op, x, axis, dt, x._queue, along, contiguous_for=contiguous, wide_for=wide)
     from ..compiler import reduction_helpers
 
     return reduction_helpers.axis_reducer(name, x.ndim, dt.name, x.usm_type)(x, axis)
@@ -185,6 +186,11 @@ class _Kernels:
             if self.name.endswith(":contiguous"):  # along a long contiguous axis (contiguous_form)
                 assert self.axis is not None
                 function = contiguous_function(self.name.split(":")[0], self.dtype, ndim, self.axis, device)
+            elif self.name.endswith(":wide"):  # CPUs: CPU_WIDE_LANES result elements per work-item
+                op, axis = self.name.split(":")[0], self.axis
+                assert axis is not None
+                build = arg_axis_function if op in ARG_OPS else axis_function
+                function = build(op, self.dtype, ndim, axis, CPU_WIDE_LANES)
             elif self.name in ARG_OPS:
                 if self.axis is None and unroll(device) > 1:  # each run's best value and index
                     function = arg_runs_function(self.name, self.dtype, ndim, unroll(device))

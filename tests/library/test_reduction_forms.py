@@ -334,6 +334,49 @@ def test_reductions_along_rows_by_work_groups(monkeypatch, rng, group, dtype):
                 assert took_group == (hx.strides[axis] == hx.itemsize), (shape, op)
 
 
+@pytest.mark.parametrize("dtype", ["float64", "int32", "bool"])
+def test_wide_lanes_where_the_result_is_contiguous(monkeypatch, rng, dtype):
+    """On CPUs a reduction along an axis whose result's last dimension is contiguous in the operand
+    (and long) computes ``CPU_WIDE_LANES`` result elements per work-item: forced here on the default
+    device with a low length threshold; NumPy's values in every layout, the wide kernel exactly
+    where the result's last dimension is contiguous."""
+    monkeypatch.setattr(arrays_reductions, "axis_lanes", lambda device: arrays_reductions.CPU_AXIS_LANES)
+    monkeypatch.setattr(arrays_reductions, "CPU_WIDE_RESULT", 4)
+    for shape in ((9, 37), (3, 5, 21), (2, 3)):
+        h = rng.random(shape) < 0.5 if dtype == "bool" else rng.integers(-3, 4, shape).astype(dtype)
+        a = numba_ext.asarray(h)
+        for hx, x in ((h, a), (h.T, a.T), (h[::-1], a[::-1])):
+            for axis in range(h.ndim):
+                for op in ("sum", "max", "argmin", "any"):
+                    build = arg_axis_function if op.startswith("arg") else axis_function
+                    dev = x._queue.device
+                    lanes = _core.compile_function(
+                        build(op, dtype, h.ndim, axis, arrays_reductions.CPU_AXIS_LANES), dev
+                    )
+                    wide = _core.compile_function(
+                        build(op, dtype, h.ndim, axis, arrays_reductions.CPU_WIDE_LANES), dev
+                    )
+                    want = getattr(hx, op)(axis=axis)
+                    used: list = []
+                    got = reduce_axis(
+                        op,
+                        x,
+                        axis,
+                        want.dtype,
+                        x._queue,
+                        lambda _, d, k=lanes: k,
+                        used,
+                        None,
+                        lambda _, d, k=wide: k,
+                    )
+                    np.testing.assert_array_equal(
+                        numba_ext.asnumpy(got), want, err_msg=f"{op} {shape} {axis}"
+                    )
+                    last = hx.ndim - 1 if axis != hx.ndim - 1 else hx.ndim - 2
+                    expected = hx.strides[last] == hx.itemsize and want.size >= 4
+                    assert (used[0] is wide) == expected, (shape, axis, hx.strides)
+
+
 @pytest.mark.parametrize("lanes", [1, 8])
 @pytest.mark.parametrize("dtype", ["float64", "int64", "bool"])
 def test_products_of_both_forms(monkeypatch, rng, lanes, dtype):
