@@ -279,17 +279,16 @@ def reduce_axis(
     out_shape = shape[:axis] + shape[axis + 1 :]
     out = allocate(out_shape, out_dtype, queue, usm_type)
     size = math.prod(out_shape)
-    device = queue.device
-    form = None
-    if contiguous_for is not None and strides[axis] == x.dtype.itemsize:
+    device, itemsize = queue.device, x.dtype.itemsize
+    lanes, form = axis_lanes(device), None
+    if contiguous_for is not None and strides[axis] == itemsize:
         form = contiguous_form(op, x.dtype, shape[axis], device)
-    lanes = axis_lanes(device)
-    if form is None and wide_for is not None and wide(lanes, shape, strides, axis, x.dtype.itemsize):
+    if form is not None and contiguous_for is not None:
+        kernel_for = contiguous_for
+    elif wide_for is not None and wide(lanes, strides, axis, size, itemsize):
         kernel_for, lanes = wide_for, CPU_WIDE_LANES
     if size or used is not None:
-        kernel = (contiguous_for if form is not None and contiguous_for is not None else kernel_for)(
-            len(shape), device
-        )
+        kernel = kernel_for(len(shape), device)
         if used is not None:
             used.append(kernel)
         if size:
@@ -303,17 +302,15 @@ def reduce_axis(
     return out
 
 
-def wide(lanes: int, shape: tuple[int, ...], strides: Sequence[int], axis: int, itemsize: int) -> bool:
-    """Whether a reduction along `axis` of an operand of `shape` and byte `strides`, whose device
-    takes `lanes` result elements per work-item, takes ``CPU_WIDE_LANES`` instead: on CPUs (8
-    lanes), where the result's last dimension is contiguous in the operand (each step of a
-    work-item then reads two cache lines of one row, where 8 lanes read one) and the result holds
-    at least ``CPU_WIDE_RESULT`` elements (shorter ones lose more to the lanes past their end)."""
-    if lanes != CPU_AXIS_LANES or len(shape) < 2:
-        return False
-    last = len(shape) - 1 if axis != len(shape) - 1 else len(shape) - 2
-    size = math.prod(shape) // shape[axis] if shape[axis] else 0
-    return strides[last] == itemsize and size >= CPU_WIDE_RESULT
+def wide(lanes: int, strides: Sequence[int], axis: int, size: int, itemsize: int) -> bool:
+    """Whether a reduction along `axis` of an operand of byte `strides` (two or more dimensions)
+    into `size` result elements, whose device takes `lanes` result elements per work-item, takes
+    ``CPU_WIDE_LANES`` instead: on CPUs (8 lanes), where the result's last dimension is contiguous
+    in the operand (each step of a work-item then reads two cache lines of one row, where 8 lanes
+    read one) and the result holds at least ``CPU_WIDE_RESULT`` elements (shorter ones lose more
+    to the lanes past their end)."""
+    last = len(strides) - 1 if axis != len(strides) - 1 else len(strides) - 2
+    return lanes == CPU_AXIS_LANES and strides[last] == itemsize and size >= CPU_WIDE_RESULT
 
 
 def contiguous_form(op: str, dtype: np.dtype, length: int, device: Device) -> int | None:

@@ -34,6 +34,7 @@ from ..arrays.reductions import (
 from ..devices import Device
 from ..errors import ExecutionPlacementError, UnsupportedError
 from ..ir import complex_lowering, products
+from ..ir.kernel_ir import Function
 from ..ir.reductions import (
     ARG_OPS,
     AXIS_OPS,
@@ -108,7 +109,7 @@ def reduce(
         if direct and op in ARG_OPS:
             queue = x._queue
             if unroll(queue.device) > 1:  # CPUs: one pass, each work-item's run, then the runs in order
-                combine = _combine_kernel(op, x.dtype, queue.device)
+                combine = _kernels_of(op, x.dtype, form="combine")(1, queue.device)
                 return first_extreme_in_runs(op, x, queue, _kernels_of(op, x.dtype), combine, x.usm_type)
             extreme = BOOL_EXTREMES[op[3:]] if x.dtype == bool else op[3:]  # argmin: min (bools: all)
             kernels = _kernels_of(extreme, x.dtype), _kernels_of(op, x.dtype)
@@ -127,8 +128,9 @@ def reduce(
             value = reduction_helpers.whole_function(name, x.ndim, x.dtype, x.flags.c_contiguous)(x)
         return full((), dt.type(value), dt, sycl_queue=x.queue, usm_type=x.usm_type)
     if direct:
-        contiguous = _kernels_of(op + ":contiguous", x.dtype, axis)
-        along, wide = _kernels_of(op, x.dtype, axis), _kernels_of(op + ":wide", x.dtype, axis)
+        along, contiguous, wide = (
+            _kernels_of(op, x.dtype, axis, form) for form in ("", "contiguous", "wide")
+        )
         return reduce_axis(op, x, axis, dt, x._queue, along, contiguous_for=contiguous, wide_for=wide)
     from ..compiler import reduction_helpers
 
@@ -146,8 +148,8 @@ COMPLEX_DTYPES = frozenset(np.dtype(t) for t in ("complex64", "complex128"))
 COMPLEX_OPS = frozenset(("sum", "prod", "mean", "any", "all"))
 _lock = threading.Lock()
 _reductions: dict[tuple[str, np.dtype], WholeReduction] = {}
-#: compiled kernels by (operation, dtype, axis or None, rank, device)
-_kernels: dict[tuple[str, str, int | None, int, Device], _core.Kernel] = {}
+#: compiled kernels by (operation, dtype, axis or None, form, rank, device)
+_kernels: dict[tuple[str, str, int | None, str, int, Device], _core.Kernel] = {}
 #: compiled products by (dtype, rank of a, rank of b, both C-contiguous, device)
 _products: dict[tuple[str, int, int, bool, Device], _core.Kernel] = {}
 
@@ -161,62 +163,54 @@ def _whole(name: str, dtype: np.dtype) -> WholeReduction:
     return found
 
 
-_of: dict[tuple[str, np.dtype, int | None], _Kernels] = {}
+_of: dict[tuple[str, np.dtype, int | None, str], _Kernels] = {}
 
 
-def _kernels_of(name: str, dtype: np.dtype, axis: int | None = None) -> _Kernels:
-    """The kernels of a reduction of arrays of `dtype` along `axis` (None: over every element)."""
-    found = _of.get((name, dtype, axis))
+def _kernels_of(name: str, dtype: np.dtype, axis: int | None = None, form: str = "") -> _Kernels:
+    """The kernels of a reduction of arrays of `dtype` along `axis` (None: over every element), in
+    `form` (see :class:`_Kernels`)."""
+    found = _of.get((name, dtype, axis, form))
     if found is None:
-        found = _of[name, dtype, axis] = _Kernels(name, dtype.name, axis)
+        found = _of[name, dtype, axis, form] = _Kernels(name, dtype.name, axis, form)
     return found
 
 
 class _Kernels:
     """The kernel of a reduction over every element (`axis` None) or along `axis`, per rank and
-    device, compiled once."""
+    device, compiled once. `form`: "" (the device's own form), "contiguous" (along a long
+    contiguous axis: ``arrays.reductions.contiguous_form``), "wide" (``CPU_WIDE_LANES`` result
+    elements per work-item: ``arrays.reductions.wide``) or "combine" (the runs of ``argmin`` /
+    ``argmax`` over every element on CPUs, combined in order; any rank)."""
 
-    def __init__(self, name: str, dtype: str, axis: int | None = None) -> None:
-        self.name, self.dtype, self.axis = name, dtype, axis
+    def __init__(self, name: str, dtype: str, axis: int | None = None, form: str = "") -> None:
+        self.name, self.dtype, self.axis, self.form = name, dtype, axis, form
 
     def __call__(self, ndim: int, device: Device) -> _core.Kernel:
-        key = (self.name, self.dtype, self.axis, ndim, device)
+        key = (self.name, self.dtype, self.axis, self.form, ndim, device)
         k = _kernels.get(key)
         if k is None:
-            if self.name.endswith(":contiguous"):  # along a long contiguous axis (contiguous_form)
-                assert self.axis is not None
-                function = contiguous_function(self.name.split(":")[0], self.dtype, ndim, self.axis, device)
-            elif self.name.endswith(":wide"):  # CPUs: CPU_WIDE_LANES result elements per work-item
-                op, axis = self.name.split(":")[0], self.axis
-                assert axis is not None
-                build = arg_axis_function if op in ARG_OPS else axis_function
-                function = build(op, self.dtype, ndim, axis, CPU_WIDE_LANES)
-            elif self.name in ARG_OPS:
-                if self.axis is None and unroll(device) > 1:  # each run's best value and index
-                    function = arg_runs_function(self.name, self.dtype, ndim, unroll(device))
-                elif self.axis is None:  # the first index of the extreme
-                    function = first_index_function(self.dtype, ndim)
-                else:
-                    function = arg_axis_function(self.name, self.dtype, ndim, self.axis, axis_lanes(device))
-            elif self.axis is None:
-                function = _whole(self.name, np.dtype(self.dtype)).function(ndim, device)
-            else:
-                function = axis_function(self.name, self.dtype, ndim, self.axis, axis_lanes(device))
-            k = _core.compile_function(function, device)
+            k = _core.compile_function(self._function(ndim, device), device)
             with _lock:
                 _kernels[key] = k
         return k
 
-
-def _combine_kernel(op: str, dtype: np.dtype, device: Device) -> _core.Kernel:
-    """The kernel combining the runs of ``argmin`` / ``argmax`` (`op`) of `dtype` on `device`."""
-    key = (op + ":combine", dtype.name, None, 1, device)
-    k = _kernels.get(key)
-    if k is None:
-        k = _core.compile_function(arg_combine_function(op, dtype.name), device)
-        with _lock:
-            _kernels[key] = k
-    return k
+    def _function(self, ndim: int, device: Device) -> Function:
+        op, dtype, axis = self.name, self.dtype, self.axis
+        if self.form == "combine":
+            return arg_combine_function(op, dtype)
+        if axis is None and op in ARG_OPS:  # CPUs: each run's best value and index; else the first
+            return (
+                arg_runs_function(op, dtype, ndim, unroll(device))
+                if unroll(device) > 1
+                else first_index_function(dtype, ndim)
+            )
+        if axis is None:
+            return _whole(op, np.dtype(dtype)).function(ndim, device)
+        if self.form == "contiguous":
+            return contiguous_function(op, dtype, ndim, axis, device)
+        lanes = CPU_WIDE_LANES if self.form == "wide" else axis_lanes(device)
+        build = arg_axis_function if op in ARG_OPS else axis_function
+        return build(op, dtype, ndim, axis, lanes)
 
 
 def dot(a: ndarray, b: ndarray, what: str = "np.dot", out: ndarray | None = None) -> ndarray:
