@@ -66,6 +66,10 @@ Numba symbol                                                    why
                                                                 target's cache: its key holds a code
                                                                 object made for that one compilation,
                                                                 never looked up again
+``numba.np.arraymath.get_ret_dtype_if_any`` (wrapped; Numba     sums of USM arrays of unsigned integers
+0.68.0 only: later versions type sums as below themselves)      narrower than 64 bits are uint64, as in
+                                                                NumPy (Numba 0.68.0 typed them int64, so
+                                                                ``a - a.sum()`` came out signed)
 ``numba.core.datamodel.default_manager``,                       host code holds float16 arrays and values
 ``numba.core.pythonapi._boxers`` and ``_unboxers`` (their       (``half.py``): Numba's CPU target has no
 ``types.Float`` handlers wrapped)                               float16 model or boxing (CUDA has)
@@ -97,7 +101,7 @@ from numba.core.pythonapi import _boxers, _unboxers
 from numba.core.rewrites import register_rewrite
 from numba.core.runtime import _nrt_python
 from numba.core.typed_passes import NopythonTypeInference, ParforPass, ParforPreLoweringPass
-from numba.np import arrayobj
+from numba.np import arraymath, arrayobj
 from numba.parfors import parfor, parfor_lowering
 
 from .. import _core
@@ -233,6 +237,25 @@ def optimize_defined_functions(library: Any, ll_module: Any) -> None:
             fpm.run(func, pb)
 
 
+def unsigned_sums_widened(ret_dtype: Callable[..., Any]) -> Callable[..., Any]:
+    """Numba 0.68.0's result type of a sum (`ret_dtype`), with NumPy's for USM arrays of unsigned
+    integers narrower than 64 bits (uint64, where Numba 0.68.0 gave int64)."""
+
+    def ret(aryty: Any, dtype: Any) -> Any:
+        t = aryty.dtype
+        if (
+            isinstance(aryty, USMArrayType)
+            and isinstance(t, nb_types.Integer)
+            and not t.signed
+            and t.bitwidth < 64
+            and isinstance(dtype, (nb_types.NoneType, nb_types.Omitted))
+        ):
+            return nb_types.uint64
+        return ret_dtype(aryty, dtype)
+
+    return ret
+
+
 def uncached_subroutines_dropped(compile_subroutine: Callable[..., Any]) -> Callable[..., Any]:
     def compile(self: Any, builder: Any, impl: Any, sig: Any, locals=None, flags=None, caching=True) -> Any:
         cres = compile_subroutine(self, builder, impl, sig, locals, flags, caching)
@@ -290,6 +313,8 @@ def install() -> None:
     host_libraries.install()
     base.BaseContext.compile_subroutine = uncached_subroutines_dropped(base.BaseContext.compile_subroutine)
 
+    if hasattr(arraymath, "get_ret_dtype_if_any"):  # Numba 0.68.0
+        arraymath.get_ret_dtype_if_any = unsigned_sums_widened(arraymath.get_ret_dtype_if_any)
     USMArrayType._is_internal = True
     float_handler = default_manager._handlers[nb_types.Float]
     default_manager.register(nb_types.Float, half.float_model_with_half(float_handler))

@@ -4,6 +4,7 @@ float32 sums). Fresh random inputs, checked against NumPy value by value."""
 
 import warnings
 
+import numba
 import numpy as np
 import pytest
 from numba import prange
@@ -173,6 +174,33 @@ def test_mean_jit(rng, dtype):
     with warnings.catch_warnings():  # an empty array: NaN, as in NumPy
         warnings.simplefilter("ignore", RuntimeWarning)
         assert all(np.isnan(m) for m in MEAN(nx.asarray(hx[:0])))
+
+
+def _sum_in_expressions(x):
+    return x - np.sum(x), x.sum() + x, np.sum(x)
+
+
+#: served from its source, compiled through Numba's pipeline with parfors, and by plain numba.njit
+SUM_IN_EXPRESSIONS = {
+    "source": nx.jit(_sum_in_expressions),
+    "numba_ext.compiler": nx.compiler.jit(_sum_in_expressions),
+    "numba.njit": numba.njit(_sum_in_expressions),
+}
+
+
+@pytest.mark.parametrize("compiled", list(SUM_IN_EXPRESSIONS))
+@pytest.mark.parametrize("dtype", ["uint8", "uint16", "uint32", "int8", "int32", "bool"])
+def test_sums_of_narrow_integers_in_expressions_have_numpys_dtype(rng, dtype, compiled):
+    # NumPy sums unsigned integers narrower than 64 bits into uint64 (signed ones and booleans into
+    # int64), and an expression with that sum takes its dtype, whatever Numba version compiles it
+    h = rng.integers(0, 2 if dtype == "bool" else 100, (4, 9)).astype(dtype)
+    want = (h - np.sum(h), h.sum() + h, np.sum(h))
+    got = SUM_IN_EXPRESSIONS[compiled](nx.asarray(h))
+    for g, w in zip(got[:2], want[:2]):
+        g = nx.asnumpy(g)
+        assert g.dtype == w.dtype
+        np.testing.assert_array_equal(g, w)
+    assert got[2] == want[2]
 
 
 @pytest.mark.parametrize("dtype", ["int64", "uint64"])
