@@ -16,7 +16,7 @@ import numpy as np
 from .. import _core
 from ..devices import Device, Queue
 from ..ir.kernel_ir import Function
-from ..ir.products import accumulation_dtype
+from ..ir.products import TILE_COLUMNS, TILE_GROUP, TILE_ROWS, accumulation_dtype
 from ..ir.reductions import (
     ARG_OPS,
     COMBINE,
@@ -427,4 +427,26 @@ def product(
         else:
             work_items, local = whole_groups(size, queue.device)
             kernel.launch_nd(queue, slots, [work_items], local)
+    return out
+
+
+def tiled(n: int) -> bool:
+    """Whether a product of C-contiguous matrices with `n` result columns takes tiles
+    (``ir.products.tiled_function``, whose columns past the end read on into the next row of the
+    right operand: at most ``TILE_COLUMNS * TILE_GROUP - 1`` elements, so not fewer columns)."""
+    return n >= TILE_COLUMNS * TILE_GROUP
+
+
+def tiled_product(
+    a: ndarray, b: ndarray, dtype: np.dtype, queue: Queue, usm_type: str, kernel: _core.Kernel
+) -> ndarray:
+    """``a @ b`` of C-contiguous matrices of `dtype` (:func:`tiled` for their result) on `queue`
+    with `kernel` (``ir.products.tiled_function``'s): a new C-contiguous array of `dtype` and
+    `usm_type`."""
+    (m, k), n = a.shape, b.shape[1]
+    out = allocate((m, n), dtype, queue, usm_type)
+    if m:
+        width = -(-n // (TILE_COLUMNS * TILE_GROUP)) * TILE_GROUP
+        slots = [layout(a)[0], m, k, 0, 0, layout(b)[0], k, n, 0, 0, out._data_ptr, m, n, 0, 0]
+        kernel.launch_nd(queue, slots, [width, -(-m // TILE_ROWS)], [TILE_GROUP, 1])
     return out

@@ -6,6 +6,12 @@ integers wrap as in NumPy, and booleans count their true products in int64, then
 * A matrix with a matrix or a vector, or a vector with a matrix (:func:`product_function`): one
   work-item per result element, a sequential loop over the shared dimension, in the order of the
   compiler layer's jitted helpers (``compiler.reduction_helpers``).
+* Two C-contiguous matrices of a real dtype with a result of at least ``TILE_COLUMNS * TILE_GROUP``
+  columns (:func:`tiled_function`): each work-item computes a tile of ``TILE_ROWS`` consecutive rows
+  by ``TILE_COLUMNS`` columns, the columns a fixed distance apart so that neighbouring work-items
+  take neighbouring columns: the CPU runtime turns ``TILE_GROUP`` work-items into vector lanes (one
+  vector load of `b` per column and step along the shared dimension, one broadcast of `a` per
+  row), and a GPU's neighbouring work-items read neighbouring addresses.
 * Two vectors (:func:`vector_function`): the pattern of a reduction over every element (a capped
   number of work-items, each a grid-stride loop into a private partial, combined with an atomic add
   into a one-element accumulator of ``accumulator_dtype``), so float results agree with the compiled
@@ -27,6 +33,8 @@ from .kernel_ir import (
     Local,
     Operand,
     Return,
+    StoreInst,
+    WorkItem,
 )
 from .reductions import FunctionBuilder, ResultLanes, accumulator_dtype
 
@@ -93,6 +101,93 @@ def product_function(
         ArrayDecl("a", dtype, ndim_a, "global", contiguous=contiguous),
         ArrayDecl("b", dtype, ndim_b, "global", contiguous=contiguous),
         ArrayDecl("out", dtype, ndim_out, "global", contiguous=True),
+    )
+
+
+#: a tile's rows and columns, and the work-items per work-group along the columns (a multiple of
+#: every CPU vector width of 32- and 64-bit values)
+TILE_ROWS, TILE_COLUMNS, TILE_GROUP = 8, 2, 16
+
+
+def tiled_function(dtype: str, rows: int = TILE_ROWS, columns: int = TILE_COLUMNS) -> Function:
+    """``a @ b`` of C-contiguous matrices of `dtype` (a real dtype) into a C-contiguous result of
+    ``m`` rows and ``n >= columns * TILE_GROUP`` columns, in tiles: launched over ``(W, ceil(m /
+    rows))`` work-items in work-groups of ``(TILE_GROUP, 1)``, ``W`` the least multiple of
+    ``TILE_GROUP`` with ``W * columns >= n``. Work-item ``(j, t)`` computes rows ``t * rows ..`` and
+    columns ``j, j + W, .., j + (columns - 1) * W``, accumulating in `dtype` in order of the shared
+    dimension, and stores the elements inside the result. Nothing is tested in the loop: rows past
+    the end read row ``r % m``, and columns past the end read on into the next row of `b` (at most
+    ``columns * TILE_GROUP - 1 <= n`` elements further), except in `b`'s last row, whose step reads
+    column ``c % n``. Parameters: a, b, the result (each: data address, shape, byte strides)."""
+    i64 = _I64
+    b = FunctionBuilder(1)
+    column, group, width = b.local(i64), b.local(i64), b.local(i64)
+    shared, m, n = b.local(i64), b.local(i64), b.local(i64)
+    b.emit(WorkItem(column, "get_global_id", 0))
+    b.emit(WorkItem(group, "get_global_id", 1))
+    b.emit(WorkItem(width, "get_global_size", 0))
+    b.emit(Dim(shared, 0, 1))
+    b.emit(Dim(m, 2, 0))
+    b.emit(Dim(n, 2, 1))
+    first = b.binary(i64, "mul", Local(group), Imm(i64, rows))
+    row_at = [first] + [b.binary(i64, "add", first, Imm(i64, i)) for i in range(1, rows)]
+    # rows past the end read the last row: r - (r >= m) * (r - (m - 1)), arithmetic that keeps the
+    # row the same for every work-item of a work-group (an integer remainder, minimum or select
+    # would not: the CPU runtime then gathers the rows of `a` element by element)
+    top = b.binary(i64, "sub", Local(m), Imm(i64, 1))
+    row_read = [first]
+    for r in row_at[1:]:
+        past = b.cast(i64, b.binary("bool", "ge", r, Local(m)), "bool")
+        row_read.append(b.binary(i64, "sub", r, b.binary(i64, "mul", past, b.binary(i64, "sub", r, top))))
+    col_at: list[Operand] = [Local(column)]
+    for j in range(1, columns):
+        col_at.append(b.binary(i64, "add", Local(column), b.binary(i64, "mul", Local(width), Imm(i64, j))))
+    sums = [[b.local(dtype) for _ in range(columns)] for _ in range(rows)]
+    for row in sums:
+        for s in row:
+            b.set(s, _zero(dtype))
+    k = b.local(i64)
+    b.set(k, Imm(i64, 0))
+    last = b.binary(i64, "sub", Local(shared), Imm(i64, 1))
+
+    def step(cols: list[Operand]) -> None:
+        ys = []
+        for c in cols:
+            y = b.local(dtype)
+            b.emit(LoadInst(y, 1, (Local(k), c)))
+            ys.append(Local(y))
+        for r, row in zip(row_read, sums):
+            x = b.local(dtype)
+            b.emit(LoadInst(x, 0, (r, Local(k))))
+            for y_, s in zip(ys, row):
+                b.emit(BinaryInst(s, "add", Local(s), b.binary(dtype, "mul", Local(x), y_)))
+
+    head, body, peel, finish = b.new_block(), b.new_block(), b.new_block(), b.new_block()
+    b.end(Jump(head), then=head)
+    b.end(Branch(b.binary("bool", "lt", Local(k), last), body, peel), then=body)
+    step(col_at)
+    b.emit(BinaryInst(k, "add", Local(k), Imm(i64, 1)))
+    b.end(Jump(head), then=peel)
+    # the last step (where the shared dimension is not empty), columns past the end read inside
+    last_step = b.new_block()
+    b.end(Branch(b.binary("bool", "lt", Local(k), Local(shared)), last_step, finish), then=last_step)
+    step([b.binary(i64, "rem", c, Local(n)) for c in col_at])
+    b.end(Jump(finish), then=finish)
+    for r, row in zip(row_at, sums):
+        for c, s in zip(col_at, row):
+            store, after = b.new_block(), b.new_block()
+            inside = b.binary(
+                "bool", "and", b.binary("bool", "lt", r, Local(m)), b.binary("bool", "lt", c, Local(n))
+            )
+            b.end(Branch(inside, store, after), then=store)
+            b.emit(StoreInst(2, (r, c), Local(s)))
+            b.end(Jump(after), then=after)
+    b.end(Return())
+    return b.function(
+        f"dot_tiles_{rows}x{columns}_of_{dtype}",
+        ArrayDecl("a", dtype, 2, "global", contiguous=True),
+        ArrayDecl("b", dtype, 2, "global", contiguous=True),
+        ArrayDecl("out", dtype, 2, "global", contiguous=True),
     )
 
 

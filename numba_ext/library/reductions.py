@@ -29,6 +29,8 @@ from ..arrays.reductions import (
     first_extreme_in_runs,
     product,
     reduce_axis,
+    tiled,
+    tiled_product,
     unroll,
 )
 from ..devices import Device
@@ -151,7 +153,8 @@ _reductions: dict[tuple[str, np.dtype], WholeReduction] = {}
 #: compiled kernels by (operation, dtype, axis or None, form, rank, device)
 _kernels: dict[tuple[str, str, int | None, str, int, Device], _core.Kernel] = {}
 #: compiled products by (dtype, rank of a, rank of b, both C-contiguous, device)
-_products: dict[tuple[str, int, int, bool, Device], _core.Kernel] = {}
+#: by (dtype, ndims, contiguous operands, device), or (dtype, device) for tiles
+_products: dict[tuple[str, int, int, bool, Device] | tuple[str, Device], _core.Kernel] = {}
 
 
 def _whole(name: str, dtype: np.dtype) -> WholeReduction:
@@ -255,10 +258,13 @@ def _direct_dot(a: ndarray, b: ndarray, dt: np.dtype, usm_type: str) -> ndarray:
             f"{b.shape[0]} (dim 0)"
         )
     contiguous = a.flags.c_contiguous and b.flags.c_contiguous
-    key = (dt.name, a.ndim, b.ndim, contiguous, queue.device)
+    tiles = contiguous and a.ndim == b.ndim == 2 and dt.kind in "fiu" and tiled(b.shape[1])
+    key = (dt.name, queue.device) if tiles else (dt.name, a.ndim, b.ndim, contiguous, queue.device)
     kernel = _products.get(key)
     if kernel is None:
-        if a.ndim == b.ndim == 1:
+        if tiles:
+            function = products.tiled_function(dt.name)
+        elif a.ndim == b.ndim == 1:
             function = products.vector_function(dt.name, unroll(queue.device))
         else:
             function = products.product_function(
@@ -274,6 +280,8 @@ def _direct_dot(a: ndarray, b: ndarray, dt: np.dtype, usm_type: str) -> ndarray:
                 return acc
         value = dot_vectors(a, b, dt, queue, kernel)
         return full((), value, dt, sycl_queue=queue, usm_type=usm_type)
+    if tiles:
+        return tiled_product(a, b, dt, queue, usm_type, kernel)
     return product(a, b, dt, queue, usm_type, kernel)
 
 

@@ -55,6 +55,34 @@ def test_every_pairing_of_vectors_and_matrices(rng, no_helpers, dtype):
     _same(dev.T @ dev, a.T @ a, dtype, m)
 
 
+#: result shapes around the tiled form's edges (``ir.products.tiled_function``: 8 rows by 2 columns
+#: per work-item, 16 work-items a group, at least 32 columns): rows past the last tile, columns past
+#: the last group (read on into the next row of b), an empty shared dimension and one of length 1
+TILED_SHAPES = [(1, 5, 32), (7, 1, 33), (8, 0, 47), (9, 40, 31), (17, 33, 64), (33, 16, 100), (64, 70, 96)]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64", "int8", "uint16"])
+def test_products_in_tiles_at_their_edges(rng, no_helpers, dtype):
+    for m, k, n in TILED_SHAPES:
+        x, y = _values(rng, dtype, (m, k)), _values(rng, dtype, (k, n))
+        _same(nx.asarray(x) @ nx.asarray(y), x @ y, dtype, k)
+        # C-contiguous views whose rows go on into the parent: reads past a row stay inside b
+        big = _values(rng, dtype, (k + 2, n))
+        _same(nx.asarray(x) @ nx.asarray(big)[1 : k + 1], x @ big[1 : k + 1], dtype, k)
+
+
+def test_products_in_tiles_and_per_element_agree(rng, no_helpers, monkeypatch):
+    # the same product in tiles and one result element per work-item (the form of other layouts)
+    from numba_ext.library import reductions as library_reductions
+
+    x, y = _values(rng, "int32", (45, 60)), _values(rng, "int32", (60, 70))
+    tiled = nx.asnumpy(nx.asarray(x) @ nx.asarray(y))
+    monkeypatch.setattr(library_reductions, "tiled", lambda n: False)
+    per_element = nx.asnumpy(nx.asarray(x) @ nx.asarray(y))
+    np.testing.assert_array_equal(tiled, x @ y)
+    np.testing.assert_array_equal(per_element, x @ y)
+
+
 def test_mixed_dtypes_empty_dimensions_and_errors(rng, no_helpers):
     a, u = rng.standard_normal((4, 6)).astype(np.float32), rng.integers(-5, 5, 6).astype(np.int32)
     _same(nx.asarray(a) @ nx.asarray(u), a @ u, "float64", 6)  # computed in float64, as NumPy
