@@ -16,7 +16,7 @@ import numpy as np
 from .. import _core
 from ..devices import Device, Queue
 from ..ir.kernel_ir import Function
-from ..ir.products import TILE_COLUMNS, TILE_GROUP, TILE_ROWS, accumulation_dtype
+from ..ir.products import TILE_COLUMNS, TILE_FEWEST_COLUMNS, TILE_GROUP, TILE_ROWS, accumulation_dtype
 from ..ir.reductions import (
     ARG_OPS,
     COMBINE,
@@ -432,9 +432,8 @@ def product(
 
 def tiled(n: int) -> bool:
     """Whether a product of C-contiguous matrices with `n` result columns takes tiles
-    (``ir.products.tiled_function``, whose columns past the end read on into the next row of the
-    right operand: at most ``TILE_COLUMNS * TILE_GROUP - 1`` elements, so not fewer columns)."""
-    return n >= TILE_COLUMNS * TILE_GROUP
+    (``ir.products.tiled_function``)."""
+    return n >= TILE_FEWEST_COLUMNS
 
 
 def tiled_product(

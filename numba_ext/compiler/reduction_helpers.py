@@ -24,6 +24,7 @@ from numba import prange
 from .. import arrays
 from ..ir import complex_lowering
 from .jit_function import JitFunction, jit
+from .products_tiled import in_tiles
 from .reduction_parts import (
     add,
     as_flat,
@@ -295,9 +296,10 @@ def _shape_text(shape):
 @functools.cache
 def dot_function(ndim_a: int, ndim_b: int, out_dtype: str, usm_type: str) -> JitFunction:
     """`np.dot(a, b)` of 1-D/2-D arrays as a numba_ext.jit function. Vector . vector is a
-    whole-array sum of the product; otherwise one work-item per output element loops over the
-    shared dimension. Products accumulate in the result type (integers wrap as in NumPy); booleans
-    count, then test."""
+    whole-array sum of the product; C-contiguous matrices of one real dtype with enough result
+    columns take the eager products' tiles (``products_tiled.in_tiles``); otherwise one work-item
+    per output element loops over the shared dimension. Products accumulate in the result type
+    (integers wrap as in NumPy); booleans count, then test."""
     check_dot_ndims(ndim_a, ndim_b)
     boolean = out_dtype == "bool"
     out_type = getattr(np, out_dtype)
@@ -378,6 +380,8 @@ def _dot_matrices(check, acc, finish, out_type, usm_type: str):
     def dot(a, b):
         check(a, b)
         out = arrays.empty((a.shape[0], b.shape[1]), out_type, usm_type=usm_type)
+        if in_tiles(a, b, out):  # C-contiguous matrices of one real dtype, as eager products
+            return out
         n1 = b.shape[1]
         for t in prange(a.shape[0] * n1):
             i = t // n1

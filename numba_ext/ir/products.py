@@ -107,6 +107,9 @@ def product_function(
 #: a tile's rows and columns, and the work-items per work-group along the columns (a multiple of
 #: every CPU vector width of 32- and 64-bit values)
 TILE_ROWS, TILE_COLUMNS, TILE_GROUP = 8, 2, 16
+#: the fewest result columns :func:`tiled_function` takes (its columns past the end read on into the
+#: next row of `b`, at most ``TILE_FEWEST_COLUMNS - 1`` elements further)
+TILE_FEWEST_COLUMNS = TILE_COLUMNS * TILE_GROUP
 
 
 def tiled_function(dtype: str, rows: int = TILE_ROWS, columns: int = TILE_COLUMNS) -> Function:

@@ -1,11 +1,13 @@
 """np.dot / @ / np.matmul / x.dot of 1-D and 2-D arrays, inside @numba_ext.jit and eagerly, on every
 dtype pair and on non-contiguous views, checked against NumPy; empty operands and errors."""
 
+import numba
 import numpy as np
 import pytest
 
 import numba_ext as nx
 
+from ..conftest import DEV
 from .conftest import poison_result
 
 # -- np.dot / @ ---------------------------------------------------------------------------------------
@@ -63,6 +65,42 @@ def test_dot(rng, kind, dtypes):
     if dtypes in (("float64", "float64"), ("int32", "int32")):
         for got in DOT(a, b):
             check(got, eager=False)
+
+
+#: products around the tiled kernel's edges (8 rows by 2 columns per work-item, 16 work-items a
+#: group, at least 32 result columns; fewer columns take the loop of one work-item per element)
+TILED_SHAPES = [(1, 5, 32), (9, 1, 33), (17, 0, 40), (8, 40, 31), (33, 16, 100)]
+MATMUL_COMPILED = {
+    "numba_ext.compiler.jit": nx.compiler.jit(lambda x, y: x @ y),
+    "numba.njit": numba.njit(lambda x, y: np.dot(x, y)),
+}
+
+
+@pytest.mark.parametrize("compiled", sorted(MATMUL_COMPILED))
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64", "int8", "uint16"])
+def test_jitted_products_in_tiles(rng, dtype, compiled):
+    f = MATMUL_COMPILED[compiled]
+    for m, k, n in TILED_SHAPES:
+        ha, hb = _dot_data(rng, (m, k), dtype), _dot_data(rng, (k, n), dtype)
+        want = ha @ hb
+        poison_result(want.shape, want.dtype)
+        got = f(nx.asarray(ha), nx.asarray(hb))
+        assert got.dtype == want.dtype and got.shape == want.shape
+        if want.dtype.kind == "f":
+            rtol = 1e-5 if dtype == "float32" else 1e-12
+            np.testing.assert_allclose(nx.asnumpy(got), want, rtol=rtol, atol=rtol * k * 10)
+        else:
+            np.testing.assert_array_equal(nx.asnumpy(got), want)
+
+
+@pytest.mark.parametrize("compiled", sorted(MATMUL_COMPILED))
+def test_jitted_products_in_tiles_check_queues(rng, compiled):
+    # numba_ext.jit refuses the call; plain numba.njit reaches the tiled launch, which refuses it
+    d = nx.Device(DEV)
+    a = nx.asarray(rng.standard_normal((8, 4)), sycl_queue=nx.Queue(d))
+    b = nx.asarray(rng.standard_normal((4, 40)), sycl_queue=nx.Queue(d, context=nx.Context(d)))
+    with pytest.raises(nx.ExecutionPlacementError, match="non-equivalent queues"):
+        MATMUL_COMPILED[compiled](a, b)
 
 
 @pytest.mark.parametrize("kind", ["mv", "vm", "mm"])

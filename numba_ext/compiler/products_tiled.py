@@ -1,0 +1,98 @@
+"""Matrix products in jitted code with the eager products' tiled kernel (``ir.products``'
+``tiled_function``): ``in_tiles(a, b, out)`` launches it from compiled code where it applies and
+tells whether it did, so the jitted product helper (``reduction_helpers.dot_function``) falls back
+on its loop of one work-item per result element otherwise.
+
+It applies to C-contiguous matrices of one real dtype (not bool) with a result of at least
+``TILE_FEWEST_COLUMNS`` columns (as eager products: ``arrays.reductions.tiled``), all three on
+equivalent queues (else the ``ExecutionPlacementError`` of any launch); the kernel is compiled for
+the arrays' device when the helper is, and referred to through a ``KernelRef``, so the helper
+caches on disk as any jitted function."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba.core import cgutils, types
+from numba.extending import intrinsic
+from numba.np import numpy_support
+
+from .. import _core
+from ..devices import device_by_filter
+from ..ir.products import TILE_COLUMNS, TILE_FEWEST_COLUMNS, TILE_GROUP, TILE_ROWS, tiled_function
+from .host_abi import I8P, I32, I64, declare
+from .lazy_refs import KernelRef, lazy_address
+from .types import USMArrayType
+
+
+def _applies(a, b, out) -> bool:
+    ts = (a, b, out)
+    return (
+        all(isinstance(t, USMArrayType) and t.ndim == 2 and t.layout == "C" for t in ts)
+        and a.dtype == b.dtype == out.dtype
+        and isinstance(a.dtype, (types.Float, types.Integer))
+        and numpy_support.as_dtype(a.dtype).kind in "fiu"
+        and a.device == b.device == out.device
+    )
+
+
+@intrinsic
+def in_tiles(typingctx, a, b, out):
+    """``out[...] = a @ b`` by the tiled kernel where it applies (see the module's documentation),
+    returning whether it ran; False, with nothing done, where it does not."""
+    if not all(isinstance(t, types.Array) for t in (a, b, out)):
+        return None
+    sig = types.boolean(a, b, out)
+    if not _applies(a, b, out):
+        return sig, lambda context, builder, sig, args: cgutils.false_bit
+
+    dtype, device = np.dtype(numpy_support.as_dtype(a.dtype)).name, a.device
+
+    def codegen(context, builder, sig, args):
+        function = tiled_function(dtype)
+        kref = KernelRef(_core.compile_function(function, device_by_filter(device)), function, device)
+        arrays = [context.make_array(t)(context, builder, value=v) for t, v in zip(sig.args, args)]
+        (m, k), (_, n) = (cgutils.unpack_tuple(builder, x.shape, 2) for x in arrays[:2])
+        ran = cgutils.alloca_once_value(builder, cgutils.false_bit)
+        go = builder.and_(
+            builder.icmp_signed(">=", n, n.type(TILE_FEWEST_COLUMNS)), builder.icmp_signed(">", m, m.type(0))
+        )
+        with builder.if_then(go):
+            queues = cgutils.alloca_once(builder, I8P, size=3)
+            for i, x in enumerate(arrays):
+                builder.store(builder.bitcast(x.queue, I8P), builder.gep(queues, [I32(i)]))
+            names = context.insert_const_string(builder.module, "a,b,out")
+            check = declare(builder, "nx_check_queues", I32, [I8P.as_pointer(), I32, I8P])
+            with cgutils.if_unlikely(
+                builder, builder.icmp_signed("!=", builder.call(check, [queues, I32(3), names]), I32(0))
+            ):
+                context.call_conv.return_exc(builder)
+            zero = I64(0)
+            values = []
+            for x, (rows, cols) in zip(arrays, ((m, k), (k, n), (m, n))):
+                values += [builder.ptrtoint(x.data, I64), rows, cols, zero, zero]
+            slots = cgutils.alloca_once(builder, I64, size=len(values))
+            for i, v in enumerate(values):
+                builder.store(v, builder.gep(slots, [I32(i)]))
+            per = TILE_COLUMNS * TILE_GROUP  # W: groups of columns, rounded up to whole work-groups
+            width = builder.mul(builder.sdiv(builder.add(n, I64(per - 1)), I64(per)), I64(TILE_GROUP))
+            groups = builder.sdiv(builder.add(m, I64(TILE_ROWS - 1)), I64(TILE_ROWS))
+            sizes = cgutils.alloca_once(builder, I64, size=4)
+            for i, v in enumerate((width, groups, I64(TILE_GROUP), I64(1))):
+                builder.store(v, builder.gep(sizes, [I32(i)]))
+            launch = declare(
+                builder,
+                "nx_launch_nd",
+                I32,
+                [I8P, I8P, I64.as_pointer(), I32, I32, I64.as_pointer(), I64.as_pointer()],
+            )
+            queue = builder.bitcast(arrays[0].queue, I8P)
+            kaddr = lazy_address(context, builder, kref)
+            st = builder.call(
+                launch, [kaddr, queue, slots, I32(len(values)), I32(2), sizes, builder.gep(sizes, [I32(2)])]
+            )
+            with cgutils.if_unlikely(builder, builder.icmp_signed("!=", st, I32(0))):
+                context.call_conv.return_exc(builder)
+            builder.store(cgutils.true_bit, ran)
+        return builder.load(ran)
+
+    return sig, codegen
