@@ -4,8 +4,10 @@ The compiler's other modules use only Numba's extension API (``numba.extending``
 ``register_model``, ``box``/``unbox``, ``overload``, ``intrinsic``, ``lower_builtin``) next to what
 they define. Among them, for calls: ``jit_function`` (a ``JitFunction`` types as its dispatcher
 through ``_numba_type_``, so jitted code calls it), ``device_functions`` (``@numba_ext.func`` called
-from host jitted code: ``lower_builtin`` per function) and ``boxing`` (returned arguments box to
-their own objects); and, in the kernels layer, ``numba_ext.kernels.jit_launch`` (``call_kernel``,
+from host jitted code: ``lower_builtin`` per function), ``boxing`` (returned arguments box to
+their own objects), ``eager_calls`` (reductions along an axis call the eager library from compiled
+code: an ``intrinsic`` that boxes, calls and unboxes) and ``products_tiled`` (products launch the
+tiled kernel: an ``intrinsic``); and, in the kernels layer, ``numba_ext.kernels.jit_launch`` (``call_kernel``,
 ``Range``, ``NdRange`` and kernel objects in jitted code). Everything else that reaches into Numba
 is here, each with why:
 

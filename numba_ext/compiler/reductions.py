@@ -1,7 +1,8 @@
 """The overloads of the reduction and product dispatch functions (``reduction_rewrite``): on USM
-arrays they call the ``numba_ext.jit`` helpers of ``reduction_helpers`` (compiled with the offload
-pipeline, so their prange loops and whole-array reductions become kernels); on anything else, the
-call as written. Eager methods (``x.argmin(axis=1)``, ``x @ y``) call the same helpers. Any other
+arrays, reductions along an axis of 2-D and larger arrays call the eager library's kernels
+(``eager_calls.reduce_along``), the others the ``numba_ext.jit`` helpers of ``reduction_helpers``
+(compiled with the offload pipeline, so their prange loops and whole-array reductions become
+kernels); on anything else, the call as written. Any other
 form of these calls on USM arrays (``out=``, ``keepdims=``, ``dtype=``, ...) is a compile-time
 UnsupportedError instead of host code reading device memory."""
 
@@ -15,7 +16,8 @@ from numba.np import numpy_support
 from ..errors import ExecutionPlacementError, UnsupportedError
 from ..ir import complex_lowering
 from ..placement import coerce_usm_types
-from .reduction_helpers import axis_reducer, dot_function, whole_function
+from .eager_calls import reduce_along
+from .reduction_helpers import dot_function, whole_function
 from .reduction_rewrite import (
     DISPATCH,
     np_dot,
@@ -26,7 +28,7 @@ from .reduction_rewrite import (
     nx_method_dot,
     nx_require_nonempty,
 )
-from .reduction_rules import EMPTY_MESSAGES, dot_dtype, result_dtype
+from .reduction_rules import EMPTY_MESSAGES, dot_dtype
 from .types import USMArrayType
 
 
@@ -63,12 +65,12 @@ def _usm_reduce(name: str, a, axis):
             return h(a)
 
         return impl_1d
-    h = axis_reducer(name, nd, result_dtype(name, _as_np(a.dtype)).name, a.usm_type)._dispatcher
+    op = name  # a string constant: typed as its literal
 
     def impl(a, axis):
         if axis < -nd or axis >= nd:
             raise axis_error(axis, nd)
-        return h(a, axis + nd if axis < 0 else axis)
+        return reduce_along(op, a, axis + nd if axis < 0 else axis)
 
     return impl
 

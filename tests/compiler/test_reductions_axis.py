@@ -10,6 +10,7 @@ import pytest
 
 import numba_ext as nx
 
+from ..checks import refuse_calls
 from ..conftest import DEV
 from .conftest import poison_result
 
@@ -191,6 +192,43 @@ def test_arg_nan_and_ties(rng, dtype):
         for op in ("argmin", "argmax"):
             _check(getattr(y, op)(axis=axis), _ref(t, op, axis), op, dtype)
             _check(getattr(y[:, ::-1], op)(axis=axis), _ref(t[:, ::-1], op, axis), op, dtype)
+
+
+# -- compiled code runs the eager kernels ------------------------------------------------------------
+NORMS = {
+    "numba_ext.compiler.jit": nx.compiler.jit(
+        lambda x, k: (np.sqrt((x * x).sum(axis=1)), x.argmax(k), x.mean(0))
+    ),
+    "numba.njit": numba.njit(lambda x, k: (np.sqrt((x * x).sum(axis=1)), x.argmax(k), x.mean(0))),
+}
+
+
+@pytest.mark.parametrize("compiled", sorted(NORMS))
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int32", "uint8"])
+def test_compiled_axis_reductions_run_the_eager_kernels(rng, monkeypatch, compiled, dtype):
+    # reductions along an axis in Numba-compiled code (of arguments and of arrays made there) call
+    # the eager library's kernels, not a jitted helper: same values, dtypes and queues
+    from numba_ext.compiler import reduction_helpers
+
+    refuse_calls(monkeypatch, reduction_helpers, "axis_reducer")
+    h = _data(rng, (37, 300), dtype)
+    x = nx.asarray(h, usm_type="shared")
+    with np.errstate(over="ignore"):
+        want = (np.sqrt((h * h).sum(axis=1)), h.argmax(1), h.mean(0))
+    for k in (1, -1):
+        for got, w, op in zip(NORMS[compiled](x, k), want, ("sum", "argmax", "mean")):
+            assert got.usm_type == "shared" and got.sycl_queue.equivalent(x.sycl_queue)
+            _check(got, w, op, dtype)
+
+
+def test_compiled_axis_reduction_errors_propagate():
+    f = nx.compiler.jit(lambda x: x.argmin(axis=1))
+    with pytest.raises(ValueError, match="empty sequence"):
+        f(nx.empty((3, 0)))
+    g = nx.compiler.jit(lambda x: x.mean(axis=1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # NaN for an empty axis, without the eager call's warning
+        np.testing.assert_array_equal(nx.asnumpy(g(nx.empty((2, 0)))), [np.nan, np.nan])
 
 
 # -- empty inputs ------------------------------------------------------------------------------------
