@@ -1,14 +1,16 @@
-"""Eager operations called from compiled host code: a reduction along an axis of a USM array in
-jitted code (``np.sum(a, axis=1)``, ``a.argmax(1)``, ...) runs the eager library's kernels, in the
-form the device and the array's layout call for (a work-group per result element along a long
-contiguous axis on GPUs, several result elements per work-item on CPUs), where a jitted helper would
-run one loop per result element.
+"""Eager operations called from compiled host code, where the eager library's kernels beat what
+Numba's compilation would give: reductions along an axis of USM arrays (``np.sum(a, axis=1)``,
+``a.argmax(1)``, ...), in the form the device and the array's layout call for (a work-group per
+result element along a long contiguous axis on GPUs, several result elements per work-item on CPUs)
+where a jitted helper ran one loop per result element; ``argmin``, ``argmax``, ``any`` and ``all``
+over every element (one pass on CPUs); products of a matrix and a vector.
 
-The compiled code takes the GIL, boxes the array (to its own ``numba_ext.ndarray`` where it is an
-argument's), calls the library's ``reduce`` through ``arrays.hooks.operations`` (the library sits
-above this layer) and unboxes the result, which keeps its memory through its meminfo: the struct
-keeps no reference to the Python object, which is released. An error (placement, an empty axis of
-``min``) leaves the jitted function with that error."""
+The compiled code takes the GIL, boxes the arrays (to their own ``numba_ext.ndarray`` where they are
+arguments), calls the library through ``arrays.hooks.operations`` (the library sits above this
+layer) and unboxes the result: an array keeps its memory through its meminfo, and the struct keeps
+no reference to the Python object, which is released; a scalar is the 0-d result's value. An error
+(placement, misaligned shapes, an empty sequence's ``argmin``) leaves the jitted function with that
+error."""
 
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ from numba.extending import intrinsic
 from numba.np import numpy_support
 
 from ..arrays import hooks
+from ..placement import coerce_usm_types
 from .reduction_rules import result_dtype
 from .types import USMArrayType
 
@@ -32,6 +35,64 @@ def _reduce(name: str, a: Any, axis: int) -> Any:
             warnings.simplefilter("ignore", RuntimeWarning)
             return hooks.operations.reduce(name, a, axis)
     return hooks.operations.reduce(name, a, axis)
+
+
+def _reduce_all(name: str, a: Any) -> Any:
+    """Called from compiled code, with the GIL held: the 0-d result's value."""
+    return hooks.operations.reduce(name, a).item()
+
+
+def _dot(a: Any, b: Any) -> Any:
+    """Called from compiled code, with the GIL held."""
+    return hooks.operations.dot(a, b)
+
+
+def _calling(fn: Any, constants: tuple[Any, ...], ret: types.Type, array_result: bool) -> Any:
+    """The lowering of a call of the Python function `fn` with `constants`, then the intrinsic's
+    arguments boxed (the first, a string literal naming the operation, left out where `constants`
+    holds it), returning its result unboxed to `ret`."""
+
+    def codegen(context, builder, sig, args):
+        pyapi = context.get_python_api(builder)
+        env_manager = context.get_env_manager(builder)
+        skip = 1 if constants else 0
+        gil = pyapi.gil_ensure()
+        objs = []
+        for t, v in zip(sig.args[skip:], args[skip:]):
+            if isinstance(t, types.Array):
+                context.nrt.incref(builder, t, v)  # boxing takes over a reference
+                objs.append(pyapi.from_native_value(t, v, env_manager))
+            else:
+                objs.append(pyapi.long_from_longlong(context.cast(builder, v, t, types.int64)))
+        res = cgutils.alloca_once_value(builder, cgutils.get_null_value(pyapi.pyobj))
+        boxed = cgutils.true_bit
+        for o in objs:
+            boxed = builder.and_(boxed, cgutils.is_not_null(builder, o))
+        with builder.if_then(boxed, likely=True):
+            callee = env_manager.read_const(env_manager.add_const(fn))
+            consts = [env_manager.read_const(env_manager.add_const(c)) for c in constants]
+            builder.store(pyapi.call_function_objargs(callee, [*consts, *objs]), res)
+        for o in objs:
+            pyapi.decref(o)  # Py_DecRef: a null (failed) one is skipped
+        result = builder.load(res)
+        with builder.if_then(cgutils.is_null(builder, result), likely=False):
+            pyapi.gil_release(gil)
+            context.call_conv.return_exc(builder)
+        native = pyapi.to_native_value(ret, result)
+        with builder.if_then(native.is_error, likely=False):
+            pyapi.decref(result)
+            pyapi.gil_release(gil)
+            context.call_conv.return_exc(builder)
+        value = native.value
+        if array_result:
+            out = context.make_array(ret)(context, builder, value=value)
+            out.parent = cgutils.get_null_value(out.parent.type)  # the object is released below
+            value = out._getvalue()
+        pyapi.decref(result)
+        pyapi.gil_release(gil)
+        return value
+
+    return codegen
 
 
 @intrinsic
@@ -49,37 +110,33 @@ def reduce_along(typingctx, name, a, axis):
     op = name.literal_value
     dtype = numpy_support.from_dtype(result_dtype(op, numpy_support.as_dtype(a.dtype)))
     ret = a.copy(dtype=dtype, ndim=a.ndim - 1, layout="C", readonly=False)
-    sig = ret(name, a, axis)
+    return ret(name, a, axis), _calling(_reduce, (op,), ret, True)
 
-    def codegen(context, builder, sig, args):
-        _, a_val, axis_val = args
-        pyapi = context.get_python_api(builder)
-        env_manager = context.get_env_manager(builder)
-        gil = pyapi.gil_ensure()
-        context.nrt.incref(builder, sig.args[1], a_val)  # boxing takes over a reference
-        a_obj = pyapi.from_native_value(sig.args[1], a_val, env_manager)
-        axis_obj = pyapi.long_from_longlong(context.cast(builder, axis_val, sig.args[2], types.int64))
-        res = cgutils.alloca_once_value(builder, cgutils.get_null_value(pyapi.pyobj))
-        boxed = builder.not_(builder.or_(cgutils.is_null(builder, a_obj), cgutils.is_null(builder, axis_obj)))
-        with builder.if_then(boxed, likely=True):
-            fn = env_manager.read_const(env_manager.add_const(_reduce))
-            op_obj = env_manager.read_const(env_manager.add_const(op))
-            builder.store(pyapi.call_function_objargs(fn, [op_obj, a_obj, axis_obj]), res)
-        pyapi.decref(a_obj)
-        pyapi.decref(axis_obj)
-        result = builder.load(res)
-        with builder.if_then(cgutils.is_null(builder, result), likely=False):
-            pyapi.gil_release(gil)
-            context.call_conv.return_exc(builder)
-        native = pyapi.to_native_value(ret, result)
-        with builder.if_then(native.is_error, likely=False):
-            pyapi.decref(result)
-            pyapi.gil_release(gil)
-            context.call_conv.return_exc(builder)
-        out = context.make_array(ret)(context, builder, value=native.value)
-        out.parent = cgutils.get_null_value(out.parent.type)  # the object is released below
-        pyapi.decref(result)
-        pyapi.gil_release(gil)
-        return out._getvalue()
 
-    return sig, codegen
+@intrinsic
+def reduce_all(typingctx, name, a):
+    """``np.<name>(a)`` over every element of a USM array `a` for `name` one of argmin, argmax, any
+    and all: a scalar (int64 or bool), computed by the eager library."""
+    if not (isinstance(name, types.StringLiteral) and isinstance(a, USMArrayType)):
+        return None
+    op = name.literal_value
+    if op not in ("argmin", "argmax", "any", "all"):
+        return None
+    ret = types.boolean if op in ("any", "all") else types.int64
+    return ret(name, a), _calling(_reduce_all, (op,), ret, False)
+
+
+@intrinsic
+def product(typingctx, a, b):
+    """``np.dot(a, b)`` of USM arrays of one dtype, a matrix with a vector or a vector with a
+    matrix: a new vector, computed by the eager library."""
+    if not (
+        isinstance(a, USMArrayType)
+        and isinstance(b, USMArrayType)
+        and a.dtype == b.dtype
+        and sorted((a.ndim, b.ndim)) == [1, 2]
+    ):
+        return None
+    usm_type = coerce_usm_types([a.usm_type, b.usm_type])
+    ret = a.copy(ndim=1, layout="C", readonly=False, usm_type=usm_type)
+    return ret(a, b), _calling(_dot, (), ret, True)

@@ -16,7 +16,8 @@ from numba.np import numpy_support
 from ..errors import ExecutionPlacementError, UnsupportedError
 from ..ir import complex_lowering
 from ..placement import coerce_usm_types
-from .eager_calls import reduce_along
+from .eager_calls import product as eager_product
+from .eager_calls import reduce_all, reduce_along
 from .reduction_helpers import dot_function, whole_function
 from .reduction_rewrite import (
     DISPATCH,
@@ -44,10 +45,19 @@ def _no_axis(axis) -> bool:
     return isinstance(axis, (types.NoneType, types.Omitted))
 
 
+#: reductions over every element that the eager library computes for compiled code (the others
+#: are Numba parfors, fused with the loops that compute their operands, or jitted helpers)
+EAGER_WHOLE = frozenset(("argmin", "argmax", "any", "all"))
+
+
 def _usm_reduce(name: str, a, axis):
     """The implementation of np.<name>(a, axis=axis) for a USM array `a` (an axis of any integer
     type is a run-time value: one compilation serves every axis)."""
+    op = name  # a string constant: typed as its literal
     if _no_axis(axis):
+        if name in EAGER_WHOLE:
+            complex_lowering.check_ordered(name, _as_np(a.dtype))
+            return lambda a, axis: reduce_all(op, a)
         h = whole_function(name, a.ndim, _as_np(a.dtype), a.layout == "C")._dispatcher
         return lambda a, axis: h(a)
     if not isinstance(axis, types.Integer):
@@ -57,6 +67,14 @@ def _usm_reduce(name: str, a, axis):
     nd, axis_error = a.ndim, np.exceptions.AxisError
     complex_lowering.check_ordered(name, _as_np(a.dtype))  # argmin/argmax results are int64
     if nd == 1:  # NumPy gives a scalar: the whole-array reduction
+        if name in EAGER_WHOLE:
+
+            def eager_1d(a, axis):
+                if axis < -1 or axis >= 1:
+                    raise axis_error(axis, 1)
+                return reduce_all(op, a)
+
+            return eager_1d
         h = whole_function(name, 1, _as_np(a.dtype), a.layout == "C")._dispatcher
 
         def impl_1d(a, axis):
@@ -65,7 +83,6 @@ def _usm_reduce(name: str, a, axis):
             return h(a)
 
         return impl_1d
-    op = name  # a string constant: typed as its literal
 
     def impl(a, axis):
         if axis < -nd or axis >= nd:
@@ -110,6 +127,8 @@ def _dot_overload(what, host_impl):
             raise ExecutionPlacementError(
                 f"{what} combines arrays on different devices {a.device!r} and {b.device!r}"
             )
+        if a.dtype == b.dtype and a.ndim + b.ndim == 3:  # a matrix and a vector: the eager kernels
+            return lambda a, b: eager_product(a, b)
         dtype = dot_dtype(_as_np(a.dtype), _as_np(b.dtype)).name
         h = dot_function(a.ndim, b.ndim, dtype, coerce_usm_types([a.usm_type, b.usm_type]))._dispatcher
         return lambda a, b: h(a, b)

@@ -221,10 +221,33 @@ def test_compiled_axis_reductions_run_the_eager_kernels(rng, monkeypatch, compil
             _check(got, w, op, dtype)
 
 
+WHOLE_EAGER = {
+    "numba_ext.compiler.jit": nx.compiler.jit(lambda x: (x.argmax(), np.argmin(x), (x > 0).any(), np.all(x))),
+    "numba.njit": numba.njit(lambda x: (x.argmax(), np.argmin(x), (x > 0).any(), np.all(x))),
+}
+
+
+@pytest.mark.parametrize("compiled", sorted(WHOLE_EAGER))
+@pytest.mark.parametrize("dtype", ["float64", "int16", "bool"])
+def test_compiled_whole_argmin_argmax_any_all_run_the_eager_kernels(rng, monkeypatch, compiled, dtype):
+    from numba_ext.compiler import reduction_helpers
+
+    refuse_calls(monkeypatch, reduction_helpers, "whole_function")
+    for shape in ((5000,), (40, 75), (3, 1)):
+        h = _data(rng, shape, dtype)
+        got = WHOLE_EAGER[compiled](nx.asarray(h[:, ::-1] if len(shape) == 2 else h))
+        hv = h[:, ::-1] if len(shape) == 2 else h
+        want = (hv.argmax(), np.argmin(hv), (hv > 0).any(), np.all(hv))
+        assert [type(g) for g in got] == [int, int, bool, bool]
+        assert got == want, (got, want)
+
+
 def test_compiled_axis_reduction_errors_propagate():
     f = nx.compiler.jit(lambda x: x.argmin(axis=1))
     with pytest.raises(ValueError, match="empty sequence"):
         f(nx.empty((3, 0)))
+    with pytest.raises(ValueError, match="empty sequence"):
+        nx.compiler.jit(lambda x: x.argmax())(nx.empty((0, 3)))
     g = nx.compiler.jit(lambda x: x.mean(axis=1))
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # NaN for an empty axis, without the eager call's warning

@@ -7,6 +7,7 @@ import pytest
 
 import numba_ext as nx
 
+from ..checks import refuse_calls
 from ..conftest import DEV
 from .conftest import poison_result
 
@@ -91,6 +92,32 @@ def test_jitted_products_in_tiles(rng, dtype, compiled):
             np.testing.assert_allclose(nx.asnumpy(got), want, rtol=rtol, atol=rtol * k * 10)
         else:
             np.testing.assert_array_equal(nx.asnumpy(got), want)
+
+
+@pytest.mark.parametrize("compiled", sorted(MATMUL_COMPILED))
+@pytest.mark.parametrize("dtype", ["float64", "int32", "bool"])
+def test_jitted_matrix_vector_products_run_the_eager_kernels(rng, monkeypatch, dtype, compiled):
+    from numba_ext.compiler import reduction_helpers
+
+    refuse_calls(monkeypatch, reduction_helpers, "dot_function")
+    f = MATMUL_COMPILED[compiled]
+    m = _dot_data(rng, (300, 41), dtype)
+    u, v, d = _dot_data(rng, 41, dtype), _dot_data(rng, 300, dtype), nx.asarray(m)
+    pairs = [
+        (m, u, d, nx.asarray(u)),
+        (v, m, nx.asarray(v), d),
+        (m[::2, ::-1], m[0, ::-1], d[::2, ::-1], d[0, ::-1]),
+    ]
+    for x, y, dx, dy in pairs:  # the last: views with steps and negative strides
+        want = np.dot(x, y)
+        got = f(dx, dy)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        if want.dtype.kind == "f":
+            np.testing.assert_allclose(nx.asnumpy(got), want, rtol=1e-12, atol=1e-12 * np.abs(x).max() * 41)
+        else:
+            np.testing.assert_array_equal(nx.asnumpy(got), want)
+    with pytest.raises(ValueError, match="not aligned"):
+        f(nx.asarray(m), nx.asarray(_dot_data(rng, 40, dtype)))
 
 
 @pytest.mark.parametrize("compiled", sorted(MATMUL_COMPILED))
