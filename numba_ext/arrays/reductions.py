@@ -16,7 +16,15 @@ import numpy as np
 from .. import _core
 from ..devices import Device, Queue
 from ..ir.kernel_ir import Function
-from ..ir.products import TILE_COLUMNS, TILE_FEWEST_COLUMNS, TILE_GROUP, TILE_ROWS, accumulation_dtype
+from ..ir.products import (
+    GROUP_BLOCK,
+    GROUP_SIDE,
+    TILE_COLUMNS,
+    TILE_FEWEST_COLUMNS,
+    TILE_GROUP,
+    TILE_ROWS,
+    accumulation_dtype,
+)
 from ..ir.reductions import (
     ARG_OPS,
     COMBINE,
@@ -430,22 +438,32 @@ def product(
     return out
 
 
-def tiled(n: int) -> bool:
-    """Whether a product of C-contiguous matrices with `n` result columns takes tiles
-    (``ir.products.tiled_function``)."""
-    return n >= TILE_FEWEST_COLUMNS
+def tiled(n: int, device: Device) -> bool:
+    """Whether a product of C-contiguous matrices with `n` result columns on `device` takes tiles:
+    on GPUs by work-groups (``ir.products.group_tiled_function``, any shape), elsewhere the vector
+    form (``ir.products.tiled_function``, at least ``TILE_FEWEST_COLUMNS`` columns)."""
+    return n >= TILE_FEWEST_COLUMNS or not _cpu(device)
+
+
+def tile_groups(device: Device) -> bool:
+    """Whether products in tiles on `device` take work-groups (GPUs) rather than vector lanes."""
+    return not _cpu(device)
 
 
 def tiled_product(
     a: ndarray, b: ndarray, dtype: np.dtype, queue: Queue, usm_type: str, kernel: _core.Kernel
 ) -> ndarray:
     """``a @ b`` of C-contiguous matrices of `dtype` (:func:`tiled` for their result) on `queue`
-    with `kernel` (``ir.products.tiled_function``'s): a new C-contiguous array of `dtype` and
-    `usm_type`."""
+    with `kernel` (``ir.products.group_tiled_function``'s where :func:`tile_groups`, else
+    ``tiled_function``'s): a new C-contiguous array of `dtype` and `usm_type`."""
     (m, k), n = a.shape, b.shape[1]
     out = allocate((m, n), dtype, queue, usm_type)
-    if m:
-        width = -(-n // (TILE_COLUMNS * TILE_GROUP)) * TILE_GROUP
+    if m and n:
         slots = [layout(a)[0], m, k, 0, 0, layout(b)[0], k, n, 0, 0, out._data_ptr, m, n, 0, 0]
-        kernel.launch_nd(queue, slots, [width, -(-m // TILE_ROWS)], [TILE_GROUP, 1])
+        if tile_groups(queue.device):
+            blocks = [-(-n // GROUP_BLOCK) * GROUP_SIDE, -(-m // GROUP_BLOCK) * GROUP_SIDE]
+            kernel.launch_nd(queue, slots, blocks, [GROUP_SIDE, GROUP_SIDE])
+        else:
+            width = -(-n // (TILE_COLUMNS * TILE_GROUP)) * TILE_GROUP
+            kernel.launch_nd(queue, slots, [width, -(-m // TILE_ROWS)], [TILE_GROUP, 1])
     return out

@@ -3,8 +3,8 @@
 tells whether it did, so the jitted product helper (``reduction_helpers.dot_function``) falls back
 on its loop of one work-item per result element otherwise.
 
-It applies to C-contiguous matrices of one real dtype (not bool) with a result of at least
-``TILE_FEWEST_COLUMNS`` columns (as eager products: ``arrays.reductions.tiled``), all three on
+It applies to C-contiguous matrices of one real dtype (not bool) where eager products take tiles
+(``arrays.reductions.tiled``: by work-groups on GPUs, in vector lanes elsewhere), all three on
 equivalent queues (else the ``ExecutionPlacementError`` of any launch); the kernel is compiled for
 the arrays' device when the helper is, and referred to through a ``KernelRef``, so the helper
 caches on disk as any jitted function."""
@@ -17,8 +17,18 @@ from numba.extending import intrinsic
 from numba.np import numpy_support
 
 from .. import _core
+from ..arrays.reductions import tile_groups
 from ..devices import device_by_filter
-from ..ir.products import TILE_COLUMNS, TILE_FEWEST_COLUMNS, TILE_GROUP, TILE_ROWS, tiled_function
+from ..ir.products import (
+    GROUP_BLOCK,
+    GROUP_SIDE,
+    TILE_COLUMNS,
+    TILE_FEWEST_COLUMNS,
+    TILE_GROUP,
+    TILE_ROWS,
+    group_tiled_function,
+    tiled_function,
+)
 from .host_abi import I8P, I32, I64, declare
 from .lazy_refs import KernelRef, lazy_address
 from .types import USMArrayType
@@ -48,13 +58,15 @@ def in_tiles(typingctx, a, b, out):
     dtype, device = np.dtype(numpy_support.as_dtype(a.dtype)).name, a.device
 
     def codegen(context, builder, sig, args):
-        function = tiled_function(dtype)
+        groups = tile_groups(device_by_filter(device))
+        function = (group_tiled_function if groups else tiled_function)(dtype)
         kref = KernelRef(_core.compile_function(function, device_by_filter(device)), function, device)
         arrays = [context.make_array(t)(context, builder, value=v) for t, v in zip(sig.args, args)]
         (m, k), (_, n) = (cgutils.unpack_tuple(builder, x.shape, 2) for x in arrays[:2])
         ran = cgutils.alloca_once_value(builder, cgutils.false_bit)
+        fewest = 1 if groups else TILE_FEWEST_COLUMNS
         go = builder.and_(
-            builder.icmp_signed(">=", n, n.type(TILE_FEWEST_COLUMNS)), builder.icmp_signed(">", m, m.type(0))
+            builder.icmp_signed(">=", n, n.type(fewest)), builder.icmp_signed(">", m, m.type(0))
         )
         with builder.if_then(go):
             queues = cgutils.alloca_once(builder, I8P, size=3)
@@ -73,12 +85,27 @@ def in_tiles(typingctx, a, b, out):
             slots = cgutils.alloca_once(builder, I64, size=len(values))
             for i, v in enumerate(values):
                 builder.store(v, builder.gep(slots, [I32(i)]))
-            per = TILE_COLUMNS * TILE_GROUP  # W: groups of columns, rounded up to whole work-groups
-            width = builder.mul(builder.sdiv(builder.add(n, I64(per - 1)), I64(per)), I64(TILE_GROUP))
-            groups = builder.sdiv(builder.add(m, I64(TILE_ROWS - 1)), I64(TILE_ROWS))
+
+            def up(x, per, times):  # ceil(x / per) * times
+                return builder.mul(builder.sdiv(builder.add(x, I64(per - 1)), I64(per)), I64(times))
+
+            if groups:  # as arrays.reductions.tiled_product launches each form
+                launch_sizes = (
+                    up(n, GROUP_BLOCK, GROUP_SIDE),
+                    up(m, GROUP_BLOCK, GROUP_SIDE),
+                    GROUP_SIDE,
+                    GROUP_SIDE,
+                )
+            else:  # W: groups of columns, rounded up to whole work-groups
+                launch_sizes = (
+                    up(n, TILE_COLUMNS * TILE_GROUP, TILE_GROUP),
+                    up(m, TILE_ROWS, 1),
+                    TILE_GROUP,
+                    1,
+                )
             sizes = cgutils.alloca_once(builder, I64, size=4)
-            for i, v in enumerate((width, groups, I64(TILE_GROUP), I64(1))):
-                builder.store(v, builder.gep(sizes, [I32(i)]))
+            for i, v in enumerate(launch_sizes):
+                builder.store(I64(v) if isinstance(v, int) else v, builder.gep(sizes, [I32(i)]))
             launch = declare(
                 builder,
                 "nx_launch_nd",

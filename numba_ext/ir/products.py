@@ -23,6 +23,7 @@ from __future__ import annotations
 from .kernel_ir import (
     ArrayDecl,
     Atomic,
+    Barrier,
     BinaryInst,
     Branch,
     Dim,
@@ -191,6 +192,119 @@ def tiled_function(dtype: str, rows: int = TILE_ROWS, columns: int = TILE_COLUMN
         ArrayDecl("a", dtype, 2, "global", contiguous=True),
         ArrayDecl("b", dtype, 2, "global", contiguous=True),
         ArrayDecl("out", dtype, 2, "global", contiguous=True),
+    )
+
+
+#: the work-group form for GPUs (:func:`group_tiled_function`): a block of ``GROUP_BLOCK`` x
+#: ``GROUP_BLOCK`` result elements per work-group of ``GROUP_SIDE`` x ``GROUP_SIDE`` work-items, the
+#: shared dimension in steps of ``GROUP_STEP`` through local memory
+GROUP_SIDE, GROUP_BLOCK, GROUP_STEP = 16, 64, 16
+
+
+def group_tiled_function(dtype: str) -> Function:
+    """``a @ b`` of C-contiguous matrices of `dtype` (a real dtype) into a C-contiguous result of
+    any shape, by work-groups (GPUs): launched over ``(ceil(n / GROUP_BLOCK) * GROUP_SIDE, ceil(m /
+    GROUP_BLOCK) * GROUP_SIDE)`` work-items in work-groups of ``(GROUP_SIDE, GROUP_SIDE)``. Each
+    work-group computes a ``GROUP_BLOCK`` square block of the result: per step of ``GROUP_STEP``
+    along the shared dimension its work-items copy the block's rows of `a` and columns of `b` into
+    local memory (zeros outside the operands), then each accumulates its ``R x R`` elements (``R =
+    GROUP_BLOCK / GROUP_SIDE``; rows ``ty + GROUP_SIDE * i``, columns ``tx + GROUP_SIDE * j``) in
+    `dtype`, in order of the shared dimension. Parameters: a, b, the result (each: data address,
+    shape, byte strides)."""
+    i64, side, block, step = _I64, GROUP_SIDE, GROUP_BLOCK, GROUP_STEP
+    per = block // side  # result rows (and columns) per work-item
+    loads = block * step // (side * side)  # elements of each operand's tile per work-item
+    pitch = block + 1  # the rows of a's tile in local memory (padded: no bank conflicts)
+    b = FunctionBuilder(1)
+    tx, ty, gx, gy = (b.local(i64) for _ in range(4))
+    b.emit(WorkItem(tx, "get_local_id", 0))
+    b.emit(WorkItem(ty, "get_local_id", 1))
+    b.emit(WorkItem(gx, "get_group_id", 0))
+    b.emit(WorkItem(gy, "get_group_id", 1))
+    m, shared, n = b.local(i64), b.local(i64), b.local(i64)
+    b.emit(Dim(m, 0, 0))
+    b.emit(Dim(shared, 0, 1))
+    b.emit(Dim(n, 1, 1))
+    row0 = b.binary(i64, "mul", Local(gy), Imm(i64, block))
+    col0 = b.binary(i64, "mul", Local(gx), Imm(i64, block))
+    lid = b.binary(i64, "add", b.binary(i64, "mul", Local(ty), Imm(i64, side)), Local(tx))
+    a_row, a_k = b.binary(i64, "floordiv", lid, Imm(i64, step)), b.binary(i64, "rem", lid, Imm(i64, step))
+    b_k, b_col = b.binary(i64, "floordiv", lid, Imm(i64, block)), b.binary(i64, "rem", lid, Imm(i64, block))
+    sums = [[b.local(dtype) for _ in range(per)] for _ in range(per)]
+    for row in sums:
+        for s in row:
+            b.set(s, _zero(dtype))
+    k0 = b.local(i64)
+    b.set(k0, Imm(i64, 0))
+    A, B, OUT, TA, TB = 0, 1, 2, 3, 4
+
+    def copy(src: int, dst: int, r: Operand, c: Operand, at: Operand, rows: Operand, cols: Operand) -> None:
+        """tile[at] = src[r, c] where inside `src` (rows x cols), else 0."""
+        load, zero, after = b.new_block(), b.new_block(), b.new_block()
+        inside = b.binary("bool", "and", b.binary("bool", "lt", r, rows), b.binary("bool", "lt", c, cols))
+        b.end(Branch(inside, load, zero), then=load)
+        v = b.local(dtype)
+        b.emit(LoadInst(v, src, (r, c)))
+        b.emit(StoreInst(dst, (at,), Local(v)))
+        b.end(Jump(after), then=zero)
+        b.emit(StoreInst(dst, (at,), _zero(dtype)))
+        b.end(Jump(after), then=after)
+
+    head, body, finish = b.new_block(), b.new_block(), b.new_block()
+    b.end(Jump(head), then=head)
+    b.end(Branch(b.binary("bool", "lt", Local(k0), Local(shared)), body, finish), then=body)
+    for q in range(loads):
+        r = b.binary(i64, "add", a_row, Imm(i64, q * (side * side // step)))
+        kk = b.binary(i64, "add", Local(k0), a_k)
+        at = b.binary(i64, "add", b.binary(i64, "mul", a_k, Imm(i64, pitch)), r)
+        copy(A, TA, b.binary(i64, "add", row0, r), kk, at, Local(m), Local(shared))
+        kb = b.binary(i64, "add", b_k, Imm(i64, q * (side * side // block)))
+        at = b.binary(i64, "add", b.binary(i64, "mul", kb, Imm(i64, block)), b_col)
+        copy(
+            B,
+            TB,
+            b.binary(i64, "add", Local(k0), kb),
+            b.binary(i64, "add", col0, b_col),
+            at,
+            Local(shared),
+            Local(n),
+        )
+    b.emit(Barrier(1))
+    for t in range(step):
+        xs, ys = [], []
+        for i in range(per):
+            x = b.local(dtype)
+            b.emit(LoadInst(x, TA, (b.binary(i64, "add", Local(ty), Imm(i64, t * pitch + side * i)),)))
+            xs.append(Local(x))
+        for j in range(per):
+            y = b.local(dtype)
+            b.emit(LoadInst(y, TB, (b.binary(i64, "add", Local(tx), Imm(i64, t * block + side * j)),)))
+            ys.append(Local(y))
+        for x_, row in zip(xs, sums):
+            for y_, s in zip(ys, row):
+                b.emit(BinaryInst(s, "add", Local(s), b.binary(dtype, "mul", x_, y_)))
+    b.emit(Barrier(1))
+    b.emit(BinaryInst(k0, "add", Local(k0), Imm(i64, step)))
+    b.end(Jump(head), then=finish)
+    for i, row in enumerate(sums):
+        r = b.binary(i64, "add", row0, b.binary(i64, "add", Local(ty), Imm(i64, side * i)))
+        for j, s in enumerate(row):
+            c = b.binary(i64, "add", col0, b.binary(i64, "add", Local(tx), Imm(i64, side * j)))
+            store, after = b.new_block(), b.new_block()
+            inside = b.binary(
+                "bool", "and", b.binary("bool", "lt", r, Local(m)), b.binary("bool", "lt", c, Local(n))
+            )
+            b.end(Branch(inside, store, after), then=store)
+            b.emit(StoreInst(OUT, (r, c), Local(s)))
+            b.end(Jump(after), then=after)
+    b.end(Return())
+    return b.function(
+        f"dot_groups_{block}_of_{dtype}",
+        ArrayDecl("a", dtype, 2, "global", contiguous=True),
+        ArrayDecl("b", dtype, 2, "global", contiguous=True),
+        ArrayDecl("out", dtype, 2, "global", contiguous=True),
+        ArrayDecl("a_tile", dtype, 1, "local", shape=(step * pitch,)),
+        ArrayDecl("b_tile", dtype, 1, "local", shape=(step * block,)),
     )
 
 

@@ -29,6 +29,7 @@ from ..arrays.reductions import (
     first_extreme_in_runs,
     product,
     reduce_axis,
+    tile_groups,
     tiled,
     tiled_product,
     unroll,
@@ -152,9 +153,8 @@ _lock = threading.Lock()
 _reductions: dict[tuple[str, np.dtype], WholeReduction] = {}
 #: compiled kernels by (operation, dtype, axis or None, form, rank, device)
 _kernels: dict[tuple[str, str, int | None, str, int, Device], _core.Kernel] = {}
-#: compiled products by (dtype, rank of a, rank of b, both C-contiguous, device)
-#: by (dtype, ndims, contiguous operands, device), or (dtype, device) for tiles
-_products: dict[tuple[str, int, int, bool, Device] | tuple[str, Device], _core.Kernel] = {}
+#: by (dtype, ndims, contiguous operands, device), or (dtype, by work-groups, device) for tiles
+_products: dict[tuple[str, int, int, bool, Device] | tuple[str, bool, Device], _core.Kernel] = {}
 
 
 def _whole(name: str, dtype: np.dtype) -> WholeReduction:
@@ -258,12 +258,13 @@ def _direct_dot(a: ndarray, b: ndarray, dt: np.dtype, usm_type: str) -> ndarray:
             f"{b.shape[0]} (dim 0)"
         )
     contiguous = a.flags.c_contiguous and b.flags.c_contiguous
-    tiles = contiguous and a.ndim == b.ndim == 2 and dt.kind in "fiu" and tiled(b.shape[1])
-    key = (dt.name, queue.device) if tiles else (dt.name, a.ndim, b.ndim, contiguous, queue.device)
+    tiles = contiguous and a.ndim == b.ndim == 2 and dt.kind in "fiu" and tiled(b.shape[1], queue.device)
+    groups = tiles and tile_groups(queue.device)
+    key = (dt.name, groups, queue.device) if tiles else (dt.name, a.ndim, b.ndim, contiguous, queue.device)
     kernel = _products.get(key)
     if kernel is None:
         if tiles:
-            function = products.tiled_function(dt.name)
+            function = (products.group_tiled_function if groups else products.tiled_function)(dt.name)
         elif a.ndim == b.ndim == 1:
             function = products.vector_function(dt.name, unroll(queue.device))
         else:

@@ -71,13 +71,28 @@ def test_products_in_tiles_at_their_edges(rng, no_helpers, dtype):
         _same(nx.asarray(x) @ nx.asarray(big)[1 : k + 1], x @ big[1 : k + 1], dtype, k)
 
 
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int32", "uint8"])
+def test_products_by_work_groups(rng, no_helpers, monkeypatch, dtype):
+    # the GPU form (a 64x64 block per work-group, the shared dimension through local memory in steps
+    # of 16), forced on the default device: blocks cut by every edge, steps cut by the shared length
+    from numba_ext.arrays import reductions as arrays_reductions
+    from numba_ext.library import reductions as library_reductions
+
+    for module in (arrays_reductions, library_reductions):
+        monkeypatch.setattr(module, "tile_groups", lambda device: True)
+    monkeypatch.setattr(library_reductions, "tiled", lambda n, device: True)
+    for m, k, n in [(1, 1, 1), (64, 16, 64), (65, 17, 63), (100, 0, 5), (3, 70, 130), (130, 33, 7)]:
+        x, y = _values(rng, dtype, (m, k)), _values(rng, dtype, (k, n))
+        _same(nx.asarray(x) @ nx.asarray(y), x @ y, dtype, k)
+
+
 def test_products_in_tiles_and_per_element_agree(rng, no_helpers, monkeypatch):
     # the same product in tiles and one result element per work-item (the form of other layouts)
     from numba_ext.library import reductions as library_reductions
 
     x, y = _values(rng, "int32", (45, 60)), _values(rng, "int32", (60, 70))
     tiled = nx.asnumpy(nx.asarray(x) @ nx.asarray(y))
-    monkeypatch.setattr(library_reductions, "tiled", lambda n: False)
+    monkeypatch.setattr(library_reductions, "tiled", lambda n, device: False)
     per_element = nx.asnumpy(nx.asarray(x) @ nx.asarray(y))
     np.testing.assert_array_equal(tiled, x @ y)
     np.testing.assert_array_equal(per_element, x @ y)
