@@ -115,14 +115,14 @@ def reduce_along(typingctx, name, a, axis):
 
 @intrinsic
 def reduce_all(typingctx, name, a):
-    """``np.<name>(a)`` over every element of a USM array `a` for `name` one of argmin, argmax, any
-    and all: a scalar (int64 or bool), computed by the eager library."""
+    """``np.<name>(a)`` over every element of a USM array `a` for `name` one of argmin, argmax, any,
+    all, min and max: a scalar of NumPy's result dtype, computed by the eager library."""
     if not (isinstance(name, types.StringLiteral) and isinstance(a, USMArrayType)):
         return None
     op = name.literal_value
-    if op not in ("argmin", "argmax", "any", "all"):
+    if op not in ("argmin", "argmax", "any", "all", "min", "max"):
         return None
-    ret = types.boolean if op in ("any", "all") else types.int64
+    ret = numpy_support.from_dtype(result_dtype(op, numpy_support.as_dtype(a.dtype)))
     return ret(name, a), _calling(_reduce_all, (op,), ret, False)
 
 

@@ -81,6 +81,16 @@ def nx_require_nonempty(a, op):
         raise ValueError(EMPTY_MESSAGES[op])
 
 
+def _is_argument(func_ir, var) -> bool:
+    """Whether `var` is one of the function's arguments: the minimum or maximum of an argument has no
+    loop to fuse with, and the eager kernels (several partials per work-item) are faster than a
+    parfor's one (``compiler.eager_calls``)."""
+    try:
+        return isinstance(func_ir.get_definition(var), ir.Arg)
+    except Exception:  # no single definition
+        return False
+
+
 class RewriteReductions(Rewrite):
     """np.<op>(x, axis=k), np.<op>(x, k), x.<op>(axis=k), x.<op>(k) for the reductions above,
     np.argmin/argmax(x), x.argmin/argmax(), np.dot(a, b), x.dot(b), np.matmul(a, b) and a @ b -> the
@@ -136,6 +146,7 @@ class RewriteReductions(Rewrite):
                 or not self.parallel
                 or name in ("any", "all")
                 or half
+                or (name in ("min", "max") and _is_argument(func_ir, array))
             ):
                 self.todo.append((inst, DISPATCH[name, op.startswith("x.")][0], [array, axis], False))
             elif name in EMPTY_MESSAGES and id(e) not in self.guarded:

@@ -45,9 +45,10 @@ def _no_axis(axis) -> bool:
     return isinstance(axis, (types.NoneType, types.Omitted))
 
 
-#: reductions over every element that the eager library computes for compiled code (the others
-#: are Numba parfors, fused with the loops that compute their operands, or jitted helpers)
-EAGER_WHOLE = frozenset(("argmin", "argmax", "any", "all"))
+#: reductions over every element that the eager library computes for compiled code (the others,
+#: and the minimum and maximum of values computed in the function, are Numba parfors, fused with
+#: the loops that compute their operands, or jitted helpers)
+EAGER_WHOLE = frozenset(("argmin", "argmax", "any", "all", "min", "max"))
 
 
 def _usm_reduce(name: str, a, axis):
