@@ -3,7 +3,7 @@ Numba's compilation would give: reductions along an axis of USM arrays (``np.sum
 ``a.argmax(1)``, ...), in the form the device and the array's layout call for (a work-group per
 result element along a long contiguous axis on GPUs, several result elements per work-item on CPUs)
 where a jitted helper ran one loop per result element; ``argmin``, ``argmax``, ``any`` and ``all``
-over every element (one pass on CPUs); products of a matrix and a vector.
+over every element (one pass on CPUs); products of a matrix and a vector, and of two vectors.
 
 The compiled code takes the GIL, boxes the arrays (to their own ``numba_ext.ndarray`` where they are
 arguments), calls the library through ``arrays.hooks.operations`` (the library sits above this
@@ -45,6 +45,11 @@ def _reduce_all(name: str, a: Any) -> Any:
 def _dot(a: Any, b: Any) -> Any:
     """Called from compiled code, with the GIL held."""
     return hooks.operations.dot(a, b)
+
+
+def _dot_value(a: Any, b: Any) -> Any:
+    """Called from compiled code, with the GIL held: the 0-d product's value."""
+    return hooks.operations.dot(a, b).item()
 
 
 def _calling(fn: Any, constants: tuple[Any, ...], ret: types.Type, array_result: bool) -> Any:
@@ -129,14 +134,16 @@ def reduce_all(typingctx, name, a):
 @intrinsic
 def product(typingctx, a, b):
     """``np.dot(a, b)`` of USM arrays of one dtype, a matrix with a vector or a vector with a
-    matrix: a new vector, computed by the eager library."""
+    matrix (a new vector) or two vectors (a scalar), computed by the eager library."""
     if not (
         isinstance(a, USMArrayType)
         and isinstance(b, USMArrayType)
         and a.dtype == b.dtype
-        and sorted((a.ndim, b.ndim)) == [1, 2]
+        and sorted((a.ndim, b.ndim)) in ([1, 2], [1, 1])
     ):
         return None
+    if a.ndim == b.ndim == 1:
+        return a.dtype(a, b), _calling(_dot_value, (), a.dtype, False)
     usm_type = coerce_usm_types([a.usm_type, b.usm_type])
     ret = a.copy(ndim=1, layout="C", readonly=False, usm_type=usm_type)
     return ret(a, b), _calling(_dot, (), ret, True)

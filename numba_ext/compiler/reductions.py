@@ -128,7 +128,7 @@ def _dot_overload(what, host_impl):
             raise ExecutionPlacementError(
                 f"{what} combines arrays on different devices {a.device!r} and {b.device!r}"
             )
-        if a.dtype == b.dtype and a.ndim + b.ndim == 3:  # a matrix and a vector: the eager kernels
+        if a.dtype == b.dtype and a.ndim + b.ndim <= 3:  # with a vector: the eager kernels
             return lambda a, b: eager_product(a, b)
         dtype = dot_dtype(_as_np(a.dtype), _as_np(b.dtype)).name
         h = dot_function(a.ndim, b.ndim, dtype, coerce_usm_types([a.usm_type, b.usm_type]))._dispatcher

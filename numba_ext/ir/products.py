@@ -105,6 +105,21 @@ def product_function(
     )
 
 
+def _inside(b: FunctionBuilder, r: Operand, rows: Operand, c: Operand, cols: Operand) -> Local:
+    """Whether (r, c) lies in a matrix of `rows` x `cols` (r and c non-negative)."""
+    return b.binary("bool", "and", b.binary("bool", "lt", r, rows), b.binary("bool", "lt", c, cols))
+
+
+def _store_inside(
+    b: FunctionBuilder, array: int, r: Operand, c: Operand, rows: Operand, cols: Operand, value: Operand
+) -> None:
+    """``array[r, c] = value`` where (r, c) lies inside it (`rows` x `cols`)."""
+    store, after = b.new_block(), b.new_block()
+    b.end(Branch(_inside(b, r, rows, c, cols), store, after), then=store)
+    b.emit(StoreInst(array, (r, c), value))
+    b.end(Jump(after), then=after)
+
+
 #: a tile's rows and columns, and the work-items per work-group along the columns (a multiple of
 #: every CPU vector width of 32- and 64-bit values)
 TILE_ROWS, TILE_COLUMNS, TILE_GROUP = 8, 2, 16
@@ -179,13 +194,7 @@ def tiled_function(dtype: str, rows: int = TILE_ROWS, columns: int = TILE_COLUMN
     b.end(Jump(finish), then=finish)
     for r, row in zip(row_at, sums):
         for c, s in zip(col_at, row):
-            store, after = b.new_block(), b.new_block()
-            inside = b.binary(
-                "bool", "and", b.binary("bool", "lt", r, Local(m)), b.binary("bool", "lt", c, Local(n))
-            )
-            b.end(Branch(inside, store, after), then=store)
-            b.emit(StoreInst(2, (r, c), Local(s)))
-            b.end(Jump(after), then=after)
+            _store_inside(b, 2, r, c, Local(m), Local(n), Local(s))
     b.end(Return())
     return b.function(
         f"dot_tiles_{rows}x{columns}_of_{dtype}",
@@ -241,8 +250,7 @@ def group_tiled_function(dtype: str) -> Function:
     def copy(src: int, dst: int, r: Operand, c: Operand, at: Operand, rows: Operand, cols: Operand) -> None:
         """tile[at] = src[r, c] where inside `src` (rows x cols), else 0."""
         load, zero, after = b.new_block(), b.new_block(), b.new_block()
-        inside = b.binary("bool", "and", b.binary("bool", "lt", r, rows), b.binary("bool", "lt", c, cols))
-        b.end(Branch(inside, load, zero), then=load)
+        b.end(Branch(_inside(b, r, rows, c, cols), load, zero), then=load)
         v = b.local(dtype)
         b.emit(LoadInst(v, src, (r, c)))
         b.emit(StoreInst(dst, (at,), Local(v)))
@@ -290,13 +298,7 @@ def group_tiled_function(dtype: str) -> Function:
         r = b.binary(i64, "add", row0, b.binary(i64, "add", Local(ty), Imm(i64, side * i)))
         for j, s in enumerate(row):
             c = b.binary(i64, "add", col0, b.binary(i64, "add", Local(tx), Imm(i64, side * j)))
-            store, after = b.new_block(), b.new_block()
-            inside = b.binary(
-                "bool", "and", b.binary("bool", "lt", r, Local(m)), b.binary("bool", "lt", c, Local(n))
-            )
-            b.end(Branch(inside, store, after), then=store)
-            b.emit(StoreInst(OUT, (r, c), Local(s)))
-            b.end(Jump(after), then=after)
+            _store_inside(b, OUT, r, c, Local(m), Local(n), Local(s))
     b.end(Return())
     return b.function(
         f"dot_groups_{block}_of_{dtype}",

@@ -96,7 +96,7 @@ def test_jitted_products_in_tiles(rng, dtype, compiled):
 
 @pytest.mark.parametrize("compiled", sorted(MATMUL_COMPILED))
 @pytest.mark.parametrize("dtype", ["float64", "int32", "bool"])
-def test_jitted_matrix_vector_products_run_the_eager_kernels(rng, monkeypatch, dtype, compiled):
+def test_jitted_products_with_vectors_run_the_eager_kernels(rng, monkeypatch, dtype, compiled):
     from numba_ext.compiler import reduction_helpers
 
     refuse_calls(monkeypatch, reduction_helpers, "dot_function")
@@ -111,6 +111,9 @@ def test_jitted_matrix_vector_products_run_the_eager_kernels(rng, monkeypatch, d
     for x, y, dx, dy in pairs:  # the last: views with steps and negative strides
         want = np.dot(x, y)
         got = f(dx, dy)
+        assert np.dot(u[::-1], u) == pytest.approx(
+            f(nx.asarray(u)[::-1], nx.asarray(u)), rel=1e-12
+        )  # a scalar
         assert got.dtype == want.dtype and got.shape == want.shape
         if want.dtype.kind == "f":
             np.testing.assert_allclose(nx.asnumpy(got), want, rtol=1e-12, atol=1e-12 * np.abs(x).max() * 41)
