@@ -1,4 +1,4 @@
-"""Reductions along an axis and matrix products in Numba-compiled code (``numba_ext.compiler.jit``,
+"""Reductions along an axis, argmax, any and products in Numba-compiled code (``numba_ext.compiler.jit``,
 the path of functions not served from their source, and plain ``numba.njit``), which now run the
 eager library's kernels, next to the jitted helpers they ran before (``compiler.reduction_helpers``,
 called directly, in the same process) and to the eager calls. Warm: compiled, then the best of 7
@@ -71,6 +71,34 @@ def main() -> None:
             lambda: before_norm(x),
             lambda: np.sqrt((x * x).sum(axis=1)),
             x,
+        ),
+    ]
+    v = nx.asarray(rng.standard_normal(n * n))
+    whole_argmax = reduction_helpers.whole_function("argmax", 1, np.dtype(np.float64), True)
+    whole_any = reduction_helpers.whole_function("any", 1, np.dtype(np.bool_), True)
+    vv = reduction_helpers.dot_function(1, 1, "float64", "device")
+    positive = v > 0
+    cases += [
+        (
+            f"argmax of {n * n}",
+            nx.compiler.jit(lambda v: v.argmax()),
+            lambda: whole_argmax(v),
+            lambda: v.argmax(),
+            v,
+        ),
+        (
+            f"any of {n * n} bools",
+            nx.compiler.jit(lambda v: v.any()),
+            lambda: whole_any(positive),
+            lambda: positive.any(),
+            positive,
+        ),
+        (
+            f"dot of two {n * n}-vectors",
+            nx.compiler.jit(lambda v: np.dot(v, v)),
+            lambda: vv(v, v),
+            lambda: np.dot(v, v),
+            v,
         ),
     ]
     for what, compiled, before, eager, arg in cases:

@@ -49,6 +49,9 @@ def _no_axis(axis) -> bool:
 #: and the minimum and maximum of values computed in the function, are Numba parfors, fused with
 #: the loops that compute their operands, or jitted helpers)
 EAGER_WHOLE = frozenset(("argmin", "argmax", "any", "all", "min", "max"))
+#: the fewest elements for which these (and products with a vector) call the eager library: below,
+#: the jitted helpers, which spare the call into Python (some 40 us on a CPU device)
+EAGER_FEWEST = 1 << 15
 
 
 def _usm_reduce(name: str, a, axis):
@@ -56,10 +59,9 @@ def _usm_reduce(name: str, a, axis):
     type is a run-time value: one compilation serves every axis)."""
     op = name  # a string constant: typed as its literal
     if _no_axis(axis):
-        if name in EAGER_WHOLE:
-            complex_lowering.check_ordered(name, _as_np(a.dtype))
-            return lambda a, axis: reduce_all(op, a)
         h = whole_function(name, a.ndim, _as_np(a.dtype), a.layout == "C")._dispatcher
+        if name in EAGER_WHOLE:
+            return lambda a, axis: h(a) if a.size < EAGER_FEWEST else reduce_all(op, a)
         return lambda a, axis: h(a)
     if not isinstance(axis, types.Integer):
         raise UnsupportedError(
@@ -68,19 +70,14 @@ def _usm_reduce(name: str, a, axis):
     nd, axis_error = a.ndim, np.exceptions.AxisError
     complex_lowering.check_ordered(name, _as_np(a.dtype))  # argmin/argmax results are int64
     if nd == 1:  # NumPy gives a scalar: the whole-array reduction
-        if name in EAGER_WHOLE:
-
-            def eager_1d(a, axis):
-                if axis < -1 or axis >= 1:
-                    raise axis_error(axis, 1)
-                return reduce_all(op, a)
-
-            return eager_1d
         h = whole_function(name, 1, _as_np(a.dtype), a.layout == "C")._dispatcher
+        eager = name in EAGER_WHOLE
 
         def impl_1d(a, axis):
             if axis < -1 or axis >= 1:
                 raise axis_error(axis, 1)
+            if eager and a.size >= EAGER_FEWEST:
+                return reduce_all(op, a)
             return h(a)
 
         return impl_1d
@@ -128,10 +125,10 @@ def _dot_overload(what, host_impl):
             raise ExecutionPlacementError(
                 f"{what} combines arrays on different devices {a.device!r} and {b.device!r}"
             )
-        if a.dtype == b.dtype and a.ndim + b.ndim <= 3:  # with a vector: the eager kernels
-            return lambda a, b: eager_product(a, b)
         dtype = dot_dtype(_as_np(a.dtype), _as_np(b.dtype)).name
         h = dot_function(a.ndim, b.ndim, dtype, coerce_usm_types([a.usm_type, b.usm_type]))._dispatcher
+        if a.dtype == b.dtype and a.ndim + b.ndim <= 3:  # with a vector: the eager kernels
+            return lambda a, b: h(a, b) if a.size + b.size < EAGER_FEWEST else eager_product(a, b)
         return lambda a, b: h(a, b)
 
     return ov

@@ -3,6 +3,7 @@ reference of the property tests, and poisoned result blocks."""
 
 import numba
 import numpy as np
+import pytest
 from numba.core import types as nbtypes
 from numba.extending import overload
 from numba.np import numpy_support
@@ -63,3 +64,21 @@ def poison_result(shape, dtype, usm_type="device", queue=None):
     fill = {"b": True, "i": -7, "u": 7, "f": np.nan}[dtype.kind]
     p = numba_ext.full(shape, fill, dtype=dtype, usm_type=usm_type, sycl_queue=queue)
     del p
+
+
+@pytest.fixture
+def eager_calls(monkeypatch):
+    """The calls compiled code makes into the eager library (``compiler.eager_calls``), recorded as
+    (operation, argument shapes)."""
+    from numba_ext.arrays import hooks
+
+    calls = []
+    for name in ("reduce", "dot"):
+        real = getattr(hooks.operations, name)
+
+        def record(*args, _name=name, _real=real, **kwargs):
+            calls.append((_name, tuple(getattr(a, "shape", a) for a in args)))
+            return _real(*args, **kwargs)
+
+        monkeypatch.setattr(hooks.operations, name, record)
+    return calls

@@ -205,7 +205,7 @@ NORMS = {
 
 @pytest.mark.parametrize("compiled", sorted(NORMS))
 @pytest.mark.parametrize("dtype", ["float64", "float32", "int32", "uint8"])
-def test_compiled_axis_reductions_run_the_eager_kernels(rng, monkeypatch, compiled, dtype):
+def test_compiled_axis_reductions_run_the_eager_kernels(rng, monkeypatch, eager_calls, compiled, dtype):
     # reductions along an axis in Numba-compiled code (of arguments and of arrays made there) call
     # the eager library's kernels, not a jitted helper: same values, dtypes and queues
     from numba_ext.compiler import reduction_helpers
@@ -219,6 +219,7 @@ def test_compiled_axis_reductions_run_the_eager_kernels(rng, monkeypatch, compil
         for got, w, op in zip(NORMS[compiled](x, k), want, ("sum", "argmax", "mean")):
             assert got.usm_type == "shared" and got.sycl_queue.equivalent(x.sycl_queue)
             _check(got, w, op, dtype)
+    assert len(eager_calls) == 6, eager_calls
 
 
 WHOLE_EAGER = {
@@ -229,17 +230,20 @@ WHOLE_EAGER = {
 
 @pytest.mark.parametrize("compiled", sorted(WHOLE_EAGER))
 @pytest.mark.parametrize("dtype", ["float64", "int16", "bool"])
-def test_compiled_whole_argmin_argmax_any_all_run_the_eager_kernels(rng, monkeypatch, compiled, dtype):
-    from numba_ext.compiler import reduction_helpers
+def test_compiled_whole_argmin_argmax_any_all(rng, eager_calls, compiled, dtype):
+    # from EAGER_FEWEST elements on the eager kernels, below them the jitted helpers
+    from numba_ext.compiler.reductions import EAGER_FEWEST
 
-    refuse_calls(monkeypatch, reduction_helpers, "whole_function")
-    for shape in ((5000,), (40, 75), (3, 1)):
+    for shape in ((EAGER_FEWEST + 7,), (200, 200), (40, 75), (3, 1)):
         h = _data(rng, shape, dtype)
-        got = WHOLE_EAGER[compiled](nx.asarray(h[:, ::-1] if len(shape) == 2 else h))
         hv = h[:, ::-1] if len(shape) == 2 else h
+        got = WHOLE_EAGER[compiled](nx.asarray(h)[:, ::-1] if len(shape) == 2 else nx.asarray(h))
         want = (hv.argmax(), np.argmin(hv), (hv > 0).any(), np.all(hv))
         assert [type(g) for g in got] == [int, int, bool, bool]
         assert got == want, (got, want)
+        eager = [c for c in eager_calls if c[0] == "reduce"]
+        assert len(eager) == (4 if h.size >= EAGER_FEWEST else 0), (shape, eager_calls)
+        eager_calls.clear()
 
 
 def test_compiled_axis_reduction_errors_propagate():

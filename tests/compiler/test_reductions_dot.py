@@ -7,7 +7,6 @@ import pytest
 
 import numba_ext as nx
 
-from ..checks import refuse_calls
 from ..conftest import DEV
 from .conftest import poison_result
 
@@ -96,29 +95,34 @@ def test_jitted_products_in_tiles(rng, dtype, compiled):
 
 @pytest.mark.parametrize("compiled", sorted(MATMUL_COMPILED))
 @pytest.mark.parametrize("dtype", ["float64", "int32", "bool"])
-def test_jitted_products_with_vectors_run_the_eager_kernels(rng, monkeypatch, dtype, compiled):
-    from numba_ext.compiler import reduction_helpers
+def test_jitted_products_with_vectors(rng, eager_calls, dtype, compiled):
+    # from EAGER_FEWEST elements on the eager kernels, below them the jitted helpers
+    from numba_ext.compiler.reductions import EAGER_FEWEST
 
-    refuse_calls(monkeypatch, reduction_helpers, "dot_function")
     f = MATMUL_COMPILED[compiled]
-    m = _dot_data(rng, (300, 41), dtype)
-    u, v, d = _dot_data(rng, 41, dtype), _dot_data(rng, 300, dtype), nx.asarray(m)
-    pairs = [
-        (m, u, d, nx.asarray(u)),
-        (v, m, nx.asarray(v), d),
-        (m[::2, ::-1], m[0, ::-1], d[::2, ::-1], d[0, ::-1]),
-    ]
-    for x, y, dx, dy in pairs:  # the last: views with steps and negative strides
-        want = np.dot(x, y)
-        got = f(dx, dy)
-        assert np.dot(u[::-1], u) == pytest.approx(
-            f(nx.asarray(u)[::-1], nx.asarray(u)), rel=1e-12
-        )  # a scalar
-        assert got.dtype == want.dtype and got.shape == want.shape
-        if want.dtype.kind == "f":
-            np.testing.assert_allclose(nx.asnumpy(got), want, rtol=1e-12, atol=1e-12 * np.abs(x).max() * 41)
-        else:
-            np.testing.assert_array_equal(nx.asnumpy(got), want)
+    for rows, cols in ((300, 120), (30, 41)):
+        m = _dot_data(rng, (rows, cols), dtype)
+        u, v, d = _dot_data(rng, cols, dtype), _dot_data(rng, rows, dtype), nx.asarray(m)
+        pairs = [
+            (m, u, d, nx.asarray(u)),
+            (v, m, nx.asarray(v), d),
+            (m[::2, ::-1], m[0, ::-1], d[::2, ::-1], d[0, ::-1]),
+        ]
+        for x, y, dx, dy in pairs:  # the last: views with steps and negative strides
+            want = np.dot(x, y)
+            eager_calls.clear()
+            got = f(dx, dy)
+            assert len(eager_calls) == (x.size + y.size >= EAGER_FEWEST), (x.shape, y.shape, eager_calls)
+            assert got.dtype == want.dtype and got.shape == want.shape
+            if want.dtype.kind == "f":
+                np.testing.assert_allclose(
+                    nx.asnumpy(got), want, rtol=1e-12, atol=1e-12 * np.abs(x).max() * cols
+                )
+            else:
+                np.testing.assert_array_equal(nx.asnumpy(got), want)
+    big = _dot_data(rng, EAGER_FEWEST, dtype)
+    for w in (big, big[:100]):  # two vectors: a scalar
+        assert np.dot(w[::-1], w) == pytest.approx(f(nx.asarray(w)[::-1], nx.asarray(w)), rel=1e-12)
     with pytest.raises(ValueError, match="not aligned"):
         f(nx.asarray(m), nx.asarray(_dot_data(rng, 40, dtype)))
 
