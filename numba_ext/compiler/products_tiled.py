@@ -1,5 +1,6 @@
-"""Matrix products in jitted code with the eager products' tiled kernel (``ir.products``'
-``tiled_function``): ``in_tiles(a, b, out)`` launches it from compiled code where it applies and
+"""Matrix products in jitted code with the eager products' tiled kernels (``ir.products``'
+``tiled_function`` on CPUs, ``group_tiled_function`` on GPUs): ``in_tiles(a, b, out)`` launches
+the device's from compiled code where it applies and
 tells whether it did, so the jitted product helper (``reduction_helpers.dot_function``) falls back
 on its loop of one work-item per result element otherwise.
 
