@@ -6,6 +6,7 @@ of the device kernels a signature compiled to."""
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Callable, Sequence
 from typing import Any, overload
 
@@ -126,7 +127,14 @@ class JitFunction(_core.JitCaller):
 
 
 def _rebuild(py_func: Callable[..., Any], options: dict[str, Any]) -> JitFunction:
-    """A jitted function unpickled from its Python function and options."""
+    """A jitted function unpickled from its Python function and options. Unpickled by value
+    (cloudpickle, a Dask worker) with ``cache=True`` but no source file for Numba's disk cache, it
+    keeps the caches in memory and of device programs only."""
+    code = getattr(py_func, "__code__", None)
+    if options.get("cache") and not (code is not None and os.path.isfile(code.co_filename)):
+        f = JitFunction(py_func, **{k: v for k, v in options.items() if k != "cache"})
+        f._options = dict(options)  # pickled again as given
+        return f
     return JitFunction(py_func, **options)
 
 

@@ -81,9 +81,15 @@ class JitFunction(_core.JitCaller):
     """A jitted function (see the module documentation). Calls check compute-follows-data first;
     NumPy arrays need ``offload_to``, non-equivalent queues are an error."""
 
-    def __init__(self, py_func: Callable[..., Any], **options: Any) -> None:
+    def __init__(self, py_func: Callable[..., Any], _by_value: bool = False, **options: Any) -> None:
         self.py_func = py_func
-        self._options = options
+        self._options = options  # as given, for pickling
+        code = getattr(py_func, "__code__", None)
+        if _by_value and options.get("cache") and not (code is not None and os.path.isfile(code.co_filename)):
+            # unpickled by value (cloudpickle, a Dask worker) with no source file for Numba's disk
+            # cache: the in-memory and device-program caches only
+            options = {k: v for k, v in options.items() if k != "cache"}
+        self._numba_options = options
         self._impl: NumbaJitFunction | None = None
         self._lock = threading.RLock()
         self._program: Program | str | None = None
@@ -91,7 +97,6 @@ class JitFunction(_core.JitCaller):
         self._fast_set = False
         self._cache = bool(options.get("cache", False))
         functools.update_wrapper(self, py_func)
-        code = getattr(py_func, "__code__", None)
         self._source = (
             code is not None
             and all(k in _SOURCE_OPTIONS and v in _SOURCE_OPTIONS[k] for k, v in options.items())
@@ -118,7 +123,7 @@ class JitFunction(_core.JitCaller):
                     from ..compiler.jit_function import JitFunction as NumbaJit
                     from ..compiler.numba_hooks import on_reset_overloads
 
-                    impl = NumbaJit(self.py_func, **self._options)
+                    impl = NumbaJit(self.py_func, **self._numba_options)
                     # recompile(): globals are read again, by the source path too
                     on_reset_overloads(impl._dispatcher, self._reset_source)
                     self._impl = impl
@@ -295,8 +300,9 @@ class JitFunction(_core.JitCaller):
 
 
 def _rebuild(py_func: Callable[..., Any], options: dict[str, Any]) -> JitFunction:
-    """A jitted function unpickled from its Python function and options."""
-    return JitFunction(py_func, **options)
+    """A jitted function unpickled from its Python function and options (``cache=True`` without a
+    source file to cache for: the caches in memory and of device programs only)."""
+    return JitFunction(py_func, _by_value=True, **options)
 
 
 @overload

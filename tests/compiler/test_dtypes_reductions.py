@@ -317,7 +317,7 @@ def test_prange_float32_sums(rng):
     # float32 accumulation in another order than NumPy's: within float32 rounding of the sum
     assert s == pytest.approx(ha.sum(dtype=np.float64), rel=1e-4)
     assert t == pytest.approx(
-        1.5 + (ha.astype(np.float64) * hb).sum(), rel=1e-4, abs=1e-4 * np.abs(ha * hb).sum()
+        1.5 + (ha.astype(np.float64) * hb).sum(), rel=1e-4, abs=1e-4 * float(np.abs(ha * hb).sum())
     )
 
 

@@ -111,6 +111,24 @@ def test_a_local_jitted_function_goes_by_value_through_cloudpickle(rng, tmp_path
     assert "ok JitFunction" in _in_child(tmp_path, cloudpickle.dumps(("jit", f, (x, y), want)))
 
 
+def test_a_cached_function_without_a_source_file_unpickles_without_the_disk_cache(rng):
+    # cloudpickle may give a function sent by value a file name that is no file (a Dask worker):
+    # cache=True then keeps the caches in memory and of device programs, where a function defined
+    # so directly is refused (Numba's disk cache needs the source file)
+    from numba_ext.compiler import jit_function as compiled
+    from numba_ext.functions import jit_function as served
+
+    ns: dict = {}
+    exec(compile("def twice_plus(x):\n    return x * 2.0 + 1.0\n", "<dynamic-code>", "exec"), {}, ns)
+    h = rng.standard_normal(50)
+    for rebuild in (served._rebuild, compiled._rebuild):
+        g = rebuild(ns["twice_plus"], {"cache": True})
+        assert g._options == {"cache": True}  # pickled again as given
+        np.testing.assert_allclose(numba_ext.asnumpy(g(numba_ext.asarray(h))), h * 2.0 + 1.0, **fp_tol())
+    with pytest.raises(numba_ext.UnsupportedError, match="cache=True is not possible here"):
+        numba_ext.jit(ns["twice_plus"], cache=True)
+
+
 def test_a_local_kernel_goes_by_value_through_cloudpickle(rng, tmp_path):
     k = _local_kernel()
     data = cloudpickle.dumps(k)
