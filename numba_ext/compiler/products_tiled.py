@@ -40,8 +40,7 @@ def _applies(a, b, out) -> bool:
     return (
         all(isinstance(t, USMArrayType) and t.ndim == 2 and t.layout == "C" for t in ts)
         and a.dtype == b.dtype == out.dtype
-        and isinstance(a.dtype, (types.Float, types.Integer))
-        and numpy_support.as_dtype(a.dtype).kind in "fiu"
+        and isinstance(a.dtype, (types.Float, types.Integer))  # real: not bool, not complex
         and a.device == b.device == out.device
     )
 

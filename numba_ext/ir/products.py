@@ -105,6 +105,15 @@ def product_function(
     )
 
 
+def _zeroed(b: FunctionBuilder, dtype: str, rows: int, columns: int) -> list[list[int]]:
+    """A `rows` x `columns` tile of accumulators of `dtype` (locals), set to 0."""
+    sums = [[b.local(dtype) for _ in range(columns)] for _ in range(rows)]
+    for row in sums:
+        for s in row:
+            b.set(s, _zero(dtype))
+    return sums
+
+
 def _inside(b: FunctionBuilder, r: Operand, rows: Operand, c: Operand, cols: Operand) -> Local:
     """Whether (r, c) lies in a matrix of `rows` x `cols` (r and c non-negative)."""
     return b.binary("bool", "and", b.binary("bool", "lt", r, rows), b.binary("bool", "lt", c, cols))
@@ -161,10 +170,7 @@ def tiled_function(dtype: str, rows: int = TILE_ROWS, columns: int = TILE_COLUMN
     col_at: list[Operand] = [Local(column)]
     for j in range(1, columns):
         col_at.append(b.binary(i64, "add", Local(column), b.binary(i64, "mul", Local(width), Imm(i64, j))))
-    sums = [[b.local(dtype) for _ in range(columns)] for _ in range(rows)]
-    for row in sums:
-        for s in row:
-            b.set(s, _zero(dtype))
+    sums = _zeroed(b, dtype, rows, columns)
     k = b.local(i64)
     b.set(k, Imm(i64, 0))
     last = b.binary(i64, "sub", Local(shared), Imm(i64, 1))
@@ -239,10 +245,7 @@ def group_tiled_function(dtype: str) -> Function:
     lid = b.binary(i64, "add", b.binary(i64, "mul", Local(ty), Imm(i64, side)), Local(tx))
     a_row, a_k = b.binary(i64, "floordiv", lid, Imm(i64, step)), b.binary(i64, "rem", lid, Imm(i64, step))
     b_k, b_col = b.binary(i64, "floordiv", lid, Imm(i64, block)), b.binary(i64, "rem", lid, Imm(i64, block))
-    sums = [[b.local(dtype) for _ in range(per)] for _ in range(per)]
-    for row in sums:
-        for s in row:
-            b.set(s, _zero(dtype))
+    sums = _zeroed(b, dtype, per, per)
     k0 = b.local(i64)
     b.set(k0, Imm(i64, 0))
     A, B, OUT, TA, TB = 0, 1, 2, 3, 4
