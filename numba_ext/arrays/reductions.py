@@ -17,13 +17,9 @@ from .. import _core
 from ..devices import Device, Queue
 from ..ir.kernel_ir import Function
 from ..ir.products import (
-    GROUP_BLOCK,
-    GROUP_SIDE,
-    TILE_COLUMNS,
     TILE_FEWEST_COLUMNS,
-    TILE_GROUP,
-    TILE_ROWS,
     accumulation_dtype,
+    tile_launch,
 )
 from ..ir.reductions import (
     ARG_OPS,
@@ -460,10 +456,6 @@ def tiled_product(
     out = allocate((m, n), dtype, queue, usm_type)
     if m and n:
         slots = [layout(a)[0], m, k, 0, 0, layout(b)[0], k, n, 0, 0, out._data_ptr, m, n, 0, 0]
-        if tile_groups(queue.device):
-            blocks = [-(-n // GROUP_BLOCK) * GROUP_SIDE, -(-m // GROUP_BLOCK) * GROUP_SIDE]
-            kernel.launch_nd(queue, slots, blocks, [GROUP_SIDE, GROUP_SIDE])
-        else:
-            width = -(-n // (TILE_COLUMNS * TILE_GROUP)) * TILE_GROUP
-            kernel.launch_nd(queue, slots, [width, -(-m // TILE_ROWS)], [TILE_GROUP, 1])
+        extents, local = tile_launch(tile_groups(queue.device))
+        kernel.launch_nd(queue, slots, [e.of(m, n) for e in extents], list(local))
     return out

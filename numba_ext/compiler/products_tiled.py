@@ -20,16 +20,7 @@ from numba.np import numpy_support
 from .. import _core
 from ..arrays.reductions import tile_groups
 from ..devices import device_by_filter
-from ..ir.products import (
-    GROUP_BLOCK,
-    GROUP_SIDE,
-    TILE_COLUMNS,
-    TILE_FEWEST_COLUMNS,
-    TILE_GROUP,
-    TILE_ROWS,
-    group_tiled_function,
-    tiled_function,
-)
+from ..ir.products import TILE_FEWEST_COLUMNS, group_tiled_function, tile_launch, tiled_function
 from .host_abi import I8P, I32, I64, declare
 from .lazy_refs import KernelRef, lazy_address
 from .types import USMArrayType
@@ -86,26 +77,19 @@ def in_tiles(typingctx, a, b, out):
             for i, v in enumerate(values):
                 builder.store(v, builder.gep(slots, [I32(i)]))
 
-            def up(x, per, times):  # ceil(x / per) * times
-                return builder.mul(builder.sdiv(builder.add(x, I64(per - 1)), I64(per)), I64(times))
+            extents, local = tile_launch(groups)
 
-            if groups:  # as arrays.reductions.tiled_product launches each form
-                launch_sizes = (
-                    up(n, GROUP_BLOCK, GROUP_SIDE),
-                    up(m, GROUP_BLOCK, GROUP_SIDE),
-                    GROUP_SIDE,
-                    GROUP_SIDE,
-                )
-            else:  # W: groups of columns, rounded up to whole work-groups
-                launch_sizes = (
-                    up(n, TILE_COLUMNS * TILE_GROUP, TILE_GROUP),
-                    up(m, TILE_ROWS, 1),
-                    TILE_GROUP,
-                    1,
-                )
-            sizes = cgutils.alloca_once(builder, I64, size=4)
+            def extent(e):  # Extent.of in IR
+                size = I64(e.times)
+                for length, per in ((m, e.per_row), (n, e.per_column)):
+                    if per:
+                        size = builder.mul(size, builder.sdiv(builder.add(length, I64(per - 1)), I64(per)))
+                return size
+
+            launch_sizes = [extent(e) for e in extents] + [I64(x) for x in local]
+            sizes = cgutils.alloca_once(builder, I64, size=len(launch_sizes))
             for i, v in enumerate(launch_sizes):
-                builder.store(I64(v) if isinstance(v, int) else v, builder.gep(sizes, [I32(i)]))
+                builder.store(v, builder.gep(sizes, [I32(i)]))
             launch = declare(
                 builder,
                 "nx_launch_nd",
@@ -115,7 +99,16 @@ def in_tiles(typingctx, a, b, out):
             queue = builder.bitcast(arrays[0].queue, I8P)
             kaddr = lazy_address(context, builder, kref)
             st = builder.call(
-                launch, [kaddr, queue, slots, I32(len(values)), I32(2), sizes, builder.gep(sizes, [I32(2)])]
+                launch,
+                [
+                    kaddr,
+                    queue,
+                    slots,
+                    I32(len(values)),
+                    I32(len(extents)),
+                    sizes,
+                    builder.gep(sizes, [I32(len(extents))]),
+                ],
             )
             with cgutils.if_unlikely(builder, builder.icmp_signed("!=", st, I32(0))):
                 context.call_conv.return_exc(builder)

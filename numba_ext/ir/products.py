@@ -20,6 +20,8 @@ integers wrap as in NumPy, and booleans count their true products in int64, then
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from .kernel_ir import (
     ArrayDecl,
     Atomic,
@@ -130,30 +132,68 @@ def _store_inside(
 
 
 #: a tile's rows and columns, and the work-items per work-group along the columns (a multiple of
-#: every CPU vector width of 32- and 64-bit values)
-TILE_ROWS, TILE_COLUMNS, TILE_GROUP = 8, 2, 16
+#: every CPU vector width of 32- and 64-bit values). One column of 16 lanes keeps the tile's
+#: accumulators in vector registers for float64 too (two columns spilled: 2000x2000 in 430 ms
+#: against 340).
+TILE_ROWS, TILE_COLUMNS, TILE_GROUP = 8, 1, 16
 #: the fewest result columns :func:`tiled_function` takes (its columns past the end read on into the
 #: next row of `b`, at most ``TILE_FEWEST_COLUMNS - 1`` elements further)
 TILE_FEWEST_COLUMNS = TILE_COLUMNS * TILE_GROUP
 
 
-def tiled_function(dtype: str, rows: int = TILE_ROWS, columns: int = TILE_COLUMNS) -> Function:
-    """``a @ b`` of C-contiguous matrices of `dtype` (a real dtype) into a C-contiguous result of
-    ``m`` rows and ``n >= columns * TILE_GROUP`` columns, in tiles: launched over ``(W, ceil(m /
-    rows))`` work-items in work-groups of ``(TILE_GROUP, 1)``, ``W`` the least multiple of
-    ``TILE_GROUP`` with ``W * columns >= n``. Work-item ``(j, t)`` computes rows ``t * rows ..`` and
-    columns ``j, j + W, .., j + (columns - 1) * W``, accumulating in `dtype` in order of the shared
-    dimension, and stores the elements inside the result. Nothing is tested in the loop: rows past
-    the end read row ``r % m``, and columns past the end read on into the next row of `b` (at most
-    ``columns * TILE_GROUP - 1 <= n`` elements further), except in `b`'s last row, whose step reads
-    column ``c % n``. Parameters: a, b, the result (each: data address, shape, byte strides)."""
-    i64 = _I64
+@dataclass(frozen=True)
+class Extent:
+    """A launch's global size along one dimension for a result of ``m`` rows and ``n`` columns:
+    ``times * ceil(m / per_row) * ceil(n / per_column)`` (a factor of ``per_*`` 0 left out), so the
+    eager library (:meth:`of`) and compiled code (``compiler.products_tiled``) launch alike."""
+
+    times: int
+    per_row: int = 0
+    per_column: int = 0
+
+    def of(self, m: int, n: int) -> int:
+        size = self.times
+        for length, per in ((m, self.per_row), (n, self.per_column)):
+            if per:
+                size *= -(-length // per)
+        return size
+
+
+def tile_launch(groups: bool) -> tuple[tuple[Extent, ...], tuple[int, ...]]:
+    """The global extents and the work-group of a tiled product's launch: of
+    :func:`group_tiled_function` with `groups`, else of :func:`tiled_function`."""
+    if groups:
+        return (
+            Extent(GROUP_SIDE, per_column=GROUP_BLOCK),
+            Extent(GROUP_SIDE, per_row=GROUP_BLOCK),
+        ), (GROUP_SIDE, GROUP_SIDE)
+    return (
+        Extent(TILE_GROUP),
+        Extent(1, per_row=TILE_ROWS),
+        Extent(1, per_column=TILE_COLUMNS * TILE_GROUP),
+    ), (TILE_GROUP, 1, 1)
+
+
+def tiled_function(dtype: str) -> Function:
+    """``a @ b`` of C-contiguous matrices of `dtype` (a real dtype) into a C-contiguous result of ``m``
+    rows and ``n >= columns * TILE_GROUP`` columns (``rows, columns = TILE_ROWS, TILE_COLUMNS``), in
+    tiles: launched over ``(TILE_GROUP, ceil(m / rows), ceil(n / (columns * TILE_GROUP)))`` work-items in
+    work-groups of ``(TILE_GROUP, 1, 1)`` (:func:`tile_launch`). Work-item ``(j, t, s)`` computes rows ``t
+    * rows ..`` and columns ``s * columns * TILE_GROUP + j + i * TILE_GROUP`` (``i < columns``),
+    accumulating in `dtype` in order of the shared dimension, and stores the elements inside the result.
+    The strip of columns is the slowest dimension: the CPU runtime takes work-groups in order, so a strip
+    of `b` stays in cache while the rows of `a` pass (2000x2000 float64 in 340 ms against 560 the other
+    way round). Nothing is tested in the loop: rows past the end read row ``m - 1``, and columns past the
+    end read on into the next row of `b` (at most ``columns * TILE_GROUP - 1 <= n`` elements further),
+    except in `b`'s last row, whose step reads column ``c % n``. Parameters: a, b, the result (each: data
+    address, shape, byte strides)."""
+    i64, rows, columns = _I64, TILE_ROWS, TILE_COLUMNS
     b = FunctionBuilder(1)
-    column, group, width = b.local(i64), b.local(i64), b.local(i64)
+    lane, group, strip = b.local(i64), b.local(i64), b.local(i64)
     shared, m, n = b.local(i64), b.local(i64), b.local(i64)
-    b.emit(WorkItem(column, "get_global_id", 0))
+    b.emit(WorkItem(lane, "get_global_id", 0))
     b.emit(WorkItem(group, "get_global_id", 1))
-    b.emit(WorkItem(width, "get_global_size", 0))
+    b.emit(WorkItem(strip, "get_global_id", 2))
     b.emit(Dim(shared, 0, 1))
     b.emit(Dim(m, 2, 0))
     b.emit(Dim(n, 2, 1))
@@ -167,9 +207,10 @@ def tiled_function(dtype: str, rows: int = TILE_ROWS, columns: int = TILE_COLUMN
     for r in row_at[1:]:
         past = b.cast(i64, b.binary("bool", "ge", r, Local(m)), "bool")
         row_read.append(b.binary(i64, "sub", r, b.binary(i64, "mul", past, b.binary(i64, "sub", r, top))))
-    col_at: list[Operand] = [Local(column)]
-    for j in range(1, columns):
-        col_at.append(b.binary(i64, "add", Local(column), b.binary(i64, "mul", Local(width), Imm(i64, j))))
+    start = b.binary(i64, "mul", Local(strip), Imm(i64, columns * TILE_GROUP))
+    column = b.binary(i64, "add", start, Local(lane))
+    col_at: list[Operand] = [column]
+    col_at += [b.binary(i64, "add", column, Imm(i64, j * TILE_GROUP)) for j in range(1, columns)]
     sums = _zeroed(b, dtype, rows, columns)
     k = b.local(i64)
     b.set(k, Imm(i64, 0))

@@ -67,9 +67,9 @@ def test_dot(rng, kind, dtypes):
             check(got, eager=False)
 
 
-#: products around the tiled kernel's edges (8 rows by 2 columns per work-item, 16 work-items a
-#: group, at least 32 result columns; fewer columns take the loop of one work-item per element)
-TILED_SHAPES = [(1, 5, 32), (9, 1, 33), (17, 0, 40), (8, 40, 31), (33, 16, 100)]
+#: products around the tiled kernel's edges (8 rows by 1 column per work-item, 16 work-items a
+#: group, at least 16 result columns; fewer columns take the loop of one work-item per element)
+TILED_SHAPES = [(1, 5, 16), (9, 1, 17), (17, 0, 40), (8, 40, 15), (33, 16, 100), (3, 7, 31)]
 MATMUL_COMPILED = {
     "numba_ext.compiler.jit": nx.compiler.jit(lambda x, y: x @ y),
     "numba.njit": numba.njit(lambda x, y: np.dot(x, y)),
