@@ -14,7 +14,7 @@ PY_SOURCES := $(shell find numba_ext -name '*.py')
 # `make wheel` also needs Polly's static libraries (llvm-config lists them among LLVM's).
 WHEEL_APT_PACKAGES := libpolly-22-dev
 
-.PHONY: demo test lint test-python test-rust test-dpnp setup build wheel clean
+.PHONY: demo test lint test-python test-rust test-dpnp test-oldest setup build wheel clean
 
 # The demo, then the benchmark suite at preset S on the default device (table, goals, JSON) and its
 # plots, all into benchmarks/out/ (git-ignored). Plots are drawn even when a variant failed; the
@@ -25,7 +25,7 @@ demo: build
 	  $(PY) benchmarks/run.py --preset S --json $$json; rc=$$?; \
 	  $(PY) benchmarks/plot.py $$json && exit $$rc
 
-test: lint test-rust test-python test-dpnp
+test: lint test-rust test-python test-dpnp test-oldest
 
 # Style, layering and types: ruff (lint + format), rustfmt, clippy (with and without the Python
 # bindings), import-linter (the layer contracts in pyproject.toml), mypy on the package and stubtest
@@ -54,6 +54,26 @@ test-python: build
 # skipped with the reason where they cannot be installed.
 test-dpnp: build
 	bash scripts/test_dpnp.sh
+
+# The suite (USM pass) against the oldest NumPy and Numba that pyproject.toml accepts, in a second
+# environment (.venv-oldest) with the extension installed as in .venv: their typing, promotion and
+# interchange rules differ from the newest's in ways only a run shows.
+OLDEST_VENV := .venv-oldest
+OLDEST_PINS := numpy==2.1.3 numba==0.68.0
+test-oldest: $(STAMPS)/venv-oldest
+	VIRTUAL_ENV=$(abspath $(OLDEST_VENV)) PATH=$(abspath $(OLDEST_VENV))/bin:$$PATH \
+	  $(OLDEST_VENV)/bin/maturin develop --release -q -F python -F dynamic-llvm
+	$(OLDEST_VENV)/bin/python -c 'import numpy, numba; print("oldest: NumPy", numpy.__version__, "Numba", numba.__version__)'
+	$(OLDEST_VENV)/bin/python -m pytest -q -rs -n 2 tests --deselect tests/docs/test_notebooks.py
+	@touch $(STAMPS)/build  # maturin develop rewrote the extension in the tree: the same build
+
+$(STAMPS)/venv-oldest: requirements-dev.txt Makefile $(STAMPS)/apt
+	@mkdir -p $(STAMPS)
+	test -x $(OLDEST_VENV)/bin/python || python3 -m venv $(OLDEST_VENV)
+	$(OLDEST_VENV)/bin/python -m pip install -q --upgrade pip
+	grep -v -E '^(numba|numpy)==' requirements-dev.txt > $(STAMPS)/requirements-oldest.txt
+	$(OLDEST_VENV)/bin/python -m pip install -q -r $(STAMPS)/requirements-oldest.txt $(OLDEST_PINS)
+	@touch $@
 
 setup: $(STAMPS)/apt $(STAMPS)/venv
 build: $(STAMPS)/build

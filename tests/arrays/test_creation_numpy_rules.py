@@ -241,6 +241,9 @@ def _builtin(exc_type):
 def _run(call, args, kwargs):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # NumPy's ComplexWarning and cast warnings, on both sides
+        # what a NumPy deprecates (``None`` as a shape before NumPy 2.3) raises: numba_ext follows
+        # the rules of the newest NumPy, which refuses it
+        warnings.simplefilter("error", DeprecationWarning)
         try:
             return call(*args, **kwargs), None
         except Exception as e:  # the exception is the result under test
@@ -253,6 +256,8 @@ def _single(dt):
 
 def _mismatch(want, np_exc, got, nx_exc):
     """Why numba_ext's outcome differs from NumPy's, or None where they agree."""
+    if isinstance(np_exc, DeprecationWarning):
+        return None if nx_exc is not None else f"NumPy deprecates it ({np_exc}); numba_ext returns"
     if np_exc is not None:
         if nx_exc is None:
             return f"NumPy raises {type(np_exc).__name__}({np_exc}); numba_ext returns {got!r:.80}"
@@ -319,7 +324,7 @@ def test_table_of_method_argument_sets_follows_numpy():
         if why:
             failures.append(f"{label}: {why}")
     assert not failures, f"{len(failures)} of {len(cases)} cases differ:\n" + "\n".join(failures[:40])
-    assert min(outcomes.values()) > 60, outcomes  # both results and errors
+    assert min(outcomes.values()) > 40, outcomes  # both results and errors (NumPy 2.1: 54 results)
 
 
 @pytest.mark.parametrize(
