@@ -5,14 +5,16 @@ data. Each distinct (operation, operand kinds, dtypes, layout, device) is compil
 
 from __future__ import annotations
 
+import math
 import threading
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from .. import _core
 from ..arrays import allocate, full, ndarray
+from ..arrays.allocation import array_info
 from ..devices import Device, Queue
 from ..errors import ExecutionPlacementError, UnsupportedError
 from ..ir import complex_lowering
@@ -22,6 +24,83 @@ from ..placement import coerce_usm_types, execution_queue
 
 _cache_lock = threading.Lock()
 _cache: dict = {}
+
+
+class _Known(NamedTuple):
+    """What a call of `apply` needs beyond its operands once their kinds have been seen: the
+    compiled kernel, the result dtypes and, per operand, the dtype its scalar is passed in (None
+    for an array)."""
+
+    kernel: _core.Kernel
+    out_dts: tuple[np.dtype, ...]
+    scalar_dts: tuple[np.dtype | None, ...]
+
+
+#: the known calls of `apply` (``_known_key``) -> _Known, or None where an operand's value decides
+#: more than its bits (NumPy's range checks of Python ints in comparisons, integer powers)
+_known: dict[tuple[Any, ...], _Known | None] = {}
+_UNSEEN = object()
+
+
+def _known_key(ufunc: np.ufunc, operands: Sequence[Any]) -> tuple[tuple[Any, ...], ndarray] | None:
+    """The key of a call whose placement needs no work, with its first array: C-contiguous arrays of
+    one shape on one queue object with one USM type, and Python numbers. None for any other call
+    (the general path places it)."""
+    first = None
+    kinds: list[Any] = []
+    for o in operands:
+        t = type(o)
+        if t is ndarray:
+            d = o._desc
+            if first is None:
+                first, fd = o, d
+            elif o._queue is not first._queue or o._usm_type != first._usm_type or d.shape != fd.shape:
+                return None
+            if not d.flags.c_contiguous:
+                return None
+            kinds.append(d.dtype)
+        elif t is float or t is int or t is complex or t is bool:
+            kinds.append(t)
+        else:
+            return None
+    if first is None:
+        return None
+    return (ufunc, first._queue.device, first._usm_type, fd.ndim, tuple(kinds)), first
+
+
+def _run_known(known: _Known, first: ndarray, operands: Sequence[Any]) -> Any:
+    """A known call: new results, the operands' addresses and scalar bits, one launch."""
+    queue, usm_type, shape = first._queue, first._usm_type, first._desc.shape
+    results = [
+        _core.empty(queue, shape, dt.itemsize, array_info(dt, len(shape), queue, usm_type))
+        for dt in known.out_dts
+    ]
+    slots: list[int] = []
+    for o, dt in zip(operands, known.scalar_dts):
+        if dt is None:
+            slots.append(o._data_ptr)
+        elif dt.kind == "c":
+            slots.extend(complex_lowering.scalar_slots(o, dt))
+        else:
+            slots.append(_scalar_bits(o, dt))
+    slots.extend(r._nx.data for r in results)
+    slots.extend(shape)
+    size = math.prod(shape)
+    slots.append(size)
+    if size:
+        known.kernel.launch(queue, slots)
+    return results[0] if len(results) == 1 else tuple(results)
+
+
+def _value_checked(ufunc: np.ufunc, operands: Sequence[Any], in_dts: Sequence[np.dtype]) -> bool:
+    """Whether `apply` checks the values of these operands, not only their kinds: an integer power,
+    a Python int compared with an integer array, a Python int taken as a bool."""
+    if ufunc is np.power and all(d.kind in "iu" for d in in_dts):
+        return True
+    ints = [dt for o, dt in zip(operands, in_dts) if type(o) is int]
+    if any(dt.kind == "b" for dt in ints):
+        return True
+    return bool(ints) and ufunc in _COMPARISONS and any(d.kind in "iu" for d in in_dts)
 
 
 def _scalar_bits(value: float | np.generic, dtype: np.dtype) -> int:
@@ -60,6 +139,13 @@ def apply(
     """`ufunc(*operands)` on the execution queue of the array operands (`name` overrides the ufunc's
     name, for ufuncs made with numba.vectorize). `out`: NumPy's normalized ``out=`` tuple, one
     entry (a numba_ext array or None) per output; the results are written there and returned."""
+    known_key = _known_key(ufunc, operands) if out is None and name is None else None
+    if known_key is not None:
+        known = _known.get(known_key[0], _UNSEEN)
+        if type(known) is _Known:
+            return _run_known(known, known_key[1], operands)
+        if known is None:
+            known_key = None
     name = name or ufunc.__name__
     if name not in UFUNC_OPS and name not in MULTI_OUTPUT:
         raise UnsupportedError(f"np.{name} cannot be offloaded yet")
@@ -83,7 +169,17 @@ def apply(
     def body(b: CompiledSpecBuilder, vals: list[tuple[int, str]]) -> list[tuple[int, str]]:
         return [b.apply_ufunc(u, vals) for u in parts] if parts else [b.apply_ufunc(ufunc, vals, name=name)]
 
-    results = _launch(name, operands, in_dts, out_dts, (queue, usm_type, shape), outs, body)
+    results, kernel = _launch(name, operands, in_dts, out_dts, (queue, usm_type, shape), outs, body)
+    if known_key is not None:
+        _known[known_key[0]] = (
+            None
+            if _value_checked(ufunc, operands, in_dts)
+            else _Known(
+                kernel,
+                tuple(out_dts),
+                tuple(None if isinstance(o, ndarray) else dt for o, dt in zip(operands, in_dts)),
+            )
+        )
     return results[0] if len(results) == 1 else tuple(results)
 
 
@@ -99,10 +195,10 @@ def _launch(
     placed: tuple[Queue, str, tuple[int, ...]],
     outs: Sequence[Any],
     body: Body,
-) -> list[ndarray]:
+) -> tuple[list[ndarray], _core.Kernel]:
     """Run the elementwise kernel `body` named `name` (with the operand layouts, the key of its
     compiled form) over the broadcast shape on the queue of `placed` (queue, USM type, shape), into
-    `outs` where given, else into new arrays of `out_dts`."""
+    `outs` where given, else into new arrays of `out_dts`: the results and the kernel."""
     queue, usm_type, shape = placed
     results = [o if o is not None else allocate(shape, dt, queue, usm_type) for o, dt in zip(outs, out_dts)]
     layout = tuple(
@@ -122,7 +218,7 @@ def _launch(
     slots = _slots(operands, layout, in_dts, shape, results)
     if results[0].size:
         kernel.launch(queue, slots)
-    return results
+    return results, kernel
 
 
 def where(condition: Any, x: Any, y: Any, dtype: np.dtype) -> ndarray:
@@ -137,7 +233,7 @@ def where(condition: Any, x: Any, y: Any, dtype: np.dtype) -> ndarray:
         (c, _), (a, _), (e, _) = vals
         return [(b.node(Select(dtype.name, c, a, e)), dtype.name)]
 
-    return _launch("where", operands, in_dts, [dtype], placed, (None,), body)[0]
+    return _launch("where", operands, in_dts, [dtype], placed, (None,), body)[0][0]
 
 
 def clip(a: Any, lo: Any, hi: Any, dtype: np.dtype) -> ndarray:
@@ -150,7 +246,7 @@ def clip(a: Any, lo: Any, hi: Any, dtype: np.dtype) -> ndarray:
         low = b.apply_ufunc(np.maximum, vals[:2])
         return [b.apply_ufunc(np.minimum, [low, vals[2]])]
 
-    return _launch("clip", operands, [dtype] * 3, [dtype], placed, (None,), body)[0]
+    return _launch("clip", operands, [dtype] * 3, [dtype], placed, (None,), body)[0][0]
 
 
 _COMPARISONS = (np.less, np.less_equal, np.greater, np.greater_equal, np.equal, np.not_equal)

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import numba_ext as nx
+from numba_ext.errors import MixedUSMTypeWarning
 from numba_ext.library import elementwise as eager
 
 from ..checks import N, check, check_all, host_reference, rand
@@ -135,7 +136,8 @@ def test_numpy_functions_eagerly_keep_the_cfd_rules(rng):
 
 # -- the eager compiler compiles each (operation, dtypes, layout) once -----------------------------------
 def test_eager_operations_compile_once(rng, monkeypatch):
-    monkeypatch.setattr(eager, "_cache", {})  # an empty cache for this test, restored afterwards
+    monkeypatch.setattr(eager, "_cache", {})  # empty caches for this test, restored afterwards
+    monkeypatch.setattr(eager, "_known", {})
     compiled = []
     real = eager._compile
     monkeypatch.setattr(eager, "_compile", lambda *a: compiled.append(a) or real(*a))
@@ -163,6 +165,70 @@ def test_eager_operations_compile_once(rng, monkeypatch):
     run(lambda: x[::2] + y[::2], h[::2] + g[::2], 1)  # a strided layout
     run(lambda: x[1::2] + y[::2], h[1::2] + g[::2], 0)
     assert len(compiled) == 5 and [key[0] for key in eager._cache] == ["add", "add", "multiply", "add", "add"]
+
+
+def test_known_calls_keep_numpys_rules(rng, monkeypatch):
+    """Once a call's kinds are known (operand dtypes, Python number types, shape and queue), the next
+    call of those kinds skips placement and type resolution: every case runs three times, with
+    fresh values, against NumPy, including those whose values NumPy checks."""
+    monkeypatch.setattr(eager, "_known", {})
+    runs = []
+    real_run = eager._run_known
+    monkeypatch.setattr(eager, "_run_known", lambda *a: runs.append(a[0]) or real_run(*a))
+    q = nx.Queue(DEV)
+    other_context = nx.Queue(q.device, context=nx.Context(q.device))
+    ints = rng.integers(-100, 100, 6, dtype=np.int64)
+
+    for _ in range(3):
+        hf, hg = rng.standard_normal((2, 3, 4)).astype(np.float32)
+        hi = rng.integers(-100, 100, (3, 4)).astype(np.int8)
+        hu = rng.integers(0, 200, 7).astype(np.uint8)
+        f, g, i, u = (nx.asarray(h, sycl_queue=q) for h in (hf, hg, hi, hu))
+        fs = nx.asarray(hf, sycl_queue=q, usm_type="shared")
+        scalar = float(rng.standard_normal())
+        cases = [
+            (f + g, hf + hg),
+            (f * scalar, hf * scalar),
+            (2 - f, 2 - hf),
+            (f + True, hf + True),
+            (f * (1 + 2j), hf * (1 + 2j)),
+            (i + 3, hi + 3),
+            (i * 2.5, hi * 2.5),
+            (i < 1000, hi < 1000),  # beyond int8: NumPy compares the values
+            (i > -1000, hi > -1000),
+            (i >= int(ints[0]), hi >= int(ints[0])),
+            (f > 0, hf > 0),
+            (i**2, hi**2),
+            (f**2, hf**2),
+            (np.sqrt(np.abs(f)), np.sqrt(np.abs(hf))),
+            (f[::2] + g[::2], hf[::2] + hg[::2]),  # strided: the general path
+            (f + g[0], hf + hg[0]),  # broadcast
+            (f.T * g.T, hf.T * hg.T),
+        ]
+        for k, (got, want) in enumerate(cases):
+            check(got, want, f"case {k}")
+        q_got, r_got = divmod(i, 7)
+        check(q_got, hi // 7, "divmod quotient")
+        check(r_got, hi % 7, "divmod remainder")
+        assert (f + g).sycl_queue is q and (f + g).usm_type == "device"
+        with pytest.warns(MixedUSMTypeWarning):
+            mixed = f + fs  # USM types differ: the general path
+        check(mixed, hf + hf, "mixed USM types")
+        assert (fs * fs).usm_type == "shared" and mixed.usm_type == "device"  # as dpctl coerces
+        assert (fs + 1.0).sycl_queue is q
+        check(nx.empty(0, dtype=np.float32, sycl_queue=q) + 1.0, np.empty(0, np.float32) + 1.0)
+        with pytest.raises(ValueError, match="negative integer powers"):
+            i ** nx.asarray(np.array(-1, np.int8), sycl_queue=q)
+        with pytest.raises(ValueError, match="negative integer powers"):
+            i**-2
+        with pytest.raises(OverflowError):
+            u + (-1)  # NumPy 2: a Python int out of the array's range
+        with pytest.raises(OverflowError):
+            u + 300
+        with pytest.raises(nx.ExecutionPlacementError):
+            f + nx.asarray(hg, sycl_queue=other_context)
+    assert len(runs) > 2 * 12, len(runs)  # the second and third rounds took the known path
+    assert None in eager._known.values()  # comparisons of int8 with Python ints stay checked
 
 
 def test_builtin_abs_of_arrays_in_jit(rng):
