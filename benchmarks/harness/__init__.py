@@ -63,7 +63,7 @@ from .run_info import environment, finish_environment
 from .suite import PRESETS, Progress, run_suite, run_workload, size_label
 from .timing import run_variant
 from .validation import RTOL, validate
-from .variants import VARIANT_GROUPS, Variant, namespace_variant, selected, with_globals
+from .variants import VARIANT_GROUPS, Variant, eager_variant, namespace_variant, selected, with_globals
 
 __all__ = [
     "BACKENDS",
@@ -82,6 +82,7 @@ __all__ = [
     "Progress",
     "Variant",
     "backend_module",
+    "eager_variant",
     "environment",
     "finish_environment",
     "fmt_ms",

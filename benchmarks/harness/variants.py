@@ -64,6 +64,18 @@ def namespace_variant(
     )
 
 
+def eager_variant(fn: Callable, note: str = "") -> Variant:
+    """``fn`` (a NumPy source) run unchanged on numba_ext arrays, outside any jitted function: each
+    NumPy call an eager operation on the arrays' queue (NumPy's protocols hand the calls over), as
+    dpnp and CuPy run their modules' functions. The library's speed, next to theirs."""
+    return Variant(
+        "numba_ext_eager",
+        fn,
+        backend="numba_ext",
+        note=note or "the NumPy source on numba_ext arrays, no jit: one eager operation per NumPy call",
+    )
+
+
 # Groups usable in a ``variants`` selection next to variant names: ``gpu`` is NumPy (the reference of
 # the speed-ups) and every variant on a device backend (numba_ext on NUMBA_EXT_DEVICE, CuPy, numba-cuda).
 VARIANT_GROUPS: dict[str, Callable[[Variant], bool]] = {

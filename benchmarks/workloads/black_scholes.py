@@ -24,7 +24,7 @@ import math
 
 import numba
 import numpy as np
-from harness import Variant, backend_module, kapi, namespace_variant, nx, with_globals
+from harness import Variant, backend_module, eager_variant, kapi, namespace_variant, nx, with_globals
 
 from workloads.expressions import C1, C3, black_scholes
 
@@ -215,6 +215,7 @@ def make_cupy_fuse(*args):
 
 VARIANTS = [
     Variant("numpy", black_scholes),
+    eager_variant(black_scholes),
     Variant("numba_parallel", black_scholes_prange),
     Variant("numba_ext_jit", nx.jit(black_scholes), backend="numba_ext"),
     Variant("numba_ext_prange", black_scholes_nx_prange, backend="numba_ext"),

@@ -301,6 +301,9 @@ def make_cupy_fused(*args):
 
 VARIANTS = [
     Variant("numpy", gpairs),
+    Variant.unavailable(
+        "numba_ext_eager", "np.searchsorted and np.bincount on numba_ext arrays", backend="numba_ext"
+    ),
     Variant("numba_parallel", gpairs_prange),
     Variant(
         "numba_ext_jit",

@@ -364,6 +364,7 @@ def _cuda_update(cuda):
 
 VARIANTS = [
     Variant("numpy", kmeans),
+    Variant.unavailable("numba_ext_eager", "np.bincount on numba_ext arrays", backend="numba_ext"),
     Variant("numba_parallel", kmeans_prange),
     Variant(
         "numba_ext_jit",

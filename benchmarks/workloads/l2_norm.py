@@ -21,7 +21,7 @@ import math
 
 import numba
 import numpy as np
-from harness import Variant, backend_module, kapi, namespace_variant, nx, with_globals
+from harness import Variant, backend_module, eager_variant, kapi, namespace_variant, nx, with_globals
 
 from workloads.expressions import l2_norm
 
@@ -127,6 +127,7 @@ def make_cupy_fused(*args):
 
 VARIANTS = [
     Variant("numpy", l2_norm),
+    eager_variant(l2_norm),
     Variant("numba_parallel", l2_norm_prange),
     Variant("numba_ext_jit", nx.jit(l2_norm), backend="numba_ext"),
     Variant("numba_ext_prange", nx.jit(with_globals(_l2_norm_prange, empty=nx.empty)), backend="numba_ext"),

@@ -20,7 +20,7 @@ import math
 
 import numba
 import numpy as np
-from harness import Variant, backend_module, kapi, namespace_variant, nx, with_globals
+from harness import Variant, backend_module, eager_variant, kapi, namespace_variant, nx, with_globals
 
 SIZES = {"S": {"n": 512, "dims": 3}, "M": {"n": 2048, "dims": 3}, "L": {"n": 4096, "dims": 3}}
 
@@ -173,6 +173,7 @@ def make_cupy_fused(*args):
 
 VARIANTS = [
     Variant("numpy", pairwise_distance),
+    eager_variant(pairwise_distance),
     Variant("numba_parallel", pairwise_distance_prange),
     Variant(
         "numba_ext_jit",

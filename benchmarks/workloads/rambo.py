@@ -17,7 +17,7 @@ import math
 
 import numba
 import numpy as np
-from harness import Variant, backend_module, kapi, namespace_variant, nx, with_globals
+from harness import Variant, backend_module, eager_variant, kapi, namespace_variant, nx, with_globals
 
 SIZES = {
     "S": {"nevts": 1 << 14, "nout": 4},
@@ -161,6 +161,10 @@ def make_cuda(*args):
 
 VARIANTS = [
     Variant("numpy", rambo),
+    eager_variant(
+        rambo_jit,
+        note="numba_ext_jit's source (the result from numba_ext.empty, filled by assignment) run eagerly",
+    ),
     Variant("numba_parallel", rambo_prange),
     Variant(
         "numba_ext_jit",

@@ -21,7 +21,7 @@ where CuPy or numba-cuda ran, the best of their copies is drawn as the "CUDA cop
 
 import numba
 import numpy as np
-from harness import Variant, backend_module, kapi, namespace_variant, nx, with_globals
+from harness import Variant, backend_module, eager_variant, kapi, namespace_variant, nx, with_globals
 
 SIZES = {"S": {"n": 1 << 18}, "M": {"n": 1 << 22}, "L": {"n": 1 << 25}}
 
@@ -118,6 +118,7 @@ def make_cupy_memcpy(*args):
 
 VARIANTS = [
     Variant("numpy", copy),
+    eager_variant(copy),
     Variant("numba_parallel", copy_prange),
     Variant(
         "numba_ext_jit",

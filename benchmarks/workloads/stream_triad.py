@@ -12,7 +12,7 @@ kernel in numba-dpex's item style (an ``Item`` argument, ``call_kernel`` over a 
 
 import numba
 import numpy as np
-from harness import Variant, backend_module, kapi, namespace_variant, nx, with_globals
+from harness import Variant, backend_module, eager_variant, kapi, namespace_variant, nx, with_globals
 
 SIZES = {"S": {"n": 1 << 18}, "M": {"n": 1 << 22}, "L": {"n": 1 << 25}}
 SCALAR = 3.0
@@ -104,6 +104,7 @@ def make_cupy_fused(*args):
 
 VARIANTS = [
     Variant("numpy", triad),
+    eager_variant(triad),
     Variant("numba_parallel", triad_prange),
     Variant("numba_ext_jit", nx.jit(triad), backend="numba_ext"),
     Variant("numba_ext_prange", nx.jit(with_globals(_triad_prange, empty=nx.empty)), backend="numba_ext"),

@@ -58,6 +58,11 @@ class ArrayOperations(Protocol):
         """``np.dot(a, b)`` / ``a @ b``, into ``out`` where given."""
         ...
 
+    def assign(self, dst: Any, value: Any) -> bool:
+        """``dst[...] = value`` on the device where `value` is an array it can copy there (then
+        True); False leaves the assignment to the caller."""
+        ...
+
     @property
     def array_functions(self) -> Mapping[Callable[..., Any], Callable[..., Any]]:
         """NumPy functions (``__array_function__``) computed on the arrays' queue, by function."""

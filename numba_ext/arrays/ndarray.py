@@ -315,7 +315,13 @@ class ndarray(ArrayOperators):
         return (self[i] for i in range(self.shape[0]))
 
     def __setitem__(self, key: BasicIndex, value: ndarray | ArrayLike) -> None:
+        """Assignment to a basic index: an array on an equivalent queue is copied by a kernel there;
+        host values (and arrays NumPy's rules cast otherwise) go through the host."""
         view = self[key]
+        if not view._desc.flags.writeable:
+            raise ValueError("assignment destination is read-only")
+        if isinstance(value, ndarray) and hooks.operations.assign(view, value):
+            return
         host = copy_to_host(value) if isinstance(value, ndarray) else np.asarray(value)
         staged = np.empty(view.shape, view.dtype)
         staged[...] = host
@@ -337,6 +343,43 @@ class ndarray(ArrayOperators):
     def transpose(self, *axes: SupportsIndex) -> ndarray: ...
     def transpose(self, *axes: Any) -> ndarray:
         return self._view(self._desc.transpose(*axes))
+
+    def ravel(self, order: OrderLike = "C") -> ndarray:
+        """A 1-d view where the layout allows one, else a copy (NumPy's ``ravel``)."""
+        return cast(ndarray, np.ravel(self, order=order))
+
+    def flatten(self, order: OrderLike = "C") -> ndarray:
+        """A 1-d copy."""
+        return self.reshape(-1, order=order, copy=True)
+
+    def squeeze(self, axis: SupportsIndex | tuple[SupportsIndex, ...] | None = None) -> ndarray:
+        return self._view(self._desc.squeeze(axis))
+
+    def swapaxes(self, axis1: SupportsIndex, axis2: SupportsIndex) -> ndarray:
+        return self._view(self._desc.swapaxes(axis1, axis2))
+
+    def diagonal(
+        self, offset: SupportsIndex = 0, axis1: SupportsIndex = 0, axis2: SupportsIndex = 1
+    ) -> ndarray:
+        """The diagonal as a read-only view, as NumPy's."""
+        return self._view(self._desc.diagonal(offset, axis1, axis2))
+
+    @property
+    def mT(self) -> ndarray:
+        """The last two axes swapped (a view)."""
+        return self._view(self._desc.mT)
+
+    def fill(self, value: Any) -> None:
+        """Every element set to `value` (cast as NumPy's ``fill`` casts it)."""
+        self[...] = value
+
+    def tolist(self) -> Any:
+        """The elements as nested Python lists (copied to the host)."""
+        return copy_to_host(self).tolist()
+
+    def tobytes(self, order: Literal["C", "F", "A", "K"] = "C") -> bytes:
+        """The elements' bytes (copied to the host)."""
+        return copy_to_host(self).tobytes(order)
 
     def __len__(self) -> int:
         if self.ndim == 0:

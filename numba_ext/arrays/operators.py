@@ -195,6 +195,22 @@ class ArrayOperators:
     ) -> ReductionResult:
         return hooks.operations.reduce("mean", self, axis, dtype=dtype, out=out, keepdims=keepdims)
 
+    def round(self, decimals: int = 0, out: ndarray | None = None) -> ndarray:
+        return cast("ndarray", np.round(self, decimals, out))  # type: ignore[call-overload]
+
+    def clip(self, min: Any = None, max: Any = None, out: ndarray | None = None, **kwargs: Any) -> ndarray:
+        return cast("ndarray", np.clip(self, min, max, out, **kwargs))  # type: ignore[call-overload]
+
+    def cumsum(
+        self, axis: int | None = None, dtype: DTypeLike | None = None, out: ndarray | None = None
+    ) -> ndarray:
+        return cast("ndarray", np.cumsum(self, axis, dtype, out))  # type: ignore[call-overload]
+
+    def cumprod(
+        self, axis: int | None = None, dtype: DTypeLike | None = None, out: ndarray | None = None
+    ) -> ndarray:
+        return cast("ndarray", np.cumprod(self, axis, dtype, out))  # type: ignore[call-overload]
+
     def any(
         self, axis: int | None = None, out: ndarray | None = None, keepdims: bool = False
     ) -> ReductionResult:
@@ -253,6 +269,27 @@ def _binary(ufunc: np.ufunc, reflected: bool = False) -> Callable[[ndarray, Any]
         return _apply(ufunc, other, self) if reflected else _apply(ufunc, self, other)
 
     return op
+
+
+def _statistic(fn: Callable[..., Any]) -> Callable[..., ndarray]:
+    """The method form of np.var / np.std (`fn`)."""
+
+    def method(
+        self: ndarray,
+        axis: int | tuple[int, ...] | None = None,
+        dtype: DTypeLike | None = None,
+        out: ndarray | None = None,
+        ddof: float = 0,
+        keepdims: bool = False,
+    ) -> ndarray:
+        return cast("ndarray", fn(self, axis, dtype, out, ddof, keepdims))
+
+    method.__name__ = fn.__name__
+    return method
+
+
+ArrayOperators.var = _statistic(np.var)  # type: ignore[attr-defined]
+ArrayOperators.std = _statistic(np.std)  # type: ignore[attr-defined]
 
 
 def _never_equal(other: Any) -> bool:

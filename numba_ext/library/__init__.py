@@ -1,8 +1,10 @@
 """The library layer: eager NumPy-surface operations on numba_ext arrays outside jitted code.
 
 Owns: elementwise operators and ufuncs (``elementwise``: ``a + b``, ``np.sqrt(a)``), reductions and
-products (``reductions``: ``x.sum(axis=1)``, ``a @ b``) and the NumPy functions arrays answer through
-``__array_function__`` (``functions``: np.where, np.clip, np.cumsum, the ``*_like`` functions, ...).
+products (``reductions``: ``x.sum(axis=1)``, ``a @ b``), the NumPy functions arrays answer through
+``__array_function__`` (``functions``: np.where, np.clip, np.cumsum, the ``*_like`` functions, ...;
+``manipulation``: views, np.concatenate, np.var, np.round, np.isclose, ...) and assignment of one
+array into a view of another on the device.
 Each runs on the queue compute follows data infers. Elementwise operations, ``np.where``, ``np.clip``,
 the reductions (``argmin`` and ``argmax`` included), ``np.dot`` / ``@`` and the scans (``np.cumsum``,
 ``np.cumprod``) of real and bool values build their kernels from the kernel IR (``numba_ext.ir``)
@@ -22,6 +24,7 @@ from typing import Any
 from ..arrays import hooks
 from .elementwise import apply
 from .functions import ARRAY_FUNCTIONS, clip, where
+from .manipulation import copy_into, device_assignable
 from .reductions import dot, reduce
 
 
@@ -31,6 +34,13 @@ class _ArrayOperations:
     apply = staticmethod(apply)
     reduce = staticmethod(reduce)
     dot = staticmethod(dot)
+
+    @staticmethod
+    def assign(dst: Any, value: Any) -> bool:
+        if not device_assignable(dst, value):
+            return False
+        copy_into(dst, value)
+        return True
 
     @property
     def array_functions(self) -> Mapping[Callable[..., Any], Callable[..., Any]]:

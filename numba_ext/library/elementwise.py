@@ -236,6 +236,17 @@ def where(condition: Any, x: Any, y: Any, dtype: np.dtype) -> ndarray:
     return _launch("where", operands, in_dts, [dtype], placed, (None,), body)[0][0]
 
 
+def assign(dst: ndarray, src: ndarray) -> None:
+    """`src` broadcast to `dst`'s shape and cast to its dtype, written into `dst` (any strides) by
+    one kernel on `dst`'s queue; `src`'s queue is `dst`'s or an equivalent one."""
+
+    def body(b: CompiledSpecBuilder, vals: list[tuple[int, str]]) -> list[tuple[int, str]]:
+        return vals
+
+    placed = (dst._queue, dst._usm_type, dst.shape)
+    _launch("assign", (src,), [src.dtype], [dst.dtype], placed, (dst,), body)
+
+
 def clip(a: Any, lo: Any, hi: Any, dtype: np.dtype) -> ndarray:
     """``np.clip(a, lo, hi)`` in `dtype` (NumPy's, from all three): ``minimum(maximum(a, lo), hi)``
     in one kernel, as NumPy computes it (NaN anywhere gives NaN; lo > hi gives hi)."""

@@ -32,6 +32,7 @@ from ..ir.scans import (
     scan_dtype,
 )
 from . import elementwise
+from .manipulation import MANIPULATION_FUNCTIONS
 from .reductions import COMPLEX_DTYPES, DIRECT_DTYPES, dot
 
 if TYPE_CHECKING:
@@ -275,4 +276,5 @@ ARRAY_FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.dot: _dot,
     np.copy: _copy,
     **{getattr(np, f"{k}_like"): _like_function(k) for k in ("empty", "zeros", "ones", "full")},
+    **MANIPULATION_FUNCTIONS,
 }

@@ -9,9 +9,10 @@ Reductions over every element give a 0-d array on the input's queue with its USM
 
 from __future__ import annotations
 
+import math
 import threading
 import warnings
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -65,6 +66,63 @@ def check_unsupported(what: str, **given: object) -> None:
         raise UnsupportedError(f"{what}({', '.join(bad)}) on numba_ext arrays is not supported")
 
 
+_AXIS_MESSAGE = "{name}(axis={axis!r}): an axis is an integer, a tuple of them or None (as in NumPy)"
+
+
+def _reduce_general(
+    name: str, x: ndarray, axis: Any, dtype: DTypeLike | None, out: ndarray | None, keepdims: bool
+) -> ndarray:
+    """`x.<name>` with what the kernels do not take themselves: ``dtype=`` (the data cast to it
+    first, so the sum or product accumulates in it, and the result given in it, as NumPy's), several
+    axes (reduced one after another; a mean is the sum over them divided by their count; none: the
+    data in the result's dtype) and ``keepdims`` (the result viewed with the reduced axes kept as
+    length 1)."""
+    check_unsupported(f"{name}", out=out)
+    want = None
+    if dtype is not None:
+        if name not in ("sum", "prod", "mean"):
+            raise TypeError(f"{name}() got an unexpected keyword argument 'dtype'")
+        want = np.dtype(dtype)
+        x = x.astype(want, copy=False)
+    if isinstance(axis, tuple) and name in ARG_OPS:
+        raise TypeError("'tuple' object cannot be interpreted as an integer")  # NumPy's
+    given = axis if isinstance(axis, tuple) else (axis,)
+    if axis is None:
+        axes = tuple(range(x.ndim))
+        result = reduce(name, x, None)
+    elif x.ndim == 0 or len(given) == 1:
+        if x.ndim and (isinstance(given[0], (bool, np.bool_)) or not isinstance(given[0], (int, np.integer))):
+            raise TypeError(_AXIS_MESSAGE.format(name=name, axis=axis))
+        axes = (normalize_axis(int(given[0]), x.ndim),) if x.ndim and given else ()
+        result = reduce(name, x, given[0]) if given else x.astype(result_dtype(name, x.dtype), copy=True)
+    else:
+        if any(isinstance(a, (bool, np.bool_)) or not isinstance(a, (int, np.integer)) for a in given):
+            raise TypeError(_AXIS_MESSAGE.format(name=name, axis=axis))
+        axes = tuple(normalize_axis(int(a), x.ndim) for a in given)
+        if len(set(axes)) != len(axes):
+            raise ValueError("duplicate value in 'axis'")
+        if not axes:  # NumPy's reduction over no axis: the data in the result's dtype
+            result = x.astype(result_dtype(name, x.dtype), copy=True)
+        elif name == "mean" and len(axes) < x.ndim:
+            count = math.prod(x.shape[a] for a in axes)
+            data = x.astype(np.float64) if x.dtype.kind in "biu" else x
+            if count == 0:
+                warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=3)  # as NumPy; NaN
+            total: Any = _reduce_general("sum", data, axes, None, None, False)
+            result = total / count
+        elif len(axes) == x.ndim:
+            result = reduce(name, x, None)
+        else:
+            result = x
+            for a in sorted(axes, reverse=True):
+                result = reduce(name, result, a)
+    if want is not None and result.dtype != want:
+        result = result.astype(want)
+    if keepdims and x.ndim:
+        result = result.reshape(tuple(1 if i in axes else n for i, n in enumerate(x.shape)))
+    return result
+
+
 def reduce(
     name: str,
     x: ndarray,
@@ -77,7 +135,9 @@ def reduce(
     """`x.<name>(axis=axis)` (sum prod min max mean any all argmin argmax), computed by a kernel on
     `x`'s queue: a numba_ext array of NumPy's result dtype on the same queue with the same USM type,
     0-d over all elements."""
-    check_unsupported(f"{name}", dtype=dtype, out=out, keepdims=keepdims)
+    if dtype is not None or keepdims or isinstance(axis, tuple):
+        return _reduce_general(name, x, axis, dtype, out, keepdims)
+    check_unsupported(f"{name}", out=out)
     complex_lowering.check_ordered(name, x.dtype)  # before the axis: argmin/argmax give int64
     if axis is not None:
         if isinstance(axis, tuple):

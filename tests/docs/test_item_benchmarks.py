@@ -39,15 +39,21 @@ def test_every_kernel_workload_has_an_item_variant():
     assert len(ITEM_WORKLOADS) >= 9
 
 
-@pytest.mark.parametrize("name", ITEM_WORKLOADS)
-def test_item_variant_validates_against_numpy(name, rng):
-    seed = int(rng.integers(2**31))  # fresh inputs each run
+def check_variant_validates(name, variant, rng):
+    """The workload `name`'s `variant` runs through the harness at preset S on fresh inputs and
+    validates against NumPy."""
+    seed = int(rng.integers(2**31))
     (rec,) = harness.run_workload(
-        name, workloads.load(name), "S", reps=1, warmup=0, seed=seed, variants={ITEM}
+        name, workloads.load(name), "S", reps=1, warmup=0, seed=seed, variants={variant}
     )
-    assert rec["variant"] == ITEM and rec["backend"] == "numba_ext"
+    assert rec["variant"] == variant and rec["backend"] == "numba_ext"
     assert rec["status"] == "ok", rec["reason"]
     assert rec["validation"]["passed"], rec["validation"]
+
+
+@pytest.mark.parametrize("name", ITEM_WORKLOADS)
+def test_item_variant_validates_against_numpy(name, rng):
+    check_variant_validates(name, ITEM, rng)
 
 
 def _rec(workload, variant, median, status="ok"):

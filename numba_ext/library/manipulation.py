@@ -1,0 +1,286 @@
+"""NumPy's array manipulation, statistics and comparison functions on numba_ext arrays, computed on
+the arrays' queue:
+
+* views, made by NumPy on the array's descriptor (which holds the addresses, never read on the
+  host): ``np.ravel``, ``np.squeeze``, ``np.swapaxes``, ``np.moveaxis``, ``np.expand_dims``,
+  ``np.broadcast_to``, ``np.diagonal``, ``np.matrix_transpose``;
+* copies on the device: assignment of one array into a view of another (``x[k] = y``),
+  ``np.concatenate`` and ``np.stack``, ``np.astype``;
+* ``np.var`` and ``np.std`` as NumPy computes them (the mean, the squared deviations, their sum
+  over the count less ``ddof``), ``np.round`` (scaled, rounded to even, scaled back), ``np.isclose``
+  and ``np.allclose``, each from the eager operations.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..arrays import allocate, ndarray
+from ..errors import ExecutionPlacementError, UnsupportedError
+from ..ir.reductions import normalize_axis
+from ..placement import coerce_usm_types, execution_queue
+from . import elementwise
+
+
+# -- assignment on the device ----------------------------------------------------------------------
+def device_assignable(dst: ndarray, src: Any) -> bool:
+    """Whether ``dst[...] = src`` runs on the device: `src` a numba_ext array on a queue equivalent
+    to `dst`'s, of no more dimensions, broadcasting to `dst`'s shape, whose dtype casts to `dst`'s
+    with 'same_kind' casting (other assignments go through the host, as NumPy's rules need)."""
+    return (
+        isinstance(src, ndarray)
+        and (src._queue is dst._queue or src._queue.equivalent(dst._queue))
+        and src.ndim <= dst.ndim
+        and np.can_cast(src.dtype, dst.dtype, casting="same_kind")
+        and _broadcasts_to(src.shape, dst.shape)
+    )
+
+
+def _broadcasts_to(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
+    tail = target[len(target) - len(shape) :]
+    return all(s == t or s == 1 for s, t in zip(shape, tail))
+
+
+def copy_into(dst: ndarray, src: ndarray) -> None:
+    """`src` broadcast to `dst`'s shape and cast to its dtype, written into `dst` (any strides) by one
+    kernel on `dst`'s queue (``device_assignable`` holds). Where the two share memory, `src` is
+    copied first, so the result is NumPy's (``x[1:] = x[:-1]``)."""
+    if np.may_share_memory(dst._desc, src._desc):  # the descriptors hold the device addresses
+        src = src.copy()
+    elementwise.assign(dst, src)
+
+
+# -- views -----------------------------------------------------------------------------------------
+def _view_function(fn: Callable[..., np.ndarray]) -> Callable[..., ndarray]:
+    """NumPy's `fn` applied to a numba_ext array's descriptor: the same view of its memory (NumPy's
+    argument checks and errors)."""
+
+    def view(a: ndarray, *args: Any, **kwargs: Any) -> ndarray:
+        if not isinstance(a, ndarray):
+            raise TypeError(f"np.{fn.__name__}: expected a numba_ext array, got {type(a).__name__}")
+        return a._view(fn(a._desc, *args, **kwargs))
+
+    view.__name__ = fn.__name__
+    return view
+
+
+def ravel(a: ndarray, order: Any = "C") -> ndarray:
+    """np.ravel: a view where the layout allows one, else a copy."""
+    if order in ("K", "k"):
+        raise UnsupportedError(
+            "np.ravel(order='K') is not supported on numba_ext arrays; use 'C', 'F' or 'A'"
+        )
+    return a.reshape(-1, order=order)
+
+
+# -- copies ----------------------------------------------------------------------------------------
+def _arrays(name: str, arrays: Any) -> list[ndarray]:
+    """The arrays of a sequence argument: numba_ext arrays on one execution queue."""
+    if isinstance(arrays, ndarray) or not isinstance(arrays, (list, tuple)):
+        raise TypeError(f"np.{name}: the arrays must be given as a list or tuple of numba_ext arrays")
+    if not arrays:
+        raise ValueError("need at least one array to concatenate")
+    foreign = [i for i, a in enumerate(arrays) if not isinstance(a, ndarray)]
+    if foreign:
+        raise ExecutionPlacementError(
+            f"np.{name} mixes numba_ext arrays with host data (position(s) {foreign}); the queue of host "
+            "data cannot be inferred (compute follows data). Convert it first with "
+            "numba_ext.asarray(x, sycl_queue=<the arrays' queue>)"
+        )
+    return list(arrays)
+
+
+def concatenate(
+    arrays: Sequence[ndarray],
+    axis: Any = 0,
+    out: Any = None,
+    *,
+    dtype: Any = None,
+    casting: Any = "same_kind",
+) -> ndarray:
+    """np.concatenate: a new array on the arrays' execution queue with the USM type they coerce to,
+    each array copied into its part by a kernel."""
+    if out is not None:
+        raise UnsupportedError("np.concatenate on numba_ext arrays takes no out=; assign the result")
+    parts = _arrays("concatenate", arrays)
+    if axis is None:
+        parts, axis = [p.reshape(-1) for p in parts], 0
+    first = parts[0]
+    if first.ndim == 0:
+        raise ValueError("zero-dimensional arrays cannot be concatenated")
+    ax = normalize_axis(operator.index(axis), first.ndim)
+    for i, p in enumerate(parts[1:], 1):
+        if p.ndim != first.ndim:
+            raise ValueError(
+                "all the input array dimensions except for the concatenation axis must match exactly, "
+                f"but the array at index 0 has {first.ndim} dimension(s) and the array at index {i} has "
+                f"{p.ndim} dimension(s)"
+            )
+        for d in range(first.ndim):
+            if d != ax and p.shape[d] != first.shape[d]:
+                raise ValueError(
+                    "all the input array dimensions except for the concatenation axis must match "
+                    f"exactly, but along dimension {d}, the array at index 0 has size {first.shape[d]} "
+                    f"and the array at index {i} has size {p.shape[d]}"
+                )
+    dt = np.result_type(*(p.dtype for p in parts)) if dtype is None else np.dtype(dtype)
+    for p in parts:
+        if not np.can_cast(p.dtype, dt, casting=casting):
+            raise TypeError(
+                f"Cannot cast array data from dtype({p.dtype.name!r}) to dtype({dt.name!r}) according "
+                f"to the rule {casting!r}"
+            )
+    queue = execution_queue([(f"array {i}", p) for i, p in enumerate(parts)])
+    usm_type = coerce_usm_types([p.usm_type for p in parts]) or first.usm_type
+    shape = list(first.shape)
+    shape[ax] = sum(p.shape[ax] for p in parts)
+    result = allocate(tuple(shape), dt, queue, usm_type)
+    start = 0
+    for p in parts:
+        stop = start + p.shape[ax]
+        piece = result[(slice(None),) * ax + (slice(start, stop),)]
+        if p.size:
+            if p.dtype.kind == "c" and dt.kind != "c":  # unsafe casting only: NumPy drops the imaginary part
+                p = p.real
+            if np.can_cast(p.dtype, dt, casting="same_kind"):
+                copy_into(piece, p)
+            else:
+                copy_into(piece, p.astype(dt))
+        start = stop
+    return result
+
+
+def stack(
+    arrays: Sequence[ndarray],
+    axis: Any = 0,
+    out: Any = None,
+    *,
+    dtype: Any = None,
+    casting: Any = "same_kind",
+) -> ndarray:
+    """np.stack: the arrays (of one shape) along a new axis."""
+    parts = _arrays("stack", arrays)
+    shapes = {p.shape for p in parts}
+    if len(shapes) != 1:
+        raise ValueError("all input arrays must have the same shape")
+    ax = normalize_axis(operator.index(axis), parts[0].ndim + 1)
+    expanded = [p._view(np.expand_dims(p._desc, ax)) for p in parts]
+    return concatenate(expanded, ax, out, dtype=dtype, casting=casting)
+
+
+def astype(x: ndarray, dtype: Any, /, *, copy: bool = True, device: Any = None) -> ndarray:
+    """np.astype (the array API's form): `x` as `dtype` on its own queue."""
+    if not isinstance(x, ndarray):
+        raise TypeError(f"np.astype: expected a numba_ext array, got {type(x).__name__}")
+    if device is not None and device != x.device and device != x.sycl_queue:
+        raise UnsupportedError("np.astype(device=) must be the array's own device; use x.to_device(...)")
+    return x.astype(dtype, copy=copy)
+
+
+# -- statistics, rounding, comparison --------------------------------------------------------------
+def _unsupported_keywords(name: str, **given: Any) -> None:
+    used = sorted(k for k, v in given.items() if v is not None and v is not np._NoValue)
+    if used:
+        raise UnsupportedError(f"np.{name} on numba_ext arrays does not take {', '.join(used)}")
+
+
+def var(
+    a: ndarray,
+    axis: Any = None,
+    dtype: Any = None,
+    out: Any = None,
+    ddof: Any = 0,
+    keepdims: bool = False,
+    *,
+    where: Any = np._NoValue,
+    mean: Any = np._NoValue,
+    correction: Any = np._NoValue,
+) -> ndarray:
+    """np.var as NumPy computes it: the mean (float64 for integer and bool data), the deviations,
+    their squared magnitudes summed, over the count less `ddof` (NaN, or inf, where that is not
+    positive)."""
+    _unsupported_keywords("var", out=out, where=where, mean=mean)
+    if correction is not np._NoValue:
+        if ddof != 0:
+            raise ValueError("ddof and correction can't be provided simultaneously.")
+        ddof = correction
+    mean_dtype = dtype
+    if dtype is None and a.dtype.kind in "biu":
+        mean_dtype = np.float64
+    axes = tuple(range(a.ndim)) if axis is None else axis if isinstance(axis, tuple) else (axis,)
+    axes = tuple(normalize_axis(operator.index(d), a.ndim) for d in axes)
+    count = 1
+    for d in axes:
+        count *= a.shape[d]
+    data: Any = a  # (mypy does not see the operators ArrayOperators gets by setattr)
+    centre = data.mean(axis=axes, dtype=mean_dtype, keepdims=True)
+    deviation = data - centre
+    squares = (deviation * deviation.conj()).real if deviation.dtype.kind == "c" else deviation * deviation
+    total = squares.sum(axis=axes, dtype=dtype, keepdims=keepdims)
+    return total / max(count - ddof, 0)
+
+
+def std(a: Any, *args: Any, **kwargs: Any) -> Any:
+    """np.std (np.var's arguments): the square root of np.var."""
+    return np.sqrt(var(a, *args, **kwargs))
+
+
+def round_(a: Any, decimals: Any = 0, out: Any = None) -> Any:
+    """np.round / np.around as NumPy computes it: floats scaled by a power of ten, rounded to the
+    nearest even integer and scaled back; integers and bools copied (``decimals >= 0``)."""
+    _unsupported_keywords("round", out=out)
+    d = operator.index(decimals)
+    if a.dtype.kind in "biu":
+        if d < 0:
+            raise UnsupportedError(
+                "np.round of integers to negative decimals is not supported on numba_ext arrays"
+            )
+        return a.copy()
+    if a.dtype.kind == "c":
+        raise UnsupportedError("np.round of complex numba_ext arrays is not supported; round .real and .imag")
+    if d == 0:
+        return np.rint(a)
+    scale = 10.0 ** abs(d)
+    return np.rint(a * scale) / scale if d > 0 else np.rint(a / scale) * scale
+
+
+def isclose(a: Any, b: Any, rtol: Any = 1e-05, atol: Any = 1e-08, equal_nan: bool = False) -> ndarray:
+    """np.isclose as NumPy 2 computes it: ``|a - b| <= atol + rtol * |b|`` where `b` is finite, or
+    ``a == b``; NaNs equal each other with `equal_nan`. `b` computes in its float dtype."""
+    if isinstance(b, ndarray):
+        b = b.astype(np.result_type(b.dtype, 1.0), copy=False)
+    elif type(b) is int:
+        b = float(b)
+    close = (abs(a - b) <= atol + rtol * abs(b)) & np.isfinite(b) | (a == b)
+    if equal_nan:
+        close = close | (np.isnan(a) & np.isnan(b))
+    return close
+
+
+def allclose(a: Any, b: Any, rtol: Any = 1e-05, atol: Any = 1e-08, equal_nan: bool = False) -> bool:
+    """np.allclose: whether np.isclose holds everywhere (a Python bool, as NumPy's)."""
+    return bool(isclose(a, b, rtol, atol, equal_nan).all())
+
+
+#: the NumPy functions of this module (``__array_function__``), by function
+MANIPULATION_FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
+    **{
+        f: _view_function(f)
+        for f in (np.squeeze, np.swapaxes, np.moveaxis, np.expand_dims, np.broadcast_to, np.diagonal)
+    },
+    np.matrix_transpose: _view_function(np.matrix_transpose),
+    np.ravel: ravel,
+    np.concatenate: concatenate,
+    np.stack: stack,
+    np.astype: astype,
+    np.var: var,
+    np.std: std,
+    np.round: round_,
+    np.around: round_,
+    np.isclose: isclose,
+    np.allclose: allclose,
+}
