@@ -10,6 +10,7 @@ Reductions over every element give a 0-d array on the input's queue with its USM
 from __future__ import annotations
 
 import math
+import operator
 import threading
 import warnings
 from typing import TYPE_CHECKING, Any
@@ -90,6 +91,8 @@ def _reduce_general(
     if axis is None:
         axes = tuple(range(x.ndim))
         result = reduce(name, x, None)
+    elif x.ndim == 0 and isinstance(axis, tuple) and axis:
+        raise np.exceptions.AxisError(operator.index(axis[0]), 0)  # NumPy's, for any axis of a 0-d array
     elif x.ndim == 0 or len(given) == 1:
         if x.ndim and (isinstance(given[0], (bool, np.bool_)) or not isinstance(given[0], (int, np.integer))):
             raise TypeError(_AXIS_MESSAGE.format(name=name, axis=axis))

@@ -251,3 +251,31 @@ def test_arithmetic_with_strings_is_numpys_type_error(other):
         with pytest.raises(TypeError, match="has no loop"):
             op()
     assert not bool(x == other)  # equality stays elementwise: never equal
+
+
+@pytest.mark.parametrize("name", ["sum", "prod", "min", "max", "any", "mean"])
+def test_zero_d_reductions_over_a_tuple_of_axes_are_numpys(name, rng):
+    """A 0-d array has no axis to name in a tuple (NumPy's AxisError); the empty tuple reduces over
+    nothing, giving the value in the result's dtype."""
+    h = np.asarray(rng.integers(1, 9), dtype=np.uint8)
+    x = nx.asarray(h)
+    for axis in [(0,), (0, 1), (0, 0), (-1,)]:
+        with pytest.raises(np.exceptions.AxisError):
+            getattr(h, name)(axis=axis)
+        with pytest.raises(np.exceptions.AxisError):
+            getattr(x, name)(axis=axis, keepdims=True)
+        with pytest.raises(np.exceptions.AxisError):
+            getattr(x, name)(axis=axis)
+    check(getattr(x, name)(axis=()), getattr(h, name)(axis=()))
+
+
+def test_sums_in_a_narrower_dtype_keep_its_precision(rng):
+    """``dtype=float32`` of complex128 data: the real parts summed in float32, as NumPy's (up to the
+    order of the additions)."""
+    h = rng.standard_normal((2, 3, 4)) + 1j * rng.standard_normal((2, 3, 4))
+    x = nx.asarray(np.asfortranarray(h))
+    with pytest.warns(np.exceptions.ComplexWarning):
+        want = h.sum(keepdims=True, dtype=np.float32)
+    with pytest.warns(np.exceptions.ComplexWarning):  # as NumPy warns
+        got = x.sum(keepdims=True, dtype=np.float32)
+    check(got, want, rtol=1e-5, atol=1e-5)
