@@ -3,12 +3,17 @@ the arrays' queue:
 
 * views, made by NumPy on the array's descriptor (which holds the addresses, never read on the
   host): ``np.ravel``, ``np.squeeze``, ``np.swapaxes``, ``np.moveaxis``, ``np.expand_dims``,
-  ``np.broadcast_to``, ``np.diagonal``, ``np.matrix_transpose``;
+  ``np.broadcast_to``, ``np.diagonal``, ``np.matrix_transpose``, ``np.fliplr``, ``np.flipud``,
+  ``np.rot90``;
 * copies on the device: assignment of one array into a view of another (``x[k] = y``),
   ``np.concatenate`` and ``np.stack``, ``np.astype``;
 * ``np.var`` and ``np.std`` as NumPy computes them (the mean, the squared deviations, their sum
   over the count less ``ddof``), ``np.round`` (scaled, rounded to even, scaled back), ``np.isclose``
-  and ``np.allclose``, each from the eager operations.
+  and ``np.allclose``, ``np.roll``, ``np.diff``, ``np.outer``, ``np.trace``, ``np.linalg.norm``
+  (the orders reductions give), ``np.count_nonzero``, ``np.array_equal`` and ``np.array_equiv``,
+  each from the eager operations;
+* ``np.atleast_1d``/``2d``/``3d`` as views, through which NumPy's own ``np.hstack``, ``np.vstack``
+  and ``np.dstack`` run.
 """
 
 from __future__ import annotations
@@ -266,12 +271,170 @@ def allclose(a: Any, b: Any, rtol: Any = 1e-05, atol: Any = 1e-08, equal_nan: bo
     return bool(isclose(a, b, rtol, atol, equal_nan).all())
 
 
+def atleast_nd(ndim: int) -> Callable[..., Any]:
+    """np.atleast_1d / 2d / 3d (`ndim`): views with leading (for 3-d, leading and trailing) axes of
+    length 1 added, one array or a tuple of them, as NumPy's. np.hstack, np.vstack and np.dstack
+    then run NumPy's own implementations, which call these and np.concatenate."""
+    fn = {1: np.atleast_1d, 2: np.atleast_2d, 3: np.atleast_3d}[ndim]
+
+    def atleast(*arys: Any) -> Any:
+        views = []
+        for a in arys:
+            if not isinstance(a, ndarray):
+                raise ExecutionPlacementError(
+                    f"np.{fn.__name__} of numba_ext arrays and host data ({type(a).__name__}); convert it "
+                    "first with numba_ext.asarray(x, sycl_queue=<the arrays' queue>)"
+                )
+            views.append(a._view(fn(a._desc)))
+        return views[0] if len(views) == 1 else tuple(views)
+
+    return atleast
+
+
+def roll(a: ndarray, shift: Any, axis: Any = None) -> ndarray:
+    """np.roll: the elements shifted along `axis` (flattened when None), as two slices copied."""
+    if axis is None:
+        return roll(a.ravel(), shift, 0).reshape(a.shape)
+    shifts = shift if isinstance(shift, tuple) else (shift,)
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    if len(shifts) == 1 and len(axes) > 1:
+        shifts = shifts * len(axes)
+    if len(shifts) != len(axes):
+        raise ValueError("'shift' and 'axis' should be scalars or 1D sequences")
+    out = a
+    for k, ax in zip(shifts, axes):
+        ax = normalize_axis(operator.index(ax), a.ndim)
+        n = a.shape[ax]
+        k = operator.index(k) % n if n else 0
+        if k:
+            before = (slice(None),) * ax
+            out = concatenate([out[(*before, slice(n - k, None))], out[(*before, slice(0, n - k))]], ax)
+    return out if out is not a else a.copy()
+
+
+def diff(
+    a: ndarray, n: Any = 1, axis: Any = -1, prepend: Any = np._NoValue, append: Any = np._NoValue
+) -> Any:
+    """np.diff: `n` times the differences of neighbours along `axis` (booleans: their inequality)."""
+    _unsupported_keywords("diff", prepend=prepend, append=append)
+    n = operator.index(n)
+    if n < 0:
+        raise ValueError(f"order must be non-negative but got {n!r}")
+    if a.ndim == 0:
+        raise ValueError("diff requires input that is at least one dimensional")
+    ax = normalize_axis(operator.index(axis), a.ndim)
+    before = (slice(None),) * ax
+    out: Any = a
+    for _ in range(n):
+        later, earlier = out[(*before, slice(1, None))], out[(*before, slice(None, -1))]
+        out = later != earlier if out.dtype == np.bool_ else later - earlier
+    return out
+
+
+def outer(a: Any, b: Any, out: Any = None) -> Any:
+    """np.outer: every element of `a` (flattened) times every element of `b`."""
+    _unsupported_keywords("outer", out=out)
+    return a.ravel()[:, None] * b.ravel()[None, :]
+
+
+def trace(
+    a: ndarray, offset: Any = 0, axis1: Any = 0, axis2: Any = 1, dtype: Any = None, out: Any = None
+) -> Any:
+    """np.trace: the sum along the diagonal."""
+    _unsupported_keywords("trace", out=out)
+    return a._view(np.diagonal(a._desc, offset, axis1, axis2)).sum(axis=-1, dtype=dtype)
+
+
+def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> Any:
+    """np.linalg.norm for the orders reductions give: the 2-norm of a vector and the Frobenius norm
+    of a matrix (the default), a vector's 1-norm and its infinity norms."""
+    if x.dtype.kind in "biu":
+        x = x.astype(np.float64)
+    vector = (
+        (axis is None and x.ndim == 1)
+        or (axis is not None and not isinstance(axis, tuple))
+        or (isinstance(axis, tuple) and len(axis) == 1)
+    )
+    magnitude: Any = abs(x)
+    if ord is None or (ord == 2 and vector) or (ord == "fro" and not vector):
+        squares = (x * x.conj()).real if x.dtype.kind == "c" else x * x
+        return np.sqrt(squares.sum(axis=axis, keepdims=keepdims))
+    if vector and ord == 1:
+        return magnitude.sum(axis=axis, keepdims=keepdims)
+    if vector and ord in (np.inf, -np.inf):
+        return (
+            magnitude.max(axis=axis, keepdims=keepdims)
+            if ord > 0
+            else magnitude.min(axis=axis, keepdims=keepdims)
+        )
+    raise UnsupportedError(
+        f"np.linalg.norm(ord={ord!r}) of numba_ext arrays is not supported; the default, 'fro', and for "
+        "vectors 1, 2 and inf are"
+    )
+
+
+def count_nonzero(a: Any, axis: Any = None, *, keepdims: bool = False) -> Any:
+    """np.count_nonzero: int64 counts (over every element a 0-d array on the queue, as the
+    reductions give)."""
+    return (a != 0).sum(axis=axis, keepdims=keepdims)
+
+
+def array_equal(a1: Any, a2: Any, equal_nan: bool = False) -> bool:
+    """np.array_equal: the same shape and equal elements (NaN equal to NaN with `equal_nan`)."""
+    if not (isinstance(a1, ndarray) and isinstance(a2, ndarray)):
+        raise ExecutionPlacementError(
+            "np.array_equal of a numba_ext array and host data; compare numba_ext arrays on one queue, "
+            "or bring both to the host with numba_ext.asnumpy"
+        )
+    if a1.shape != a2.shape:
+        return False
+    same: Any = a1 == a2
+    if equal_nan and a1.dtype.kind in "fc" and a2.dtype.kind in "fc":
+        same = same | (np.isnan(a1) & np.isnan(a2))
+    return bool(same.all())
+
+
+def array_equiv(a1: Any, a2: Any) -> bool:
+    """np.array_equiv: shapes that broadcast together and equal elements."""
+    if not (isinstance(a1, ndarray) and isinstance(a2, ndarray)):
+        raise ExecutionPlacementError(
+            "np.array_equiv of a numba_ext array and host data; compare numba_ext arrays on one queue"
+        )
+    try:
+        np.broadcast_shapes(a1.shape, a2.shape)
+    except ValueError:
+        return False
+    same: Any = a1 == a2
+    return bool(same.all())
+
+
 #: the NumPy functions of this module (``__array_function__``), by function
 MANIPULATION_FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     **{
         f: _view_function(f)
-        for f in (np.squeeze, np.swapaxes, np.moveaxis, np.expand_dims, np.broadcast_to, np.diagonal)
+        for f in (
+            np.squeeze,
+            np.swapaxes,
+            np.moveaxis,
+            np.expand_dims,
+            np.broadcast_to,
+            np.diagonal,
+            np.fliplr,
+            np.flipud,
+            np.rot90,
+        )
     },
+    np.atleast_1d: atleast_nd(1),
+    np.atleast_2d: atleast_nd(2),
+    np.atleast_3d: atleast_nd(3),
+    np.roll: roll,
+    np.diff: diff,
+    np.outer: outer,
+    np.trace: trace,
+    np.linalg.norm: norm,
+    np.count_nonzero: count_nonzero,
+    np.array_equal: array_equal,
+    np.array_equiv: array_equiv,
     np.matrix_transpose: _view_function(np.matrix_transpose),
     np.ravel: ravel,
     np.concatenate: concatenate,

@@ -3,6 +3,8 @@ operations (see ``cases.py`` for the form of a case and the profiles)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from .cases import JUNK, NAN, SHAPES, array
 from .choosers import Chooser
 from .values import OBJ, QUEUE, Enc, bytes_, cplx, npscalar, tup
@@ -189,9 +191,44 @@ def _operand(c: Chooser, profile: str) -> Enc:
     return c.choice([None, "s", [1, 2, 3, 4], tup(1, 2), OBJ, bytes_("x")])
 
 
+#: NumPy functions the eager library computes, with the keywords drawn for them
+FUNCTIONS: dict[str, dict[str, list[Any]]] = {
+    "var": {"axis": [None, 0, -1, tup(0, 1)], "ddof": [0, 1, 5], "keepdims": [True, False]},
+    "std": {"axis": [None, 1, tup(0, -1)], "ddof": [0, 1]},
+    "round": {"decimals": [0, 1, 3, -1]},
+    "diff": {"n": [0, 1, 2, -1], "axis": [0, -1, 2]},
+    "roll": {"shift": [1, -3, 7, tup(1, 2)], "axis": [None, 0, -1, tup(0, 1)]},
+    "trace": {"offset": [0, 1, -1]},
+    "count_nonzero": {"axis": [None, 0, -1]},
+    "ravel": {"order": ["C", "F", "A"]},
+    "squeeze": {"axis": [None, 0, 1]},
+    "flipud": {},
+    "rot90": {"k": [1, 2, -1]},
+    "atleast_2d": {},
+    "concatenate": {"axis": [0, 1, -1, None]},
+    "stack": {"axis": [0, 1, -1]},
+    "isclose": {"rtol": [1e-5, 0.5], "equal_nan": [True, False]},
+    "array_equal": {"equal_nan": [True, False]},
+}
+
+
+def _function_case(c: Chooser, profile: str) -> Enc:
+    """A NumPy function of the eager library: one array, or (concatenate, stack, isclose,
+    array_equal) that array twice."""
+    name = c.choice(sorted(FUNCTIONS))
+    kw: dict[str, Enc] = {k: c.choice(vs) for k, vs in FUNCTIONS[name].items() if c.boolean(0.5)}
+    shapes = SHAPES if profile != "quick" else [[4], [3, 4], [0], []]
+    return {
+        "kind": "function",
+        "name": name,
+        "args": [array(c, profile, shapes=shapes, compiled=True)],
+        "kwargs": kw,
+    }
+
+
 def eager(c: Chooser, profile: str) -> Enc:
     quick = profile == "quick"
-    kind = c.choice(["binary", "binary", "unary", "reduction", "matmul", "operator", "scan"])
+    kind = c.choice(["binary", "binary", "unary", "reduction", "matmul", "operator", "scan", "function"])
     if kind in ("binary", "operator"):
         name = c.choice(QUICK_BINARY if quick else BINARY)
         return {"kind": kind, "name": name, "args": [_operand(c, profile), _operand(c, profile)]}
@@ -208,6 +245,8 @@ def eager(c: Chooser, profile: str) -> Enc:
             "name": "matmul",
             "args": [array(c, profile, shapes=shapes, compiled=True) for _ in range(2)],
         }
+    if kind == "function":
+        return _function_case(c, profile)
     if kind == "scan":
         scan_kw: dict[str, Enc] = {}
         if c.boolean(0.2):

@@ -279,3 +279,86 @@ def test_methods_call_the_functions(rng):
     assert x.T.tobytes() == h.T.tobytes() and x.tobytes("F") == h.tobytes("F")
     x.fill(2.5)
     check(x, np.full((4, 6), 2.5))
+
+
+# -- more of NumPy's functions ------------------------------------------------------------------------
+def test_rearrangements_and_stacks_match_numpy(rng):
+    h, x = _pair(rng, (5, 6))
+    hv, v = _pair(rng, 6)
+    cases = [
+        (np.fliplr(x), np.fliplr(h)),
+        (np.flipud(x), np.flipud(h)),
+        (np.rot90(x), np.rot90(h)),
+        (np.rot90(x, -3, axes=(1, 0)), np.rot90(h, -3, axes=(1, 0))),
+        (np.roll(x, 2, axis=1), np.roll(h, 2, axis=1)),
+        (np.roll(x, -7), np.roll(h, -7)),
+        (np.roll(x, (1, -2), axis=(0, 1)), np.roll(h, (1, -2), axis=(0, 1))),
+        (np.roll(x, 5, axis=0), np.roll(h, 5, axis=0)),
+        (np.hstack([x, x[:, :2]]), np.hstack([h, h[:, :2]])),
+        (np.vstack([x, v]), np.vstack([h, hv])),
+        (np.dstack([x, x]), np.dstack([h, h])),
+        (np.atleast_3d(v), np.atleast_3d(hv)),
+        (np.hstack([v, v]), np.hstack([hv, hv])),
+    ]
+    for k, (got, want) in enumerate(cases):
+        check(got, want, f"case {k}")
+    a2, b2 = np.atleast_2d(v, x)
+    assert a2.shape == (1, 6) and b2.shape == (5, 6)
+    with pytest.raises(nx.ExecutionPlacementError):
+        np.vstack([x, hv])
+
+
+def test_differences_products_and_norms_match_numpy(rng):
+    h, x = _pair(rng, (5, 6))
+    hb = h > 0
+    b = nx.asarray(hb, device=DEV)
+    hi = rng.integers(-9, 9, (4, 4)).astype(np.int32)
+    i = nx.asarray(hi, device=DEV)
+    hc = h + 1j * rng.standard_normal(h.shape)
+    c = nx.asarray(hc, device=DEV)
+    cases = [
+        (np.diff(x), np.diff(h)),
+        (np.diff(x, 2, axis=0), np.diff(h, 2, axis=0)),
+        (np.diff(b, axis=1), np.diff(hb, axis=1)),
+        (np.diff(i, 0), np.diff(hi, 0)),
+        (np.outer(x[0], x[:, 1]), np.outer(h[0], h[:, 1])),
+        (np.outer(x, i), np.outer(h, hi)),
+        (np.trace(x), np.asarray(np.trace(h))),
+        (np.trace(x, 1), np.asarray(np.trace(h, 1))),
+        (np.trace(i, dtype=np.float32), np.asarray(np.trace(hi, dtype=np.float32))),
+        (np.linalg.norm(x), np.asarray(np.linalg.norm(h))),
+        (np.linalg.norm(x, "fro"), np.asarray(np.linalg.norm(h, "fro"))),
+        (np.linalg.norm(x, axis=1), np.linalg.norm(h, axis=1)),
+        (np.linalg.norm(x, 1, axis=0, keepdims=True), np.linalg.norm(h, 1, axis=0, keepdims=True)),
+        (np.linalg.norm(x[0], np.inf), np.asarray(np.linalg.norm(h[0], np.inf))),
+        (np.linalg.norm(x[0], -np.inf), np.asarray(np.linalg.norm(h[0], -np.inf))),
+        (np.linalg.norm(i), np.asarray(np.linalg.norm(hi))),
+        (np.linalg.norm(c, axis=0), np.linalg.norm(hc, axis=0)),
+        (np.count_nonzero(i), np.asarray(np.count_nonzero(hi), dtype=np.int64)),
+        (np.count_nonzero(b, axis=1), np.count_nonzero(hb, axis=1).astype(np.int64)),
+    ]
+    for k, (got, want) in enumerate(cases):
+        check(got, want, f"case {k}")
+    with pytest.raises(nx.UnsupportedError, match="ord"):
+        np.linalg.norm(x, 2)  # a matrix's spectral norm
+    with pytest.raises(ValueError, match="non-negative"):
+        np.diff(x, -1)
+
+
+def test_array_equal_compares_on_the_device(rng):
+    h, x = _pair(rng, (3, 4))
+    h[0, 0] = np.nan
+    x = nx.asarray(h, device=DEV)
+    y = x.copy()
+    assert np.array_equal(x, y) is False  # NaN is not equal to NaN
+    assert np.array_equal(x, y, equal_nan=True) is True
+    assert np.array_equal(x[1:], y[1:]) is True
+    assert np.array_equal(x, x[:2]) is False
+    z = y[1:].copy()
+    z[0, 0] = 5.0
+    assert np.array_equal(x[1:], z) is False
+    assert np.array_equiv(x[1:2], x[1:2].copy()) is True
+    assert np.array_equiv(x[1:], x[2]) is False
+    assert np.array_equiv(x, x[:, :2]) is False  # shapes that do not broadcast
+    with pytest.raises(nx.ExecutionPlacementError):
+        np.array_equal(x, h)  # NumPy's own would convert, fail and answer False
