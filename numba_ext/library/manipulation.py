@@ -235,18 +235,25 @@ def std(a: Any, *args: Any, **kwargs: Any) -> Any:
 
 
 def round_(a: Any, decimals: Any = 0, out: Any = None) -> Any:
-    """np.round / np.around as NumPy computes it: floats scaled by a power of ten, rounded to the
-    nearest even integer and scaled back; integers and bools copied (``decimals >= 0``)."""
+    """np.round / np.around as NumPy computes it: the data scaled by a power of ten, rounded to the
+    nearest even integer and scaled back (integers through float64 and back, so ``round(25, -1)``
+    is 20; bools to float16, and only to 0 decimals, as NumPy's)."""
     _unsupported_keywords("round", out=out)
     d = operator.index(decimals)
-    if a.dtype.kind in "biu":
-        if d < 0:
-            raise UnsupportedError(
-                "np.round of integers to negative decimals is not supported on numba_ext arrays"
-            )
-        return a.copy()
     if a.dtype.kind == "c":
         raise UnsupportedError("np.round of complex numba_ext arrays is not supported; round .real and .imag")
+    if a.dtype.kind == "b":
+        if d:
+            raise TypeError(
+                f"np.round of a bool array to {d} decimals: NumPy cannot cast the scaled float64 values "
+                "back to bool (casting rule 'same_kind')"
+            )
+        return np.rint(a)
+    if a.dtype.kind in "iu":
+        if d >= 0:
+            return a.copy()
+        scale = 10.0**-d
+        return (np.rint(a / scale) * scale).astype(a.dtype)
     if d == 0:
         return np.rint(a)
     scale = 10.0 ** abs(d)
@@ -295,12 +302,14 @@ def roll(a: ndarray, shift: Any, axis: Any = None) -> ndarray:
     """np.roll: the elements shifted along `axis` (flattened when None), as two slices copied."""
     if axis is None:
         return roll(a.ravel(), shift, 0).reshape(a.shape)
-    shifts = shift if isinstance(shift, tuple) else (shift,)
-    axes = axis if isinstance(axis, tuple) else (axis,)
+    shifts = tuple(shift) if isinstance(shift, (tuple, list)) else (shift,)
+    axes = tuple(axis) if isinstance(axis, (tuple, list)) else (axis,)
     if len(shifts) == 1 and len(axes) > 1:
         shifts = shifts * len(axes)
+    if len(axes) == 1 and len(shifts) > 1:
+        axes = axes * len(shifts)  # NumPy broadcasts the shifts against the axes
     if len(shifts) != len(axes):
-        raise ValueError("'shift' and 'axis' should be scalars or 1D sequences")
+        raise ValueError("shape mismatch: objects cannot be broadcast to a single shape.")
     out = a
     for k, ax in zip(shifts, axes):
         ax = normalize_axis(operator.index(ax), a.ndim)
@@ -318,6 +327,8 @@ def diff(
     """np.diff: `n` times the differences of neighbours along `axis` (booleans: their inequality)."""
     _unsupported_keywords("diff", prepend=prepend, append=append)
     n = operator.index(n)
+    if n == 0:
+        return a
     if n < 0:
         raise ValueError(f"order must be non-negative but got {n!r}")
     if a.ndim == 0:

@@ -197,7 +197,15 @@ def test_round_matches_numpy(rng):
         check(np.round(x, d), np.round(h, d), f"decimals {d}")
         check(x.astype(np.float32).round(d), h.astype(np.float32).round(d), f"float32, decimals {d}")
     hi = rng.integers(-500, 500, 30)
-    check(np.around(nx.asarray(hi, device=DEV), 2), np.around(hi, 2))
+    hi[:3] = [15, 25, -35]  # to tens: halves to even
+    i = nx.asarray(hi, device=DEV)
+    for d in (2, 0, -1, -2):
+        check(np.around(i, d), np.around(hi, d), f"int64, decimals {d}")
+    check(np.round(nx.asarray(hi.astype(np.int16), device=DEV), -1), np.round(hi.astype(np.int16), -1))
+    hb = hi > 0
+    check(np.round(nx.asarray(hb, device=DEV)), np.round(hb))  # float16, as NumPy's
+    with pytest.raises(TypeError):
+        np.round(nx.asarray(hb, device=DEV), 1)
 
 
 def test_isclose_and_allclose_match_numpy(rng):
@@ -294,6 +302,8 @@ def test_rearrangements_and_stacks_match_numpy(rng):
         (np.roll(x, -7), np.roll(h, -7)),
         (np.roll(x, (1, -2), axis=(0, 1)), np.roll(h, (1, -2), axis=(0, 1))),
         (np.roll(x, 5, axis=0), np.roll(h, 5, axis=0)),
+        (np.roll(x, (1, 2)), np.roll(h, (1, 2))),  # shifts broadcast against the axis
+        (np.roll(x, [1, 3], axis=1), np.roll(h, [1, 3], axis=1)),
         (np.hstack([x, x[:, :2]]), np.hstack([h, h[:, :2]])),
         (np.vstack([x, v]), np.vstack([h, hv])),
         (np.dstack([x, x]), np.dstack([h, h])),
@@ -343,6 +353,9 @@ def test_differences_products_and_norms_match_numpy(rng):
         np.linalg.norm(x, 2)  # a matrix's spectral norm
     with pytest.raises(ValueError, match="non-negative"):
         np.diff(x, -1)
+    check(np.diff(x[0, 0], 0), np.diff(h[0, 0], 0))  # order 0: the input, even 0-d
+    with pytest.raises(ValueError, match="at least one dimensional"):
+        np.diff(x[0, 0])
 
 
 def test_array_equal_compares_on_the_device(rng):
