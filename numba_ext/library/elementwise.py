@@ -14,7 +14,6 @@ import numpy as np
 
 from .. import _core
 from ..arrays import allocate, full, ndarray
-from ..arrays.allocation import array_info
 from ..devices import Device, Queue
 from ..errors import ExecutionPlacementError, UnsupportedError
 from ..ir import complex_lowering
@@ -71,18 +70,13 @@ def _known_key(ufunc: np.ufunc, operands: Sequence[Any]) -> tuple[tuple[Any, ...
 def _run_known(known: _Known, first: ndarray, operands: Sequence[Any]) -> Any:
     """A known call: new results, the operands' addresses and scalar bits, one launch."""
     queue, usm_type, shape = first._queue, first._usm_type, first._desc.shape
-    results = [
-        _core.empty(queue, shape, dt.itemsize, array_info(dt, len(shape), queue, usm_type))
-        for dt in known.out_dts
-    ]
+    results = [allocate(shape, dt, queue, usm_type) for dt in known.out_dts]
     slots: list[int] = []
     for o, dt in zip(operands, known.scalar_dts):
         if dt is None:
             slots.append(o._data_ptr)
-        elif dt.kind == "c":
-            slots.extend(complex_lowering.scalar_slots(o, dt))
         else:
-            slots.append(_scalar_bits(o, dt))
+            slots.extend(_scalar_slots(o, dt))
     slots.extend(r._nx.data for r in results)
     slots.extend(shape)
     size = math.prod(shape)
@@ -121,6 +115,11 @@ def _resolve(ufunc: np.ufunc, operands: Sequence[Any]) -> list[np.dtype]:
         return [np.dtype(d) for d in ufunc.resolve_dtypes(tuple(probe) + (None,) * ufunc.nout)]
     except Exception as e:
         raise UnsupportedError(f"np.{ufunc.__name__} is not supported for {probe}: {e}") from None
+
+
+def _scalar_slots(value: Any, dt: np.dtype) -> list[int]:
+    """The argument slots of a scalar operand passed as `dt`: its bits (a complex one: two)."""
+    return complex_lowering.scalar_slots(value, dt) if dt.kind == "c" else [_scalar_bits(value, dt)]
 
 
 def _scalars(operands: Sequence[Any]) -> tuple[Any, ...]:
@@ -355,7 +354,7 @@ def _slots(
     slots = []
     for o, (kind, *rest), dt in zip(operands, layout, in_dts):
         if isinstance(kind, str):
-            slots.extend(complex_lowering.scalar_slots(o, dt) if dt.kind == "c" else [_scalar_bits(o, dt)])
+            slots.extend(_scalar_slots(o, dt))
         else:
             slots.extend(_array_slots(o, rest[1], shape))
     for r in outs:
