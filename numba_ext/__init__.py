@@ -60,6 +60,7 @@ from .placement import offload_to
 if TYPE_CHECKING:  # what the names loaded on first use are (explicit re-exports for type checkers)
     from numba import prange as prange
 
+    from . import array_api as array_api
     from . import atomic as atomic
     from . import compiler as compiler
     from . import functions as functions
@@ -97,7 +98,18 @@ if TYPE_CHECKING:  # what the names loaded on first use are (explicit re-exports
     from .kernels.kernel import kernel as kernel
 
 _SUBMODULES = frozenset(
-    {"atomic", "compiler", "functions", "kernel_api", "kernels", "library", "local", "private", "utils"}
+    {
+        "array_api",
+        "atomic",
+        "compiler",
+        "functions",
+        "kernel_api",
+        "kernels",
+        "library",
+        "local",
+        "private",
+        "utils",
+    }
 )
 #: public name -> (module, attribute) for the names of the layers loaded on first use (the kernel
 #: API's names, every other public name not defined here, are added after ``__all__``)
@@ -122,6 +134,12 @@ def __getattr__(name: str) -> Any:
     elif name in _LAZY:
         module, attr = _LAZY[name]
         value = getattr(importlib.import_module(module), attr)
+    elif name == "__array_namespace_info__" or not name.startswith("__"):
+        # the array API's names (numba_ext.sum, numba_ext.float32): this module is the namespace
+        array_api = importlib.import_module("numba_ext.array_api")
+        if name not in array_api.__all__:
+            raise AttributeError(f"module 'numba_ext' has no attribute {name!r}")
+        value = getattr(array_api, name)
     else:
         raise AttributeError(f"module 'numba_ext' has no attribute {name!r}")
     globals()[name] = value
@@ -129,7 +147,9 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+    from .array_api import __all__ as array_api_names
+
+    return sorted(set(globals()) | set(__all__) | set(array_api_names))
 
 
 def _load_compiler() -> None:
@@ -143,6 +163,8 @@ def _load_library() -> None:
 hooks.set_loaders(_load_compiler, _load_library)
 
 __version__ = "0.1.0"
+#: the revision of the Python array API standard this module's namespace follows (``numba_ext.array_api``)
+__array_api_version__ = "2024.12"
 
 __all__ = [
     "ArrayInterfaceError",

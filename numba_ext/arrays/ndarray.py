@@ -23,9 +23,10 @@ reductions) come from its base class ``operators.ArrayOperators``.
 
 from __future__ import annotations
 
+import importlib
 import operator
 from collections.abc import Iterator, Sequence
-from types import EllipsisType
+from types import EllipsisType, ModuleType
 from typing import TYPE_CHECKING, Any, Literal, NoReturn, SupportsIndex, cast, overload
 
 import numpy as np
@@ -50,6 +51,8 @@ _BasicIndexItem = SupportsIndex | slice | EllipsisType | None
 #: a basic index (the only kind ``numba_ext.ndarray`` supports): integers, slices, ``...`` and ``None``,
 #: alone or in a tuple
 BasicIndex = _BasicIndexItem | tuple[_BasicIndexItem, ...]
+#: the revisions of the Python array API standard the namespace (the module ``numba_ext``) follows
+_API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12")
 
 
 def _is_basic_index(key: object) -> bool:
@@ -386,8 +389,18 @@ class ndarray(ArrayOperators):
             raise TypeError("len() of a 0-d array")
         return self.shape[0]
 
+    # -- the array API ----------------------------------------------------------------------------
+    def __array_namespace__(self, /, *, api_version: str | None = None) -> ModuleType:
+        """The array API namespace of these arrays: the module ``numba_ext``."""
+        if api_version is not None and api_version not in _API_VERSIONS:
+            raise ValueError(
+                f"numba_ext implements the array API revisions {', '.join(_API_VERSIONS)}, "
+                f"not {api_version!r}"
+            )
+        return importlib.import_module("numba_ext")
+
     # -- conversions ------------------------------------------------------------------------------
-    def to_device(self, device: DeviceArg) -> ndarray:
+    def to_device(self, device: DeviceArg, /, *, stream: object = None) -> ndarray:
         """This array on `device` (a Queue, Device or selector): no copy when the queue shares
         this array's context, a copy otherwise."""
         q = device if isinstance(device, Queue) else resolve_queue(device)
