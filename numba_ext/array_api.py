@@ -291,9 +291,28 @@ def can_cast(from_: Any, to: Any, /) -> builtins.bool:
     return builtins.bool(np.can_cast(_dtype_of(from_), to))
 
 
-def finfo(type: Any, /) -> Any:
-    """Machine limits of a floating dtype (or an array's)."""
-    return np.finfo(_dtype_of(type))
+class finfo_object(NamedTuple):
+    """Machine limits of a floating dtype, as Python numbers."""
+
+    bits: int
+    eps: float
+    max: float
+    min: float
+    smallest_normal: float
+    dtype: np.dtype
+
+
+def finfo(type: Any, /) -> finfo_object:
+    """Machine limits of a floating dtype (or an array's); a complex dtype gives its parts'."""
+    info = np.finfo(_dtype_of(type))
+    return finfo_object(
+        int(info.bits),
+        float(info.eps),
+        float(info.max),
+        float(info.min),
+        float(info.smallest_normal),
+        np.dtype(info.dtype),
+    )
 
 
 def iinfo(type: Any, /) -> Any:
@@ -340,7 +359,7 @@ def matmul(x1: ndarray, x2: ndarray, /) -> ndarray:
         batch + (a2.shape[-2], b2.shape[-1]),
         dtype=np.result_type(a.dtype, b.dtype),
         sycl_queue=execution_queue([("x1", a), ("x2", b)]),
-        usm_type=coerce_usm_types([a.usm_type, b.usm_type]),
+        usm_type=coerce_usm_types([a.usm_type, b.usm_type]) or a.usm_type,
     )
     for index in np.ndindex(*batch):
         out[index] = _np.matmul(a2[index], b2[index])
@@ -404,7 +423,7 @@ def vecdot(x1: ndarray, x2: ndarray, /, *, axis: int = -1) -> ndarray:
     if a.shape[axis - a.ndim if axis >= 0 else axis] != b.shape[axis - b.ndim if axis >= 0 else axis]:
         raise ValueError("numba_ext.vecdot(): x1 and x2 differ in length along the axis")
     products = _np.multiply(_np.conjugate(a) if a.dtype.kind == "c" else a, b)
-    return sum(products, axis=axis)
+    return sum(products, axis=axis, dtype=products.dtype)
 
 
 # -- manipulation --------------------------------------------------------------------------------------
@@ -429,7 +448,7 @@ def concat(arrays: Sequence[ndarray], /, *, axis: int | None = 0) -> ndarray:
     return result
 
 
-def expand_dims(x: ndarray, /, *, axis: int = 0) -> ndarray:
+def expand_dims(x: ndarray, /, axis: int = 0) -> ndarray:
     """`x` with a new axis of length one at `axis` (a view)."""
     result: ndarray = _np.expand_dims(_array("expand_dims", x), _axis(axis))
     return result
@@ -560,7 +579,9 @@ def searchsorted(
 def where(condition: ndarray, x1: Any, x2: Any, /) -> ndarray:
     """`x1` where `condition` holds, else `x2` (arrays or Python scalars, broadcast together)."""
     cond = _array("where", condition, "condition")
-    result: ndarray = _np.where(cond, _array_or_scalar("where", x1, "x1"), _array_or_scalar("where", x2, "x2"))
+    result: ndarray = _np.where(
+        cond, _array_or_scalar("where", x1, "x1"), _array_or_scalar("where", x2, "x2")
+    )
     return result
 
 

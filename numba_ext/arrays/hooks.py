@@ -63,6 +63,14 @@ class ArrayOperations(Protocol):
         True); False leaves the assignment to the caller."""
         ...
 
+    def getitem(self, x: Any, key: Any) -> Any:
+        """``x[key]`` for an advanced `key` (arrays or lists among its items)."""
+        ...
+
+    def setitem(self, x: Any, key: Any, value: Any) -> None:
+        """``x[key] = value`` for an advanced `key`."""
+        ...
+
     @property
     def array_functions(self) -> Mapping[Callable[..., Any], Callable[..., Any]]:
         """NumPy functions (``__array_function__``) computed on the arrays' queue, by function."""

@@ -297,14 +297,17 @@ class ndarray(ArrayOperators):
     def _view(self, desc: np.ndarray) -> ndarray:
         return ndarray._wrap(desc, self._queue, self._usm_type, self._base_ptr)
 
-    def __getitem__(self, key: BasicIndex) -> ndarray:
+    def __getitem__(self, key: Any) -> ndarray:
         items = key if isinstance(key, tuple) else (key,)
         # 0-d integer arrays index as their value (x[x.argmax()]), as NumPy's do
         items = tuple(operator.index(cast(ndarray, k)) if _is_integer_0d(k) else k for k in items)
-        if any(isinstance(k, ndarray) for k in items) or not _is_basic_index(items):
+        if any(isinstance(k, (ndarray, list, np.ndarray)) for k in items):
+            result: ndarray = hooks.operations.getitem(self, items)  # advanced: on the device
+            return result
+        if not _is_basic_index(items):
             raise IndexError(
-                "numba_ext.ndarray supports basic indexing (integers, slices, ..., None); "
-                "index with NumPy on numba_ext.asnumpy(x) for advanced indexing"
+                "numba_ext.ndarray takes integers, slices, ..., None, a boolean mask or integer arrays "
+                f"as indices, not {', '.join(type(k).__name__ for k in items)}"
             )
         # a view even where every axis gets an integer (a 0-d array, as dpnp gives): `...` last
         # keeps NumPy from reading the element, which lives in device memory
@@ -317,9 +320,14 @@ class ndarray(ArrayOperators):
             raise TypeError("iteration over a 0-d array")
         return (self[i] for i in range(self.shape[0]))
 
-    def __setitem__(self, key: BasicIndex, value: ndarray | ArrayLike) -> None:
+    def __setitem__(self, key: Any, value: ndarray | ArrayLike) -> None:
         """Assignment to a basic index: an array on an equivalent queue is copied by a kernel there;
-        host values (and arrays NumPy's rules cast otherwise) go through the host."""
+        host values (and arrays NumPy's rules cast otherwise) go through the host. A boolean mask
+        selects the elements assigned on the device."""
+        items = key if isinstance(key, tuple) else (key,)
+        if any(isinstance(k, (ndarray, list, np.ndarray)) and not _is_integer_0d(k) for k in items):
+            hooks.operations.setitem(self, key, value)
+            return
         view = self[key]
         if not view._desc.flags.writeable:
             raise ValueError("assignment destination is read-only")

@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..arrays import hooks
+from . import indexing
 from .elementwise import apply
 from .functions import ARRAY_FUNCTIONS, clip, where
 from .manipulation import copy_into, device_assignable
@@ -41,6 +42,9 @@ class _ArrayOperations:
             return False
         copy_into(dst, value)
         return True
+
+    getitem = staticmethod(indexing.getitem)
+    setitem = staticmethod(indexing.setitem)
 
     @property
     def array_functions(self) -> Mapping[Callable[..., Any], Callable[..., Any]]:

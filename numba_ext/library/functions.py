@@ -32,6 +32,7 @@ from ..ir.scans import (
     scan_dtype,
 )
 from . import elementwise
+from .gather import GATHER_FUNCTIONS
 from .manipulation import MANIPULATION_FUNCTIONS
 from .reductions import COMPLEX_DTYPES, DIRECT_DTYPES, dot
 
@@ -277,4 +278,5 @@ ARRAY_FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.copy: _copy,
     **{getattr(np, f"{k}_like"): _like_function(k) for k in ("empty", "zeros", "ones", "full")},
     **MANIPULATION_FUNCTIONS,
+    **GATHER_FUNCTIONS,
 }

@@ -129,7 +129,12 @@ def test_tile(rng, reps):
 
 @pytest.mark.parametrize(
     ("sa", "sb", "axes"),
-    [((3, 4), (4, 5), 1), ((2, 3, 4), (3, 4, 2), 2), ((3, 4), (5, 6), 0), ((2, 3, 4), (4, 3), ((1, 2), (1, 0)))],
+    [
+        ((3, 4), (4, 5), 1),
+        ((2, 3, 4), (3, 4, 2), 2),
+        ((3, 4), (5, 6), 0),
+        ((2, 3, 4), (4, 3), ((1, 2), (1, 0))),
+    ],
 )
 def test_tensordot(rng, sa, sb, axes):
     ha, a = _pair(rng, sa)
@@ -259,7 +264,13 @@ def test_inspection():
         "complex128",
     }
     assert set(info.dtypes(kind="real floating")) == {"float32", "float64"}
-    assert set(info.dtypes(kind=("bool", "unsigned integer"))) == {"bool", "uint8", "uint16", "uint32", "uint64"}
+    assert set(info.dtypes(kind=("bool", "unsigned integer"))) == {
+        "bool",
+        "uint8",
+        "uint16",
+        "uint32",
+        "uint64",
+    }
     assert info.capabilities()["data-dependent shapes"] is True
     assert info.default_device() in info.devices()
 

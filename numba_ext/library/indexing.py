@@ -1,0 +1,145 @@
+"""Advanced indexing of numba_ext arrays on their device (``x[mask]``, ``x[idx]``, ``x[i, j]`` with
+integer arrays, ``x[mask] = v``), with NumPy's semantics for the forms it takes:
+
+* a boolean array of the shape of `x`'s leading dimensions (NumPy's or ours), alone: the selected
+  elements or subarrays, compacted on the device (``gather.compress_mask``);
+* integer arrays and integers, one per leading dimension (at least one array, no slices between
+  them): the index arrays broadcast together, each index checked against its axis on the device
+  (negative ones count from the end), combined into one flat index over those dimensions and
+  gathered (``gather.take``);
+* assignment through a boolean mask of `x`'s shape (or its leading dimensions) of a scalar or an
+  array that broadcasts to the selected subarrays' shape: ``where(mask, value, x)`` written back.
+
+Other advanced keys raise an ``IndexError`` that names what is supported. Host index arrays (lists,
+NumPy arrays) are copied to the array's queue first.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from typing import Any
+
+import numpy as np
+
+from ..arrays import asarray, ndarray
+from ..errors import UnsupportedError
+from . import gather
+from .manipulation import copy_into
+
+_np: Any = np  # NumPy's functions, untyped: on numba_ext arrays they dispatch to this library
+
+
+def _device_index(k: Any, x: ndarray) -> Any:
+    """A key item: numba_ext arrays as they are, lists and NumPy arrays of integers or booleans
+    copied to `x`'s queue, the rest (ints, slices, ...) unchanged."""
+    if isinstance(k, ndarray):
+        return k
+    if isinstance(k, (list, np.ndarray)):
+        host = np.asarray(k)
+        if host.dtype.kind not in "biu" and not (host.size == 0 and host.dtype.kind == "f"):
+            raise IndexError(
+                f"arrays used as indices must be of integer (or boolean) type, not {host.dtype} (as in NumPy)"
+            )
+        if host.dtype.kind == "f":
+            host = host.astype(np.int64)
+        return asarray(host, sycl_queue=x.sycl_queue, usm_type=x.usm_type)
+    return k
+
+
+def is_advanced(key: Any) -> bool:
+    """Whether `key` holds an array or a list (advanced indexing)."""
+    items = key if isinstance(key, tuple) else (key,)
+    return any(isinstance(k, (ndarray, list, np.ndarray)) for k in items)
+
+
+def getitem(x: ndarray, key: Any) -> ndarray:
+    """``x[key]`` for an advanced `key` (see the module)."""
+    items = [_device_index(k, x) for k in (key if isinstance(key, tuple) else (key,))]
+    arrays = [k for k in items if isinstance(k, ndarray)]
+    if len(items) == 1 and arrays and arrays[0].dtype == np.bool_:
+        return gather.compress_mask(x, arrays[0])
+    if any(isinstance(k, ndarray) and k.dtype == np.bool_ for k in items):
+        raise IndexError(
+            "numba_ext.ndarray takes a boolean array index alone (x[mask]); combine masks with & first"
+        )
+    if all(isinstance(k, ndarray) or _is_int(k) for k in items):
+        return _integer_arrays(x, items)
+    raise IndexError(
+        "numba_ext.ndarray supports basic indices, a boolean mask alone, or integer arrays and integers "
+        "for the leading dimensions (no slices among them); got " + ", ".join(type(k).__name__ for k in items)
+    )
+
+
+def _is_int(k: object) -> bool:
+    return isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_))
+
+
+def _integer_arrays(x: ndarray, items: list[Any]) -> ndarray:
+    k = len(items)
+    if k > x.ndim:
+        raise IndexError(f"too many indices for array: array is {x.ndim}-dimensional, but {k} were indexed")
+    for i, item in enumerate(items):
+        if isinstance(item, ndarray) and item.dtype.kind not in "iu":
+            raise IndexError(f"arrays used as indices must be of integer type, not {item.dtype} (index {i})")
+    if k == 1:  # one index array: a gather along the first axis, which checks the indices itself
+        result: ndarray = gather.take(x, items[0], axis=0)
+        return result
+    shapes = [item.shape for item in items if isinstance(item, ndarray)]
+    try:
+        shape = np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise IndexError(
+            "shape mismatch: indexing arrays could not be broadcast together with shapes "
+            + " ".join(str(s) for s in shapes)
+        ) from None
+    flat: Any = 0
+    for axis, item in enumerate(items):
+        n = x.shape[axis]
+        if isinstance(item, ndarray):
+            if item.size:
+                lo, hi = int(_np.min(item)), int(_np.max(item))
+                if lo < -n or hi >= n:
+                    bad = lo if lo < -n else hi
+                    raise IndexError(f"index {bad} is out of bounds for axis {axis} with size {n}")
+            wrapped = _np.where(_np.less(item, 0), _np.add(item, n), item) if item.dtype.kind == "i" else item
+            index = _np.astype(wrapped, np.int64)
+        else:
+            i = operator.index(item)
+            if not -n <= i < n:
+                raise IndexError(f"index {i} is out of bounds for axis {axis} with size {n}")
+            index = i % n
+        flat = _np.add(_np.multiply(flat, n), index)
+    if not isinstance(flat, ndarray):  # integers only: a basic index
+        return x[tuple(items)]
+    source = x.reshape((math.prod(x.shape[:k]), *x.shape[k:]))
+    return gather.take(source, _np.broadcast_to(flat, shape), axis=0)
+
+
+def setitem(x: ndarray, key: Any, value: Any) -> None:
+    """``x[key] = value`` for an advanced `key`: a boolean mask (see the module)."""
+    items = [_device_index(k, x) for k in (key if isinstance(key, tuple) else (key,))]
+    if not x._desc.flags.writeable:
+        raise ValueError("assignment destination is read-only")
+    if len(items) != 1 or not isinstance(items[0], ndarray) or items[0].dtype != np.bool_:
+        raise UnsupportedError(
+            "assignment through an advanced index of a numba_ext array takes a boolean mask alone "
+            "(x[mask] = value); index with integers, slices or a mask"
+        )
+    mask = items[0]
+    if mask.ndim > x.ndim or mask.shape != x.shape[: mask.ndim]:
+        raise IndexError(
+            f"boolean index of shape {mask.shape} does not match the indexed array's shape {x.shape}"
+        )
+    rest = x.shape[mask.ndim :]
+    if isinstance(value, ndarray):
+        if value.ndim > len(rest) or not all(v in (1, r) for v, r in zip(value.shape[::-1], rest[::-1])):
+            raise UnsupportedError(
+                f"x[mask] = value of a numba_ext array takes a scalar or an array broadcasting to {rest}, "
+                f"the shape of each selected subarray; got shape {value.shape}"
+            )
+    elif np.ndim(value) != 0:
+        value = asarray(value, dtype=x.dtype, sycl_queue=x.sycl_queue)
+        return setitem(x, key, value)
+    spread = mask.reshape(mask.shape + (1,) * len(rest))
+    copy_into(x, _np.astype(_np.where(spread, value, x), x.dtype, copy=False))

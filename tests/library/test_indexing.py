@@ -1,0 +1,104 @@
+"""Advanced indexing on the device against NumPy on fresh random inputs: boolean masks of all or
+the leading dimensions (NumPy's or numba_ext's), integer arrays and lists for the leading
+dimensions (negative indices, broadcasting, bounds), assignment through a mask, and the keys
+refused with an IndexError that names the forms taken."""
+
+import numpy as np
+import pytest
+
+import numba_ext as nx
+from numba_ext.errors import UnsupportedError
+
+from ..checks import poison
+from ..conftest import DEV
+
+
+def _pair(rng, shape, dtype=np.float64):
+    h = (rng.standard_normal(shape) * 3).astype(dtype)
+    return h, nx.asarray(h, device=DEV)
+
+
+def _same(got, want):
+    assert isinstance(got, nx.ndarray)
+    np.testing.assert_array_equal(nx.asnumpy(got), want)
+    assert nx.asnumpy(got).dtype == want.dtype
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.int32, np.bool_, np.complex64])
+def test_boolean_masks(rng, dtype):
+    h, x = _pair(rng, (5, 6, 3), dtype)
+    poison(90, dtype)
+    full = rng.random(h.shape) < 0.4
+    lead = rng.random((5, 6)) < 0.5
+    first = rng.random(5) < 0.5
+    for mask in (full, lead, first, np.zeros(5, bool), np.ones((5, 6), bool)):
+        _same(x[nx.asarray(mask, device=DEV)], h[mask])
+        _same(x[mask], h[mask])  # a NumPy mask is copied to the queue
+    _same(x[::2][nx.asarray(first[::2], device=DEV)], h[::2][first[::2]])
+    if dtype == np.bool_:
+        _same(x[x], h[h])
+    else:
+        _same(x[x != h.flat[0]], h[h != h.flat[0]])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int64, np.uint8])
+def test_integer_arrays(rng, dtype):
+    h, x = _pair(rng, (6, 5, 4), dtype)
+    idx = rng.integers(-6, 6, 9)
+    j = rng.integers(-5, 5, (3, 1))
+    cases = [
+        (idx,),
+        (idx.reshape(3, 3),),
+        (list(idx),),
+        (idx[:3], j),
+        (idx[:3], j, 2),
+        (1, j),
+        (idx[:2], j[:1], rng.integers(0, 4, 2)),
+    ]
+    for key in cases:
+        dkey = tuple(nx.asarray(k, device=DEV) if isinstance(k, np.ndarray) else k for k in key)
+        _same(x[dkey if len(dkey) > 1 else dkey[0]], h[key if len(key) > 1 else key[0]])
+    _same(x.T[idx[:4] % 4], h.T[idx[:4] % 4])
+
+
+def test_index_errors(rng):
+    h, x = _pair(rng, (4, 3))
+    for key in ([4], [-5], (np.array([0]), np.array([3]))):
+        with pytest.raises(IndexError, match="out of bounds"):
+            x[key]
+    with pytest.raises(IndexError, match="could not be broadcast"):
+        x[np.array([0, 1]), np.array([0, 1, 2])]
+    with pytest.raises(IndexError, match="too many indices"):
+        x[[0], [0], [0]]
+    with pytest.raises(IndexError, match="integer"):
+        x[np.array([0.5])]
+    with pytest.raises(IndexError, match="boolean index"):
+        x[np.ones(3, bool)]
+    with pytest.raises(IndexError, match="a boolean array index alone"):
+        x[np.ones(4, bool), 0]
+    with pytest.raises(IndexError, match="leading dimensions"):
+        x[:, [0, 1]]
+    np.testing.assert_array_equal(nx.asnumpy(x), h)  # nothing written
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.int16])
+def test_mask_assignment(rng, dtype):
+    h, x = _pair(rng, (5, 4), dtype)
+    mask = rng.random((5, 4)) < 0.5
+    x[nx.asarray(mask, device=DEV)] = 7
+    h[mask] = 7
+    _same(x, h)
+    rows = rng.random(5) < 0.5
+    row = rng.integers(-9, 9, 4).astype(dtype)
+    x[rows] = nx.asarray(row, device=DEV)
+    h[rows] = row
+    _same(x, h)
+    x[x > 2] = 2.9  # cast to the array's dtype, as NumPy's assignment casts
+    h[h > 2] = 2.9
+    _same(x, h)
+    with pytest.raises(UnsupportedError, match="boolean mask alone"):
+        x[[0, 1]] = 1
+    with pytest.raises(IndexError, match="does not match"):
+        x[np.ones(4, bool)] = 1
+    with pytest.raises(ValueError, match="read-only"):
+        nx.broadcast_to(x[0], (3, 4))[np.ones((3, 4), bool)] = 1
