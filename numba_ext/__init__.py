@@ -67,6 +67,7 @@ if TYPE_CHECKING:  # what the names loaded on first use are (explicit re-exports
     from . import kernel_api as kernel_api
     from . import kernels as kernels
     from . import library as library
+    from . import linalg as linalg
     from . import local as local
     from . import private as private
     from . import utils as utils
@@ -106,6 +107,7 @@ _SUBMODULES = frozenset(
         "kernel_api",
         "kernels",
         "library",
+        "linalg",
         "local",
         "private",
         "utils",

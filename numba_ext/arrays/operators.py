@@ -100,6 +100,10 @@ def _moved(a: ndarray, axes: tuple[int, ...]) -> ndarray:
     return (a if a.ndim == nd else a[(None,) * (nd - a.ndim) + (Ellipsis,)]).transpose(axes)
 
 
+#: NumPy's functions, untyped: on these arrays they dispatch to the eager library
+_np: Any = np
+
+
 class ArrayOperators:
     """The eager operations of ``numba_ext.ndarray`` (its only subclass): each a kernel on the
     array's queue, through ``hooks.operations``."""
@@ -230,6 +234,35 @@ class ArrayOperators:
         self, axis: int | None = None, out: ndarray | None = None, keepdims: bool = False
     ) -> ReductionResult:
         return hooks.operations.reduce("argmax", self, axis, out=out, keepdims=keepdims)
+
+    def sort(
+        self, axis: int = -1, kind: str | None = None, order: None = None, *, stable: bool | None = None
+    ) -> None:
+        """Sort in place along `axis` (a stable sort on the device, written back)."""
+        cast("ndarray", self)[...] = _np.sort(self, axis=axis, kind=kind, order=order, stable=stable)
+
+    def argsort(
+        self,
+        axis: int | None = -1,
+        kind: str | None = None,
+        order: None = None,
+        *,
+        stable: bool | None = None,
+    ) -> ndarray:
+        """The indices that sort the array along `axis` (np.argsort)."""
+        return cast("ndarray", _np.argsort(self, axis=axis, kind=kind, order=order, stable=stable))
+
+    def nonzero(self) -> tuple[ndarray, ...]:
+        """The indices of the non-zero elements, one array per axis (np.nonzero)."""
+        return cast("tuple[ndarray, ...]", _np.nonzero(self))
+
+    def take(self, indices: Any, axis: int | None = None, out: None = None, mode: str = "raise") -> ndarray:
+        """The elements at `indices` along `axis` (np.take)."""
+        return cast("ndarray", _np.take(self, indices, axis=axis, out=out, mode=mode))
+
+    def repeat(self, repeats: Any, axis: int | None = None) -> ndarray:
+        """Each element repeated (np.repeat)."""
+        return cast("ndarray", _np.repeat(self, repeats, axis=axis))
 
     def dot(self, other: ndarray) -> ndarray:
         return hooks.operations.dot(self, other)

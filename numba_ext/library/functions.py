@@ -35,6 +35,7 @@ from . import elementwise
 from .gather import GATHER_FUNCTIONS
 from .manipulation import MANIPULATION_FUNCTIONS
 from .reductions import COMPLEX_DTYPES, DIRECT_DTYPES, dot
+from .sorting import SORTING_FUNCTIONS
 
 if TYPE_CHECKING:
     from numpy._globals import _NoValueType  # the type of np._NoValue, NumPy's "not given" default
@@ -279,4 +280,5 @@ ARRAY_FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     **{getattr(np, f"{k}_like"): _like_function(k) for k in ("empty", "zeros", "ones", "full")},
     **MANIPULATION_FUNCTIONS,
     **GATHER_FUNCTIONS,
+    **SORTING_FUNCTIONS,
 }

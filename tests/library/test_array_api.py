@@ -285,3 +285,107 @@ def test_arguments_that_are_not_numba_ext_arrays_are_named(rng):
         xp.concat([x, h])
     with pytest.raises(TypeError, match="integer is required for the axis"):
         xp.unstack(x, axis=True)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.int32, np.bool_])
+def test_unique_functions(rng, dtype):
+    h = rng.integers(-4, 4, (5, 7)).astype(dtype)
+    if dtype == np.float64:
+        h.flat[[3, 9, 20]] = np.nan  # each NaN a value of its own, as the standard says
+    x = xp.asarray(h, device=DEV)
+    values, indices, inverse, counts = xp.unique_all(x)
+    flat = h.reshape(-1)
+    order = np.argsort(flat, kind="stable")
+    ordered = flat[order]
+    starts = np.concatenate([[True], ordered[1:] != ordered[:-1]])
+    want_values = ordered[starts]
+    first = np.flatnonzero(starts)
+    np.testing.assert_array_equal(xp.asnumpy(values), want_values)
+    np.testing.assert_array_equal(xp.asnumpy(indices), order[first])
+    np.testing.assert_array_equal(xp.asnumpy(counts), np.diff(np.append(first, flat.size)))
+    group = np.cumsum(starts) - 1
+    want_inverse = np.empty(flat.size, np.int64)
+    want_inverse[order] = group
+    np.testing.assert_array_equal(xp.asnumpy(inverse), want_inverse.reshape(h.shape))
+    np.testing.assert_array_equal(xp.asnumpy(xp.unique_values(x)), want_values)
+    v, c = xp.unique_counts(x)
+    np.testing.assert_array_equal(xp.asnumpy(c), np.diff(np.append(first, flat.size)))
+    v, inv = xp.unique_inverse(x)
+    np.testing.assert_array_equal(xp.asnumpy(v)[xp.asnumpy(inv)], h)  # NaN != NaN: compare positions
+    if dtype != np.float64:
+        np.testing.assert_array_equal(xp.asnumpy(v), np.unique(h))
+    empty = xp.unique_all(xp.asarray(np.zeros(0, dtype), device=DEV))
+    assert all(a.shape == (0,) for a in empty)
+
+
+@pytest.mark.parametrize("descending", [False, True])
+def test_sort_argsort_take_searchsorted(rng, descending):
+    h = rng.integers(0, 6, (4, 9)).astype(np.float32)
+    x = xp.asarray(h, device=DEV)
+    for axis in (0, 1, -1):
+        want = np.flip(np.sort(h, axis=axis), axis=axis) if descending else np.sort(h, axis=axis)
+        np.testing.assert_array_equal(xp.asnumpy(xp.sort(x, axis=axis, descending=descending)), want)
+        order = xp.argsort(x, axis=axis, descending=descending)
+        got = np.take_along_axis(h, xp.asnumpy(order), axis=axis)
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(xp.asnumpy(xp.take_along_axis(x, order, axis=axis)), want)
+    idx = rng.integers(-9, 9, 5)
+    np.testing.assert_array_equal(
+        xp.asnumpy(xp.take(x, xp.asarray(idx, device=DEV), axis=1)), np.take(h, idx, axis=1)
+    )
+    with pytest.raises(ValueError, match="axis is required"):
+        xp.take(x, xp.asarray(idx, device=DEV))
+    a = np.sort(h.reshape(-1))
+    v = rng.uniform(-1, 7, 11).astype(np.float32)
+    for side in ("left", "right"):
+        got = xp.searchsorted(xp.asarray(a, device=DEV), xp.asarray(v, device=DEV), side=side)
+        np.testing.assert_array_equal(xp.asnumpy(got), np.searchsorted(a, v, side=side))
+    hz = rng.integers(-2, 3, (3, 4))
+    nz = xp.nonzero(xp.asarray(hz, device=DEV))
+    for g, w in zip(nz, np.nonzero(hz)):
+        np.testing.assert_array_equal(xp.asnumpy(g), w)
+    np.testing.assert_array_equal(
+        xp.asnumpy(xp.repeat(x, xp.asarray(np.arange(4), device=DEV), axis=0)),
+        np.repeat(h, np.arange(4), axis=0),
+    )
+
+
+def test_array_methods_sort_in_place(rng):
+    h, x = _pair(rng, (3, 8))
+    x.sort(axis=0)
+    h.sort(axis=0)
+    np.testing.assert_array_equal(xp.asnumpy(x), h)
+    np.testing.assert_array_equal(xp.asnumpy(x.argsort()), h.argsort(kind="stable"))
+    np.testing.assert_array_equal(xp.asnumpy(x.take([0, -1], axis=1)), h.take([0, -1], axis=1))
+    np.testing.assert_array_equal(xp.asnumpy(x.repeat(2)), h.repeat(2))
+    for g, w in zip((x > 0).nonzero(), (h > 0).nonzero()):
+        np.testing.assert_array_equal(xp.asnumpy(g), w)
+
+
+def test_linalg_extension(rng):
+    h, x = _pair(rng, (3, 4, 4))
+    for order in ("fro", 1, -1, xp.inf, -xp.inf):
+        _same(xp.linalg.matrix_norm(x, ord=order), np.linalg.matrix_norm(h, ord=order), rtol=1e-10)
+    _same(
+        xp.linalg.matrix_norm(x, ord=1, keepdims=True),
+        np.linalg.matrix_norm(h, ord=1, keepdims=True),
+        rtol=1e-10,
+    )
+    with pytest.raises(xp.UnsupportedError, match="singular values"):
+        xp.linalg.matrix_norm(x, ord=2)
+    for order in (2, 1, 0, xp.inf, -xp.inf, 3, 0.5):
+        _same(
+            xp.linalg.vector_norm(x, ord=order, axis=(0, 2)),
+            np.linalg.vector_norm(h, ord=order, axis=(0, 2)),
+            rtol=1e-10,
+        )
+    _same(xp.linalg.matrix_power(x, 5), np.linalg.matrix_power(h, 5), rtol=1e-9, atol=1e-9)
+    _same(xp.linalg.matrix_power(x, 0), np.linalg.matrix_power(h, 0))
+    ha, a = _pair(rng, (5, 3))
+    hb, b = _pair(rng, (5, 3))
+    _same(xp.linalg.cross(a, b), np.cross(ha, hb), rtol=1e-10)
+    _same(xp.linalg.cross(a.T, b.T, axis=0), np.cross(ha.T, hb.T, axis=0), rtol=1e-10)
+    _same(xp.linalg.trace(x, offset=1), np.linalg.trace(h, offset=1))
+    _same(xp.linalg.diagonal(x, offset=-1), np.linalg.diagonal(h, offset=-1))
+    _same(xp.linalg.outer(a[:, 0], b[0]), np.outer(ha[:, 0], hb[0]))
+    assert xp.linalg.matmul is xp.matmul and xp.linalg.vecdot is xp.vecdot

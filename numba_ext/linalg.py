@@ -1,0 +1,179 @@
+"""The array API's linear algebra extension (``numba_ext.linalg``) on numba_ext arrays: the products,
+norms, traces, diagonals, cross products and matrix powers, each composed from the eager
+operations and computed on the arrays' queue.
+
+The decompositions and solvers of the extension (``cholesky``, ``det``, ``eigh``, ``eigvalsh``,
+``inv``, ``matrix_rank``, ``pinv``, ``qr``, ``slogdet``, ``solve``, ``svd``, ``svdvals``) and the
+norms that need singular values (``matrix_norm`` of order 2, -2 and ``'nuc'``) have no device
+implementation yet: they are absent (the first) or raise ``UnsupportedError`` (the second), rather
+than computing on the host behind the caller's back.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Literal
+
+import numpy as np
+
+from . import array_api as xp
+from .array_api import matmul, matrix_transpose, tensordot, vecdot
+from .arrays import ndarray
+from .errors import UnsupportedError
+
+_np: Any = np  # NumPy's functions, untyped: on numba_ext arrays they dispatch to the eager library
+
+
+def _floating(fn: str, x: ndarray) -> ndarray:
+    x = xp._array(fn, x)
+    if x.dtype.kind not in "fc":
+        raise TypeError(f"numba_ext.linalg.{fn}(): x must have a floating-point dtype, not {x.dtype}")
+    return x
+
+
+def _matrices(fn: str, x: ndarray) -> ndarray:
+    x = xp._array(fn, x)
+    if x.ndim < 2:
+        raise ValueError(f"numba_ext.linalg.{fn}(): x must have at least 2 dimensions, not {x.ndim}")
+    return x
+
+
+def cross(x1: ndarray, x2: ndarray, /, *, axis: int = -1) -> ndarray:
+    """The cross product of 3-element vectors along `axis` of the broadcast operands."""
+    a, b = xp._array("cross", x1, "x1"), xp._array("cross", x2, "x2")
+    if a.ndim != b.ndim:
+        raise ValueError(
+            f"numba_ext.linalg.cross(): x1 and x2 must have the same rank, not {a.ndim} and {b.ndim}"
+        )
+    axis = xp._axis(axis)
+    if not -a.ndim <= axis < a.ndim:
+        raise ValueError(f"numba_ext.linalg.cross(): axis {axis} is out of range for rank {a.ndim}")
+    if a.shape[axis] != 3 or b.shape[axis] != 3:
+        raise ValueError("numba_ext.linalg.cross(): the vectors along axis must have 3 elements")
+    a, b = _np.moveaxis(a, axis, -1), _np.moveaxis(b, axis, -1)
+    parts = [
+        _np.subtract(_np.multiply(a[..., i], b[..., j]), _np.multiply(a[..., j], b[..., i]))
+        for i, j in ((1, 2), (2, 0), (0, 1))
+    ]
+    result: ndarray = _np.moveaxis(xp.stack(parts, axis=-1), -1, axis)
+    return result
+
+
+def diagonal(x: ndarray, /, *, offset: int = 0) -> ndarray:
+    """The `offset`-th diagonal of each matrix (the last two axes): a view."""
+    x = _matrices("diagonal", x)
+    result: ndarray = _np.diagonal(x, offset, -2, -1)
+    return result
+
+
+def matrix_norm(
+    x: ndarray, /, *, keepdims: bool = False, ord: float | Literal["fro", "nuc"] | None = "fro"
+) -> ndarray:
+    """The norm of each matrix (the last two axes): Frobenius, or the largest (smallest) sum of
+    absolute values over columns (1, -1) or rows (inf, -inf)."""
+    x = _matrices("matrix_norm", _floating("matrix_norm", x))
+    magnitude = _np.absolute(x)
+    if ord == "fro" or ord is None:
+        result: ndarray = _np.sqrt(
+            _np.sum(_np.multiply(magnitude, magnitude), axis=(-2, -1), keepdims=keepdims)
+        )
+        return result
+    if ord in (1, -1, math.inf, -math.inf):
+        along = -2 if ord in (1, -1) else -1
+        sums = _np.sum(magnitude, axis=along, keepdims=True)
+        pick = _np.max if ord in (1, math.inf) else _np.min
+        result = pick(sums, axis=-1 if along == -2 else -2, keepdims=True)
+        return result if keepdims else result[..., 0, 0]
+    if ord in (2, -2, "nuc"):
+        raise UnsupportedError(
+            f"numba_ext.linalg.matrix_norm(ord={ord!r}) needs singular values, which have no device "
+            "implementation yet; ord='fro', 1, -1, inf and -inf are computed on the device"
+        )
+    raise ValueError(f"numba_ext.linalg.matrix_norm(): invalid ord {ord!r}")
+
+
+def matrix_power(x: ndarray, n: int, /) -> ndarray:
+    """Each square matrix (the last two axes) to the integer power `n` >= 0, by repeated squaring."""
+    x = _matrices("matrix_power", x)
+    if x.shape[-1] != x.shape[-2]:
+        raise ValueError(f"numba_ext.linalg.matrix_power(): matrices must be square, not {x.shape[-2:]}")
+    n = int(n)
+    if n < 0:
+        raise UnsupportedError(
+            "numba_ext.linalg.matrix_power() of a negative power needs the inverse, which has no device "
+            "implementation yet"
+        )
+    size = x.shape[-1]
+    eye = xp.eye(size, dtype=x.dtype, sycl_queue=x.sycl_queue, usm_type=x.usm_type)
+    result = xp.broadcast_to(eye, x.shape).copy()
+    square = x
+    while n:
+        if n & 1:
+            result = matmul(result, square)
+        n >>= 1
+        if n:
+            square = matmul(square, square)
+    return result
+
+
+def outer(x1: ndarray, x2: ndarray, /) -> ndarray:
+    """The outer product of two 1-d arrays."""
+    a, b = xp._array("outer", x1, "x1"), xp._array("outer", x2, "x2")
+    if a.ndim != 1 or b.ndim != 1:
+        raise ValueError(f"numba_ext.linalg.outer(): x1 and x2 must be 1-d, not {a.ndim}-d and {b.ndim}-d")
+    result: ndarray = _np.multiply(a[:, None], b[None, :])
+    return result
+
+
+def trace(x: ndarray, /, *, offset: int = 0, dtype: Any = None) -> ndarray:
+    """The sum along the `offset`-th diagonal of each matrix (the last two axes)."""
+    x = _matrices("trace", x)
+    d = _np.diagonal(x, offset, -2, -1)
+    if dtype is None and d.dtype.kind in "fc":
+        dtype = d.dtype  # floating values keep their precision
+    result: ndarray = _np.sum(d, axis=-1, dtype=dtype)
+    return result
+
+
+def vector_norm(
+    x: ndarray,
+    /,
+    *,
+    axis: int | tuple[int, ...] | None = None,
+    keepdims: bool = False,
+    ord: float = 2,
+) -> ndarray:
+    """The `ord`-norm of the vectors along `axis` (all elements when None): inf, -inf (the largest,
+    smallest magnitude), 0 (the count of non-zeros), or the sum of magnitudes to the power `ord`."""
+    x = _floating("vector_norm", x)
+    magnitude = _np.absolute(x)
+    real = magnitude.dtype
+    if ord == math.inf:
+        result: ndarray = _np.max(magnitude, axis=axis, keepdims=keepdims)
+    elif ord == -math.inf:
+        result = _np.min(magnitude, axis=axis, keepdims=keepdims)
+    elif ord == 0:
+        result = _np.sum(_np.not_equal(magnitude, 0), axis=axis, keepdims=keepdims, dtype=real)
+    elif ord == 1:
+        result = _np.sum(magnitude, axis=axis, keepdims=keepdims)
+    elif ord == 2:
+        result = _np.sqrt(_np.sum(_np.multiply(magnitude, magnitude), axis=axis, keepdims=keepdims))
+    else:
+        powered = _np.power(magnitude, real.type(ord))
+        result = _np.power(_np.sum(powered, axis=axis, keepdims=keepdims), real.type(1.0 / ord))
+    return result
+
+
+__all__ = [
+    "cross",
+    "diagonal",
+    "matmul",
+    "matrix_norm",
+    "matrix_power",
+    "matrix_transpose",
+    "outer",
+    "tensordot",
+    "trace",
+    "vecdot",
+    "vector_norm",
+]
