@@ -41,10 +41,13 @@ def _matrices(fn: str, x: ndarray) -> ndarray:
 def cross(x1: ndarray, x2: ndarray, /, *, axis: int = -1) -> ndarray:
     """The cross product of 3-element vectors along `axis` of the broadcast operands."""
     a, b = xp._array("cross", x1, "x1"), xp._array("cross", x2, "x2")
-    if a.ndim != b.ndim:
+    try:
+        shape = np.broadcast_shapes(a.shape, b.shape)
+    except ValueError:
         raise ValueError(
-            f"numba_ext.linalg.cross(): x1 and x2 must have the same rank, not {a.ndim} and {b.ndim}"
-        )
+            f"numba_ext.linalg.cross(): x1 of shape {a.shape} and x2 of shape {b.shape} do not broadcast"
+        ) from None
+    a, b = xp.broadcast_to(a, shape), xp.broadcast_to(b, shape)
     axis = xp._axis(axis)
     if not -a.ndim <= axis < a.ndim:
         raise ValueError(f"numba_ext.linalg.cross(): axis {axis} is out of range for rank {a.ndim}")

@@ -233,8 +233,16 @@ def asarray(
             f"asarray(copy=False) of a {type(obj).__name__}: host data cannot be used in place by a "
             "device and must be copied into USM memory; pass copy=None (the default) or copy=True"
         )
-    q = target or default_queue()
-    host = np.asarray(obj, dtype=dt)
+    leaves = _array_leaves(obj)
+    if leaves:  # a nested sequence holding numba_ext arrays: their elements, on their queue
+        q = target or placed_queue(leaves)
+        host = np.asarray(_host_leaves(obj), dtype=dt)
+        usm_type = usm_type or next(
+            t for t in ("device", "shared", "host") if any(a.usm_type == t for a in leaves)
+        )
+    else:
+        q = target or default_queue()
+        host = np.asarray(obj, dtype=dt)
     if dt is None and host.dtype.char in "dD" and not q.device.has_fp64:
         host = host.astype(np.float32 if host.dtype.kind == "f" else np.complex64)
     out = allocate_in_order(
@@ -242,6 +250,42 @@ def asarray(
     )
     upload_into(out, host)
     return out
+
+
+def _array_leaves(obj: Any) -> list[ndarray]:
+    """The numba_ext arrays inside a nested list or tuple `obj`."""
+    if not isinstance(obj, (list, tuple)):
+        return []
+    found: list[ndarray] = []
+    for item in obj:
+        if isinstance(item, ndarray):
+            found.append(item)
+        else:
+            found.extend(_array_leaves(item))
+    return found
+
+
+def _host_leaves(obj: Any) -> Any:
+    """A nested list or tuple with its numba_ext arrays copied to the host."""
+    if isinstance(obj, ndarray):
+        return copy_to_host(obj)
+    if isinstance(obj, (list, tuple)):
+        return [_host_leaves(item) for item in obj]
+    return obj
+
+
+def placed_queue(arrays: list[ndarray]) -> Queue:
+    """The queue of `arrays` (the first one's; ``ExecutionPlacementError`` naming each where they are
+    not all on equivalent queues, as compute follows data demands). The result's USM type follows
+    the precedence device < shared < host, as everywhere."""
+    q = arrays[0]._queue
+    if not all(a._queue is q or a._queue.equivalent(q) for a in arrays):
+        where = ", ".join(f"element {i} on {a.device.filter_string}" for i, a in enumerate(arrays))
+        raise ExecutionPlacementError(
+            f"asarray() of a sequence of numba_ext arrays on non-equivalent queues ({where}); copy them "
+            "to one queue first, e.g. numba_ext.asarray(x, sycl_queue=q)"
+        )
+    return q
 
 
 def array(

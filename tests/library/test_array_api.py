@@ -389,3 +389,23 @@ def test_linalg_extension(rng):
     _same(xp.linalg.diagonal(x, offset=-1), np.linalg.diagonal(h, offset=-1))
     _same(xp.linalg.outer(a[:, 0], b[0]), np.outer(ha[:, 0], hb[0]))
     assert xp.linalg.matmul is xp.matmul and xp.linalg.vecdot is xp.vecdot
+
+
+def test_asarray_of_sequences_holding_arrays(rng):
+    h, x = _pair(rng, (2, 3))
+    got = xp.asarray([[x[i, j] for i in range(2)] for j in range(3)], dtype=x.dtype)
+    _same(got, h.T)
+    assert got.sycl_queue == x.sycl_queue
+    _same(xp.asarray([x[0], x[1] * 2]), np.stack([h[0], h[1] * 2]))
+    _same(xp.asarray((x[0, 0], 1.5)), np.array([h[0, 0], 1.5]))
+    shared = xp.asarray(h, device=DEV, usm_type="shared")
+    assert xp.asarray([shared[0], x[1]]).usm_type == "device"  # device < shared < host
+    assert xp.asarray([shared[0]]).usm_type == "shared"
+
+
+def test_cross_broadcasts(rng):
+    ha, a = _pair(rng, (3,))
+    hb, b = _pair(rng, (4, 3))
+    _same(xp.linalg.cross(a, b), np.cross(ha, hb), rtol=1e-10)
+    with pytest.raises(ValueError, match="do not broadcast"):
+        xp.linalg.cross(b, b[:2])
