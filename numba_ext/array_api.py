@@ -10,6 +10,9 @@ numba_ext arrays; NumPy arrays are refused with a ``TypeError`` that says how to
 
 The top-level package answers these names on first use (``numba_ext.sum``, ``numba_ext.float32``),
 so programs written against ``dpnp``, ``cupy`` or ``array_api_strict`` run with the import changed.
+
+May import: ``numba_ext.library``, ``numba_ext.placement``, ``numba_ext.arrays``,
+``numba_ext.devices``, ``numba_ext.errors``.
 """
 
 from __future__ import annotations

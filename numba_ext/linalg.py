@@ -7,6 +7,8 @@ The decompositions and solvers of the extension (``cholesky``, ``det``, ``eigh``
 norms that need singular values (``matrix_norm`` of order 2, -2 and ``'nuc'``) have no device
 implementation yet: they are absent (the first) or raise ``UnsupportedError`` (the second), rather
 than computing on the host behind the caller's back.
+
+May import: ``numba_ext.array_api`` and the layers below it.
 """
 
 from __future__ import annotations
