@@ -209,12 +209,23 @@ FUNCTIONS: dict[str, dict[str, list[Any]]] = {
     "stack": {"axis": [0, 1, -1]},
     "isclose": {"rtol": [1e-5, 0.5], "equal_nan": [True, False]},
     "array_equal": {"equal_nan": [True, False]},
+    "sort": {"axis": [None, 0, -1, 2], "kind": ["stable", None]},
+    "argsort": {"axis": [None, 0, -1, 1.0]},
+    "searchsorted": {"side": ["left", "right", "middle"]},
+    "take": {"axis": [None, 0, -1, 3], "mode": ["raise", "wrap", "clip"]},
+    "take_along_axis": {"axis": [None, 0, -1]},
+    "nonzero": {},
+    "flatnonzero": {},
+    "argwhere": {},
+    "extract": {},
+    "repeat": {"axis": [None, 0, -1]},
+    "mask": {},
 }
 
 
 def _function_case(c: Chooser, profile: str) -> Enc:
     """A NumPy function of the eager library: one array, or (concatenate, stack, isclose,
-    array_equal) that array twice."""
+    array_equal, searchsorted, take, extract, the mask) that array with another made from it."""
     name = c.choice(sorted(FUNCTIONS))
     kw: dict[str, Enc] = {k: c.choice(vs) for k, vs in FUNCTIONS[name].items() if c.boolean(0.5)}
     shapes = SHAPES if profile != "quick" else [[4], [3, 4], [0], []]

@@ -134,6 +134,8 @@ ON_CPU = {name: numba.njit(f) for name, f in _PY.items()}
 
 
 def _host(v: Any) -> np.ndarray:
+    if isinstance(v, tuple):  # np.nonzero's arrays, one per axis, of one length
+        return np.asarray([_host(e) for e in v])
     return nx.asnumpy(v) if isinstance(v, nx.ndarray) else np.asarray(v)
 
 
@@ -223,6 +225,20 @@ def _call(case: dict, args: list[Any], kw: dict[str, Any]) -> Any:
             return getattr(np, name)([x, x], **kw)
         if name in ("isclose", "array_equal"):
             return getattr(np, name)(x, x * 0.5 + 1, **kw)
+        if name == "argsort":  # NumPy's default sort is not stable; the device's is
+            return np.argsort(x, kind="stable", **kw)
+        if name == "searchsorted":  # a sorted haystack: searches of unsorted data differ by algorithm
+            return np.searchsorted(np.sort(x, axis=None), x * 0.5 + 1, **kw)
+        if name == "take":
+            return np.take(x, [0, -1, 2, 1], **kw)
+        if name == "take_along_axis":
+            return np.take_along_axis(x, np.argsort(x, kind="stable", **kw), **kw)
+        if name == "extract":
+            return np.extract(x != 0, x)
+        if name == "repeat":
+            return np.repeat(x, 2, **kw)
+        if name == "mask":
+            return x[x != 0]
         return getattr(np, name)(x, **kw)
     if kind in ("operator", "matmul") and name in OPERATORS:
         return OPERATORS[name](*args)
