@@ -33,6 +33,7 @@ from ..ir.scans import (
 )
 from . import elementwise
 from .gather import GATHER_FUNCTIONS
+from .histogram import HISTOGRAM_FUNCTIONS
 from .manipulation import MANIPULATION_FUNCTIONS
 from .reductions import COMPLEX_DTYPES, DIRECT_DTYPES, dot
 from .sorting import SORTING_FUNCTIONS
@@ -281,4 +282,5 @@ ARRAY_FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     **MANIPULATION_FUNCTIONS,
     **GATHER_FUNCTIONS,
     **SORTING_FUNCTIONS,
+    **HISTOGRAM_FUNCTIONS,
 }
