@@ -24,7 +24,7 @@ them the bins, are those of NumPy's arithmetic."""
 
 import numba
 import numpy as np
-from harness import Variant, backend_module, kapi, namespace_variant, nx, with_globals
+from harness import Variant, backend_module, eager_variant, kapi, namespace_variant, nx, with_globals
 
 SIZES = {"S": {"n": 1024, "nbins": 20}, "M": {"n": 4096, "nbins": 20}, "L": {"n": 16384, "nbins": 20}}
 CHUNK_PAIRS = 1 << 21  # pairs per NumPy block (bounds the temporaries)
@@ -301,8 +301,10 @@ def make_cupy_fused(*args):
 
 VARIANTS = [
     Variant("numpy", gpairs),
-    Variant.unavailable(
-        "numba_ext_eager", "np.searchsorted and np.bincount on numba_ext arrays", backend="numba_ext"
+    eager_variant(
+        with_globals(gpairs_array, zeros=nx.zeros),
+        note="the NumPy source, histogram from numba_ext.zeros; each NumPy call (searchsorted, bincount) "
+        "an eager operation",
     ),
     Variant("numba_parallel", gpairs_prange),
     Variant(

@@ -27,7 +27,7 @@ mask indexing (``centroids[filled] = ...``), which numba_ext does not offload.
 
 import numba
 import numpy as np
-from harness import Variant, backend_module, kapi, namespace_variant, nx, with_globals
+from harness import Variant, backend_module, eager_variant, kapi, namespace_variant, nx, with_globals
 
 SIZES = {
     "S": {"n": 1 << 12, "dims": 2, "nclusters": 4, "niters": 20},
@@ -364,7 +364,10 @@ def _cuda_update(cuda):
 
 VARIANTS = [
     Variant("numpy", kmeans),
-    Variant.unavailable("numba_ext_eager", "np.bincount on numba_ext arrays", backend="numba_ext"),
+    eager_variant(
+        with_globals(kmeans_array, empty=nx.empty),
+        note="numba_ext_jit's source (sums from numba_ext.empty, the masked update as np.where), no jit",
+    ),
     Variant("numba_parallel", kmeans_prange),
     Variant(
         "numba_ext_jit",

@@ -222,7 +222,7 @@ def make_cuda(*args):
 
 VARIANTS = [
     Variant("numpy", knn),
-    Variant.unavailable("numba_ext_eager", "np.argpartition on numba_ext arrays", backend="numba_ext"),
+    Variant.unavailable("numba_ext_eager", "np.add.at (ufunc.at) on numba_ext arrays", backend="numba_ext"),
     Variant("numba_parallel", knn_prange),
     Variant.unavailable("numba_ext_jit", "argpartition and np.add.at in @numba_ext.jit", backend="numba_ext"),
     Variant("numba_ext_prange", nx.jit(with_globals(_knn_prange, empty=nx.empty)), backend="numba_ext"),

@@ -7,8 +7,10 @@ integer arrays, ``x[mask] = v``), with NumPy's semantics for the forms it takes:
   them): the index arrays broadcast together, each index checked against its axis on the device
   (negative ones count from the end), combined into one flat index over those dimensions and
   gathered (``gather.take``);
-* assignment through a boolean mask of `x`'s shape (or its leading dimensions) of a scalar or an
-  array that broadcasts to the selected subarrays' shape: ``where(mask, value, x)`` written back.
+* assignment through a boolean mask of `x`'s shape (or its leading dimensions) of a scalar, an
+  array that broadcasts to the selected subarrays' shape, or one value per selected position
+  (``x[mask] = y[mask]``: the values gathered to their positions by the mask's running count):
+  ``where(mask, value, x)`` written back.
 
 Other advanced keys raise an ``IndexError`` that names what is supported. Host index arrays (lists,
 NumPy arrays) are copied to the array's queue first.
@@ -132,14 +134,32 @@ def setitem(x: ndarray, key: Any, value: Any) -> None:
             f"boolean index of shape {mask.shape} does not match the indexed array's shape {x.shape}"
         )
     rest = x.shape[mask.ndim :]
-    if isinstance(value, ndarray):
-        if value.ndim > len(rest) or not all(v in (1, r) for v, r in zip(value.shape[::-1], rest[::-1])):
-            raise UnsupportedError(
-                f"x[mask] = value of a numba_ext array takes a scalar or an array broadcasting to {rest}, "
-                f"the shape of each selected subarray; got shape {value.shape}"
+    if not isinstance(value, ndarray) and np.ndim(value) != 0:
+        value = asarray(value, dtype=x.dtype, sycl_queue=x.sycl_queue, usm_type=x.usm_type)
+    if isinstance(value, ndarray) and value.ndim == len(rest) + 1:
+        # one value (subarray) per selected position, in C order (x[mask] = y[mask]): the value of
+        # each position is the running count of the mask before it
+        count = int(_np.count_nonzero(mask))
+        if value.shape[0] not in (count, 1) or not _broadcasts(value.shape[1:], rest):
+            raise ValueError(
+                f"NumPy boolean array indexing assignment cannot assign {value.shape[0]} input values to "
+                f"the {count} output values where the mask is true"
             )
-    elif np.ndim(value) != 0:
-        value = asarray(value, dtype=x.dtype, sycl_queue=x.sycl_queue)
-        return setitem(x, key, value)
+        if value.shape[0] == count and count:
+            order = _np.subtract(_np.cumsum(mask.reshape(-1)), 1)
+            picked = gather.take(value, _np.maximum(order, 0), axis=0)
+            value = picked.reshape(mask.shape + picked.shape[1:])
+        else:
+            value = value[0]
+    elif isinstance(value, ndarray) and not _broadcasts(value.shape, rest):
+        raise ValueError(
+            f"x[mask] = value: a value of shape {value.shape} does not broadcast to {rest}, the shape of "
+            "each selected subarray"
+        )
     spread = mask.reshape(mask.shape + (1,) * len(rest))
     copy_into(x, _np.astype(_np.where(spread, value, x), x.dtype, copy=False))
+
+
+def _broadcasts(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
+    """Whether an array of `shape` broadcasts to `target`."""
+    return len(shape) <= len(target) and all(s in (1, t) for s, t in zip(shape[::-1], target[::-1]))

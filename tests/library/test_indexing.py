@@ -96,6 +96,21 @@ def test_mask_assignment(rng, dtype):
     x[x > 2] = 2.9  # cast to the array's dtype, as NumPy's assignment casts
     h[h > 2] = 2.9
     _same(x, h)
+    hy = rng.integers(-9, 9, (5, 4)).astype(dtype)
+    y = nx.asarray(hy, device=DEV)
+    m2 = nx.asarray(mask, device=DEV)
+    x[m2] = y[m2]  # one value per selected element
+    h[mask] = hy[mask]
+    _same(x, h)
+    x[rows] = y[rows] * 2  # one subarray per selected row
+    h[rows] = hy[rows] * 2
+    _same(x, h)
+    x[rows] = y[:1]  # one subarray for all
+    h[rows] = hy[:1]
+    _same(x, h)
+    with pytest.raises(ValueError, match="cannot assign"):
+        x[np.ones(5, bool)] = y[:3]
+    np.testing.assert_array_equal(nx.asnumpy(x), h)  # nothing written
     with pytest.raises(UnsupportedError, match="boolean mask alone"):
         x[[0, 1]] = 1
     with pytest.raises(IndexError, match="does not match"):
