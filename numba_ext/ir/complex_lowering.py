@@ -22,7 +22,11 @@ COMPLEX_COMPONENT = {"complex64": "float32", "complex128": "float64"}
 
 # unary and binary operations (kernel IR names) lowered for complex operands
 COMPLEX_UNARY = frozenset(
-    ("neg", "abs", "sqrt", "exp", "log", "sin", "cos", "sinh", "cosh", "real", "imag", "conj")
+    (
+        *("neg", "abs", "sqrt", "exp", "expm1", "log", "log1p", "log2", "log10", "real", "imag", "conj"),
+        *("sin", "cos", "tan", "arcsin", "arccos", "arctan"),
+        *("sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh"),
+    )
 )
 COMPLEX_BINARY = frozenset(("add", "sub", "mul", "div", "pow", "eq", "ne"))
 
@@ -65,7 +69,8 @@ def check_binary(op: str, dtype: str) -> None:
     if is_complex(dtype) and op not in COMPLEX_BINARY:
         raise UnsupportedError(
             f"operation {op!r} on {dtype} values cannot be offloaded yet "
-            f"(complex values support + - * / ** == != and abs, sqrt, exp, log, sin, cos, sinh, cosh, conj)"
+            f"(complex values support + - * / ** == != and abs, sqrt, exp, expm1, log, log1p, log2, log10, "
+            f"the trigonometric and hyperbolic functions and their inverses, conj)"
         )
 
 
@@ -109,6 +114,15 @@ CMATH = {
     cmath.cos: "cos",
     cmath.sinh: "sinh",
     cmath.cosh: "cosh",
+    cmath.tan: "tan",
+    cmath.tanh: "tanh",
+    cmath.asin: "arcsin",
+    cmath.acos: "arccos",
+    cmath.atan: "arctan",
+    cmath.asinh: "arcsinh",
+    cmath.acosh: "arccosh",
+    cmath.atanh: "arctanh",
+    cmath.log10: "log10",
 }
 
 

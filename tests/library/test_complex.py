@@ -146,7 +146,7 @@ def test_products_along_an_axis(rng, cdt):
 def test_unsupported_operations_are_clear(rng, cdt):
     a = nx.asarray(crand(rng, cdt))
     for f in (
-        np.tan,
+        np.exp2,
         lambda x: x < x,
         lambda x: np.maximum(x, x),
         lambda x: np.clip(x, 0, 1),

@@ -266,7 +266,32 @@ impl UnaryOp {
     /// Whether the operation is defined on complex values (code generation: `codegen/complex.rs`).
     pub fn supports_complex(self) -> bool {
         use UnaryOp::*;
-        matches!(self, Neg | Abs | Sqrt | Exp | Log | Sin | Cos | Sinh | Cosh | Real | Imag | Conj)
+        matches!(
+            self,
+            Neg | Abs
+                | Sqrt
+                | Exp
+                | Expm1
+                | Log
+                | Log1p
+                | Log2
+                | Log10
+                | Sin
+                | Cos
+                | Tan
+                | Asin
+                | Acos
+                | Atan
+                | Sinh
+                | Cosh
+                | Tanh
+                | Asinh
+                | Acosh
+                | Atanh
+                | Real
+                | Imag
+                | Conj
+        )
     }
 }
 
