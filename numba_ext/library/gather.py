@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import math
 import operator
-import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -29,34 +28,19 @@ import numpy as np
 from .. import _core
 from ..arrays import allocate, asarray, asnumpy, ndarray
 from ..arrays.reductions import MASK, layout, operand, whole_groups
-from ..devices import Device, Queue
+from ..devices import Queue
 from ..errors import ExecutionPlacementError, UnsupportedError
 from ..ir.gather import MODES, block_counts_function, compact_function, copy_dtype, gather_function
-from ..ir.kernel_ir import Function
 from ..ir.reductions import normalize_axis
 from ..ir.scans import block_count, block_prefix_function
 from ..placement import coerce_usm_types, execution_queue
+from .compiled import kernel as _kernel
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
 _I64 = np.dtype(np.int64)
 _ZERO = bytes(8)
-
-_lock = threading.Lock()
-#: compiled kernels by (what, its parameters..., device)
-_kernels: dict[tuple[Any, ...], _core.Kernel] = {}
-
-
-def _kernel(key: tuple[Any, ...], build: Callable[[], Function], device: Device) -> _core.Kernel:
-    """The kernel `build()` describes, compiled once per `key` and device."""
-    full = (*key, device)
-    k = _kernels.get(full)
-    if k is None:
-        k = _core.compile_function(build(), device)
-        with _lock:
-            _kernels[full] = k
-    return k
 
 
 # -- operands -----------------------------------------------------------------------------------------

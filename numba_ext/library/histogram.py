@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import functools
 import operator
-import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -49,9 +48,9 @@ from ..ir.histogram import (
     merge_rows_function,
     private_histogram_function,
 )
-from ..ir.kernel_ir import Function
 from ..ir.reductions import normalize_axis
 from ..placement import coerce_usm_types, execution_queue
+from .compiled import kernel as _kernel
 from .sorting import argsort, sort
 
 if TYPE_CHECKING:
@@ -62,21 +61,6 @@ _F64 = np.dtype(np.float64)
 _ZERO = bytes(8)
 #: private rows (CPUs) hold this many bins per value counted, at most (one row at least)
 ROW_BINS_PER_VALUE = 1
-
-_lock = threading.Lock()
-#: compiled kernels by (what, its parameters..., device)
-_kernels: dict[tuple[Any, ...], _core.Kernel] = {}
-
-
-def _kernel(key: tuple[Any, ...], build: Callable[[], Function], device: Device) -> _core.Kernel:
-    """The kernel `build()` describes, compiled once per `key` and device."""
-    full = (*key, device)
-    k = _kernels.get(full)
-    if k is None:
-        k = _core.compile_function(build(), device)
-        with _lock:
-            _kernels[full] = k
-    return k
 
 
 # -- bincount ---------------------------------------------------------------------------------------

@@ -16,7 +16,6 @@ with it); complex values are refused with :class:`~numba_ext.errors.UnsupportedE
 from __future__ import annotations
 
 import math
-import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -27,7 +26,6 @@ from ..arrays import allocate, asarray, ndarray
 from ..arrays.reductions import MASK, c_contiguous, layout, operand, whole_groups
 from ..devices import Device
 from ..errors import ExecutionPlacementError, UnsupportedError
-from ..ir.kernel_ir import Function
 from ..ir.reductions import normalize_axis
 from ..ir.sorting import (
     CHUNK,
@@ -41,22 +39,9 @@ from ..ir.sorting import (
     searchsorted_function,
 )
 from ..placement import coerce_usm_types, execution_queue
+from .compiled import kernel as _kernel
 
-_lock = threading.Lock()
-#: compiled kernels by (kernel, its parameters..., device)
-_kernels: dict[tuple[Any, ...], _core.Kernel] = {}
 _INT64 = np.dtype(np.int64)
-
-
-def _kernel(key: tuple[Any, ...], build: Callable[[], Function], device: Device) -> _core.Kernel:
-    """The kernel `build` describes, compiled once per `key` and device."""
-    full_key = (*key, device)
-    k = _kernels.get(full_key)
-    if k is None:
-        k = _core.compile_function(build(), device)
-        with _lock:
-            _kernels[full_key] = k
-    return k
 
 
 def merge_by_path(device: Device) -> bool:
