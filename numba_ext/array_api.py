@@ -43,6 +43,7 @@ from .arrays import (
     zeros_like,
 )
 from .devices import Device, default_queue, get_devices
+from .library import sets
 from .placement import coerce_usm_types, execution_queue
 
 #: NumPy's functions, untyped: called on numba_ext arrays, they dispatch to the eager library
@@ -624,56 +625,28 @@ class UniqueInverseResult(NamedTuple):
     inverse_indices: ndarray
 
 
-def _unique(fn: str, x: ndarray) -> tuple[ndarray, ndarray, ndarray, ndarray, ndarray]:
-    """The unique values of `x` (flattened; each NaN its own value), the flat index of each one's
-    first occurrence, the first position of each in the sorted elements, the group of each sorted
-    element and the sorting permutation: a stable sort, neighbours compared, compacted."""
-    flat = _array(fn, x).reshape(-1)
-    order = argsort(flat)
-    ordered = take(flat, order)
-    starts = ones(flat.shape, dtype=bool, sycl_queue=x.sycl_queue, usm_type=x.usm_type)
-    if flat.shape[0] > 1:
-        starts[1:] = ordered[1:] != ordered[:-1]
-    (first,) = _np.nonzero(starts)
-    groups = _np.cumsum(starts) - 1
-    return take(ordered, first), take(order, first), first, groups, order
-
-
 def unique_values(x: ndarray, /) -> ndarray:
     """The distinct elements of `x`, sorted (each NaN distinct)."""
-    return _unique("unique_values", x)[0]
+    return sets.unique(_array("unique_values", x), equal_nan=False).values
 
 
 def unique_counts(x: ndarray, /) -> UniqueCountsResult:
     """The distinct elements of `x` and how often each occurs."""
-    values, _, first, _, _ = _unique("unique_counts", x)
-    return UniqueCountsResult(values, _counts(first, x.size))
+    found = sets.unique(_array("unique_counts", x), equal_nan=False)
+    return UniqueCountsResult(found.values, found.counts)
 
 
 def unique_inverse(x: ndarray, /) -> UniqueInverseResult:
     """The distinct elements of `x` and, for each element of `x`, the index of its value."""
-    values, _, _, groups, order = _unique("unique_inverse", x)
-    return UniqueInverseResult(values, _inverse(groups, order, x.shape))
+    found = sets.unique(_array("unique_inverse", x), equal_nan=False)
+    return UniqueInverseResult(found.values, found.inverse.reshape(x.shape))
 
 
 def unique_all(x: ndarray, /) -> UniqueAllResult:
     """The distinct elements of `x`, the index of each one's first occurrence, each element's value
     index and each value's count."""
-    values, indices, first, groups, order = _unique("unique_all", x)
-    return UniqueAllResult(values, indices, _inverse(groups, order, x.shape), _counts(first, x.size))
-
-
-def _counts(first: ndarray, n: int) -> ndarray:
-    """The lengths of the runs that start at `first` in `n` sorted elements."""
-    ends = concat([first[1:], full((1,), n, dtype=first.dtype, sycl_queue=first.sycl_queue)])
-    counts: ndarray = _np.subtract(ends, first)
-    return counts
-
-
-def _inverse(groups: ndarray, order: ndarray, shape: tuple[int, ...]) -> ndarray:
-    """Each element's group, in the elements' own order: the groups taken through the inverse of the
-    sorting permutation (itself the permutation's argsort)."""
-    return take(groups, argsort(order)).reshape(shape)
+    found = sets.unique(_array("unique_all", x), equal_nan=False)
+    return UniqueAllResult(found.values, found.indices, found.inverse.reshape(x.shape), found.counts)
 
 
 # -- indexing ----------------------------------------------------------------------------------------------

@@ -36,6 +36,7 @@ from .gather import GATHER_FUNCTIONS
 from .histogram import HISTOGRAM_FUNCTIONS
 from .manipulation import MANIPULATION_FUNCTIONS
 from .reductions import COMPLEX_DTYPES, DIRECT_DTYPES, dot
+from .sets import SET_FUNCTIONS
 from .sorting import SORTING_FUNCTIONS
 
 if TYPE_CHECKING:
@@ -283,4 +284,5 @@ ARRAY_FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     **GATHER_FUNCTIONS,
     **SORTING_FUNCTIONS,
     **HISTOGRAM_FUNCTIONS,
+    **SET_FUNCTIONS,
 }
