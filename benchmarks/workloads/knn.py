@@ -14,7 +14,7 @@ algorithm in private arrays (compile-time size, so k <= MAXK and classes <= MAXC
 
 import numba
 import numpy as np
-from harness import Variant, backend_module, kapi, namespace_variant, nx, with_globals
+from harness import Variant, backend_module, eager_variant, kapi, namespace_variant, nx, with_globals
 
 SIZES = {
     "S": {"n_train": 1024, "n_test": 256, "dims": 16, "k": 5, "classes": 3},
@@ -44,6 +44,23 @@ def knn(x_train, y_train, x_test, k, classes):
 
 
 reference = knn
+
+
+def knn_array(x_train, y_train, x_test, k, classes):
+    # the NumPy source with its three allocations from ``empty``, ``zeros`` and ``arange``
+    # (numba_ext_eager binds them to numba_ext's)
+    out = empty(x_test.shape[0], np.int64)
+    step = max(1, CHUNK_ELEMS // x_train.size)
+    for s in range(0, x_test.shape[0], step):
+        diff = x_test[s : s + step, None, :] - x_train[None, :, :]
+        near = np.argpartition(np.sum(diff * diff, axis=2), k - 1, axis=1)[:, :k]
+        votes = zeros((near.shape[0], classes), np.int64)
+        np.add.at(votes, (arange(near.shape[0])[:, None], y_train[near]), 1)
+        out[s : s + step] = votes.argmax(axis=1)
+    return out
+
+
+zeros, arange = np.zeros, np.arange
 
 
 empty = np.empty  # numba_ext_prange binds ``empty`` to numba_ext.empty
@@ -222,7 +239,11 @@ def make_cuda(*args):
 
 VARIANTS = [
     Variant("numpy", knn),
-    Variant.unavailable("numba_ext_eager", "np.add.at (ufunc.at) on numba_ext arrays", backend="numba_ext"),
+    eager_variant(
+        with_globals(knn_array, empty=nx.empty, zeros=nx.zeros, arange=nx.arange),
+        note="the NumPy source with its allocations from numba_ext; argpartition (a stable device sort) "
+        "and np.add.at (a weighted bincount) on the device",
+    ),
     Variant("numba_parallel", knn_prange),
     Variant.unavailable("numba_ext_jit", "argpartition and np.add.at in @numba_ext.jit", backend="numba_ext"),
     Variant("numba_ext_prange", nx.jit(with_globals(_knn_prange, empty=nx.empty)), backend="numba_ext"),

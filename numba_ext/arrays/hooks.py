@@ -71,6 +71,10 @@ class ArrayOperations(Protocol):
         """``x[key] = value`` for an advanced `key`."""
         ...
 
+    def ufunc_at(self, ufunc: Any, a: Any, indices: Any, b: Any = None) -> None:
+        """``ufunc.at(a, indices, b)``: `a` updated in place at `indices`."""
+        ...
+
     @property
     def array_functions(self) -> Mapping[Callable[..., Any], Callable[..., Any]]:
         """NumPy functions (``__array_function__``) computed on the arrays' queue, by function."""

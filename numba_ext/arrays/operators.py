@@ -113,6 +113,9 @@ class ArrayOperators:
     # -- eager elementwise operations (compute follows data) ------------------------------------
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
         out = kwargs.pop("out", None)  # NumPy hands it over as a tuple, one entry per output
+        if method == "at" and not kwargs and out is None and isinstance(inputs[0], ArrayOperators):
+            hooks.operations.ufunc_at(ufunc, *inputs)  # in place: np.add.at(a, indices, b)
+            return None
         if method != "__call__" or kwargs:
             return NotImplemented
         if ufunc is np.matmul:  # two inputs

@@ -45,6 +45,7 @@ class _ArrayOperations:
 
     getitem = staticmethod(indexing.getitem)
     setitem = staticmethod(indexing.setitem)
+    ufunc_at = staticmethod(indexing.ufunc_at)
 
     @property
     def array_functions(self) -> Mapping[Callable[..., Any], Callable[..., Any]]:

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ..arrays import asarray, ndarray
+from ..arrays import arange, asarray, ndarray
 from ..errors import UnsupportedError
 from . import gather
 from .manipulation import copy_into
@@ -78,15 +78,33 @@ def _is_int(k: object) -> bool:
 
 
 def _integer_arrays(x: ndarray, items: list[Any]) -> ndarray:
-    k = len(items)
-    if k > x.ndim:
-        raise IndexError(f"too many indices for array: array is {x.ndim}-dimensional, but {k} were indexed")
+    _check_integer_items(x, items)
+    if len(items) == 1:  # one index array: a gather along the first axis, which checks the indices itself
+        result: ndarray = gather.take(x, items[0], axis=0)
+        return result
+    flat = flat_positions(x, items)
+    if flat is None:  # integers only: a basic index
+        return x[tuple(items)]
+    source = x.reshape((math.prod(x.shape[: len(items)]), *x.shape[len(items) :]))
+    return gather.take(source, flat, axis=0)
+
+
+def _check_integer_items(x: ndarray, items: list[Any]) -> None:
+    if len(items) > x.ndim:
+        raise IndexError(
+            f"too many indices for array: array is {x.ndim}-dimensional, but {len(items)} were indexed"
+        )
     for i, item in enumerate(items):
         if isinstance(item, ndarray) and item.dtype.kind not in "iu":
             raise IndexError(f"arrays used as indices must be of integer type, not {item.dtype} (index {i})")
-    if k == 1:  # one index array: a gather along the first axis, which checks the indices itself
-        result: ndarray = gather.take(x, items[0], axis=0)
-        return result
+
+
+def flat_positions(x: ndarray, items: list[Any]) -> ndarray | None:
+    """The positions integer arrays and integers `items` (one per leading dimension of `x`) name in
+    those dimensions flattened (C order), as an int64 array of the index arrays' broadcast shape;
+    each index checked against its axis on the device (negative ones count from the end). None
+    when `items` holds no array."""
+    _check_integer_items(x, items)
     shapes = [item.shape for item in items if isinstance(item, ndarray)]
     try:
         shape = np.broadcast_shapes(*shapes)
@@ -112,10 +130,80 @@ def _integer_arrays(x: ndarray, items: list[Any]) -> ndarray:
                 raise IndexError(f"index {i} is out of bounds for axis {axis} with size {n}")
             index = i % n
         flat = _np.add(_np.multiply(flat, n), index)
-    if not isinstance(flat, ndarray):  # integers only: a basic index
-        return x[tuple(items)]
-    source = x.reshape((math.prod(x.shape[:k]), *x.shape[k:]))
-    return gather.take(source, _np.broadcast_to(flat, shape), axis=0)
+    if not isinstance(flat, ndarray):
+        return None
+    result: ndarray = _np.broadcast_to(flat, shape)
+    return result
+
+
+def ufunc_at(ufunc: Any, a: ndarray, indices: Any, b: Any = None) -> None:
+    """``np.add.at(a, indices, b)`` (and ``np.subtract.at``) on the device: `b` added at every
+    position `indices` names, repeated positions adding up (NumPy's unbuffered semantics). The
+    additions run as one weighted ``np.bincount`` over `a`'s flattened positions: float64 sums,
+    exact for integers while the sums stay below 2**53 (checked; integer targets then wrap as
+    NumPy's do); float targets may differ from NumPy's one-by-one additions in the last bits."""
+    name = getattr(ufunc, "__name__", str(ufunc))
+    if ufunc not in (np.add, np.subtract):
+        raise UnsupportedError(
+            f"np.{name}.at of numba_ext arrays is not supported; np.add.at and np.subtract.at are"
+        )
+    if not isinstance(a, ndarray):
+        raise TypeError(f"np.{name}.at: the first argument must be a numba_ext array, not {type(a).__name__}")
+    if not a._desc.flags.writeable:
+        raise ValueError("output array is read-only")
+    if a.dtype.kind not in "iuf":
+        raise UnsupportedError(
+            f"np.{name}.at of {a.dtype} numba_ext arrays is not supported (integers and reals are)"
+        )
+    if b is None:
+        raise TypeError(f"np.{name}.at needs the values to combine (a second operand)")
+    items = [_device_index(k, a) for k in (indices if isinstance(indices, tuple) else (indices,))]
+    if not all(isinstance(k, ndarray) or _is_int(k) for k in items):
+        raise UnsupportedError(
+            f"np.{name}.at of numba_ext arrays takes integer arrays and integers as indices, one per "
+            "leading dimension"
+        )
+    positions = flat_positions(a, items)
+    if positions is None:  # integers only
+        positions = asarray(np.int64(flat_index(a, items)), sycl_queue=a.sycl_queue, usm_type=a.usm_type)
+    rest = a.shape[len(items) :]
+    width = math.prod(rest)
+    if width != 1:  # every element of each selected subarray
+        lanes = arange(width, dtype=np.int64, sycl_queue=a.sycl_queue, usm_type=a.usm_type)
+        positions = _np.add(_np.multiply(positions[..., None], width), lanes)
+    values = (
+        b if isinstance(b, ndarray) else asarray(np.asarray(b), sycl_queue=a.sycl_queue, usm_type=a.usm_type)
+    )
+    if values.dtype.kind not in "biuf":
+        raise UnsupportedError(
+            f"np.{name}.at with {values.dtype} values is not supported (integers and reals are)"
+        )
+    values = _np.broadcast_to(values, positions.shape[:-1] + rest if width != 1 else positions.shape)
+    if a.dtype.kind in "iu" and positions.size:
+        biggest = float(_np.max(_np.absolute(_np.astype(values, np.float64))))
+        if biggest * positions.size >= 2.0**53:
+            raise UnsupportedError(
+                f"np.{name}.at of integers whose sums may reach 2**53 is not supported on numba_ext arrays"
+            )
+    if ufunc is np.subtract:
+        values = _np.negative(_np.astype(values, np.float64))
+    sums = _np.bincount(positions.reshape(-1), weights=values.reshape(-1), minlength=a.size)
+    if a.dtype.kind in "iu":
+        sums = _np.astype(_np.astype(sums, np.int64), a.dtype)  # exact, then wrapped as NumPy wraps
+    total = _np.add(a, sums.reshape(a.shape))
+    copy_into(a, _np.astype(total, a.dtype, copy=False))
+
+
+def flat_index(a: ndarray, items: list[Any]) -> int:
+    """The flat position (C order, over the leading dimensions) integers `items` name in `a`."""
+    flat = 0
+    for axis, item in enumerate(items):
+        n = a.shape[axis]
+        i = operator.index(item)
+        if not -n <= i < n:
+            raise IndexError(f"index {i} is out of bounds for axis {axis} with size {n}")
+        flat = flat * n + i % n
+    return flat
 
 
 def setitem(x: ndarray, key: Any, value: Any) -> None:

@@ -117,3 +117,37 @@ def test_mask_assignment(rng, dtype):
         x[np.ones(4, bool)] = 1
     with pytest.raises(ValueError, match="read-only"):
         nx.broadcast_to(x[0], (3, 4))[np.ones((3, 4), bool)] = 1
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.int8, np.uint16])
+def test_ufunc_at_adds_repeated_positions(rng, dtype):
+    h = (rng.standard_normal((6, 4)) * 5).astype(dtype)
+    x = nx.asarray(h, device=DEV)
+    rows = rng.integers(-6, 6, 40)
+    cols = rng.integers(0, 4, (40,))
+    vals = (rng.standard_normal(40) * 3).astype(dtype)
+    np.add.at(x, (nx.asarray(rows, device=DEV), nx.asarray(cols, device=DEV)), nx.asarray(vals, device=DEV))
+    np.add.at(h, (rows, cols), vals)
+    rtol = 1e-6 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(nx.asnumpy(x), h, rtol=rtol, atol=rtol)
+    np.add.at(x, nx.asarray(rows, device=DEV), 1)  # whole rows, a scalar
+    np.add.at(h, rows, 1)
+    np.testing.assert_allclose(nx.asnumpy(x), h, rtol=rtol, atol=rtol)
+    sub = (rng.standard_normal((3, 4)) * 2).astype(dtype)
+    np.subtract.at(x, [0, 5, 0], nx.asarray(sub, device=DEV))  # subarrays, a host index list
+    np.subtract.at(h, [0, 5, 0], sub)
+    np.testing.assert_allclose(nx.asnumpy(x), h, rtol=rtol, atol=rtol)
+    np.add.at(x, (2, 3), 7)  # integers only
+    np.add.at(h, (2, 3), 7)
+    np.testing.assert_allclose(nx.asnumpy(x), h, rtol=rtol, atol=rtol)
+
+
+def test_ufunc_at_errors(rng):
+    h, x = _pair(rng, (4, 3))
+    with pytest.raises(IndexError, match="out of bounds"):
+        np.add.at(x, nx.asarray(np.array([0, 4]), device=DEV), 1.0)
+    with pytest.raises(UnsupportedError, match="np.multiply.at"):
+        np.multiply.at(x, [0], 2.0)
+    with pytest.raises(ValueError, match="read-only"):
+        np.add.at(nx.broadcast_to(x[0], (3, 3)), [0], 1.0)
+    np.testing.assert_array_equal(nx.asnumpy(x), h)  # nothing written
