@@ -30,7 +30,7 @@ def test_every_numpy_workload_has_an_eager_variant():
         if any(v.name == "numpy" for v in workloads.load(name).VARIANTS) and name != "first_call":
             (variant,) = _eager(name)
             assert variant.na is None or "numba_ext arrays" in variant.na, (name, variant.na)
-    assert len(RUNNABLE) >= 9
+    assert len(RUNNABLE) >= 10
 
 
 @pytest.mark.parametrize("name", RUNNABLE)

@@ -220,6 +220,8 @@ FUNCTIONS: dict[str, dict[str, list[Any]]] = {
     "extract": {},
     "repeat": {"axis": [None, 0, -1]},
     "mask": {},
+    "add_at": {},
+    "unique": {"equal_nan": [True, False]},
 }
 
 

@@ -134,8 +134,8 @@ ON_CPU = {name: numba.njit(f) for name, f in _PY.items()}
 
 
 def _host(v: Any) -> np.ndarray:
-    if isinstance(v, tuple):  # np.nonzero's arrays, one per axis, of one length
-        return np.asarray([_host(e) for e in v])
+    if isinstance(v, tuple):  # np.nonzero's or np.unique's arrays: their elements in a row
+        return np.concatenate([_host(e).ravel() for e in v]) if v else np.zeros(0)
     return nx.asnumpy(v) if isinstance(v, nx.ndarray) else np.asarray(v)
 
 
@@ -239,6 +239,12 @@ def _call(case: dict, args: list[Any], kw: dict[str, Any]) -> Any:
             return np.repeat(x, 2, **kw)
         if name == "mask":
             return x[x != 0]
+        if name == "add_at":  # repeated positions add up; a copy, so the input stays as it was
+            y = x.copy()
+            np.add.at(y, [0, -1, 0], 1)
+            return y
+        if name == "unique":
+            return np.unique(x, return_index=True, return_inverse=True, return_counts=True, **kw)
         return getattr(np, name)(x, **kw)
     if kind in ("operator", "matmul") and name in OPERATORS:
         return OPERATORS[name](*args)
