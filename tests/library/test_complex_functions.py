@@ -43,7 +43,7 @@ FUNCTIONS = {
 }
 
 SPECIAL = ("exp", "expm1", "sin", "cos", "tan", "sinh", "cosh", "tanh", "arctan", "arctanh")
-SPECIAL += ("sqrt", "log", "log1p", "log2", "log10", "absolute")
+SPECIAL += ("sqrt", "log", "log1p", "log2", "log10", "absolute", "arcsin", "arccos", "arcsinh", "arccosh")
 
 
 def sample(rng, cdt, n=4096):

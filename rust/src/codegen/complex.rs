@@ -35,7 +35,9 @@
 //! explicitly. `expm1` follows NumPy's formula, so its special values are IEEE arithmetic's, as
 //! NumPy's are; so are `log1p`'s, `log2`'s and `log10`'s on the grid the tests use. The inverse
 //! functions are accurate for finite values and keep NumPy's values on the axes (`asin(±0 + i NaN)`,
-//! `atanh(±inf + i NaN)`, ...), but infinite inputs elsewhere are not given Annex G's treatment.
+//! `atanh(±inf + i NaN)`, ...); `asin`, `acos`, `asinh` and `acosh` of a value with an infinite
+//! part take their limits (`acos z = atan2(|y|, x) - i copysign(inf, y)`, ...), which are Annex
+//! G's. `atan` and `atanh` of infinite values elsewhere are not given Annex G's treatment.
 
 use inkwell::types::{FloatType, StructType};
 use inkwell::values::{BasicValueEnum, FloatValue, IntValue, StructValue};
@@ -554,7 +556,16 @@ impl<'ctx> Fx<'_, 'ctx> {
         let (_, im) = self.conj_mul(a, b)?;
         // asin(±0 + iy) = ±0 + i asinh y, y NaN included
         let re = self.sel(self.is_zero(z.0)?, z.0, self.m2(BinaryOp::Atan2, z.0, re_ab)?)?;
-        Ok((re, self.m1(UnaryOp::Asinh, im)?))
+        // an infinite part: atan2(x, |y|) + i copysign(inf, y) (C99's casin, NumPy's)
+        let big = self.either_inf(z)?;
+        let re = self.sel(big, self.m2(BinaryOp::Atan2, z.0, self.abs(z.1)?)?, re)?;
+        let im = self.sel(big, self.copysign(self.k(f64::INFINITY), z.1)?, self.m1(UnaryOp::Asinh, im)?)?;
+        Ok((re, im))
+    }
+
+    /// Whether either part of `z` is infinite.
+    fn either_inf(&self, (x, y): Parts<'ctx>) -> Br<'ctx> {
+        self.not(self.and(self.not(self.is_inf(x)?)?, self.not(self.is_inf(y)?)?)?)
     }
 
     /// Kahan's `acos z = 2 atan2(Re sqrt(1-z), Re sqrt(1+z)) + i asinh(Im(conj(sqrt(1+z)) sqrt(1-z)))`.
@@ -564,7 +575,11 @@ impl<'ctx> Fx<'_, 'ctx> {
         let (_, im) = self.conj_mul(b, a)?;
         // acos(±0 + iy) = pi/2 - i asinh y, y NaN included
         let re = self.sel(self.is_zero(z.0)?, self.k(std::f64::consts::FRAC_PI_2), self.add(re, re)?)?;
-        Ok((re, self.m1(UnaryOp::Asinh, im)?))
+        // an infinite part: atan2(|y|, x) - i copysign(inf, y) (C99's cacos, NumPy's)
+        let big = self.either_inf(z)?;
+        let re = self.sel(big, self.m2(BinaryOp::Atan2, self.abs(z.1)?, z.0)?, re)?;
+        let im = self.sel(big, self.neg(self.copysign(self.k(f64::INFINITY), z.1)?)?, self.m1(UnaryOp::Asinh, im)?)?;
+        Ok((re, im))
     }
 
     /// Kahan's `acosh z = asinh(Re(conj(sqrt(z-1)) sqrt(z+1))) + 2i atan2(Im sqrt(z-1), Re sqrt(z+1))`.
@@ -577,7 +592,11 @@ impl<'ctx> Fx<'_, 'ctx> {
         // acosh(±0 + iy) = asinh|y| + i copysign(pi/2, y), y NaN included
         let im =
             self.sel(self.is_zero(x)?, self.copysign(self.k(std::f64::consts::FRAC_PI_2), y)?, self.add(im, im)?)?;
-        Ok((self.m1(UnaryOp::Asinh, re)?, im))
+        // an infinite part: inf + i copysign(atan2(|y|, x), y) (C99's cacosh, NumPy's)
+        let big = self.either_inf((x, y))?;
+        let re = self.sel(big, self.k(f64::INFINITY), self.m1(UnaryOp::Asinh, re)?)?;
+        let angle = self.copysign(self.m2(BinaryOp::Atan2, self.abs(y)?, x)?, y)?;
+        Ok((re, self.sel(big, angle, im)?))
     }
 
     /// `atanh z` on `|x| + i|y|` (signs restored at the end): `log1p(4|x| / ((1-|x|)^2 + y^2)) / 4
