@@ -37,6 +37,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from .complex_lowering import component
 from .kernel_ir import (
     ArrayDecl,
     BinaryInst,
@@ -52,6 +53,7 @@ from .kernel_ir import (
     Operand,
     Return,
     StoreInst,
+    UnaryInst,
     WorkItem,
 )
 from .reductions import FunctionBuilder
@@ -62,7 +64,7 @@ CHUNK = 16
 #: the most elements each work-item of :func:`merge_path_function` writes (fewer in the first
 #: passes: a share stays within one merged run)
 PATH_ITEMS = 1024
-#: the dtypes sorting takes (real and bool; ``float16`` compared in ``float32``)
+#: the dtypes sorting takes (real, complex and bool; ``float16`` compared in ``float32``)
 SORTABLE = frozenset(
     np.dtype(t)
     for t in (
@@ -78,6 +80,8 @@ SORTABLE = frozenset(
         "float16",
         "float32",
         "float64",
+        "complex64",
+        "complex128",
     )
 )
 
@@ -106,12 +110,45 @@ def before(b: FunctionBuilder, x: Operand, y: Operand, key: str, descending: boo
     greatest, or (`descending`) that ordering reversed."""
     if descending:
         x, y = y, x
+    if np.dtype(key).kind == "c":
+        return _complex_before(b, x, y, component(key))
     lt = b.binary("bool", "lt", x, y)
     if np.dtype(key).kind != "f":
         return lt
     y_nan = b.binary("bool", "ne", y, y)
     x_number = b.binary("bool", "eq", x, x)
     return b.binary("bool", "or", lt, b.binary("bool", "and", y_nan, x_number))
+
+
+def _complex_before(b: FunctionBuilder, x: Operand, y: Operand, part: str) -> Local:
+    """NumPy's order of complex values: by real part, then imaginary part, with NaN parts last
+    (``[R + Rj, R + nanj, nan + Rj, nan + nanj]``)."""
+
+    def parts(z: Operand) -> tuple[Local, Local]:
+        found = []
+        for op in ("real", "imag"):
+            dst = b.local(part)
+            b.emit(UnaryInst(dst, op, z))
+            found.append(Local(dst))
+        return found[0], found[1]
+
+    def both(p: Local, q: Local) -> Local:
+        return b.binary("bool", "and", p, q)
+
+    def either(p: Local, q: Local) -> Local:
+        return b.binary("bool", "or", p, q)
+
+    (xr, xi), (yr, yi) = parts(x), parts(y)
+    xr_nan, yr_nan = b.binary("bool", "ne", xr, xr), b.binary("bool", "ne", yr, yr)
+    xi_number, yi_nan = b.binary("bool", "eq", xi, xi), b.binary("bool", "ne", yi, yi)
+    real_lt, real_gt = b.binary("bool", "lt", xr, yr), b.binary("bool", "gt", xr, yr)
+    real_same = either(b.binary("bool", "eq", xr, yr), both(xr_nan, yr_nan))
+    imag_before = either(b.binary("bool", "lt", xi, yi), both(yi_nan, xi_number))
+    unordered = _not(b, either(either(real_lt, real_gt), real_same))  # one real part NaN
+    return either(
+        either(both(real_lt, either(xi_number, yi_nan)), both(real_gt, both(yi_nan, xi_number))),
+        either(both(real_same, imag_before), both(unordered, yr_nan)),
+    )
 
 
 def _clamp(b: FunctionBuilder, dst: int, limit: Operand) -> None:

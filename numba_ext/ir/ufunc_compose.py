@@ -27,19 +27,36 @@ def _num(b: SpecBuilder, dt: str, v: int) -> int:
     return b.const(dt, float(v) if _is_float(dt) else v)
 
 
+_PART = {"complex64": "float32", "complex128": "float64"}
+
+
+def _parts(b: SpecBuilder, x: int, dt: str) -> tuple[int, int, str]:
+    """The real and imaginary parts of a complex `x`, and their dtype."""
+    part = _PART[dt]
+    return b.node(Unary(part, "real", x)), b.node(Unary(part, "imag", x)), part
+
+
 def _isnan(b: SpecBuilder, x: int, dt: str) -> int:
+    if dt in _PART:  # either part NaN: z != z
+        return b.node(Binary("bool", "ne", x, x))
     if not _is_float(dt):
         return b.const("bool", False)
     return b.node(Binary("bool", "ne", x, x))
 
 
 def _isinf(b: SpecBuilder, x: int, dt: str) -> int:
+    if dt in _PART:  # either part infinite
+        re, im, part = _parts(b, x, dt)
+        return b.node(Binary("bool", "or", _isinf(b, re, part), _isinf(b, im, part)))
     if not _is_float(dt):
         return b.const("bool", False)
     return b.node(Binary("bool", "eq", b.node(Unary(dt, "abs", x)), b.const(dt, _INF)))
 
 
 def _isfinite(b: SpecBuilder, x: int, dt: str) -> int:
+    if dt in _PART:  # both parts finite
+        re, im, part = _parts(b, x, dt)
+        return b.node(Binary("bool", "and", _isfinite(b, re, part), _isfinite(b, im, part)))
     if not _is_float(dt):
         return b.const("bool", True)
     return b.node(Binary("bool", "lt", b.node(Unary(dt, "abs", x)), b.const(dt, _INF)))

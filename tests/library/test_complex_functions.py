@@ -187,3 +187,14 @@ def test_cmath_functions_in_kernels(rng, cdt):
         err = ulp_errors(got[:, k], want, 0.0, cdt)
         worst = int(np.argmax(err))
         assert err[worst] <= FUNCTIONS[name], (name, h[worst], got[worst, k], want[worst], err[worst])
+
+
+@pytest.mark.parametrize("name", ["isnan", "isinf", "isfinite"])
+def test_classification_looks_at_both_parts(cdt, name):
+    """np.isnan / isinf / isfinite of complex values: either part NaN / infinite, both finite."""
+    v = [0.0, -1.5, np.inf, -np.inf, np.nan]
+    h = np.array([complex(a, b) for a in v for b in v], dtype=cdt)
+    fn = getattr(np, name)
+    np.testing.assert_array_equal(nx.asnumpy(fn(nx.asarray(h))), fn(h))
+    f = nx.jit(lambda a: fn(a))
+    np.testing.assert_array_equal(nx.asnumpy(f(nx.asarray(h))), fn(h))
