@@ -43,7 +43,7 @@ def host_values(dtype: str, shape: list[int], seed: int, special: bool) -> np.nd
         flat = (rng.standard_normal(n) * 3).astype(dt)
         if dt.kind == "c":
             flat = flat + 1j * (rng.standard_normal(n) * 3).astype(dt)
-        if special and n and dt.kind == "f":  # complex math with infinities and NaN is not C99's (documented)
+        if special and n and dt.kind == "f":  # complex products and quotients of inf and NaN: naive, not C99
             flat[rng.integers(0, n, 3)] = rng.choice([np.nan, np.inf, -np.inf, -0.0], 3)
     return flat.reshape(shape)
 
