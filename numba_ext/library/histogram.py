@@ -23,7 +23,10 @@ from __future__ import annotations
 
 import functools
 import operator
+import sys
+import warnings
 from collections.abc import Callable, Sequence
+from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -75,6 +78,29 @@ def _uint64_values() -> bool:
     return True
 
 
+def _caller_level() -> int:
+    """The ``stacklevel`` of the first frame outside numba_ext, counted from the function calling
+    this one (NumPy's warnings point at the user's call, however it reached the library)."""
+    frame: FrameType | None = sys._getframe(1)
+    level = 1
+    while frame is not None and str(frame.f_globals.get("__name__", "")).startswith("numba_ext."):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+@functools.cache
+def _none_minlength_refused() -> bool:
+    """Whether this NumPy's ``bincount`` refuses ``minlength=None`` (NumPy 2.3 and later; earlier
+    ones warn and count from 0)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        try:
+            np.bincount(np.zeros(1, np.int64), minlength=None)  # type: ignore[arg-type]
+        except TypeError:
+            return True
+    return False
+
+
 def _cast_error(dtype: np.dtype, to: np.dtype) -> TypeError:
     return TypeError(f"Cannot cast array data from {dtype!r} to {to!r} according to the rule 'safe'")
 
@@ -104,7 +130,14 @@ def _check_weights_dtype(dtype: np.dtype) -> None:
 def _minlength(minlength: Any) -> int:
     """`minlength` as NumPy reads it (an integer; its errors for None and other objects)."""
     if minlength is None:
-        raise TypeError("use 0 instead of None for minlength")
+        if _none_minlength_refused():
+            raise TypeError("use 0 instead of None for minlength")
+        warnings.warn(
+            "0 should be passed as minlength instead of None; this will error in future.",
+            DeprecationWarning,
+            stacklevel=_caller_level(),
+        )
+        return 0
     if isinstance(minlength, (bool, np.bool_)):
         raise TypeError("an integer is required")
     return operator.index(minlength)
@@ -301,13 +334,33 @@ def _selected(what: str, a: Any) -> ndarray:
     return a
 
 
+@functools.cache
+def _bool_kth_refused() -> bool:
+    """Whether this NumPy's ``np.partition`` refuses booleans as indices (NumPy 2.3 and later;
+    earlier ones warn and take them as integers)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        try:
+            np.partition(np.zeros(2), True)
+        except ValueError:
+            return True
+    return False
+
+
 def _check_kth(kth: Any, n: int, size: int) -> None:
     """NumPy's checks of partition indices `kth` (an integer or a sequence of them; negative ones
     count from the end) along an axis of length `n` of an array of `size` elements (an empty array
     takes any integer)."""
     k = asnumpy(kth) if isinstance(kth, ndarray) else np.asarray(kth)
     if k.dtype == np.bool_:
-        raise ValueError("Booleans unacceptable as partition index")
+        if _bool_kth_refused():
+            raise ValueError("Booleans unacceptable as partition index")
+        warnings.warn(
+            "Passing booleans as partition index is deprecated (warning added in NumPy 1.22)",
+            DeprecationWarning,
+            stacklevel=_caller_level(),
+        )
+        k = k.astype(np.int64)
     if k.dtype.kind not in "iu":
         raise TypeError("Partition index must be integer")
     if k.ndim > 1:

@@ -121,10 +121,14 @@ def test_random_values_match_numpy(rng, cdt, name):
 
 def same_value(got, want):
     """Equal as NumPy's special values are: both NaN, or equal with the same sign (zeros, infs);
-    finite nonzero parts within 8 ulps."""
-    for g, w in ((got.real, want.real), (got.imag, want.imag)):
+    finite nonzero parts within 8 ulps. An infinite part beside a NaN part may have either sign
+    (C99 leaves it open: ``NaN ± i inf``, and NumPy versions differ)."""
+    for g, w, other in ((got.real, want.real, want.imag), (got.imag, want.imag, want.real)):
         if np.isnan(w):
             if not np.isnan(g):
+                return False
+        elif np.isinf(w) and np.isnan(other):
+            if not np.isinf(g):
                 return False
         elif w == 0 or np.isinf(w):
             if not (g == w and np.signbit(g) == np.signbit(w)):
@@ -140,8 +144,15 @@ def test_special_values_match_numpy(cdt, name):
     h = np.array([complex(a, b) for a in v for b in v], dtype=cdt)
     got = nx.asnumpy(getattr(np, name)(nx.asarray(h))).astype(cdt)
     want = reference(name, h, accurate=False).astype(cdt)
-    bad = [(h[i], got[i], want[i]) for i in range(len(h)) if not same_value(got[i], want[i])]
+    # acosh(±0 + i NaN): NumPy 2.4 (glibc's C11 tables) gives NaN + i pi/2, NumPy 2.1 NaN + i NaN
+    open_case = np.zeros(len(h), bool)
+    if name == "arccosh":
+        open_case = (h.real == 0) & np.isnan(h.imag)
+    bad = [
+        (h[i], got[i], want[i]) for i in range(len(h)) if not same_value(got[i], want[i]) and not open_case[i]
+    ]
     assert not bad, bad
+    assert all(np.isnan(got[open_case].real))
 
 
 @pytest.mark.parametrize("name", ["exp", "sin", "cos", "sinh", "cosh"])
