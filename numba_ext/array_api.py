@@ -42,6 +42,7 @@ from .arrays import (
     zeros,
     zeros_like,
 )
+from .arrays.dtypes import SUPPORTED_DTYPES
 from .devices import Device, default_queue, get_devices
 from .library import sets
 from .placement import coerce_usm_types, execution_queue
@@ -63,21 +64,8 @@ complex64, complex128 = np.complex64, np.complex128
 e, inf, nan, pi = math.e, math.inf, math.nan, math.pi
 newaxis = None
 
-_DTYPES: dict[str, Any] = {
-    "bool": bool,
-    "int8": int8,
-    "int16": int16,
-    "int32": int32,
-    "int64": int64,
-    "uint8": uint8,
-    "uint16": uint16,
-    "uint32": uint32,
-    "uint64": uint64,
-    "float32": float32,
-    "float64": float64,
-    "complex64": complex64,
-    "complex128": complex128,
-}
+#: the standard's data types by name: every dtype of the arrays but float16, which it lacks
+_DTYPES: dict[str, Any] = {dt.name: dt.type for dt in SUPPORTED_DTYPES if dt.kind != "f" or dt.itemsize > 2}
 _SCALARS = (int, float, complex)  # bool derives from int
 
 

@@ -83,7 +83,7 @@ def _integer_arrays(x: ndarray, items: list[Any]) -> ndarray:
         result: ndarray = gather.take(x, items[0], axis=0)
         return result
     flat = flat_positions(x, items)
-    if flat is None:  # integers only: a basic index
+    if not isinstance(flat, ndarray):  # integers only: a basic index
         return x[tuple(items)]
     source = x.reshape((math.prod(x.shape[: len(items)]), *x.shape[len(items) :]))
     return gather.take(source, flat, axis=0)
@@ -99,11 +99,11 @@ def _check_integer_items(x: ndarray, items: list[Any]) -> None:
             raise IndexError(f"arrays used as indices must be of integer type, not {item.dtype} (index {i})")
 
 
-def flat_positions(x: ndarray, items: list[Any]) -> ndarray | None:
+def flat_positions(x: ndarray, items: list[Any]) -> ndarray | int:
     """The positions integer arrays and integers `items` (one per leading dimension of `x`) name in
     those dimensions flattened (C order), as an int64 array of the index arrays' broadcast shape;
-    each index checked against its axis on the device (negative ones count from the end). None
-    when `items` holds no array."""
+    each index checked against its axis on the device (negative ones count from the end). A
+    Python int when `items` holds no array."""
     _check_integer_items(x, items)
     shapes = [item.shape for item in items if isinstance(item, ndarray)]
     try:
@@ -131,7 +131,7 @@ def flat_positions(x: ndarray, items: list[Any]) -> ndarray | None:
             index = i % n
         flat = _np.add(_np.multiply(flat, n), index)
     if not isinstance(flat, ndarray):
-        return None
+        return int(flat)
     result: ndarray = _np.broadcast_to(flat, shape)
     return result
 
@@ -163,9 +163,12 @@ def ufunc_at(ufunc: Any, a: ndarray, indices: Any, b: Any = None) -> None:
             f"np.{name}.at of numba_ext arrays takes integer arrays and integers as indices, one per "
             "leading dimension"
         )
-    positions = flat_positions(a, items)
-    if positions is None:  # integers only
-        positions = asarray(np.int64(flat_index(a, items)), sycl_queue=a.sycl_queue, usm_type=a.usm_type)
+    flat = flat_positions(a, items)
+    positions = (
+        flat
+        if isinstance(flat, ndarray)
+        else asarray(np.int64(flat), sycl_queue=a.sycl_queue, usm_type=a.usm_type)  # integers only
+    )
     rest = a.shape[len(items) :]
     width = math.prod(rest)
     if width != 1:  # every element of each selected subarray
@@ -192,18 +195,6 @@ def ufunc_at(ufunc: Any, a: ndarray, indices: Any, b: Any = None) -> None:
         sums = _np.astype(_np.astype(sums, np.int64), a.dtype)  # exact, then wrapped as NumPy wraps
     total = _np.add(a, sums.reshape(a.shape))
     copy_into(a, _np.astype(total, a.dtype, copy=False))
-
-
-def flat_index(a: ndarray, items: list[Any]) -> int:
-    """The flat position (C order, over the leading dimensions) integers `items` name in `a`."""
-    flat = 0
-    for axis, item in enumerate(items):
-        n = a.shape[axis]
-        i = operator.index(item)
-        if not -n <= i < n:
-            raise IndexError(f"index {i} is out of bounds for axis {axis} with size {n}")
-        flat = flat * n + i % n
-    return flat
 
 
 def setitem(x: ndarray, key: Any, value: Any) -> None:
