@@ -40,7 +40,7 @@ from .arrays import (
     zeros,
     zeros_like,
 )
-from .devices import Context, Device, Queue, default_queue, get_devices
+from .devices import Context, Device, Queue, default_queue, get_devices, set_default_device
 from .errors import (
     ArrayInterfaceError,
     BuildError,
@@ -198,6 +198,7 @@ __all__ = [
     "call_kernel",
     "call_kernel_async",
     "default_queue",
+    "set_default_device",
     "device_func",
     "empty",
     "empty_like",

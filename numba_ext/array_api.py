@@ -45,6 +45,7 @@ from .arrays import (
 from .arrays.dtypes import SUPPORTED_DTYPES
 from .devices import Device, default_queue, get_devices
 from .library import sets
+from .library.functions import tensordot as library_tensordot
 from .placement import coerce_usm_types, execution_queue
 
 #: NumPy's functions, untyped: called on numba_ext arrays, they dispatch to the eager library
@@ -374,35 +375,7 @@ def tensordot(x1: ndarray, x2: ndarray, /, *, axes: int | tuple[Sequence[int], S
     """The sum of products over `axes` (the last `axes` of `x1` with the first of `x2`, or the two
     sequences of axes), as a matrix product of the operands' transposed and reshaped forms."""
     a, b = _array("tensordot", x1, "x1"), _array("tensordot", x2, "x2")
-    if isinstance(axes, tuple):
-        ax_a = [_axis(i) for i in axes[0]]
-        ax_b = [_axis(i) for i in axes[1]]
-    else:
-        count = _axis(axes)
-        if count < 0 or count > builtins.min(a.ndim, b.ndim):
-            raise ValueError(
-                f"numba_ext.tensordot(): axes={count} is out of range for ranks {a.ndim} and {b.ndim}"
-            )
-        ax_a = list(range(a.ndim - count, a.ndim))
-        ax_b = list(range(count))
-    if len(ax_a) != len(ax_b):
-        raise ValueError("numba_ext.tensordot(): the two sequences of axes differ in length")
-    ax_a = [i % a.ndim if a.ndim else i for i in ax_a]
-    ax_b = [i % b.ndim if b.ndim else i for i in ax_b]
-    for i, j in zip(ax_a, ax_b):
-        if a.shape[i] != b.shape[j]:
-            raise ValueError(
-                f"numba_ext.tensordot(): shape mismatch, x1's axis {i} has {a.shape[i]} elements and "
-                f"x2's axis {j} has {b.shape[j]}"
-            )
-    free_a = [i for i in range(a.ndim) if i not in ax_a]
-    free_b = [j for j in range(b.ndim) if j not in ax_b]
-    k = math.prod(a.shape[i] for i in ax_a)
-    left = a.transpose(free_a + ax_a).reshape(math.prod(a.shape[i] for i in free_a), k)
-    right = b.transpose(ax_b + free_b).reshape(k, math.prod(b.shape[j] for j in free_b))
-    dt = np.result_type(a.dtype, b.dtype)
-    product: ndarray = left.astype(dt, copy=False) @ right.astype(dt, copy=False)
-    return product.reshape(tuple(a.shape[i] for i in free_a) + tuple(b.shape[j] for j in free_b))
+    return library_tensordot(a, b, axes, what="numba_ext.tensordot()")
 
 
 def vecdot(x1: ndarray, x2: ndarray, /, *, axis: int = -1) -> ndarray:

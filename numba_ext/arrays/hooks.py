@@ -80,6 +80,12 @@ class ArrayOperations(Protocol):
         """NumPy functions (``__array_function__``) computed on the arrays' queue, by function."""
         ...
 
+    @property
+    def like_functions(self) -> Mapping[Callable[..., Any], Callable[..., Any]]:
+        """NumPy's creation functions called with ``like=`` an array (NEP 35), by function: each
+        takes that array first and makes its result on the array's queue."""
+        ...
+
 
 class _Missing:
     """Stands in for a provider that is not registered yet: the first attribute asked of it runs the

@@ -407,6 +407,23 @@ class ndarray(ArrayOperators):
             )
         return importlib.import_module("numba_ext")
 
+    # -- pickling and copies ----------------------------------------------------------------------
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its elements (copied to the host, in this array's memory order) and its USM
+        type. Unpickling puts them on the default queue of the process that loads them
+        (``numba_ext.set_default_device``, else ``NUMBA_EXT_DEVICE``, else the default selector):
+        the queue they came from may not exist there, as on a Dask worker pinned to another
+        device. NumPy's arrays carry their buffer out of band with pickle protocol 5."""
+        return (_unpickled_array, (copy_to_host(self), self._usm_type))
+
+    def __copy__(self) -> ndarray:
+        """A copy on the same queue, in this array's memory order (``copy.copy``)."""
+        return self.copy(order="K")
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> ndarray:
+        """A copy on the same queue, in this array's memory order (``copy.deepcopy``)."""
+        return self.copy(order="K")
+
     # -- conversions ------------------------------------------------------------------------------
     def to_device(self, device: DeviceArg, /, *, stream: object = None) -> ndarray:
         """This array on `device` (a Queue, Device or selector): no copy when the queue shares
@@ -485,3 +502,12 @@ class ndarray(ArrayOperators):
 
 
 allocation.array_class = ndarray
+
+
+def _unpickled_array(host: np.ndarray, usm_type: str) -> ndarray:
+    """An unpickled array: `host`'s elements, in its memory order, on the default queue."""
+    out = allocate_in_order(
+        host.shape, host.dtype, default_queue(), check_usm_type(usm_type), order_axes("K", host.ndim, host)
+    )
+    upload_into(out, host)
+    return out

@@ -113,6 +113,12 @@ class ArrayOperators:
     # -- eager elementwise operations (compute follows data) ------------------------------------
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
         out = kwargs.pop("out", None)  # NumPy hands it over as a tuple, one entry per output
+        dtype = kwargs.pop("dtype", None)
+        if dtype is not None:  # np.add(a, b, dtype=d): computed in d, as NumPy casts the inputs
+            if method != "__call__" or ufunc.nout != 1 or ufunc is np.matmul:
+                return NotImplemented
+            dt = np.dtype(dtype)
+            inputs = tuple(cast(Any, v).astype(dt) if isinstance(v, ArrayOperators) else v for v in inputs)
         if method == "at" and not kwargs and out is None and isinstance(inputs[0], ArrayOperators):
             hooks.operations.ufunc_at(ufunc, *inputs)  # in place: np.add.at(a, indices, b)
             return None
@@ -142,6 +148,9 @@ class ArrayOperators:
         impl = hooks.operations.array_functions.get(func)
         if impl is not None:
             return impl(*args, **kwargs)
+        like_impl = hooks.operations.like_functions.get(func)
+        if like_impl is not None:  # np.ones(..., like=self): NumPy leaves `like` out of kwargs
+            return like_impl(self, *args, **kwargs)
         numpy_impl = getattr(func, "_implementation", None)
         if numpy_impl is None:
             return NotImplemented  # NumPy then raises its TypeError naming the function

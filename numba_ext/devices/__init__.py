@@ -34,6 +34,7 @@ from .queues import (  # noqa: E402  (after the driver registration above)
     get_devices,
     remember_device,
     resolve_queue,
+    set_default_device,
 )
 
 __all__ = [
@@ -52,5 +53,6 @@ __all__ = [
     "queue_from_dpctl",
     "remember_device",
     "resolve_queue",
+    "set_default_device",
     "sycl_view",
 ]

@@ -38,9 +38,42 @@ def device_queue(device: Device) -> Queue:
         return q
 
 
+_default_device: Device | None = None
+
+
+def set_default_device(device: Device | Queue | str | None) -> Device | None:
+    """Make `device` (a Device, a Queue's device or a selector) this process's default device, in
+    place of ``NUMBA_EXT_DEVICE`` and the default selector; None goes back to them. Returns the
+    device it replaces (None when there was none). A Dask worker pinned to one device of a host
+    uses it (``numba_ext.dask``): arrays created or unpickled there without a queue land on it."""
+    global _default_device
+    if device is None:
+        new = None
+    elif isinstance(device, Device):
+        new = device
+    elif isinstance(device, Queue):
+        new = device.device
+    elif isinstance(device, str):
+        try:
+            new = Device(device)
+        except ValueError as e:
+            raise DeviceSelectorError(f"set_default_device({device!r}): {e}") from None
+    else:
+        raise TypeError(
+            "set_default_device() takes a numba_ext.Device, a Queue, a selector string or None, "
+            f"got {type(device).__name__}"
+        )
+    old, _default_device = _default_device, new
+    return old
+
+
 def default_queue() -> Queue:
-    """The queue of the default device: the selector in ``NUMBA_EXT_DEVICE`` if set, else the
-    default selector (a GPU numba_ext can compile for, else a CPU)."""
+    """The queue of the default device: the one `set_default_device` set, else the selector in
+    ``NUMBA_EXT_DEVICE`` if set, else the default selector (a GPU numba_ext can compile for, else a
+    CPU)."""
+    pinned = _default_device
+    if pinned is not None:
+        return device_queue(pinned)
     selector = os.environ.get("NUMBA_EXT_DEVICE", "")
     try:
         dev = Device(selector)

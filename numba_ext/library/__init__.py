@@ -25,6 +25,7 @@ from ..arrays import hooks
 from . import indexing
 from .elementwise import apply
 from .functions import ARRAY_FUNCTIONS, clip, where
+from .like_creation import LIKE_FUNCTIONS
 from .manipulation import copy_into, device_assignable
 from .reductions import dot, reduce
 
@@ -50,6 +51,10 @@ class _ArrayOperations:
     @property
     def array_functions(self) -> Mapping[Callable[..., Any], Callable[..., Any]]:
         return ARRAY_FUNCTIONS
+
+    @property
+    def like_functions(self) -> Mapping[Callable[..., Any], Callable[..., Any]]:
+        return LIKE_FUNCTIONS
 
 
 hooks.register_operations(_ArrayOperations())

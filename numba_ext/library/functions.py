@@ -12,6 +12,7 @@ refuses the implicit conversion to a NumPy array (ndarray.__array__)."""
 from __future__ import annotations
 
 import functools
+import math
 import operator
 import threading
 from collections.abc import Callable, Iterable
@@ -35,6 +36,7 @@ from . import elementwise
 from .gather import GATHER_FUNCTIONS
 from .histogram import HISTOGRAM_FUNCTIONS
 from .manipulation import MANIPULATION_FUNCTIONS
+from .nanfunctions import NAN_FUNCTIONS
 from .reductions import COMPLEX_DTYPES, DIRECT_DTYPES, dot
 from .sets import SET_FUNCTIONS
 from .sorting import SORTING_FUNCTIONS
@@ -183,6 +185,47 @@ def _dot(a: ndarray, b: ndarray, out: ndarray | None = None) -> ndarray:
     return dot(a, b, out=out)
 
 
+def _tensordot_axis(axis: object) -> int:
+    if isinstance(axis, (bool, np.bool_)):
+        raise TypeError("an integer is required for the axis")
+    return operator.index(axis)  # type: ignore[arg-type]
+
+
+def tensordot(a: ndarray, b: ndarray, axes: Any = 2, *, what: str = "np.tensordot()") -> ndarray:
+    """The sum of products over `axes` (the last `axes` of `a` with the first of `b`, or a pair of
+    axis sequences or axes), as one matrix product of the operands' transposed and reshaped forms
+    on their queue."""
+    if isinstance(axes, (tuple, list)):
+        if len(axes) != 2:
+            raise ValueError(f"{what}: axes must be an int or a pair of axis sequences, got {axes!r}")
+        ax_a = [_tensordot_axis(i) for i in (axes[0] if isinstance(axes[0], (tuple, list)) else [axes[0]])]
+        ax_b = [_tensordot_axis(i) for i in (axes[1] if isinstance(axes[1], (tuple, list)) else [axes[1]])]
+    else:
+        count = _tensordot_axis(axes)
+        if count < 0 or count > min(a.ndim, b.ndim):
+            raise ValueError(f"{what}: axes={count} is out of range for ranks {a.ndim} and {b.ndim}")
+        ax_a = list(range(a.ndim - count, a.ndim))
+        ax_b = list(range(count))
+    if len(ax_a) != len(ax_b):
+        raise ValueError(f"{what}: the two sequences of axes differ in length")
+    ax_a = [normalize_axis(i, a.ndim) for i in ax_a]
+    ax_b = [normalize_axis(i, b.ndim) for i in ax_b]
+    for i, j in zip(ax_a, ax_b):
+        if a.shape[i] != b.shape[j]:
+            raise ValueError(
+                f"{what}: shape mismatch, the first operand's axis {i} has {a.shape[i]} elements and "
+                f"the second's axis {j} has {b.shape[j]}"
+            )
+    free_a = [i for i in range(a.ndim) if i not in ax_a]
+    free_b = [j for j in range(b.ndim) if j not in ax_b]
+    k = math.prod(a.shape[i] for i in ax_a)
+    left = a.transpose(free_a + ax_a).reshape(math.prod(a.shape[i] for i in free_a), k)
+    right = b.transpose(ax_b + free_b).reshape(k, math.prod(b.shape[j] for j in free_b))
+    dt = np.result_type(a.dtype, b.dtype)
+    product = dot(left.astype(dt, copy=False), right.astype(dt, copy=False))
+    return product.reshape(tuple(a.shape[i] for i in free_a) + tuple(b.shape[j] for j in free_b))
+
+
 def _copy(a: ndarray, order: Literal["K", "A", "C", "F"] | None = "K", subok: bool = False) -> ndarray:
     return a.copy(order=order) if isinstance(a, ndarray) else np.copy(a, order=order, subok=subok)
 
@@ -278,6 +321,7 @@ ARRAY_FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.where: where,
     np.clip: clip,
     np.dot: _dot,
+    np.tensordot: tensordot,
     np.copy: _copy,
     **{getattr(np, f"{k}_like"): _like_function(k) for k in ("empty", "zeros", "ones", "full")},
     **MANIPULATION_FUNCTIONS,
@@ -285,4 +329,5 @@ ARRAY_FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     **SORTING_FUNCTIONS,
     **HISTOGRAM_FUNCTIONS,
     **SET_FUNCTIONS,
+    **NAN_FUNCTIONS,
 }
