@@ -41,6 +41,11 @@ except ImportError as e:  # pragma: no cover - exercised only without Dask insta
         "numba_ext.dask needs Dask: pip install 'numba_ext[dask]' (dask[array] and distributed)"
     ) from e
 
+try:  # the distributed scheduler: optional, for more than one device
+    from distributed import WorkerPlugin as _WorkerPlugin
+except ImportError:  # pragma: no cover - exercised only without distributed installed
+    _WorkerPlugin = object  # type: ignore[assignment,misc]
+
 from .arrays import asarray, asnumpy, empty, ndarray
 from .devices import Device, default_queue, get_devices, remember_device, set_default_device
 
@@ -245,8 +250,8 @@ def worker_devices(devices: Sequence[Device | str] | None = None, *, split: int 
 _pinned: dict[str, Device] = {}
 
 
-class DevicePlugin:
-    """A Dask worker plugin (``distributed.WorkerPlugin``'s interface) that pins each worker to
+class DevicePlugin(_WorkerPlugin):
+    """A Dask worker plugin (``distributed.WorkerPlugin``) that pins each worker to
     one device: the default device of the worker's process becomes the worker's entry of
     `devices`, picked by the worker's name (an int, as ``LocalCluster`` names them, or a key of a
     mapping). Blocks the worker unpickles or creates without a queue then live there, and
