@@ -27,8 +27,9 @@ _CHILD = textwrap.dedent(
     import numba_ext
 
     with open(sys.argv[1], "rb") as f:
-        what, obj, inputs, want = pickle.load(f)
+        what, obj, inputs, want, again = pickle.load(f)
     assert "tests" not in sys.modules  # the code came by value, not from the test package
+    assert pickle.loads(again) is obj  # another pickle of the same object: the same rebuilt one
     args = [numba_ext.asarray(v) if isinstance(v, np.ndarray) else v for v in inputs]
     if what == "kernel":
         out = numba_ext.empty_like(args[0])
@@ -75,6 +76,18 @@ def test_module_level_objects_pickle_by_reference(rng, dumps):
     np.testing.assert_allclose(numba_ext.asnumpy(dst), src * 2.0 + shift, **fp_tol())
 
 
+def _rebuilt_fresh(data: bytes):
+    """`data` unpickled as a process that has not seen its objects would (by-value tokens unknown)."""
+    from numba_ext import _pickling
+
+    saved = dict(_pickling._object_of)
+    _pickling._object_of.clear()
+    try:
+        return pickle.loads(data)
+    finally:
+        _pickling._object_of.update(saved)
+
+
 def _local_jit(scale):
     @numba_ext.jit(cache=True)
     def scaled_hypot(x, y):
@@ -102,13 +115,15 @@ def test_a_local_jitted_function_goes_by_value_through_cloudpickle(rng, tmp_path
     with pytest.raises((pickle.PicklingError, AttributeError)):
         pickle.dumps(f)  # the standard pickler cannot carry a local function
     data = cloudpickle.dumps(f)
-    g = cloudpickle.loads(data)
+    assert cloudpickle.loads(data) is f  # in the process that pickled it: the object itself
+    g = _rebuilt_fresh(data)
     assert g is not f and type(g) is type(f) and g._options == {"cache": True}
     x, y = rng.standard_normal(300), rng.standard_normal(300)
     want = np.sqrt(x * x + y * y) * scale
     got = numba_ext.asnumpy(g(numba_ext.asarray(x), numba_ext.asarray(y)))
     np.testing.assert_allclose(got, want, **fp_tol())
-    assert "ok JitFunction" in _in_child(tmp_path, cloudpickle.dumps(("jit", f, (x, y), want)))
+    payload = cloudpickle.dumps(("jit", f, (x, y), want, cloudpickle.dumps(f)))
+    assert "ok JitFunction" in _in_child(tmp_path, payload)
 
 
 def test_a_cached_function_without_a_source_file_unpickles_without_the_disk_cache(rng):
@@ -132,11 +147,13 @@ def test_a_cached_function_without_a_source_file_unpickles_without_the_disk_cach
 def test_a_local_kernel_goes_by_value_through_cloudpickle(rng, tmp_path):
     k = _local_kernel()
     data = cloudpickle.dumps(k)
-    k2 = cloudpickle.loads(data)
+    assert cloudpickle.loads(data) is k
+    k2 = _rebuilt_fresh(data)
     assert k2 is not k and k2._boundscheck is True
     src, shift = rng.standard_normal(77), rng.standard_normal()
     want = src**3 - shift
     dst = numba_ext.empty_like(numba_ext.asarray(src))
     k2[77](numba_ext.asarray(src), dst, shift)
     np.testing.assert_allclose(numba_ext.asnumpy(dst), want, **fp_tol())
-    assert "ok Kernel" in _in_child(tmp_path, cloudpickle.dumps(("kernel", k, (src, shift), want)))
+    payload = cloudpickle.dumps(("kernel", k, (src, shift), want, cloudpickle.dumps(k)))
+    assert "ok Kernel" in _in_child(tmp_path, payload)
