@@ -58,8 +58,11 @@ def _system_vendor_files() -> dict[str, str]:
 
 def register() -> str | None:
     """Point the ICD loader at a vendors folder that includes the drivers installed with Python
-    packages. Returns the folder used, or None when the user's own setting is kept."""
-    if os.environ.get("OCL_ICD_VENDORS"):
+    packages. Returns the folder used, or None when the user's own setting is kept. A folder of
+    ours already named there (inherited from the process that started this one) is set up again,
+    so that this process's ``OCL_ICD_FILENAMES`` names the drivers too."""
+    vendors = os.environ.get("OCL_ICD_VENDORS")
+    if vendors and not _is_our_folder(vendors):
         return None
     entries = _system_vendor_files()
     listed = set(entries.values())
@@ -94,6 +97,16 @@ def register() -> str | None:
     if added:
         os.environ["OCL_ICD_FILENAMES"] = ":".join(current + added)
     return folder
+
+
+def _is_our_folder(folder: str) -> bool:
+    """Whether `folder` is a vendors folder ``register`` made (its cache folder or the fallback)."""
+    parent, leaf = os.path.split(os.path.normpath(folder))
+    return (
+        os.path.split(parent)[1] == "icd"
+        and os.path.basename(os.path.dirname(parent)) == "numba_ext"
+        or (leaf.startswith("numba_ext-icd-"))
+    )
 
 
 def _write_folder(folder: str, entries: dict[str, str]) -> None:

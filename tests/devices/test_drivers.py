@@ -31,3 +31,25 @@ def test_a_users_own_vendors_folder_is_kept(tmp_path, monkeypatch):
     monkeypatch.setenv("OCL_ICD_VENDORS", str(tmp_path))
     assert drivers.register() is None
     assert os.environ["OCL_ICD_VENDORS"] == str(tmp_path)
+
+
+def test_an_inherited_folder_of_ours_names_the_drivers_again(tmp_path, monkeypatch):
+    # a child process (multiprocessing's spawn, a Dask worker) inherits OCL_ICD_VENDORS naming our
+    # folder but may not inherit our additions to OCL_ICD_FILENAMES, which NVIDIA's CUDA toolkit
+    # loader reads instead of the folder: registering again restores them
+    fake = tmp_path / "libnvidia-opencl.so.1"
+    fake.write_text("")
+    monkeypatch.setattr(drivers, "_candidate_nvidia", lambda: [str(fake)])
+    monkeypatch.setattr(drivers, "_system_vendor_files", lambda: {})
+    monkeypatch.setattr(drivers, "_candidate_intel_cpu", lambda: [])
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.delenv("OCL_ICD_VENDORS", raising=False)
+    monkeypatch.setenv("OCL_ICD_FILENAMES", "libpocl.so.2")
+    folder = drivers.register()
+    assert folder is not None and drivers._is_our_folder(folder)
+    assert os.environ["OCL_ICD_FILENAMES"].split(":")[-1] == str(fake)
+    monkeypatch.setenv("OCL_ICD_FILENAMES", "libpocl.so.2")  # what the child got
+    assert drivers.register() == folder
+    assert os.environ["OCL_ICD_FILENAMES"] == f"libpocl.so.2:{fake}"
+    assert drivers.register() == folder  # once only
+    assert os.environ["OCL_ICD_FILENAMES"] == f"libpocl.so.2:{fake}"
