@@ -5,7 +5,9 @@ Variants (median ms of 5 after a warm-up that compiles everywhere):
 * numba_ext, one device, no Dask: the kernel over the whole array on the default device;
 * numba_ext + Dask, `w` workers: ``numba_ext.dask.local_cluster`` (one worker process per device;
   on a CPU, ``split=w`` sub-devices with their own cores), blocks created on the workers' devices
-  with the ``numba_ext`` array backend, only the 0-d sums travel;
+  with the ``numba_ext`` array backend and kept there (``client.persist``) before the timing, as the
+  one-device array is; only the 0-d sums travel;
+* the same Dask graph with a block function that does no work (Dask's own cost per run);
 * NumPy and Dask + NumPy (threads) on the host, as peers on the CPU.
 Each result is checked against the one-device result.
 
@@ -43,6 +45,10 @@ def series_block(x, iters):
     out = nx.empty_like(x)
     _series[x.shape[0]](x, out, iters)
     return out
+
+
+def first_element(x):
+    return x[:1]
 
 
 def series_numpy(x, iters):
@@ -96,12 +102,14 @@ def main() -> None:
         else:
             kwargs = {"devices": ["cpu"], "split": w}
         with ned.local_cluster(dashboard_address=None, silence_logs=50, **kwargs) as cluster:
-            from distributed import Client
+            from distributed import Client, wait
 
             with Client(cluster) as client:
                 names = sorted(ned.worker_device_names(client).values())
                 with dask.config.set({"array.backend": "numba_ext"}):
                     d = da.arange(n, chunks=n // a.blocks, dtype=np.float64) * (1.0 / n)
+                d = client.persist(d)  # the blocks made once, on the workers' devices, as x above
+                wait(d)
                 total = d.map_blocks(series_block, iters, dtype=np.float64).sum()
 
                 def run(total=total, client=client):
@@ -112,6 +120,11 @@ def main() -> None:
                 label = f"numba_ext + Dask, {w} worker{'s' if w > 1 else ''}"
                 rows[label] = med(run)
                 print(f"{label:40s} {rows[label]:10.2f} ms  ({', '.join(names)})")
+                # the same graph with a block function that does no work: Dask's own cost
+                empty_total = d.map_blocks(first_element, dtype=np.float64, chunks=(1,)).sum()
+                label = f"  same graph, no kernel, {w} worker{'s' if w > 1 else ''}"
+                rows[label.strip()] = med(lambda t=empty_total, c=client: float(c.compute(t).result()))
+                print(f"{label:40s} {rows[label.strip()]:10.2f} ms")
 
     if a.numpy:
         h = np.arange(n, dtype=np.float64) * (1.0 / n)
