@@ -70,6 +70,7 @@ if TYPE_CHECKING:  # what the names loaded on first use are (explicit re-exports
     from . import linalg as linalg
     from . import local as local
     from . import private as private
+    from . import random as random
     from . import utils as utils
     from .compiler import erf as erf
     from .compiler import erfc as erfc
@@ -110,6 +111,7 @@ _SUBMODULES = frozenset(
         "linalg",
         "local",
         "private",
+        "random",
         "utils",
     }
 )

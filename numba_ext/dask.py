@@ -48,6 +48,7 @@ except ImportError:  # pragma: no cover - exercised only without distributed ins
 
 from .arrays import asarray, asnumpy, empty, ndarray
 from .devices import Device, default_queue, get_devices, remember_device, set_default_device
+from .random import RandomState
 
 if TYPE_CHECKING:
     from distributed import LocalCluster, Worker
@@ -137,15 +138,16 @@ class ArrayBackend(ArrayBackendEntrypoint):
 
     @property
     def RandomState(self) -> Any:  # Dask's name
-        raise NotImplementedError(
-            "numba_ext has no random number generators on the device; draw the numbers with Dask's "
-            "NumPy backend and convert the blocks: "
-            'da.random.default_rng(seed).random(n, chunks=c).to_backend("numba_ext")'
-        )
+        """``da.random``'s functions under this backend: Philox numbers made on each block's
+        device (``numba_ext.random.RandomState``)."""
+        return RandomState
 
     @property
     def default_bit_generator(self) -> Any:
-        return self.RandomState
+        raise NotImplementedError(
+            "numba_ext has no bit generator for Dask's Generator API; use da.random.RandomState(seed) "
+            "or the module functions (da.random.random, da.random.normal, ...) with the numba_ext backend"
+        )
 
     @staticmethod
     def ones(*args: Any, **kwargs: Any) -> da.Array:

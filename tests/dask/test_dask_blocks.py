@@ -130,12 +130,26 @@ def test_numba_ext_backend_creation(scheduler):
     _check((zeros + 5).compute(), np.full(10, 5))
 
 
-def test_numba_ext_backend_has_no_device_random_numbers():
-    with (
-        dask.config.set({"array.backend": "numba_ext"}),
-        pytest.raises(NotImplementedError, match="to_backend"),
-    ):
-        da.random.random((10,), chunks=5)
+def test_numba_ext_backend_random_numbers_are_made_on_the_device(scheduler):
+    with dask.config.set({"array.backend": "numba_ext"}):
+        u = da.random.RandomState(42).random_sample((1000,), chunks=300)
+        again = da.random.RandomState(42).random_sample((1000,), chunks=300)
+        z = da.random.normal(1.0, 2.0, size=(20_000,), chunks=5000)
+        k = da.random.randint(0, 5, size=(2000,), chunks=700)
+    for d in (u, z, k):
+        assert isinstance(d._meta, numba_ext.ndarray)
+    hu = numba_ext.asnumpy(u.compute())
+    assert hu.min() >= 0.0 and hu.max() < 1.0 and len(np.unique(hu)) == 1000
+    np.testing.assert_array_equal(numba_ext.asnumpy(again.compute()), hu)  # seeded: reproducible
+    hz = numba_ext.asnumpy(z.compute())
+    assert abs(hz.mean() - 1.0) < 0.1 and abs(hz.std() - 2.0) < 0.1
+    assert set(numba_ext.asnumpy(k.compute()).tolist()) == {0, 1, 2, 3, 4}
+
+
+def test_numba_ext_backend_generator_api_is_named_as_missing():
+    with dask.config.set({"array.backend": "numba_ext"}):
+        with pytest.raises(NotImplementedError, match="RandomState"):
+            da.random.default_rng(0)
 
 
 def test_numel_counts_on_the_blocks_queue(rng):
