@@ -1,24 +1,26 @@
 """The array API's linear algebra extension (``numba_ext.linalg``) on numba_ext arrays: the products,
 norms, traces, diagonals, cross products and matrix powers, each composed from the eager
-operations and computed on the arrays' queue.
+operations, and the solvers on LU and Cholesky factorizations (``det``, ``slogdet``, ``solve``,
+``inv``, ``cholesky``, negative ``matrix_power``; ``numba_ext.decompositions``), all computed on the
+arrays' queue. Singular or non-positive-definite matrices raise NumPy's ``LinAlgError``.
 
-The decompositions and solvers of the extension (``cholesky``, ``det``, ``eigh``, ``eigvalsh``,
-``inv``, ``matrix_rank``, ``pinv``, ``qr``, ``slogdet``, ``solve``, ``svd``, ``svdvals``) and the
-norms that need singular values (``matrix_norm`` of order 2, -2 and ``'nuc'``) have no device
-implementation yet: they are absent (the first) or raise ``UnsupportedError`` (the second), rather
-than computing on the host behind the caller's back.
+The eigen- and singular value decompositions (``eigh``, ``eigvalsh``, ``qr``, ``svd``,
+``svdvals``, ``matrix_rank``, ``pinv``) and the norms that need singular values (``matrix_norm`` of
+order 2, -2 and ``'nuc'``) have no device implementation yet: they are absent (the first) or raise
+``UnsupportedError`` (the second), rather than computing on the host behind the caller's back.
 
-May import: ``numba_ext.array_api`` and the layers below it.
+May import: ``numba_ext.array_api``, ``numba_ext.decompositions`` and the layers below them.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 
 from . import array_api as xp
+from . import decompositions
 from .array_api import matmul, matrix_transpose, tensordot, vecdot
 from .arrays import ndarray
 from .errors import UnsupportedError
@@ -104,10 +106,7 @@ def matrix_power(x: ndarray, n: int, /) -> ndarray:
         raise ValueError(f"numba_ext.linalg.matrix_power(): matrices must be square, not {x.shape[-2:]}")
     n = int(n)
     if n < 0:
-        raise UnsupportedError(
-            "numba_ext.linalg.matrix_power() of a negative power needs the inverse, which has no device "
-            "implementation yet"
-        )
+        x, n = inv(x), -n
     size = x.shape[-1]
     eye = xp.eye(size, dtype=x.dtype, sycl_queue=x.sycl_queue, usm_type=x.usm_type)
     result = xp.broadcast_to(eye, x.shape).copy()
@@ -119,6 +118,129 @@ def matrix_power(x: ndarray, n: int, /) -> ndarray:
         if n:
             square = matmul(square, square)
     return result
+
+
+# -- solvers on factorizations --------------------------------------------------------------------
+def _square(fn: str, x: ndarray) -> tuple[ndarray, np.dtype]:
+    """`x` checked as a stack of square matrices, and the dtype its factorization computes in
+    (its own floating dtype; integers and bools in the device's default float, as NumPy's float64)."""
+    x = _matrices(fn, x)
+    if x.shape[-1] != x.shape[-2]:
+        raise np.linalg.LinAlgError(
+            f"numba_ext.linalg.{fn}(): the last two dimensions must be square, not {x.shape[-2:]}"
+        )
+    if x.dtype.kind == "c":
+        raise UnsupportedError(
+            f"numba_ext.linalg.{fn}() of complex matrices has no device implementation yet"
+        )
+    if x.dtype.kind == "f":
+        return x, x.dtype
+    return x, np.dtype(np.float64 if x.sycl_queue.device.has_fp64 else np.float32)
+
+
+def _lu_diagonal(f: decompositions.LU) -> ndarray:
+    diag: ndarray = _np.diagonal(f.lu, 0, -2, -1)
+    return diag
+
+
+def _permutation_signs(f: decompositions.LU) -> ndarray:
+    """+1 or -1 per matrix: the parity of its row swaps."""
+    n = f.piv.shape[-1]
+    steps = xp.arange(n, dtype=np.int64, sycl_queue=f.piv.sycl_queue)
+    swaps = _np.sum(_np.not_equal(f.piv, steps), axis=-1)
+    signs: ndarray = _np.subtract(1, _np.multiply(2, _np.remainder(swaps, 2)))
+    return signs
+
+
+def det(x: ndarray, /) -> ndarray:
+    """The determinant of each square matrix (the last two axes), from its LU factorization."""
+    x, dt = _square("det", x)
+    f = decompositions.lu_factor(x, dt)
+    if x.shape[-1] == 0:
+        return xp.ones(x.shape[:-2], dtype=dt, sycl_queue=x.sycl_queue, usm_type=x.usm_type)
+    d = _np.multiply(_np.prod(_lu_diagonal(f), axis=-1), _permutation_signs(f))
+    result: ndarray = d.astype(dt, copy=False).reshape(x.shape[:-2])
+    return result
+
+
+class SlogdetResult(NamedTuple):
+    sign: ndarray
+    logabsdet: ndarray
+
+
+def slogdet(x: ndarray, /) -> SlogdetResult:
+    """The sign and the natural log of the absolute value of each matrix's determinant (sign 0 and
+    log -inf for a singular matrix)."""
+    x, dt = _square("slogdet", x)
+    shape = x.shape[:-2]
+    if x.shape[-1] == 0:
+        one = xp.ones(shape, dtype=dt, sycl_queue=x.sycl_queue, usm_type=x.usm_type)
+        return SlogdetResult(one, xp.zeros_like(one))
+    f = decompositions.lu_factor(x, dt)
+    diag = _lu_diagonal(f)
+    sign = _np.multiply(_np.prod(_np.sign(diag), axis=-1), _permutation_signs(f)).astype(dt, copy=False)
+    logabs = _np.sum(_np.log(_np.absolute(diag)), axis=-1)
+    return SlogdetResult(sign.reshape(shape), logabs.reshape(shape))
+
+
+def _factored(fn: str, x: ndarray, dt: np.dtype) -> decompositions.LU:
+    f = decompositions.lu_factor(x, dt)
+    if decompositions.any_nonzero(f.info):
+        raise np.linalg.LinAlgError("Singular matrix")
+    return f
+
+
+def solve(x1: ndarray, x2: ndarray, /) -> ndarray:
+    """The solution of ``x1 @ result == x2`` for each square matrix of `x1`; `x2` holds matrices
+    (..., M, K), or one vector of shape (M,) for every matrix. Batch dimensions broadcast."""
+    a, dt = _square("solve", x1)
+    b = xp._array("solve", x2, "x2")
+    m = a.shape[-1]
+    vector = b.ndim == 1
+    if vector:
+        if b.shape[0] != m:
+            raise ValueError(f"numba_ext.linalg.solve(): x2 of shape {b.shape} does not match x1's {a.shape}")
+        b = b[:, None]
+    elif b.shape[-2] != m:
+        raise ValueError(f"numba_ext.linalg.solve(): x2 of shape {b.shape} does not match x1's {a.shape}")
+    try:
+        batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    except ValueError:
+        raise ValueError(
+            f"numba_ext.linalg.solve(): the stacks of x1 {a.shape} and x2 {x2.shape} do not broadcast"
+        ) from None
+    k = b.shape[-1]
+    a = xp.broadcast_to(a, batch + (m, m))
+    b = xp.broadcast_to(b, batch + (m, k))
+    count = math.prod(batch)
+    out_dt = np.result_type(dt, b.dtype) if b.dtype.kind == "f" else dt
+    f = _factored("solve", a, out_dt)
+    x = decompositions.lu_solve(f, b.reshape(count, m, k) if count else b.reshape(0, m, k))
+    result: ndarray = x.reshape(batch + (m, k))
+    return result[..., 0] if vector else result
+
+
+def inv(x: ndarray, /) -> ndarray:
+    """The inverse of each square matrix (the last two axes)."""
+    a, dt = _square("inv", x)
+    n = a.shape[-1]
+    eye = xp.eye(n, dtype=dt, sycl_queue=a.sycl_queue, usm_type=a.usm_type)
+    count = math.prod(a.shape[:-2])
+    f = _factored("inv", a, dt)
+    rhs = xp.broadcast_to(eye, (count, n, n))
+    result: ndarray = decompositions.lu_solve(f, rhs).reshape(a.shape)
+    return result
+
+
+def cholesky(x: ndarray, /, *, upper: bool = False) -> ndarray:
+    """The lower (or, with `upper`, upper) Cholesky factor of each symmetric positive-definite
+    matrix (only the lower triangle of `x` is read)."""
+    a, dt = _square("cholesky", x)
+    factor, info = decompositions.cholesky_factor(a, dt)
+    if decompositions.any_nonzero(info):
+        raise np.linalg.LinAlgError("Matrix is not positive definite")
+    result = factor.reshape(a.shape)
+    return matrix_transpose(result) if upper else result
 
 
 def outer(x1: ndarray, x2: ndarray, /) -> ndarray:
@@ -170,13 +292,19 @@ def vector_norm(
 
 
 __all__ = [
+    "SlogdetResult",
+    "cholesky",
     "cross",
+    "det",
     "diagonal",
+    "inv",
     "matmul",
     "matrix_norm",
     "matrix_power",
     "matrix_transpose",
     "outer",
+    "slogdet",
+    "solve",
     "tensordot",
     "trace",
     "vecdot",
