@@ -375,6 +375,8 @@ def tensordot(x1: ndarray, x2: ndarray, /, *, axes: int | tuple[Sequence[int], S
     """The sum of products over `axes` (the last `axes` of `x1` with the first of `x2`, or the two
     sequences of axes), as a matrix product of the operands' transposed and reshaped forms."""
     a, b = _array("tensordot", x1, "x1"), _array("tensordot", x2, "x2")
+    if not isinstance(axes, tuple) and _axis(axes) < 0:
+        raise ValueError(f"numba_ext.tensordot(): axes must be >= 0, not {axes}")
     return library_tensordot(a, b, axes, what="numba_ext.tensordot()")
 
 

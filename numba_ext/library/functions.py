@@ -202,9 +202,9 @@ def tensordot(a: ndarray, b: ndarray, axes: Any = 2, *, what: str = "np.tensordo
         ax_b = [_tensordot_axis(i) for i in (axes[1] if isinstance(axes[1], (tuple, list)) else [axes[1]])]
     else:
         count = _tensordot_axis(axes)
-        if count < 0 or count > min(a.ndim, b.ndim):
+        if count > min(a.ndim, b.ndim):
             raise ValueError(f"{what}: axes={count} is out of range for ranks {a.ndim} and {b.ndim}")
-        ax_a = list(range(a.ndim - count, a.ndim))
+        ax_a = list(range(a.ndim - count, a.ndim)) if count > 0 else []  # NumPy: none for count <= 0
         ax_b = list(range(count))
     if len(ax_a) != len(ax_b):
         raise ValueError(f"{what}: the two sequences of axes differ in length")

@@ -194,6 +194,9 @@ def _take(x: ndarray, ind: ndarray, axis: int | None, mode: str, queue: Queue, u
     result_shape = (*shape[:axis], *ind.shape, *shape[axis + span :])
     out = allocate(result_shape, x.dtype, queue, usm)
     if out.size == 0:
+        _check_unused_indices(
+            ind, math.prod(shape[axis : axis + span]), math.prod(shape[:axis]), mode, error_axis
+        )
         return out
     if math.prod(shape[axis : axis + span]) == 0:
         raise IndexError("cannot do a non-empty take from an empty axes.")
@@ -203,6 +206,18 @@ def _take(x: ndarray, ind: ndarray, axis: int | None, mode: str, queue: Queue, u
     out_shape = (*shape[:axis], *ind_view[1], *shape[axis + span :])
     _gather(queue, x, x_view, axis, span, ind, ind_view, axis, out, out_shape, mode, error_axis)
     return out
+
+
+def _check_unused_indices(ind: ndarray, size: int, outer: int, mode: str, axis: int) -> None:
+    """NumPy's IndexError for an out-of-range index of a take whose result is empty (its other
+    axes have no elements) but which still visits its indices (``mode='raise'``, elements before
+    the axis): the indices' extremes, read from the device."""
+    if mode != "raise" or ind.size == 0 or outer == 0:
+        return
+    lo, hi = int(ind.min()), int(ind.max())
+    for i in (hi, lo):
+        if not -size <= i < size:
+            raise IndexError(f"index {i} is out of bounds for axis {axis} with size {size}")
 
 
 def take_along_axis(x: ndarray, indices: ndarray | ArrayLike, axis: int | None = -1) -> ndarray:

@@ -227,6 +227,16 @@ FUNCTIONS: dict[str, dict[str, list[Any]]] = {
     "mask": {},
     "add_at": {},
     "unique": {"equal_nan": [True, False]},
+    "nansum": {"axis": [None, 0, -1, tup(0, 1)], "keepdims": [True, False]},
+    "nanmean": {"axis": [None, 0, -1]},
+    "nanmax": {"axis": [None, 1, -1], "keepdims": [True, False]},
+    "nanmin": {"axis": [None, 0]},
+    "nanvar": {"axis": [None, 0, -1], "ddof": [0, 1, 4]},
+    "nanstd": {"axis": [None, -1]},
+    "nanprod": {"axis": [None, 0]},
+    "nancumsum": {"axis": [None, 0, -1]},
+    "nanargmax": {"axis": [None, 0, -1]},
+    "tensordot": {"axes": [0, 1, 2, 3, -1, tup(tup(0), tup(0)), tup(tup(0, 1), tup(1, 0))]},
 }
 
 

@@ -1,0 +1,29 @@
+"""Cases the eager fuzzer found in NumPy functions of numba_ext arrays, each now NumPy's behaviour."""
+
+import numpy as np
+import pytest
+
+import numba_ext
+
+
+@pytest.mark.parametrize("indices", [[0, -1, 2, 1], [-3], [5, 0]])
+def test_take_with_an_empty_result_still_checks_its_indices(indices):
+    # the other axis has no elements, so nothing is gathered, but NumPy visits the indices
+    host = np.zeros((2, 0), dtype=bool)
+    with pytest.raises(IndexError, match="out of bounds for axis 0 with size 2") as want:
+        np.take(host, indices, axis=0)
+    with pytest.raises(IndexError) as got:
+        np.take(numba_ext.asarray(host), indices, axis=0)
+    assert str(got.value) == str(want.value)
+    assert np.take(numba_ext.asarray(host), [1, -2], axis=0).shape == (2, 0)
+    # with nothing before the axis, NumPy visits no index at all
+    assert np.take(numba_ext.zeros((0, 2)), [7], axis=1).shape == (0, 1)
+
+
+@pytest.mark.parametrize("axes", [0, -1, -3])
+def test_tensordot_with_no_summed_axes_is_the_outer_product(rng, axes):
+    h = rng.standard_normal((2, 3))
+    got = np.tensordot(numba_ext.asarray(h), numba_ext.asarray(h), axes=axes)
+    np.testing.assert_allclose(numba_ext.asnumpy(got), np.tensordot(h, h, axes=axes), rtol=1e-12)
+    with pytest.raises(ValueError, match="axes must be >= 0"):
+        numba_ext.tensordot(numba_ext.asarray(h), numba_ext.asarray(h), axes=-1)
