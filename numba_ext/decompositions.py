@@ -1,6 +1,8 @@
-"""Matrix factorizations on the device, for stacks of square matrices: LU with partial pivoting
-and Cholesky, and the triangular solves that use them. ``numba_ext.linalg`` builds ``det``,
-``slogdet``, ``solve``, ``inv`` and ``cholesky`` on them.
+"""Matrix factorizations on the device, for stacks of matrices: LU with partial pivoting and
+Cholesky with the triangular solves that use them, the cyclic Jacobi eigenvalue method for
+symmetric matrices and the one-sided (Hestenes) Jacobi method for singular values.
+``numba_ext.linalg`` builds ``det``, ``slogdet``, ``solve``, ``inv``, ``cholesky``, ``eigh``,
+``eigvalsh``, ``svdvals``, ``matrix_rank`` and ``pinv`` on them.
 
 Each factorization is one kernel launch for the whole stack: one work-group of
 :data:`GROUP` work-items per matrix, which walks the columns in order (the unblocked right-looking
@@ -8,7 +10,9 @@ algorithm of LAPACK's ``getf2``/``potf2``) and shares each step between its work
 search is a reduction in local memory, the row swap, the column scaling and the rank-1 update of
 the trailing matrix are split across the work-items, with a barrier between steps. The solves
 give one work-item to each right-hand side column: the row swaps, then forward and back
-substitution.
+substitution. The Jacobi methods rotate n // 2 disjoint index pairs at once per round (a
+round-robin schedule), sweep until no rotation is needed (or :data:`MAX_SWEEPS`), and check that
+within the work-group.
 
 These are the classic algorithms, not blocked ones: their cost is that of ``n**3 / 3`` operations
 per matrix spread over one work-group, which suits stacks of small and medium matrices; a large
@@ -40,6 +44,7 @@ from .kernels import NdRange, Range, kernel
 #: work-items per matrix in the factorization kernels (a power of two)
 GROUP = 128
 _HALF = GROUP // 2
+_TWO_GROUPS = 2 * GROUP  # local arrays' sizes must be constants
 _FENCES = GLOBAL_MEM_FENCE | LOCAL_MEM_FENCE
 
 
@@ -172,11 +177,11 @@ _launch_lock = threading.Lock()
 
 
 def _stack(a: ndarray, dtype: np.dtype) -> ndarray:
-    """A C-contiguous (batch, n, n) copy of the stack of matrices `a` in `dtype` (the working
+    """A C-contiguous (batch, m, n) copy of the stack of matrices `a` in `dtype` (the working
     array the kernels factor in place)."""
-    n = a.shape[-1]
+    m, n = a.shape[-2:]
     batch = int(np.prod(a.shape[:-2], dtype=np.int64))
-    work = asarray(a, dtype=dtype, order="C", copy=True).reshape(batch, n, n)
+    work = asarray(a, dtype=dtype, order="C", copy=True).reshape(batch, m, n)
     return work
 
 
@@ -218,4 +223,253 @@ def any_nonzero(info: ndarray) -> bool:
     return bool(flag)
 
 
-__all__ = ["GROUP", "LU", "any_nonzero", "cholesky_factor", "lu_factor", "lu_solve"]
+# -- symmetric eigenvalues: parallel cyclic Jacobi ------------------------------------------------
+#: sweeps the Jacobi kernels make at most (each sweep pairs every two indices once; ten suffice
+#: in double precision for matrices of a few thousand rows, quadratic convergence)
+MAX_SWEEPS = 30
+
+
+@kernel
+def _jacobi_eigh_kernel(a, v, n, tol):
+    """Diagonalize each symmetric a[b] in place by Jacobi rotations (a[b] -> V^T a[b] V); v[b]
+    starts as the identity and ends holding the eigenvectors as columns. Each round rotates
+    n // 2 disjoint pairs of indices at once (a round-robin schedule over n + n % 2 indices)."""
+    b = get_group_id(0)
+    t = get_local_id(0)
+    cs = local_array((_TWO_GROUPS,), np.float64)
+    pq = local_array((_TWO_GROUPS,), np.int64)
+    partial = local_array((GROUP,), np.float64)
+    idx = t
+    while idx < n * n:  # v = I; the upper triangle mirrors the lower one (LAPACK reads the lower)
+        row = idx // n
+        col = idx % n
+        v[b, row, col] = 1.0 if row == col else 0.0
+        if row < col:
+            a[b, row, col] = a[b, col, row]
+        idx += GROUP
+    barrier(_FENCES)
+    players = n + n % 2
+    half = players // 2
+    sweep = 0
+    converged = False
+    while sweep < MAX_SWEEPS and not converged:
+        for r in range(players - 1):
+            i = t
+            while i < half:
+                k0 = i
+                k1 = players - 1 - i
+                p = 0 if k0 == 0 else (r + k0 - 1) % (players - 1) + 1
+                q = 0 if k1 == 0 else (r + k1 - 1) % (players - 1) + 1
+                if p > q:
+                    tmp = p
+                    p = q
+                    q = tmp
+                cth = 1.0
+                sth = 0.0
+                if q < n:
+                    apq = a[b, p, q]
+                    if apq != 0.0:
+                        theta = (a[b, q, q] - a[b, p, p]) / (2.0 * apq)
+                        tt = 1.0 / (abs(theta) + np.sqrt(theta * theta + 1.0))
+                        if theta < 0.0:
+                            tt = -tt
+                        cth = 1.0 / np.sqrt(tt * tt + 1.0)
+                        sth = tt * cth
+                pq[2 * i] = p
+                pq[2 * i + 1] = q
+                cs[2 * i] = cth
+                cs[2 * i + 1] = sth
+                i += GROUP
+            barrier(_FENCES)
+            # columns: a <- a J, v <- v J
+            idx = t
+            while idx < half * n:
+                i = idx // n
+                k = idx % n
+                q = pq[2 * i + 1]
+                if q < n:
+                    p = pq[2 * i]
+                    cth = cs[2 * i]
+                    sth = cs[2 * i + 1]
+                    akp = a[b, k, p]
+                    akq = a[b, k, q]
+                    a[b, k, p] = cth * akp - sth * akq
+                    a[b, k, q] = sth * akp + cth * akq
+                    vkp = v[b, k, p]
+                    vkq = v[b, k, q]
+                    v[b, k, p] = cth * vkp - sth * vkq
+                    v[b, k, q] = sth * vkp + cth * vkq
+                idx += GROUP
+            barrier(_FENCES)
+            # rows: a <- J^T a
+            idx = t
+            while idx < half * n:
+                i = idx // n
+                k = idx % n
+                q = pq[2 * i + 1]
+                if q < n:
+                    p = pq[2 * i]
+                    cth = cs[2 * i]
+                    sth = cs[2 * i + 1]
+                    apk = a[b, p, k]
+                    aqk = a[b, q, k]
+                    a[b, p, k] = cth * apk - sth * aqk
+                    a[b, q, k] = sth * apk + cth * aqk
+                idx += GROUP
+            barrier(_FENCES)
+        # convergence: the off-diagonal sum of squares against the whole matrix'sth
+        off = 0.0
+        total = 0.0
+        idx = t
+        while idx < n * n:
+            x = a[b, idx // n, idx % n]
+            total += x * x
+            if idx // n != idx % n:
+                off += x * x
+            idx += GROUP
+        partial[t] = off
+        cs[t] = total
+        barrier(LOCAL_MEM_FENCE)
+        s2 = np.int64(_HALF)
+        while s2 > 0:
+            if t < s2:
+                partial[t] = partial[t] + partial[t + s2]
+                cs[t] = cs[t] + cs[t + s2]
+            barrier(LOCAL_MEM_FENCE)
+            s2 = s2 // 2
+        converged = not partial[0] > tol * tol * cs[0]
+        barrier(LOCAL_MEM_FENCE)
+        sweep += 1
+
+
+def eigh_jacobi(a: ndarray, dtype: np.dtype) -> tuple[ndarray, ndarray]:
+    """Eigenvalues (batch, n), unsorted, and eigenvectors (batch, n, n; columns) of the symmetric
+    stack `a` (..., n, n) in `dtype` (the lower triangle is mirrored to the upper first, as LAPACK
+    reads only one triangle)."""
+    work = _stack(a, dtype)
+    batch, n = work.shape[0], work.shape[-1]
+    v = empty((batch, n, n), dtype=dtype, sycl_queue=work.sycl_queue, usm_type=work.usm_type)
+    if batch and n:
+        tol = float(np.finfo(dtype).eps)
+        _jacobi_eigh_kernel[NdRange((batch * GROUP,), (GROUP,))](work, v, n, tol)
+    diagonal: Any = np.diagonal
+    values: ndarray = diagonal(work, 0, -2, -1).copy()
+    return values, v
+
+
+# -- singular values: one-sided (Hestenes) Jacobi -------------------------------------------------
+@kernel
+def _jacobi_svd_kernel(a, v, m, n, tol):
+    """Orthogonalize the n columns of each a[b] (m x n, m >= n) by plane rotations from the right
+    (a[b] -> a[b] V); v[b] ends holding V. The columns' norms are then the singular values, and
+    column p of a[b] is sigma_p u_p."""
+    b = get_group_id(0)
+    t = get_local_id(0)
+    cs = local_array((_TWO_GROUPS,), np.float64)
+    pq = local_array((_TWO_GROUPS,), np.int64)
+    rotated = local_array((GROUP,), np.int64)
+    idx = t
+    while idx < n * n:
+        v[b, idx // n, idx % n] = 1.0 if idx // n == idx % n else 0.0
+        idx += GROUP
+    barrier(_FENCES)
+    players = n + n % 2
+    half = players // 2
+    sweep = 0
+    converged = False
+    while sweep < MAX_SWEEPS and not converged:
+        mine = np.int64(0)
+        for r in range(players - 1):
+            i = t
+            while i < half:
+                k0 = i
+                k1 = players - 1 - i
+                p = 0 if k0 == 0 else (r + k0 - 1) % (players - 1) + 1
+                q = 0 if k1 == 0 else (r + k1 - 1) % (players - 1) + 1
+                if p > q:
+                    tmp = p
+                    p = q
+                    q = tmp
+                cth = 1.0
+                sth = 0.0
+                if q < n:
+                    alpha = 0.0
+                    beta = 0.0
+                    gamma = 0.0
+                    for k in range(m):
+                        x = a[b, k, p]
+                        y = a[b, k, q]
+                        alpha += x * x
+                        beta += y * y
+                        gamma += x * y
+                    if abs(gamma) > tol * np.sqrt(alpha * beta):
+                        mine = np.int64(1)
+                        zeta = (beta - alpha) / (2.0 * gamma)
+                        tt = 1.0 / (abs(zeta) + np.sqrt(1.0 + zeta * zeta))
+                        if zeta < 0.0:
+                            tt = -tt
+                        cth = 1.0 / np.sqrt(1.0 + tt * tt)
+                        sth = cth * tt
+                pq[2 * i] = p
+                pq[2 * i + 1] = q
+                cs[2 * i] = cth
+                cs[2 * i + 1] = sth
+                i += GROUP
+            barrier(_FENCES)
+            idx = t
+            while idx < half * (m + n):
+                i = idx // (m + n)
+                k = idx % (m + n)
+                q = pq[2 * i + 1]
+                if q < n:
+                    p = pq[2 * i]
+                    cth = cs[2 * i]
+                    sth = cs[2 * i + 1]
+                    if k < m:
+                        xp = a[b, k, p]
+                        xq = a[b, k, q]
+                        a[b, k, p] = cth * xp - sth * xq
+                        a[b, k, q] = sth * xp + cth * xq
+                    else:
+                        xp = v[b, k - m, p]
+                        xq = v[b, k - m, q]
+                        v[b, k - m, p] = cth * xp - sth * xq
+                        v[b, k - m, q] = sth * xp + cth * xq
+                idx += GROUP
+            barrier(_FENCES)
+        rotated[t] = mine
+        barrier(LOCAL_MEM_FENCE)
+        s2 = np.int64(_HALF)
+        while s2 > 0:
+            if t < s2:
+                rotated[t] = rotated[t] + rotated[t + s2]
+            barrier(LOCAL_MEM_FENCE)
+            s2 = s2 // 2
+        converged = rotated[0] == 0
+        barrier(LOCAL_MEM_FENCE)
+        sweep += 1
+
+
+def svd_jacobi(a: ndarray, dtype: np.dtype) -> tuple[ndarray, ndarray]:
+    """The rotated columns (batch, m, n; column p is sigma_p u_p, unsorted) and V (batch, n, n)
+    of the stack `a` (..., m, n) with m >= n, in `dtype`."""
+    work = _stack(a, dtype)
+    batch, m, n = work.shape
+    v = empty((batch, n, n), dtype=dtype, sycl_queue=work.sycl_queue, usm_type=work.usm_type)
+    if batch and n and m:
+        tol = float(np.finfo(dtype).eps) * max(m, 1)
+        _jacobi_svd_kernel[NdRange((batch * GROUP,), (GROUP,))](work, v, m, n, tol)
+    return work, v
+
+
+__all__ = [
+    "GROUP",
+    "LU",
+    "MAX_SWEEPS",
+    "any_nonzero",
+    "cholesky_factor",
+    "eigh_jacobi",
+    "lu_factor",
+    "lu_solve",
+    "svd_jacobi",
+]

@@ -1,13 +1,13 @@
 """The array API's linear algebra extension (``numba_ext.linalg``) on numba_ext arrays: the products,
 norms, traces, diagonals, cross products and matrix powers, each composed from the eager
-operations, and the solvers on LU and Cholesky factorizations (``det``, ``slogdet``, ``solve``,
-``inv``, ``cholesky``, negative ``matrix_power``; ``numba_ext.decompositions``), all computed on the
-arrays' queue. Singular or non-positive-definite matrices raise NumPy's ``LinAlgError``.
+operations; the solvers on LU and Cholesky factorizations (``det``, ``slogdet``, ``solve``,
+``inv``, ``cholesky``, negative ``matrix_power``), the symmetric eigensolvers (``eigh``,
+``eigvalsh``) and the singular values (``svdvals``, ``matrix_rank``, ``pinv``, the spectral
+``matrix_norm``) on the Jacobi kernels of ``numba_ext.decompositions``; all computed on the arrays'
+queue. Singular or non-positive-definite matrices raise NumPy's ``LinAlgError``.
 
-The eigen- and singular value decompositions (``eigh``, ``eigvalsh``, ``qr``, ``svd``,
-``svdvals``, ``matrix_rank``, ``pinv``) and the norms that need singular values (``matrix_norm`` of
-order 2, -2 and ``'nuc'``) have no device implementation yet: they are absent (the first) or raise
-``UnsupportedError`` (the second), rather than computing on the host behind the caller's back.
+``qr``, ``svd`` and complex matrices have no device implementation yet: they are absent (the first
+two) or raise ``UnsupportedError``, rather than computing on the host behind the caller's back.
 
 May import: ``numba_ext.array_api``, ``numba_ext.decompositions`` and the layers below them.
 """
@@ -92,10 +92,12 @@ def matrix_norm(
         result = pick(sums, axis=-1 if along == -2 else -2, keepdims=True)
         return result if keepdims else result[..., 0, 0]
     if ord in (2, -2, "nuc"):
-        raise UnsupportedError(
-            f"numba_ext.linalg.matrix_norm(ord={ord!r}) needs singular values, which have no device "
-            "implementation yet; ord='fro', 1, -1, inf and -inf are computed on the device"
-        )
+        sigma = svdvals(x)
+        if ord == "nuc":
+            result = _np.sum(sigma, axis=-1)
+        else:
+            result = sigma[..., 0] if ord == 2 else sigma[..., -1]
+        return result[..., None, None] if keepdims else result
     raise ValueError(f"numba_ext.linalg.matrix_norm(): invalid ord {ord!r}")
 
 
@@ -243,6 +245,113 @@ def cholesky(x: ndarray, /, *, upper: bool = False) -> ndarray:
     return matrix_transpose(result) if upper else result
 
 
+# -- eigenvalues and singular values (Jacobi rotations) ---------------------------------------------
+class EighResult(NamedTuple):
+    eigenvalues: ndarray
+    eigenvectors: ndarray
+
+
+def eigh(x: ndarray, /) -> EighResult:
+    """The eigenvalues (ascending) and eigenvectors (columns) of each real symmetric matrix (its
+    lower triangle is read)."""
+    a, dt = _square("eigh", x)
+    values, vectors = decompositions.eigh_jacobi(a, dt)
+    order = _np.argsort(values, axis=-1, kind="stable")
+    columns = xp.broadcast_to(order[:, None, :], vectors.shape)
+    return EighResult(
+        _np.take_along_axis(values, order, axis=-1).reshape(a.shape[:-1]),
+        _np.take_along_axis(vectors, columns, axis=-1).reshape(a.shape),
+    )
+
+
+def eigvalsh(x: ndarray, /) -> ndarray:
+    """The eigenvalues (ascending) of each real symmetric matrix (its lower triangle is read)."""
+    a, dt = _square("eigvalsh", x)
+    values, _ = decompositions.eigh_jacobi(a, dt)
+    result: ndarray = _np.sort(values, axis=-1).reshape(a.shape[:-1])
+    return result
+
+
+def _rotated(fn: str, x: ndarray) -> tuple[ndarray, ndarray, ndarray, bool, np.dtype]:
+    """One-sided Jacobi of each matrix, or of its transpose when it is wide: the rotated columns
+    W (sigma_p u_p), V, the singular values (unsorted) and whether it was transposed."""
+    x = _matrices(fn, x)
+    if x.dtype.kind == "c":
+        raise UnsupportedError(
+            f"numba_ext.linalg.{fn}() of complex matrices has no device implementation yet"
+        )
+    dt = (
+        x.dtype
+        if x.dtype.kind == "f"
+        else np.dtype(np.float64 if x.sycl_queue.device.has_fp64 else np.float32)
+    )
+    wide = x.shape[-2] < x.shape[-1]
+    w, v = decompositions.svd_jacobi(matrix_transpose(x) if wide else x, dt)
+    sigma = _np.sqrt(_np.sum(_np.multiply(w, w), axis=-2))
+    return w, v, sigma, wide, dt
+
+
+def svdvals(x: ndarray, /) -> ndarray:
+    """The singular values of each matrix, in descending order."""
+    x = _matrices("svdvals", x)
+    k = min(x.shape[-2:])
+    if k == 0:
+        return xp.zeros(x.shape[:-2] + (0,), dtype=_square_dtype(x), sycl_queue=x.sycl_queue)
+    _, _, sigma, _, _ = _rotated("svdvals", x)
+    result: ndarray = _np.negative(_np.sort(_np.negative(sigma), axis=-1))
+    return result.reshape(x.shape[:-2] + (k,))
+
+
+def _square_dtype(x: ndarray) -> np.dtype:
+    return (
+        x.dtype
+        if x.dtype.kind in "fc"
+        else np.dtype(np.float64 if x.sycl_queue.device.has_fp64 else np.float32)
+    )
+
+
+def _cutoff(x: ndarray, sigma_max: ndarray, rtol: Any) -> ndarray:
+    """The singular values at or below which a matrix is rank deficient: `rtol` (default
+    max(M, N) times the dtype's epsilon) times the largest singular value."""
+    if rtol is None:
+        rtol = max(x.shape[-2:]) * float(np.finfo(sigma_max.dtype).eps)
+    elif isinstance(rtol, ndarray):
+        rtol = rtol[..., None]
+    result: ndarray = _np.multiply(sigma_max, rtol)
+    return result
+
+
+def matrix_rank(x: ndarray, /, *, rtol: Any = None) -> ndarray:
+    """The rank of each matrix: how many singular values exceed `rtol` times the largest."""
+    x = _matrices("matrix_rank", x)
+    if min(x.shape[-2:]) == 0:
+        return xp.zeros(x.shape[:-2], dtype=np.int64, sycl_queue=x.sycl_queue)
+    sigma = svdvals(x)
+    cutoff = _cutoff(x, sigma[..., :1], rtol)
+    result: ndarray = _np.sum(_np.greater(sigma, cutoff), axis=-1)
+    return result
+
+
+def pinv(x: ndarray, /, *, rtol: Any = None) -> ndarray:
+    """The Moore-Penrose pseudo-inverse of each matrix, from its singular value decomposition;
+    singular values at or below `rtol` times the largest count as zero."""
+    x = _matrices("pinv", x)
+    m, n = x.shape[-2:]
+    if min(m, n) == 0:
+        return xp.zeros(x.shape[:-2] + (n, m), dtype=_square_dtype(x), sycl_queue=x.sycl_queue)
+    w, v, sigma, wide, dt = _rotated("pinv", x)
+    top = _np.max(sigma, axis=-1, keepdims=True)  # (batch, 1): the stack flattened
+    if isinstance(rtol, ndarray):
+        rtol = xp.broadcast_to(rtol, x.shape[:-2]).reshape(-1)
+    cutoff = _cutoff(x, top, rtol)
+    keep = _np.greater(sigma, cutoff)
+    scale = _np.where(keep, _np.true_divide(1.0, _np.where(keep, _np.multiply(sigma, sigma), 1.0)), 0.0)
+    inverse = matmul(_np.multiply(v, scale[:, None, :]), matrix_transpose(w))  # V diag(1/s^2) W^T
+    inverse = inverse.astype(dt, copy=False)
+    result = matrix_transpose(inverse) if wide else inverse
+    return result.reshape(x.shape[:-2] + (n, m))
+
+
 def outer(x1: ndarray, x2: ndarray, /) -> ndarray:
     """The outer product of two 1-d arrays."""
     a, b = xp._array("outer", x1, "x1"), xp._array("outer", x2, "x2")
@@ -295,16 +404,22 @@ __all__ = [
     "SlogdetResult",
     "cholesky",
     "cross",
+    "EighResult",
     "det",
     "diagonal",
+    "eigh",
+    "eigvalsh",
     "inv",
     "matmul",
     "matrix_norm",
     "matrix_power",
+    "matrix_rank",
     "matrix_transpose",
     "outer",
+    "pinv",
     "slogdet",
     "solve",
+    "svdvals",
     "tensordot",
     "trace",
     "vecdot",

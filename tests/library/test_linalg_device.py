@@ -1,5 +1,7 @@
-"""numba_ext.linalg's solvers on the device (LU with partial pivoting, Cholesky): det, slogdet,
-solve, inv, cholesky and negative matrix powers of stacks of matrices, against NumPy."""
+"""numba_ext.linalg's solvers and decompositions on the device, against NumPy: det, slogdet, solve,
+inv, cholesky and negative matrix powers (LU with partial pivoting, Cholesky), eigh and eigvalsh
+(Jacobi rotations), svdvals, matrix_rank, pinv and the spectral matrix norms (one-sided Jacobi),
+for stacks of matrices."""
 
 import numpy as np
 import pytest
@@ -140,3 +142,55 @@ def test_bad_input(call, error, match):
 def test_complex_matrices_are_named_as_missing(cdt):
     with pytest.raises(UnsupportedError, match="complex"):
         la.det(numba_ext.asarray(np.eye(2, dtype=cdt)))
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (2, 2), (5, 5), (2, 3, 6, 6), (33, 33)], ids=str)
+def test_eigh_and_eigvalsh(rng, shape, dtype):
+    h = rng.standard_normal(shape).astype(dtype)  # not symmetric: both read the lower triangle
+    x = numba_ext.asarray(h)
+    want_values, want_vectors = np.linalg.eigh(h.astype(np.float64))
+    values, vectors = la.eigh(x)
+    assert values.dtype == dtype and vectors.dtype == dtype and vectors.shape == shape
+    tol = _tol(dtype)
+    np.testing.assert_allclose(numba_ext.asnumpy(values), want_values, **tol)
+    np.testing.assert_allclose(numba_ext.asnumpy(la.eigvalsh(x)), want_values, **tol)
+    v = numba_ext.asnumpy(vectors).astype(np.float64)
+    sym = np.tril(h) + np.swapaxes(np.tril(h, -1), -1, -2)
+    np.testing.assert_allclose(sym @ v, v * want_values[..., None, :], **{k: 10 * t for k, t in tol.items()})
+    np.testing.assert_allclose(np.swapaxes(v, -1, -2) @ v, np.broadcast_to(np.eye(shape[-1]), shape), **tol)
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (3, 3), (4, 6), (6, 4), (2, 3, 7, 5), (40, 25)], ids=str)
+def test_singular_values_rank_pinv_and_norms(rng, shape, dtype):
+    h = rng.standard_normal(shape).astype(dtype)
+    x = numba_ext.asarray(h)
+    tol = _tol(dtype)
+    sigma = la.svdvals(x)
+    assert sigma.dtype == dtype and sigma.shape == shape[:-2] + (min(shape[-2:]),)
+    np.testing.assert_allclose(numba_ext.asnumpy(sigma), np.linalg.svd(h, compute_uv=False), **tol)
+    np.testing.assert_array_equal(numba_ext.asnumpy(la.matrix_rank(x)), np.linalg.matrix_rank(h))
+    np.testing.assert_allclose(
+        numba_ext.asnumpy(la.pinv(x)), np.linalg.pinv(h), **{k: 10 * t for k, t in tol.items()}
+    )
+    for ord in (2, -2, "nuc"):
+        np.testing.assert_allclose(
+            numba_ext.asnumpy(la.matrix_norm(x, ord=ord, keepdims=True)),
+            np.linalg.matrix_norm(h, ord=ord, keepdims=True),
+            **tol,
+        )
+
+
+def test_rank_deficient_matrices(rng):
+    h = rng.standard_normal((2, 7, 3)) @ rng.standard_normal((2, 3, 5))  # rank 3
+    x = numba_ext.asarray(h)
+    np.testing.assert_array_equal(numba_ext.asnumpy(la.matrix_rank(x)), [3, 3])
+    np.testing.assert_allclose(numba_ext.asnumpy(la.pinv(x)), np.linalg.pinv(h), rtol=1e-8, atol=1e-8)
+    rtol = numba_ext.asarray(np.array([1e-12, 0.5]))
+    np.testing.assert_array_equal(
+        numba_ext.asnumpy(la.matrix_rank(x, rtol=rtol)), np.linalg.matrix_rank(h, rtol=np.array([1e-12, 0.5]))
+    )
+    np.testing.assert_allclose(
+        numba_ext.asnumpy(la.pinv(x, rtol=0.5)), np.linalg.pinv(h, rtol=0.5), rtol=1e-8, atol=1e-8
+    )
+    assert la.svdvals(numba_ext.zeros((3, 0))).shape == (0,)
+    assert la.pinv(numba_ext.zeros((3, 0))).shape == (0, 3)
