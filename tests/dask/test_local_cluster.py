@@ -23,6 +23,14 @@ def _device_of_block(x):
     return np.array([x.device.filter_string], dtype=object)
 
 
+def _new_array_device():
+    return numba_ext.ones(2).device.filter_string
+
+
+def _device_name(x):
+    return x.device.filter_string
+
+
 def _cluster(**kwargs):
     return ned.local_cluster(dashboard_address=None, silence_logs=50, **kwargs)
 
@@ -93,13 +101,19 @@ def test_two_pinned_workers_compute_where_their_blocks_are(rng):
         pinned = ned.worker_device_names(client)
         assert sorted(pinned.values()) == sorted(expected)
 
+        # arrays a worker creates without a queue land on its device
+        made_there = client.run(_new_array_device)
+        assert made_there == pinned
+        # a block made on one worker and used on the other moves to the other's device
+        (a, da_), (b, db) = sorted(pinned.items())
+        block = client.submit(numba_ext.asarray, host[:10], workers=[a], pure=False)
+        assert client.submit(_device_name, block, workers=[a], pure=False).result() == da_
+        assert client.submit(_device_name, block, workers=[b], pure=False).result() == db
+
         d = da.from_array(host, chunks=(500, 16)).to_backend("numba_ext")
         d = client.persist(d)
         where = d.map_blocks(_device_of_block, dtype=object, chunks=(1,), drop_axis=1).compute()
         assert set(where) <= set(expected)
-        # Dask spreads eight blocks over both workers; each block is on its worker's device
-        holders = {next(iter(ws)) for ws in client.who_has(d).values()}
-        assert len(holders) == 2 and set(where) == set(expected)
 
         centered = d - d.mean(axis=0)  # blocks meet on one worker for the mean, then come back
         got = client.compute((centered**2).sum(axis=0)).result()
