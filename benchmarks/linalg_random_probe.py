@@ -51,7 +51,8 @@ def row(name, numpy_ms, ours_ms, cupy_ms):
 def main() -> None:
     quick = "--quick" in sys.argv
     dev = nx.default_queue().device
-    print(f"device {dev.filter_string} ({dev.name}); NumPy {np.__version__}; CuPy {cp.__version__ if cp else '-'}")
+    cupy_version = cp.__version__ if cp else "-"
+    print(f"device {dev.filter_string} ({dev.name}); NumPy {np.__version__}; CuPy {cupy_version}")
     print(f"{'':44s} {'NumPy':>10} {'numba_ext':>10} {'CuPy':>10}")
     n = 1 << (20 if quick else 24)
     g, h = nr.default_rng(1), np.random.default_rng(1)
@@ -89,38 +90,42 @@ def main() -> None:
         cases = [(f, (s[0] // 8 or 1, *s[1:]), mk) for f, s, mk in cases]
     for fn, shape, make in cases:
         host = make(rng.standard_normal(shape) + shape[-1] * 0.5 * np.eye(shape[-1]))
-        x = nx.asarray(host)
-        rhs = rng.standard_normal(shape[:-1])
-        b = nx.asarray(rhs)
-        numpy_fn = {
-            "solve": lambda: np.linalg.solve(host, rhs[..., None]),
-            "det": lambda: np.linalg.det(host),
-            "inv": lambda: np.linalg.inv(host),
-            "cholesky": lambda: np.linalg.cholesky(host),
-            "eigh": lambda: np.linalg.eigh(host),
-            "svdvals": lambda: np.linalg.svd(host, compute_uv=False),
+        numpy_ms, ours_ms, cupy_ms = time_case(fn, host, rng.standard_normal(shape[:-1]))
+        row(f"{fn} {shape}", numpy_ms, ours_ms, cupy_ms)
+
+
+def time_case(fn: str, host: np.ndarray, rhs: np.ndarray) -> tuple[float, float, float | None]:
+    """NumPy's, numba_ext's and CuPy's time of one linear algebra function of `host`."""
+    x, b = nx.asarray(host), nx.asarray(rhs)
+    numpy_fn = {
+        "solve": lambda: np.linalg.solve(host, rhs[..., None]),
+        "det": lambda: np.linalg.det(host),
+        "inv": lambda: np.linalg.inv(host),
+        "cholesky": lambda: np.linalg.cholesky(host),
+        "eigh": lambda: np.linalg.eigh(host),
+        "svdvals": lambda: np.linalg.svd(host, compute_uv=False),
+    }[fn]
+    ours = {
+        "solve": lambda: done(la.solve(x, b[..., None])),
+        "det": lambda: done(la.det(x)),
+        "inv": lambda: done(la.inv(x)),
+        "cholesky": lambda: done(la.cholesky(x)),
+        "eigh": lambda: done(la.eigh(x)),
+        "svdvals": lambda: done(la.svdvals(x)),
+    }[fn]
+    cupy_ms = None
+    if cp is not None:
+        ch, cr = cp.asarray(host), cp.asarray(rhs)
+        cupy_fn = {
+            "solve": lambda: cp.linalg.solve(ch, cr[..., None]),
+            "det": lambda: cp.linalg.det(ch),
+            "inv": lambda: cp.linalg.inv(ch),
+            "cholesky": lambda: cp.linalg.cholesky(ch),
+            "eigh": lambda: cp.linalg.eigh(ch),
+            "svdvals": lambda: cp.linalg.svd(ch, compute_uv=False),
         }[fn]
-        ours = {
-            "solve": lambda: done(la.solve(x, b[..., None])),
-            "det": lambda: done(la.det(x)),
-            "inv": lambda: done(la.inv(x)),
-            "cholesky": lambda: done(la.cholesky(x)),
-            "eigh": lambda: done(la.eigh(x)),
-            "svdvals": lambda: done(la.svdvals(x)),
-        }[fn]
-        cupy_ms = None
-        if cp is not None:
-            ch, cr = cp.asarray(host), cp.asarray(rhs)
-            cupy_fn = {
-                "solve": lambda: cp.linalg.solve(ch, cr[..., None]),
-                "det": lambda: cp.linalg.det(ch),
-                "inv": lambda: cp.linalg.inv(ch),
-                "cholesky": lambda: cp.linalg.cholesky(ch),
-                "eigh": lambda: cp.linalg.eigh(ch),
-                "svdvals": lambda: cp.linalg.svd(ch, compute_uv=False),
-            }[fn]
-            cupy_ms = med(lambda: cupy_done(cupy_fn()))
-        row(f"{fn} {shape}", med(numpy_fn), med(ours), cupy_ms)
+        cupy_ms = med(lambda: cupy_done(cupy_fn()))
+    return med(numpy_fn), med(ours), cupy_ms
 
 
 if __name__ == "__main__":
