@@ -166,6 +166,49 @@ def _load_library() -> None:
 
 hooks.set_loaders(_load_compiler, _load_library)
 
+
+def _numpy_linalg(name: str) -> Any:
+    """``np.linalg.<name>`` of numba_ext arrays: ``numba_ext.linalg``'s NumPy-signature form,
+    imported on the first call."""
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return importlib.import_module("numba_ext.linalg").NUMPY_FUNCTIONS[name](*args, **kwargs)
+
+    call.__name__ = call.__qualname__ = name
+    return call
+
+
+def _register_numpy_linalg() -> None:
+    import numpy as np
+
+    for name in _NUMPY_LINALG:
+        func = getattr(np.linalg, name, None)
+        if func is not None:
+            hooks.upper_array_functions[func] = _numpy_linalg(name)
+
+
+#: np.linalg's functions numba_ext.linalg computes on the device (NUMPY_FUNCTIONS there)
+_NUMPY_LINALG = (
+    "cholesky",
+    "cross",
+    "det",
+    "diagonal",
+    "eigh",
+    "eigvalsh",
+    "inv",
+    "matrix_norm",
+    "matrix_power",
+    "matrix_rank",
+    "outer",
+    "pinv",
+    "slogdet",
+    "solve",
+    "svdvals",
+    "trace",
+    "vector_norm",
+)
+_register_numpy_linalg()
+
 __version__ = "0.1.0"
 #: the revision of the Python array API standard this module's namespace follows (``numba_ext.array_api``)
 __array_api_version__ = "2024.12"

@@ -400,7 +400,89 @@ def vector_norm(
     return result
 
 
+# -- NumPy's np.linalg signatures on these arrays (np.linalg.solve(x, b) of numba_ext arrays) ----------
+def _as_float(x: Any) -> Any:
+    """Integer and bool arrays in the default float, as NumPy's linalg computes them."""
+    if isinstance(x, ndarray) and x.dtype.kind not in "fc":
+        return x.astype(_square_dtype(x))
+    return x
+
+
+def _lower_of(a: ndarray, uplo: str) -> ndarray:
+    """The matrices whose lower triangle is `a`'s `uplo` triangle (NumPy's ``UPLO=``)."""
+    if uplo not in ("L", "U"):
+        raise ValueError("UPLO argument must be 'L' or 'U'")
+    return a if uplo == "L" else matrix_transpose(a)
+
+
+def _numpy_eigh(a: ndarray, UPLO: str = "L") -> EighResult:
+    return eigh(_lower_of(a, UPLO))
+
+
+def _numpy_eigvalsh(a: ndarray, UPLO: str = "L") -> ndarray:
+    return eigvalsh(_lower_of(a, UPLO))
+
+
+def _numpy_cholesky(a: ndarray, /, *, upper: bool = False) -> ndarray:
+    return cholesky(a, upper=upper)
+
+
+def _refuse_hermitian(fn: str, hermitian: bool) -> None:
+    if hermitian:
+        raise UnsupportedError(f"np.linalg.{fn}(hermitian=True) of numba_ext arrays is not supported")
+
+
+def _numpy_matrix_rank(A: ndarray, tol: Any = None, hermitian: bool = False, *, rtol: Any = None) -> ndarray:
+    _refuse_hermitian("matrix_rank", hermitian)
+    if tol is not None:
+        if rtol is not None:
+            raise ValueError("`tol` and `rtol` can't be both set.")
+        sigma = svdvals(A)
+        result: ndarray = _np.sum(_np.greater(sigma, tol), axis=-1)
+        return result
+    return matrix_rank(A, rtol=rtol)
+
+
+def _numpy_pinv(
+    a: ndarray, rcond: Any = None, hermitian: bool = False, *, rtol: Any = np._NoValue
+) -> ndarray:
+    _refuse_hermitian("pinv", hermitian)
+    if rcond is not None and rtol is not np._NoValue:
+        raise ValueError("`rtol` and `rcond` can't be both set.")
+    if rtol is np._NoValue:
+        rtol = 1e-15 if rcond is None else rcond  # NumPy's pinv default, not the array API's
+    return pinv(a, rtol=rtol)
+
+
+#: np.linalg's functions of numba_ext arrays, by name, in NumPy's signatures (the package routes
+#: ``np.linalg.<name>(x)`` of a numba_ext array here)
+NUMPY_FUNCTIONS: dict[str, Any] = {
+    "cholesky": _numpy_cholesky,
+    "cross": lambda a, b, /, *, axis=-1: cross(a, b, axis=axis),
+    "det": lambda a: det(a),
+    "diagonal": lambda x, /, *, offset=0: diagonal(x, offset=offset),
+    "eigh": _numpy_eigh,
+    "eigvalsh": _numpy_eigvalsh,
+    "inv": lambda a: inv(a),
+    "matrix_norm": lambda x, /, *, keepdims=False, ord="fro": matrix_norm(
+        _as_float(x), keepdims=keepdims, ord=ord
+    ),
+    "matrix_power": lambda a, n: matrix_power(a, n),
+    "matrix_rank": _numpy_matrix_rank,
+    "outer": lambda x1, x2, /: outer(x1, x2),
+    "pinv": _numpy_pinv,
+    "slogdet": lambda a: slogdet(a),
+    "solve": lambda a, b: solve(a, b),
+    "svdvals": lambda x, /: svdvals(x),
+    "trace": lambda x, /, *, offset=0, dtype=None: trace(x, offset=offset, dtype=dtype),
+    "vector_norm": lambda x, /, *, axis=None, keepdims=False, ord=2: vector_norm(
+        _as_float(x), axis=axis, keepdims=keepdims, ord=ord
+    ),
+}
+
+
 __all__ = [
+    "NUMPY_FUNCTIONS",
     "SlogdetResult",
     "cholesky",
     "cross",

@@ -116,6 +116,11 @@ _missing_operations = _Missing("their eager operations", "library", "operations"
 typing: ArrayTyping = _missing_typing
 operations: ArrayOperations = _missing_operations
 
+#: NumPy functions that layers above the library implement (``np.linalg``'s on ``numba_ext.linalg``),
+#: registered by the package as proxies that import their layer on first call; arrays consult them
+#: after the library's own (``ArrayOperations.array_functions``)
+upper_array_functions: dict[Callable[..., Any], Callable[..., Any]] = {}
+
 
 def typing_loaded() -> bool:
     """Whether the compiler layer has registered the arrays' Numba typing."""

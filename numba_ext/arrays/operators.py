@@ -151,6 +151,9 @@ class ArrayOperators:
         like_impl = hooks.operations.like_functions.get(func)
         if like_impl is not None:  # np.ones(..., like=self): NumPy leaves `like` out of kwargs
             return like_impl(self, *args, **kwargs)
+        upper_impl = hooks.upper_array_functions.get(func)
+        if upper_impl is not None:
+            return upper_impl(*args, **kwargs)
         numpy_impl = getattr(func, "_implementation", None)
         if numpy_impl is None:
             return NotImplemented  # NumPy then raises its TypeError naming the function
@@ -160,6 +163,8 @@ class ArrayOperators:
             if not str(e).startswith("implicit conversion of a numba_ext.ndarray"):
                 raise
             name = getattr(func, "__name__", str(func))
+            if str(getattr(func, "__module__", "")).endswith("linalg"):
+                name = f"linalg.{name}"
             raise TypeError(
                 f"np.{name}() is not offloaded by numba_ext and would need an implicit conversion of a "
                 "numba_ext.ndarray to a NumPy array, which is not allowed; copy the data to the host with "

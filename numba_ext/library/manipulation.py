@@ -380,7 +380,7 @@ def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> A
         )
     raise UnsupportedError(
         f"np.linalg.norm(ord={ord!r}) of numba_ext arrays is not supported; the default, 'fro', and for "
-        "vectors 1, 2 and inf are"
+        "vectors 1, 2 and inf are; numba_ext.linalg.vector_norm and matrix_norm take the other orders"
     )
 
 

@@ -194,3 +194,35 @@ def test_rank_deficient_matrices(rng):
     )
     assert la.svdvals(numba_ext.zeros((3, 0))).shape == (0,)
     assert la.pinv(numba_ext.zeros((3, 0))).shape == (0, 3)
+
+
+def test_numpys_linalg_functions_of_device_arrays(rng):
+    h = rng.standard_normal((3, 4, 4)) + 2 * np.eye(4)
+    x = numba_ext.asarray(h)
+    v = rng.standard_normal(4)
+    spd = h @ np.swapaxes(h, -1, -2) + 4 * np.eye(4)
+    cases = [
+        (np.linalg.det(x), np.linalg.det(h)),
+        (np.linalg.slogdet(x).logabsdet, np.linalg.slogdet(h).logabsdet),
+        (np.linalg.solve(x, numba_ext.asarray(v)), np.linalg.solve(h, v)),
+        (np.linalg.inv(x), np.linalg.inv(h)),
+        (np.linalg.cholesky(numba_ext.asarray(spd), upper=True), np.linalg.cholesky(spd, upper=True)),
+        (np.linalg.eigh(x, UPLO="U").eigenvalues, np.linalg.eigh(h, UPLO="U").eigenvalues),
+        (np.linalg.eigvalsh(x), np.linalg.eigvalsh(h)),
+        (np.linalg.matrix_rank(x, tol=1.0), np.linalg.matrix_rank(h, tol=1.0)),
+        (np.linalg.pinv(x, rcond=0.3), np.linalg.pinv(h, rcond=0.3)),
+        (np.linalg.matrix_power(x, -2), np.linalg.matrix_power(h, -2)),
+        (np.linalg.svdvals(x), np.linalg.svdvals(h)),
+        (np.linalg.matrix_norm(x, ord="nuc"), np.linalg.matrix_norm(h, ord="nuc")),
+        (np.linalg.vector_norm(numba_ext.arange(6), ord=1), np.linalg.vector_norm(np.arange(6), ord=1)),
+        (np.linalg.trace(x, offset=1), np.linalg.trace(h, offset=1)),
+    ]
+    for got, want in cases:
+        assert isinstance(got, numba_ext.ndarray)
+        np.testing.assert_allclose(numba_ext.asnumpy(got), want, rtol=1e-9, atol=1e-9)
+    with pytest.raises(TypeError, match=r"np.linalg.svd\(\) is not offloaded"):
+        np.linalg.svd(x)
+    with pytest.raises(UnsupportedError, match="hermitian"):
+        np.linalg.pinv(x, hermitian=True)
+    with pytest.raises(ValueError, match="UPLO"):
+        np.linalg.eigh(x, UPLO="X")
