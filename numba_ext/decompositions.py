@@ -1,8 +1,7 @@
 """Matrix factorizations on the device, for stacks of matrices: LU with partial pivoting and
-Cholesky with the triangular solves that use them, the cyclic Jacobi eigenvalue method for
-symmetric matrices and the one-sided (Hestenes) Jacobi method for singular values.
-``numba_ext.linalg`` builds ``det``, ``slogdet``, ``solve``, ``inv``, ``cholesky``, ``eigh``,
-``eigvalsh``, ``svdvals``, ``matrix_rank`` and ``pinv`` on them.
+Cholesky with the triangular solves that use them, Householder QR, the cyclic Jacobi eigenvalue
+method for symmetric matrices and the one-sided (Hestenes) Jacobi method for singular values.
+``numba_ext.linalg`` builds its solvers and decompositions on them.
 
 Each factorization is one kernel launch for the whole stack: one work-group of
 :data:`GROUP` work-items per matrix, which walks the columns in order (the unblocked right-looking
@@ -460,6 +459,133 @@ def svd_jacobi(a: ndarray, dtype: np.dtype) -> tuple[ndarray, ndarray]:
         tol = float(np.finfo(dtype).eps) * max(m, 1)
         _jacobi_svd_kernel[NdRange((batch * GROUP,), (GROUP,))](work, v, m, n, tol)
     return work, v
+
+
+# -- QR: Householder reflections ------------------------------------------------------------------
+@kernel
+def _householder_kernel(a, tau, w, m, n):
+    """Factor each a[b] (m x n) in place as LAPACK's ``geqr2`` does: R on and above the diagonal,
+    the reflectors' vectors (unit first element implied) below it, their scales in tau[b]; w[b]
+    (length n) is scratch."""
+    b = get_group_id(0)
+    t = get_local_id(0)
+    partial = local_array((GROUP,), np.float64)
+    shared = local_array((2,), np.float64)
+    k = min(m, n)
+    for j in range(k):
+        acc = 0.0
+        r = j + 1 + t
+        while r < m:
+            x = a[b, r, j]
+            acc += x * x
+            r += GROUP
+        partial[t] = acc
+        barrier(LOCAL_MEM_FENCE)
+        s2 = np.int64(_HALF)
+        while s2 > 0:
+            if t < s2:
+                partial[t] = partial[t] + partial[t + s2]
+            barrier(LOCAL_MEM_FENCE)
+            s2 = s2 // 2
+        if t == 0:
+            below = partial[0]
+            alpha = a[b, j, j]
+            if below == 0.0:
+                tau[b, j] = 0.0
+                shared[0] = 1.0
+                shared[1] = alpha
+            else:
+                beta = np.sqrt(alpha * alpha + below)
+                if alpha >= 0.0:
+                    beta = -beta
+                tau[b, j] = (beta - alpha) / beta
+                shared[0] = 1.0 / (alpha - beta)
+                shared[1] = beta
+        barrier(_FENCES)
+        scale = shared[0]
+        r = j + 1 + t
+        while r < m:
+            a[b, r, j] = a[b, r, j] * scale
+            r += GROUP
+        barrier(_FENCES)
+        if t == 0:
+            a[b, j, j] = shared[1]
+        tj = tau[b, j]
+        c = j + 1 + t
+        while c < n:  # w_c = v . a[j:, c]
+            acc = a[b, j, c]
+            for r2 in range(j + 1, m):
+                acc += a[b, r2, j] * a[b, r2, c]
+            w[b, c] = acc
+            c += GROUP
+        barrier(_FENCES)
+        cols = n - j - 1
+        idx = t
+        while idx < (m - j) * cols:
+            r = j + idx // cols
+            c = j + 1 + idx % cols
+            vr = 1.0 if r == j else a[b, r, j]
+            a[b, r, c] = a[b, r, c] - tj * vr * w[b, c]
+            idx += GROUP
+        barrier(_FENCES)
+
+
+@kernel
+def _form_q_kernel(a, tau, q, w, m, n, k, qcols):
+    """Q[b] (m x qcols) = H_0 ... H_{k-1} applied to the first qcols columns of the identity, from
+    the reflectors the Householder kernel left in a[b] (LAPACK's ``org2r``), then a[b] below its
+    diagonal set to zero (leaving R); w[b] is scratch."""
+    b = get_group_id(0)
+    t = get_local_id(0)
+    idx = t
+    while idx < m * qcols:
+        q[b, idx // qcols, idx % qcols] = 1.0 if idx // qcols == idx % qcols else 0.0
+        idx += GROUP
+    barrier(_FENCES)
+    for jj in range(k):
+        j = k - 1 - jj
+        tj = tau[b, j]
+        c = j + t
+        while c < qcols:
+            acc = q[b, j, c]
+            for r2 in range(j + 1, m):
+                acc += a[b, r2, j] * q[b, r2, c]
+            w[b, c] = acc
+            c += GROUP
+        barrier(_FENCES)
+        cols = qcols - j
+        idx = t
+        while idx < (m - j) * cols:
+            r = j + idx // cols
+            c = j + idx % cols
+            vr = 1.0 if r == j else a[b, r, j]
+            q[b, r, c] = q[b, r, c] - tj * vr * w[b, c]
+            idx += GROUP
+        barrier(_FENCES)
+    idx = t
+    while idx < m * n:
+        if idx // n > idx % n:
+            a[b, idx // n, idx % n] = 0.0
+        idx += GROUP
+
+
+def householder_qr(a: ndarray, dtype: np.dtype, complete: bool) -> tuple[ndarray, ndarray]:
+    """Q (batch, m, m or k) and R (batch, m or k, n) of the stack `a` (..., m, n) in `dtype`,
+    k = min(m, n); `complete` gives the square Q."""
+    work = _stack(a, dtype)
+    batch, m, n = work.shape
+    k = min(m, n)
+    q_cols = m if complete else k
+    placed = {"sycl_queue": work.sycl_queue, "usm_type": work.usm_type}
+    tau = zeros((batch, max(k, 1)), dtype=dtype, **placed)
+    scratch = empty((batch, max(n, m, 1)), dtype=dtype, **placed)
+    q = empty((batch, m, q_cols), dtype=dtype, **placed)
+    if batch and m and n:
+        _householder_kernel[NdRange((batch * GROUP,), (GROUP,))](work, tau, scratch, m, n)
+    if batch and m:
+        _form_q_kernel[NdRange((batch * GROUP,), (GROUP,))](work, tau, q, scratch, m, n, k, q_cols)
+    r: ndarray = work[:, : m if complete else k, :]
+    return q, r
 
 
 __all__ = [

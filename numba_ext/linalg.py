@@ -2,12 +2,11 @@
 norms, traces, diagonals, cross products and matrix powers, each composed from the eager
 operations; the solvers on LU and Cholesky factorizations (``det``, ``slogdet``, ``solve``,
 ``inv``, ``cholesky``, negative ``matrix_power``), the symmetric eigensolvers (``eigh``,
-``eigvalsh``) and the singular values (``svdvals``, ``matrix_rank``, ``pinv``, the spectral
-``matrix_norm``) on the Jacobi kernels of ``numba_ext.decompositions``; all computed on the arrays'
-queue. Singular or non-positive-definite matrices raise NumPy's ``LinAlgError``.
-
-``qr``, ``svd`` and complex matrices have no device implementation yet: they are absent (the first
-two) or raise ``UnsupportedError``, rather than computing on the host behind the caller's back.
+``eigvalsh``), ``qr`` and the singular values (``svd``, ``svdvals``, ``matrix_rank``, ``pinv``, the
+spectral ``matrix_norm``) on the Householder and Jacobi kernels of ``numba_ext.decompositions``; all
+computed on the arrays' queue. Singular or non-positive-definite matrices raise NumPy's
+``LinAlgError``. Complex matrices have no device implementation yet: ``UnsupportedError``, rather
+than computing on the host behind the caller's back.
 
 May import: ``numba_ext.array_api``, ``numba_ext.decompositions`` and the layers below them.
 """
@@ -291,6 +290,72 @@ def _rotated(fn: str, x: ndarray) -> tuple[ndarray, ndarray, ndarray, bool, np.d
     return w, v, sigma, wide, dt
 
 
+class QRResult(NamedTuple):
+    Q: ndarray
+    R: ndarray
+
+
+def qr(x: ndarray, /, *, mode: Literal["reduced", "complete"] = "reduced") -> QRResult:
+    """The QR decomposition of each matrix by Householder reflections (LAPACK's signs: R's
+    diagonal is the negated sign of the pivot column's leading element times its norm)."""
+    x = _matrices("qr", x)
+    if mode not in ("reduced", "complete"):
+        raise ValueError(f"numba_ext.linalg.qr(): mode must be 'reduced' or 'complete', not {mode!r}")
+    if x.dtype.kind == "c":
+        raise UnsupportedError("numba_ext.linalg.qr() of complex matrices has no device implementation yet")
+    q, r = decompositions.householder_qr(x, _square_dtype(x), mode == "complete")
+    stack = x.shape[:-2]
+    return QRResult(q.reshape(stack + q.shape[1:]), r.reshape(stack + r.shape[1:]))
+
+
+class SVDResult(NamedTuple):
+    U: ndarray
+    S: ndarray
+    Vh: ndarray
+
+
+def svd(x: ndarray, /, *, full_matrices: bool = True) -> SVDResult:
+    """The singular value decomposition ``x = U @ diag(S) @ Vh`` of each matrix, singular values
+    descending: one-sided Jacobi gives S, V and the columns S_i u_i; the u_i, completed to an
+    orthonormal basis where S has zeros (or ``full_matrices`` asks for it), come from a
+    Householder QR of them."""
+    x = _matrices("svd", x)
+    if x.dtype.kind == "c":
+        raise UnsupportedError("numba_ext.linalg.svd() of complex matrices has no device implementation yet")
+    m, n = x.shape[-2:]
+    stack, dt = x.shape[:-2], _square_dtype(x)
+    placed = {"sycl_queue": x.sycl_queue, "usm_type": x.usm_type}
+    if min(m, n) == 0:
+        u = xp.broadcast_to(
+            xp.eye(m, m if full_matrices else 0, dtype=dt, **placed), stack + (m, m if full_matrices else 0)
+        )
+        vh = xp.broadcast_to(
+            xp.eye(n if full_matrices else 0, n, dtype=dt, **placed), stack + (n if full_matrices else 0, n)
+        )
+        return SVDResult(u.copy(), xp.zeros(stack + (0,), dtype=dt, **placed), vh.copy())
+    w, v, sigma, wide, dt = _rotated("svd", x)
+    big, k = w.shape[1], w.shape[2]  # the rotated matrix is big x k, big >= k
+    order = _np.argsort(_np.negative(sigma), axis=-1, kind="stable")
+    sigma = _np.take_along_axis(sigma, order, axis=-1)
+    w = _np.take_along_axis(w, xp.broadcast_to(order[:, None, :], w.shape), axis=-1)
+    v = _np.take_along_axis(v, xp.broadcast_to(order[:, None, :], v.shape), axis=-1)
+    positive = _np.greater(sigma, 0)
+    u_hat = _np.where(positive[:, None, :], _np.true_divide(w, _np.where(positive, sigma, 1)[:, None, :]), 0)
+    q, r = decompositions.householder_qr(u_hat, dt, full_matrices)
+    signs = _np.sign(_np.diagonal(r[:, :k, :k], 0, -2, -1))
+    signs = _np.where(_np.equal(signs, 0), 1, signs).astype(dt, copy=False)
+    first = _np.multiply(q[:, :, :k], signs[:, None, :])
+    u_big = xp.concat([first, q[:, :, k:]], axis=-1) if q.shape[-1] > k else first
+    s_out = sigma.astype(dt, copy=False).reshape(stack + (k,))
+    if wide:  # x^T = u_big S v^T, so x = v S u_big^T
+        return SVDResult(
+            v.reshape(stack + (m, m)), s_out, matrix_transpose(u_big).reshape(stack + (u_big.shape[-1], big))
+        )
+    return SVDResult(
+        u_big.reshape(stack + (big, u_big.shape[-1])), s_out, matrix_transpose(v).reshape(stack + (n, n))
+    )
+
+
 def svdvals(x: ndarray, /) -> ndarray:
     """The singular values of each matrix, in descending order."""
     x = _matrices("svdvals", x)
@@ -454,6 +519,13 @@ def _numpy_pinv(
     return pinv(a, rtol=rtol)
 
 
+def _numpy_svd(
+    a: ndarray, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False
+) -> SVDResult | ndarray:
+    _refuse_hermitian("svd", hermitian)
+    return svd(a, full_matrices=full_matrices) if compute_uv else svdvals(a)
+
+
 #: np.linalg's functions of numba_ext arrays, by name, in NumPy's signatures (the package routes
 #: ``np.linalg.<name>(x)`` of a numba_ext array here)
 NUMPY_FUNCTIONS: dict[str, Any] = {
@@ -474,6 +546,8 @@ NUMPY_FUNCTIONS: dict[str, Any] = {
     "slogdet": lambda a: slogdet(a),
     "solve": lambda a, b: solve(a, b),
     "svdvals": lambda x, /: svdvals(x),
+    "qr": lambda a, mode="reduced": qr(a, mode=mode),
+    "svd": _numpy_svd,
     "trace": lambda x, /, *, offset=0, dtype=None: trace(x, offset=offset, dtype=dtype),
     "vector_norm": lambda x, /, *, axis=None, keepdims=False, ord=2: vector_norm(
         _as_float(x), axis=axis, keepdims=keepdims, ord=ord
@@ -483,6 +557,8 @@ NUMPY_FUNCTIONS: dict[str, Any] = {
 
 __all__ = [
     "NUMPY_FUNCTIONS",
+    "QRResult",
+    "SVDResult",
     "SlogdetResult",
     "cholesky",
     "cross",
@@ -499,8 +575,10 @@ __all__ = [
     "matrix_transpose",
     "outer",
     "pinv",
+    "qr",
     "slogdet",
     "solve",
+    "svd",
     "svdvals",
     "tensordot",
     "trace",

@@ -251,7 +251,14 @@ def _getitem(tr: Translator, target: ir.Var, e: ir.Expr, t: types.Type) -> None:
         and all(is_operand(i) for i in items)
     ):
         index = bounds.wrap_indices(tr, base.index, tr.index_ops_of(items))
-        tr.emit(LoadInst(tr.local_for(target), base.index, tuple(index)))
+        dst = tr.local_for(target)
+        elem = tr.fb.arrays[base.index].dtype
+        if tr.fb.locals[dst] == elem:
+            tr.emit(LoadInst(dst, base.index, tuple(index)))
+        else:  # a variable Numba unified to a wider type (float32 loads into a float64 accumulator)
+            tmp, loaded = tr.new_value(elem)
+            tr.emit(LoadInst(tmp, base.index, tuple(index)))
+            tr.assign_scalar(target, loaded)
         return
     view = kernel_views.as_view(tr, base)
     if view is None:

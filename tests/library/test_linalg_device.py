@@ -1,7 +1,7 @@
 """numba_ext.linalg's solvers and decompositions on the device, against NumPy: det, slogdet, solve,
 inv, cholesky and negative matrix powers (LU with partial pivoting, Cholesky), eigh and eigvalsh
 (Jacobi rotations), svdvals, matrix_rank, pinv and the spectral matrix norms (one-sided Jacobi),
-for stacks of matrices."""
+qr (Householder) and svd (both), for stacks of matrices."""
 
 import numpy as np
 import pytest
@@ -220,9 +220,74 @@ def test_numpys_linalg_functions_of_device_arrays(rng):
     for got, want in cases:
         assert isinstance(got, numba_ext.ndarray)
         np.testing.assert_allclose(numba_ext.asnumpy(got), want, rtol=1e-9, atol=1e-9)
-    with pytest.raises(TypeError, match=r"np.linalg.svd\(\) is not offloaded"):
-        np.linalg.svd(x)
+    with pytest.raises(TypeError, match=r"np.linalg.eig\(\) is not offloaded"):
+        np.linalg.eig(x)
     with pytest.raises(UnsupportedError, match="hermitian"):
         np.linalg.pinv(x, hermitian=True)
     with pytest.raises(ValueError, match="UPLO"):
         np.linalg.eigh(x, UPLO="X")
+
+
+QR_SVD_SHAPES = [(1, 1), (3, 3), (6, 4), (4, 6), (2, 3, 7, 5), (2, 5, 3), (0, 3), (3, 0), (40, 25)]
+
+
+@pytest.mark.parametrize("shape", QR_SVD_SHAPES, ids=str)
+@pytest.mark.parametrize("mode", ["reduced", "complete"])
+def test_qr(rng, shape, mode, dtype):
+    h = rng.standard_normal(shape).astype(dtype)
+    q, r = la.qr(numba_ext.asarray(h), mode=mode)
+    want_q, want_r = np.linalg.qr(h, mode=mode)
+    assert q.shape == want_q.shape and r.shape == want_r.shape and q.dtype == dtype
+    q, r = numba_ext.asnumpy(q).astype(np.float64), numba_ext.asnumpy(r).astype(np.float64)
+    tol = _tol(dtype)
+    np.testing.assert_allclose(q @ r, h, **tol)
+    np.testing.assert_allclose(
+        np.swapaxes(q, -1, -2) @ q,
+        np.broadcast_to(np.eye(q.shape[-1]), q.shape[:-2] + (q.shape[-1],) * 2),
+        **tol,
+    )
+    np.testing.assert_array_equal(r, np.triu(r))
+    np.testing.assert_allclose(np.abs(r), np.abs(want_r), **tol)  # R up to the signs of its rows
+
+
+@pytest.mark.parametrize("shape", QR_SVD_SHAPES, ids=str)
+@pytest.mark.parametrize("full_matrices", [True, False])
+def test_svd(rng, shape, full_matrices, dtype):
+    h = rng.standard_normal(shape).astype(dtype)
+    u, s, vh = la.svd(numba_ext.asarray(h), full_matrices=full_matrices)
+    want_u, want_s, want_vh = np.linalg.svd(h, full_matrices=full_matrices)
+    assert (u.shape, s.shape, vh.shape) == (want_u.shape, want_s.shape, want_vh.shape)
+    assert u.dtype == s.dtype == vh.dtype == dtype
+    u, s, vh = (numba_ext.asnumpy(v).astype(np.float64) for v in (u, s, vh))
+    tol = _tol(dtype)
+    np.testing.assert_allclose(s, want_s, **tol)
+    k = s.shape[-1]
+    np.testing.assert_allclose((u[..., :k] * s[..., None, :]) @ vh[..., :k, :], h, **tol)
+    for m in (u, np.swapaxes(vh, -1, -2)):
+        np.testing.assert_allclose(
+            np.swapaxes(m, -1, -2) @ m,
+            np.broadcast_to(np.eye(m.shape[-1]), m.shape[:-2] + (m.shape[-1],) * 2),
+            **tol,
+        )
+
+
+def test_svd_of_rank_deficient_matrices_completes_the_bases(rng):
+    h = rng.standard_normal((2, 7, 2)) @ rng.standard_normal((2, 2, 5))  # rank 2
+    for x in (h, np.swapaxes(h, -1, -2).copy()):
+        u, s, vh = (numba_ext.asnumpy(v) for v in la.svd(numba_ext.asarray(x)))
+        assert np.sum(s > 1e-9, axis=-1).tolist() == [2, 2]
+        np.testing.assert_allclose(
+            np.swapaxes(u, -1, -2) @ u, np.broadcast_to(np.eye(u.shape[-1]), u.shape), atol=1e-9
+        )
+        np.testing.assert_allclose(
+            (u[..., :5] * s[..., None, :]) @ vh[..., :5, :]
+            if x.shape[-1] == 5
+            else (u * s[..., None, :]) @ vh[..., :5, :],
+            x,
+            atol=1e-9,
+        )
+    got = numba_ext.asnumpy(np.linalg.svd(numba_ext.asarray(h), compute_uv=False))
+    np.testing.assert_allclose(got, np.linalg.svd(h, compute_uv=False), atol=1e-9)
+    np.testing.assert_allclose(
+        numba_ext.asnumpy(np.linalg.qr(numba_ext.asarray(h)).R), np.linalg.qr(h).R, atol=1e-9
+    )
