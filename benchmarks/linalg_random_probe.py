@@ -84,12 +84,14 @@ def main() -> None:
         ("cholesky", (1000, 32, 32), lambda m: m @ np.swapaxes(m, -1, -2) + 32 * np.eye(32)),
         ("eigh", (256, 16, 16), lambda m: m + np.swapaxes(m, -1, -2)),
         ("svdvals", (256, 16, 16), lambda m: m),
+        ("qr", (256, 32, 16), lambda m: m),
+        ("svd", (256, 16, 16), lambda m: m),
         ("solve", (1, 256, 256), lambda m: m),
     ]
     if quick:
         cases = [(f, (s[0] // 8 or 1, *s[1:]), mk) for f, s, mk in cases]
     for fn, shape, make in cases:
-        host = make(rng.standard_normal(shape) + shape[-1] * 0.5 * np.eye(shape[-1]))
+        host = make(rng.standard_normal(shape) + shape[-1] * 0.5 * np.eye(*shape[-2:]))
         numpy_ms, ours_ms, cupy_ms = time_case(fn, host, rng.standard_normal(shape[:-1]))
         row(f"{fn} {shape}", numpy_ms, ours_ms, cupy_ms)
 
@@ -104,6 +106,8 @@ def time_case(fn: str, host: np.ndarray, rhs: np.ndarray) -> tuple[float, float,
         "cholesky": lambda: np.linalg.cholesky(host),
         "eigh": lambda: np.linalg.eigh(host),
         "svdvals": lambda: np.linalg.svd(host, compute_uv=False),
+        "qr": lambda: np.linalg.qr(host),
+        "svd": lambda: np.linalg.svd(host),
     }[fn]
     ours = {
         "solve": lambda: done(la.solve(x, b[..., None])),
@@ -112,6 +116,8 @@ def time_case(fn: str, host: np.ndarray, rhs: np.ndarray) -> tuple[float, float,
         "cholesky": lambda: done(la.cholesky(x)),
         "eigh": lambda: done(la.eigh(x)),
         "svdvals": lambda: done(la.svdvals(x)),
+        "qr": lambda: done(la.qr(x)),
+        "svd": lambda: done(la.svd(x)),
     }[fn]
     cupy_ms = None
     if cp is not None:
@@ -123,6 +129,8 @@ def time_case(fn: str, host: np.ndarray, rhs: np.ndarray) -> tuple[float, float,
             "cholesky": lambda: cp.linalg.cholesky(ch),
             "eigh": lambda: cp.linalg.eigh(ch),
             "svdvals": lambda: cp.linalg.svd(ch, compute_uv=False),
+            "qr": lambda: cp.linalg.qr(ch),
+            "svd": lambda: cp.linalg.svd(ch),
         }[fn]
         cupy_ms = med(lambda: cupy_done(cupy_fn()))
     return med(numpy_fn), med(ours), cupy_ms
