@@ -19,7 +19,9 @@ From the words:
 The numbers are not NumPy's (NumPy's generators are different algorithms); statistically they are
 as good, and they never leave the device. ``default_rng(seed)`` gives a :class:`Generator` on a
 queue; the module-level functions (``rand``, ``randn``, ``random``, ``uniform``, ``normal``,
-``standard_normal``, ``randint``, ``seed``) use one generator per default device, as dpnp's do.
+``standard_normal``, ``randint``, ``permutation``, ``shuffle``, ``choice``, ``seed``) use one
+generator per default device, as dpnp's do. Permutations and samples without replacement are the
+stable sort order of 64-bit random keys.
 ``RandomState`` is the same generator with NumPy's legacy method names, for Dask's ``da.random``
 under the ``numba_ext`` array backend.
 """
@@ -41,6 +43,7 @@ from .errors import UnsupportedError
 from .kernels import kernel
 from .kernels.kernel import Kernel
 
+_np: Any = np  # NumPy's functions, untyped: on numba_ext arrays they run on the device
 _MASK = np.uint64(0xFFFFFFFF)
 _M0, _M1 = np.uint64(0xD2511F53), np.uint64(0xCD9E8D57)  # Philox4x32's multipliers
 _W0, _W1 = np.uint64(0x9E3779B9), np.uint64(0xBB67AE85)  # its key increments (Weyl sequence)
@@ -348,6 +351,75 @@ class Generator:
         values = self._fill("integers", _size(size), np.int64, np.int64(low), np.uint64(high - low))
         return values if dt == np.int64 else values.astype(dt)
 
+    # -- permutations, shuffles and sampling: sorts of random keys on the device ----------------------
+    def permutation(self, x: int | ndarray, axis: int = 0) -> ndarray:
+        """A random permutation of ``range(x)`` (int64), or a copy of array `x` with its elements
+        along `axis` permuted: the stable sort order of 64-bit random keys."""
+        if isinstance(x, ndarray):
+            order = self._order(x.shape[axis] if x.ndim else _too_few_dims("permutation"))
+            taken: ndarray = _np.take(x, order, axis=axis)
+            return taken
+        if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)):
+            raise TypeError(f"permutation() takes an int or a numba_ext array, got {type(x).__name__}")
+        return self._order(int(x))
+
+    def shuffle(self, x: ndarray, axis: int = 0) -> None:
+        """Permute `x`'s elements along `axis` in place."""
+        if not isinstance(x, ndarray):
+            raise TypeError(f"shuffle() takes a numba_ext array, got {type(x).__name__}")
+        if x.ndim == 0:
+            _too_few_dims("shuffle")
+        x[...] = self.permutation(x, axis=axis)
+
+    def choice(
+        self,
+        a: int | ndarray,
+        size: Any = None,
+        replace: bool = True,
+        p: Any = None,
+        axis: int = 0,
+        shuffle: bool = True,
+    ) -> ndarray:
+        """`size` samples of ``range(a)`` or of array `a`'s elements along `axis`, with or
+        without replacement (uniform weights: ``p`` is not supported)."""
+        if p is not None:
+            raise UnsupportedError(
+                "choice(p=...) is not on the device; numba_ext.random draws uniform samples"
+            )
+        if isinstance(a, ndarray):
+            if a.ndim == 0:
+                raise ValueError("a must be a sequence or an integer, not a 0-d array")
+            n = a.shape[axis]
+        else:
+            if isinstance(a, (bool, np.bool_)) or not isinstance(a, (int, np.integer)):
+                raise TypeError(f"choice() takes an int or a numba_ext array, got {type(a).__name__}")
+            n = int(a)
+            if n < 0:
+                raise ValueError("a must be a positive integer unless no samples are taken")
+        shape = _size(size)
+        count = 1 if shape is None else math.prod(shape)
+        if count and n == 0:
+            raise ValueError("a cannot be empty unless no samples are taken")
+        if replace:
+            picks = self.integers(0, max(n, 1), shape if shape is not None else None)
+        else:
+            if count > n:
+                raise ValueError("Cannot take a larger sample than population when replace is False")
+            picks = self._order(n)[:count].reshape(() if shape is None else shape)
+        if isinstance(a, ndarray):
+            chosen: ndarray = _np.take(a, picks, axis=axis)
+            return chosen
+        return picks
+
+    def _order(self, n: int) -> ndarray:
+        keys = self.integers(-(1 << 63), (1 << 63) - 1, n)
+        order: ndarray = _np.argsort(keys, kind="stable")
+        return order
+
+
+def _too_few_dims(what: str) -> int:
+    raise ValueError(f"{what}() of a 0-d array: it has no axis to permute")
+
 
 def _scalar(name: str, v: Any) -> float:
     if isinstance(v, (ndarray, np.ndarray)) and np.ndim(v) != 0 or isinstance(v, (list, tuple)):
@@ -400,12 +472,21 @@ class RandomState:
     def randint(self, low: int, high: int | None = None, size: Any = None, dtype: Any = np.int64) -> ndarray:
         return self._rng.integers(low, high, size, dtype=dtype)
 
+    def permutation(self, x: int | ndarray) -> ndarray:
+        return self._rng.permutation(x)
+
+    def shuffle(self, x: ndarray) -> None:
+        self._rng.shuffle(x)
+
+    def choice(self, a: int | ndarray, size: Any = None, replace: bool = True, p: Any = None) -> ndarray:
+        return self._rng.choice(a, size, replace, p)
+
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_"):
             raise AttributeError(name)
         raise UnsupportedError(
             f"RandomState.{name} is not on the device; numba_ext.random has random_sample, rand, randn, "
-            "uniform, standard_normal, normal and randint"
+            "uniform, standard_normal, normal, randint, permutation, shuffle and choice"
         )
 
 
@@ -465,6 +546,21 @@ def randint(low: int, high: int | None = None, size: Any = None, dtype: Any = np
     return _rng().integers(low, high, size, dtype=dtype)
 
 
+def permutation(x: int | ndarray) -> ndarray:
+    """A random permutation of ``range(x)``, or a permuted copy of array `x` (along axis 0)."""
+    return _rng().permutation(x)
+
+
+def shuffle(x: ndarray) -> None:
+    """Permute array `x` along axis 0 in place."""
+    _rng().shuffle(x)
+
+
+def choice(a: int | ndarray, size: Any = None, replace: bool = True, p: Any = None) -> ndarray:
+    """Samples of ``range(a)`` or of array `a`'s elements, with or without replacement."""
+    return _rng().choice(a, size, replace, p)
+
+
 def philox_words(key: Sequence[int], counter: int, n: int, *, device: DeviceArg = None) -> ndarray:
     """The raw stream: `n` 32-bit words of blocks `counter`, `counter + 1`, ... under `key` (two
     32-bit words), on `device` (for tests against published Philox4x32-10 values)."""
@@ -479,8 +575,10 @@ def philox_words(key: Sequence[int], counter: int, n: int, *, device: DeviceArg 
 __all__ = [
     "Generator",
     "RandomState",
+    "choice",
     "default_rng",
     "normal",
+    "permutation",
     "philox_words",
     "rand",
     "randint",
@@ -488,6 +586,7 @@ __all__ = [
     "random",
     "random_sample",
     "seed",
+    "shuffle",
     "standard_normal",
     "uniform",
 ]

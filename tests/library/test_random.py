@@ -156,3 +156,46 @@ def test_random_state_names():
         numba_ext.asnumpy(again.random_sample((3,))),
         numba_ext.asnumpy(nr.RandomState(np.arange(624, dtype=np.uint32)).random_sample((3,))),
     )
+
+
+def test_permutation_shuffle_and_choice(rng):
+    g = nr.default_rng(21)
+    p = numba_ext.asnumpy(g.permutation(1000))
+    assert p.dtype == np.int64 and np.array_equal(np.sort(p), np.arange(1000))
+    assert not np.array_equal(p, np.arange(1000))
+    np.testing.assert_array_equal(numba_ext.asnumpy(nr.default_rng(21).permutation(1000)), p)  # seeded
+    host = rng.standard_normal((50, 3))
+    x = numba_ext.asarray(host)
+    permuted = numba_ext.asnumpy(g.permutation(x))
+    assert sorted(map(tuple, permuted)) == sorted(map(tuple, host))  # whole rows move
+    cols = numba_ext.asnumpy(g.permutation(x, axis=1))
+    np.testing.assert_array_equal(np.sort(cols, axis=1), np.sort(host, axis=1))
+    g.shuffle(x)
+    shuffled = numba_ext.asnumpy(x)
+    assert sorted(map(tuple, shuffled)) == sorted(map(tuple, host)) and not np.array_equal(shuffled, host)
+    with_replacement = numba_ext.asnumpy(g.choice(7, size=(40, 5)))
+    assert with_replacement.shape == (40, 5) and set(with_replacement.ravel().tolist()) == set(range(7))
+    without = numba_ext.asnumpy(g.choice(100, size=60, replace=False))
+    assert len(set(without.tolist())) == 60 and without.min() >= 0 and without.max() < 100
+    rows = numba_ext.asnumpy(g.choice(numba_ext.asarray(host), size=4, replace=False))
+    assert all(any(np.array_equal(r, h) for h in host) for r in rows)
+    assert g.choice(5).shape == ()
+    nr.seed(3)
+    assert sorted(numba_ext.asnumpy(nr.permutation(9)).tolist()) == list(range(9))
+    assert nr.choice(4, 3).shape == (3,)
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "match"),
+    [
+        (lambda g: g.choice(5, size=6, replace=False), ValueError, "larger sample"),
+        (lambda g: g.choice(0, size=2), ValueError, "empty"),
+        (lambda g: g.choice(5, p=[0.2] * 5), UnsupportedError, "p="),
+        (lambda g: g.permutation(2.5), TypeError, "int"),
+        (lambda g: g.shuffle(np.arange(3)), TypeError, "numba_ext array"),
+        (lambda g: g.shuffle(numba_ext.zeros(())), ValueError, "0-d"),
+    ],
+)
+def test_sampling_errors(call, error, match):
+    with pytest.raises(error, match=match):
+        call(nr.default_rng(0))
