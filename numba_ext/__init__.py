@@ -63,6 +63,7 @@ if TYPE_CHECKING:  # what the names loaded on first use are (explicit re-exports
     from . import array_api as array_api
     from . import atomic as atomic
     from . import compiler as compiler
+    from . import dask as dask
     from . import functions as functions
     from . import kernel_api as kernel_api
     from . import kernels as kernels
@@ -104,6 +105,7 @@ _SUBMODULES = frozenset(
         "array_api",
         "atomic",
         "compiler",
+        "dask",
         "functions",
         "kernel_api",
         "kernels",
