@@ -23,7 +23,6 @@ below them.
 
 from __future__ import annotations
 
-import threading
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -172,9 +171,6 @@ class LU(NamedTuple):
     info: ndarray
 
 
-_launch_lock = threading.Lock()
-
-
 def _stack(a: ndarray, dtype: np.dtype) -> ndarray:
     """A C-contiguous (batch, m, n) copy of the stack of matrices `a` in `dtype` (the working
     array the kernels factor in place)."""
@@ -316,7 +312,7 @@ def _jacobi_eigh_kernel(a, v, n, tol):
                     a[b, q, k] = sth * apk + cth * aqk
                 idx += GROUP
             barrier(_FENCES)
-        # convergence: the off-diagonal sum of squares against the whole matrix'sth
+        # convergence: the off-diagonal sum of squares against the whole matrix's
         off = 0.0
         total = 0.0
         idx = t

@@ -22,6 +22,7 @@ from . import array_api as xp
 from . import decompositions
 from .array_api import matmul, matrix_transpose, tensordot, vecdot
 from .arrays import ndarray
+from .arrays.dtypes import default_float
 from .errors import UnsupportedError
 
 _np: Any = np  # NumPy's functions, untyped: on numba_ext arrays they dispatch to the eager library
@@ -134,9 +135,7 @@ def _square(fn: str, x: ndarray) -> tuple[ndarray, np.dtype]:
         raise UnsupportedError(
             f"numba_ext.linalg.{fn}() of complex matrices has no device implementation yet"
         )
-    if x.dtype.kind == "f":
-        return x, x.dtype
-    return x, np.dtype(np.float64 if x.sycl_queue.device.has_fp64 else np.float32)
+    return x, _float_dtype(x)
 
 
 def _lu_diagonal(f: decompositions.LU) -> ndarray:
@@ -279,11 +278,7 @@ def _rotated(fn: str, x: ndarray) -> tuple[ndarray, ndarray, ndarray, bool, np.d
         raise UnsupportedError(
             f"numba_ext.linalg.{fn}() of complex matrices has no device implementation yet"
         )
-    dt = (
-        x.dtype
-        if x.dtype.kind == "f"
-        else np.dtype(np.float64 if x.sycl_queue.device.has_fp64 else np.float32)
-    )
+    dt = _float_dtype(x)
     wide = x.shape[-2] < x.shape[-1]
     w, v = decompositions.svd_jacobi(matrix_transpose(x) if wide else x, dt)
     sigma = _np.sqrt(_np.sum(_np.multiply(w, w), axis=-2))
@@ -303,7 +298,7 @@ def qr(x: ndarray, /, *, mode: Literal["reduced", "complete"] = "reduced") -> QR
         raise ValueError(f"numba_ext.linalg.qr(): mode must be 'reduced' or 'complete', not {mode!r}")
     if x.dtype.kind == "c":
         raise UnsupportedError("numba_ext.linalg.qr() of complex matrices has no device implementation yet")
-    q, r = decompositions.householder_qr(x, _square_dtype(x), mode == "complete")
+    q, r = decompositions.householder_qr(x, _float_dtype(x), mode == "complete")
     stack = x.shape[:-2]
     return QRResult(q.reshape(stack + q.shape[1:]), r.reshape(stack + r.shape[1:]))
 
@@ -323,7 +318,7 @@ def svd(x: ndarray, /, *, full_matrices: bool = True) -> SVDResult:
     if x.dtype.kind == "c":
         raise UnsupportedError("numba_ext.linalg.svd() of complex matrices has no device implementation yet")
     m, n = x.shape[-2:]
-    stack, dt = x.shape[:-2], _square_dtype(x)
+    stack, dt = x.shape[:-2], _float_dtype(x)
     placed = {"sycl_queue": x.sycl_queue, "usm_type": x.usm_type}
     if min(m, n) == 0:
         u = xp.broadcast_to(
@@ -361,18 +356,16 @@ def svdvals(x: ndarray, /) -> ndarray:
     x = _matrices("svdvals", x)
     k = min(x.shape[-2:])
     if k == 0:
-        return xp.zeros(x.shape[:-2] + (0,), dtype=_square_dtype(x), sycl_queue=x.sycl_queue)
+        return xp.zeros(x.shape[:-2] + (0,), dtype=_float_dtype(x), sycl_queue=x.sycl_queue)
     _, _, sigma, _, _ = _rotated("svdvals", x)
     result: ndarray = _np.negative(_np.sort(_np.negative(sigma), axis=-1))
     return result.reshape(x.shape[:-2] + (k,))
 
 
-def _square_dtype(x: ndarray) -> np.dtype:
-    return (
-        x.dtype
-        if x.dtype.kind in "fc"
-        else np.dtype(np.float64 if x.sycl_queue.device.has_fp64 else np.float32)
-    )
+def _float_dtype(x: ndarray) -> np.dtype:
+    """The dtype `x`'s decompositions compute in: its own floating dtype, integers and bools in the
+    device's default float (float64, as NumPy's, where the device has it)."""
+    return x.dtype if x.dtype.kind in "fc" else default_float(x.sycl_queue)
 
 
 def _cutoff(x: ndarray, sigma_max: ndarray, rtol: Any) -> ndarray:
@@ -403,7 +396,7 @@ def pinv(x: ndarray, /, *, rtol: Any = None) -> ndarray:
     x = _matrices("pinv", x)
     m, n = x.shape[-2:]
     if min(m, n) == 0:
-        return xp.zeros(x.shape[:-2] + (n, m), dtype=_square_dtype(x), sycl_queue=x.sycl_queue)
+        return xp.zeros(x.shape[:-2] + (n, m), dtype=_float_dtype(x), sycl_queue=x.sycl_queue)
     w, v, sigma, wide, dt = _rotated("pinv", x)
     top = _np.max(sigma, axis=-1, keepdims=True)  # (batch, 1): the stack flattened
     if isinstance(rtol, ndarray):
@@ -469,7 +462,7 @@ def vector_norm(
 def _as_float(x: Any) -> Any:
     """Integer and bool arrays in the default float, as NumPy's linalg computes them."""
     if isinstance(x, ndarray) and x.dtype.kind not in "fc":
-        return x.astype(_square_dtype(x))
+        return x.astype(_float_dtype(x))
     return x
 
 
