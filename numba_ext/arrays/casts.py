@@ -57,7 +57,7 @@ def cast_into(out: ndarray, x: ndarray) -> None:
         with _lock:
             _kernels[key] = kernel
     slots = [*_array_slots(x, x_dense), *_array_slots(out, out_dense), *shape, size]
-    kernel.launch(queue, slots)
+    kernel.launch(queue, slots, wait=False)
 
 
 def _compile(

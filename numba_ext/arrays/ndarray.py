@@ -260,6 +260,7 @@ class ndarray(ArrayOperators):
 
     @property
     def __sycl_usm_array_interface__(self) -> dict[str, Any]:
+        _core.settle_all()  # the consumer may address the memory at once: running commands finish
         d = self._desc
         base = self._base_ptr
         if d.ctypes.data + sum((n - 1) * s for n, s in zip(d.shape, d.strides) if s < 0) < base:

@@ -147,7 +147,7 @@ class WholeReduction:
             return self.empty_value
         acc_dtype = self.acc_dtype
         host = np.empty(1, acc_dtype)
-        _core.memcpy(queue, host.ctypes.data, acc._data_ptr, acc_dtype.itemsize)  # waits for the kernel
+        _core.memcpy(queue, host.ctypes.data, acc._data_ptr, acc_dtype.itemsize)  # behind the kernel
         value = host[0].astype(self.out_dtype)  # narrow integers: truncated, as the compiled form
         if self.op == "mean" and self.out_dtype.kind == "c":  # as NumPy's complex division by a real
             return self.out_dtype.type(np.complex128(value) * (1.0 / size))
@@ -181,7 +181,8 @@ class WholeReduction:
         acc_ptr = acc._data_ptr
         work_items, local = launch_work_items(size, device)
         fill = (acc_ptr, self.start, acc_dtype.itemsize)  # the identity, just before the kernel
-        kernel_for(ndim, device).launch_nd(queue, [*source, acc_ptr, 1, 0], [work_items], local, fill)
+        launch = kernel_for(ndim, device).launch_nd
+        launch(queue, [*source, acc_ptr, 1, 0], [work_items], local, fill, wait=False)
         return size, acc
 
 
@@ -198,8 +199,8 @@ def first_extreme(
     ``whole_function``'s strided form (GPUs), as a 0-d int64 array of `usm_type` there: the extreme
     by `extreme` (the minimum or maximum of `x`'s dtype; for bools all or any) with its kernel
     (`extreme_for`), then the first flat index holding it by
-    ``ir.reductions.first_index_function``'s kernel (`index_for`), launched in turn and waited for
-    once; nothing copied to the host."""
+    ``ir.reductions.first_index_function``'s kernel (`index_for`), launched in turn and left
+    running (the in-order queue keeps later commands behind them); nothing copied to the host."""
     source, size, ndim = operand(x, extreme.itemsize)
     if size == 0:
         raise ValueError(EMPTY_MESSAGES[op])
@@ -227,6 +228,7 @@ def first_extreme(
                 (index_ptr, NO_INDEX_BYTES, 8),
             ),
         ],
+        wait=False,
     )
     return index
 
@@ -237,7 +239,7 @@ def first_extreme_in_runs(
     """``argmin`` / ``argmax`` (`op`) over every element of `x` (real or bool) on `queue` in one pass
     (CPUs), as a 0-d int64 array of `usm_type` there: each work-item's run gives its best value and
     index (``ir.reductions.arg_runs_function``'s kernel, `runs_for`), which `combine`
-    (``arg_combine_function``'s) reduces in order, launched in turn and waited for once; nothing
+    (``arg_combine_function``'s) reduces in order, launched in turn and left running; nothing
     copied to the host."""
     itemsize = x.dtype.itemsize
     source, size, ndim = operand(x, itemsize)
@@ -256,6 +258,7 @@ def first_extreme_in_runs(
             (runs_for(ndim, queue.device), [*source, *run_slots], [work_items], local, None),
             (combine, [*run_slots, index._data_ptr, 1, 0], [1], [1], None),
         ],
+        wait=False,
     )
     return index
 
@@ -300,9 +303,9 @@ def reduce_axis(
             slots = [ptr, *shape, *(s & MASK for s in strides), out._nx.data, *out_shape]
             slots += [0] * len(out_shape)
             if form is not None:  # a work-group per result element, or a work-item in a group of one
-                kernel.launch_nd(queue, slots, [size * form], [form])
+                kernel.launch_nd(queue, slots, [size * form], [form], wait=False)
             else:
-                kernel.launch_nd(queue, slots, [-(-size // lanes)], [1] if lanes > 1 else None)
+                kernel.launch_nd(queue, slots, [-(-size // lanes)], [1] if lanes > 1 else None, wait=False)
     return out
 
 
@@ -377,7 +380,7 @@ def dot_vectors(a: ndarray, b: ndarray, dtype: np.dtype, queue: Queue, kernel: _
         return dtype.type(0)
     acc_dtype = acc.dtype
     host = np.empty(1, acc_dtype)
-    _core.memcpy(queue, host.ctypes.data, acc._data_ptr, acc_dtype.itemsize)  # waits for the kernel
+    _core.memcpy(queue, host.ctypes.data, acc._data_ptr, acc_dtype.itemsize)  # behind the kernel
     if dtype == np.bool_:
         return np.bool_(host[0] != 0)
     return host[0].astype(dtype)  # narrow integers: truncated, as the compiled form
@@ -409,7 +412,7 @@ def dot_vectors_on_device(
     slots = [*operand(a)[0], *operand(b)[0], acc._data_ptr, 1, 0]
     work_items, local = launch_work_items(n, queue.device)
     zero = (acc._data_ptr, bytes(acc_dtype.itemsize), acc_dtype.itemsize)
-    kernel.launch_nd(queue, slots, [work_items], local, zero)
+    kernel.launch_nd(queue, slots, [work_items], local, zero, wait=False)
     return acc
 
 
@@ -427,10 +430,10 @@ def product(
         slots = [*operand(a)[0], *operand(b)[0], out._data_ptr, *out_shape, *([0] * len(out_shape))]
         lanes = axis_lanes(queue.device)
         if lanes > 1:  # neighbouring result elements per work-item, in work-groups of one
-            kernel.launch_nd(queue, slots, [-(-size // lanes)], [1])
+            kernel.launch_nd(queue, slots, [-(-size // lanes)], [1], wait=False)
         else:
             work_items, local = whole_groups(size, queue.device)
-            kernel.launch_nd(queue, slots, [work_items], local)
+            kernel.launch_nd(queue, slots, [work_items], local, wait=False)
     return out
 
 
@@ -457,5 +460,5 @@ def tiled_product(
     if m and n:
         slots = [layout(a)[0], m, k, 0, 0, layout(b)[0], k, n, 0, 0, out._data_ptr, m, n, 0, 0]
         extents, local = tile_launch(tile_groups(queue.device))
-        kernel.launch_nd(queue, slots, [e.of(m, n) for e in extents], list(local))
+        kernel.launch_nd(queue, slots, [e.of(m, n) for e in extents], list(local), wait=False)
     return out

@@ -1,6 +1,7 @@
 """Scans of arrays on their device with the kernels of ``ir.scans`` (eager ``np.cumsum`` and
 ``np.cumprod``): of the flattened array, the block totals, their exclusive prefixes and the blocks'
-scans, launched in turn on the array's queue into a new 1-d array (waited for once); along an axis,
+scans, launched in turn on the array's queue into a new 1-d array (left running, as every eager
+kernel: the in-order queue keeps later commands behind them); along an axis,
 one kernel with a work-item per line. The caller gives the compiled kernels, so that it keeps its
 own cache."""
 
@@ -40,7 +41,7 @@ def scan(x: ndarray, out_dtype: np.dtype, queue: Queue, kernel_for: ScanKernelFo
     work_items, local = whole_groups(blocks, device)
     one, one_local = whole_groups(1, device)
     slots = [*source, totals._data_ptr, blocks, 0, out._data_ptr, n, 0]
-    _core.launch_chain(  # in turn, waited for once
+    _core.launch_chain(  # in turn, left running
         queue,
         [
             (
@@ -53,6 +54,7 @@ def scan(x: ndarray, out_dtype: np.dtype, queue: Queue, kernel_for: ScanKernelFo
             (kernel_for("prefixes", 1, device), [totals._data_ptr, blocks, 0], [one], one_local, None),
             (kernel_for("blocks", ndim, device), slots, [work_items], local, None),
         ],
+        wait=False,
     )
     return out
 
@@ -67,5 +69,5 @@ def scan_axis(x: ndarray, axis: int, out_dtype: np.dtype, queue: Queue, kernel: 
     if lines:
         slots = [*operand(x)[0], out._data_ptr, *shape, *([0] * len(shape))]
         work_items, local = whole_groups(lines, queue.device)
-        kernel.launch_nd(queue, slots, [work_items], local)
+        kernel.launch_nd(queue, slots, [work_items], local, wait=False)
     return out

@@ -3,6 +3,7 @@ the default queue and the normalisation of ``device=`` / ``sycl_queue=`` keyword
 
 from __future__ import annotations
 
+import atexit
 import os
 import threading
 from typing import Any
@@ -14,6 +15,10 @@ from .dpctl_interop import device_from_dpctl, is_dpctl_device, is_dpctl_queue, q
 Device = _core.Device
 Context = _core.Context
 Queue = _core.Queue
+
+# The eager library leaves its kernels running (the runtime waits where anything else needs their
+# results): at exit, they finish while the interpreter and the driver's threads still stand.
+atexit.register(_core.settle_all)
 
 #: ``device=``: a Device, a Queue (its device) or a filter/selector string; None: not given
 DeviceArg = Device | Queue | str | None

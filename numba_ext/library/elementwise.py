@@ -82,7 +82,7 @@ def _run_known(known: _Known, first: ndarray, operands: Sequence[Any]) -> Any:
     size = math.prod(shape)
     slots.append(size)
     if size:
-        known.kernel.launch(queue, slots)
+        known.kernel.launch(queue, slots, wait=False)  # left running (runtime/queue.rs)
     return results[0] if len(results) == 1 else tuple(results)
 
 
@@ -216,7 +216,7 @@ def _launch(
             _cache[key] = kernel
     slots = _slots(operands, layout, in_dts, shape, results)
     if results[0].size:
-        kernel.launch(queue, slots)
+        kernel.launch(queue, slots, wait=False)  # left running (runtime/queue.rs)
     return results, kernel
 
 

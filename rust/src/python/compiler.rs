@@ -10,7 +10,7 @@ use pyo3::types::PyBytes;
 use super::kernel_spec::{function_from_py, spec_from_py};
 use super::runtime::{PyDevice, PyQueue};
 use crate::codegen::Flavor;
-use crate::runtime::{ChainStep, CompiledKernel};
+use crate::runtime::{ChainStep, CompiledKernel, Completion};
 
 /// Compile (or fetch from the cache) a control-flow kernel for `device`.
 #[pyfunction]
@@ -100,14 +100,18 @@ impl PyKernel {
         self.inner.binary().graph_nodes
     }
     /// Launch with one integer per argument slot and wait (used by eager operations and tests).
-    fn launch(&self, py: Python<'_>, queue: PyRef<'_, PyQueue>, slots: Vec<u64>) -> PyResult<()> {
+    /// `wait=False` leaves the command running on an in-order queue (the eager library's results:
+    /// see `Queue.settle`).
+    #[pyo3(signature = (queue, slots, wait = true))]
+    fn launch(&self, py: Python<'_>, queue: PyRef<'_, PyQueue>, slots: Vec<u64>, wait: bool) -> PyResult<()> {
         let q = queue.inner.clone();
-        Ok(py.detach(|| self.inner.launch(&q, &slots))?)
+        Ok(py.detach(|| self.inner.launch_then(&q, &slots, completion(wait)))?)
     }
     /// Launch over an ND-range and wait (`local` None lets the driver choose the work-group size).
     /// `fill` = (address, pattern, bytes): memory of the queue filled with the pattern first (an
-    /// accumulator), on an in-order queue without a wait of its own.
-    #[pyo3(signature = (queue, slots, global_size, local_size = None, fill = None))]
+    /// accumulator), on an in-order queue without a wait of its own. `wait` as `launch`'s.
+    #[pyo3(signature = (queue, slots, global_size, local_size = None, fill = None, wait = true))]
+    #[allow(clippy::too_many_arguments)]
     fn launch_nd(
         &self,
         py: Python<'_>,
@@ -116,14 +120,16 @@ impl PyKernel {
         global_size: Vec<usize>,
         local_size: Option<Vec<usize>>,
         fill: Option<(usize, Vec<u8>, usize)>,
+        wait: bool,
     ) -> PyResult<()> {
         let q = queue.inner.clone();
         let local = local_size.as_deref();
+        let then = completion(wait);
         Ok(py.detach(|| match &fill {
-            None => self.inner.launch_nd(&q, &slots, &global_size, local),
+            None => self.inner.launch_nd_then(&q, &slots, &global_size, local, then),
             Some((dst, pattern, len)) => unsafe {
                 let dst = *dst as *mut std::ffi::c_void;
-                self.inner.launch_nd_after_fill(&q, (dst, pattern, *len), &slots, &global_size, local)
+                self.inner.launch_nd_after_fill(&q, (dst, pattern, *len), &slots, &global_size, local, then)
             },
         })?)
     }
@@ -139,9 +145,15 @@ type PyChainStep<'py> =
 
 /// Launch `steps` (kernel, slots, global size, local size or None, fill or None, as
 /// `Kernel.launch_nd` takes them) in order on `queue` and wait once for them all (in-order queues;
-/// out-of-order ones wait for each).
+/// out-of-order ones wait for each); `wait=False` leaves an in-order queue's chain running.
 #[pyfunction]
-pub fn launch_chain(py: Python<'_>, queue: PyRef<'_, PyQueue>, steps: Vec<PyChainStep<'_>>) -> PyResult<()> {
+#[pyo3(signature = (queue, steps, wait = true))]
+pub fn launch_chain(
+    py: Python<'_>,
+    queue: PyRef<'_, PyQueue>,
+    steps: Vec<PyChainStep<'_>>,
+    wait: bool,
+) -> PyResult<()> {
     let q = queue.inner.clone();
     let owned: Vec<_> = steps
         .into_iter()
@@ -160,7 +172,7 @@ pub fn launch_chain(py: Python<'_>, queue: PyRef<'_, PyQueue>, steps: Vec<PyChai
                     .map(|(dst, pattern, len)| (*dst as *mut std::ffi::c_void, pattern.as_slice(), *len)),
             })
             .collect();
-        unsafe { crate::runtime::launch_chain(&q, &chain) }
+        unsafe { crate::runtime::launch_chain(&q, &chain, completion(wait)) }
     })?)
 }
 
@@ -206,4 +218,13 @@ pub fn kernel_llvm_ir(spec: &Bound<'_, PyAny>, target: &str) -> PyResult<String>
     let spec = spec_from_py(spec)?;
     let flavor = if target == "ptx" { Flavor::Nvptx } else { Flavor::Spirv };
     Ok(crate::codegen::llvm_ir(&spec, flavor)?)
+}
+
+/// The launch completion a Python `wait` flag asks for.
+fn completion(wait: bool) -> Completion {
+    if wait {
+        Completion::Wait
+    } else {
+        Completion::Leave
+    }
 }

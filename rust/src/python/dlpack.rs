@@ -175,6 +175,8 @@ pub fn dlpack_export<'py>(
     read_only: bool,
     copied: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
+    // the consumer reads the memory on its own terms: commands still running on it finish first
+    py.detach(crate::runtime::settle_all)?;
     if shape.len() != strides.len() {
         return Err(PyValueError::new_err("dlpack_export: shape and strides differ in length"));
     }

@@ -32,6 +32,12 @@ fn _live_allocations() -> usize {
     crate::runtime::live_allocations()
 }
 
+/// Number of queues that may have commands running that nothing waited for.
+#[pyfunction]
+fn _unsettled_queues() -> usize {
+    crate::runtime::unsettled_queues()
+}
+
 /// Number of compiled kernels alive in this process (dropped functions release theirs).
 #[pyfunction]
 fn _live_kernels() -> usize {
@@ -63,12 +69,14 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(get_devices, m)?)?;
     m.add_function(wrap_pyfunction!(_live_allocations, m)?)?;
     m.add_function(wrap_pyfunction!(_live_buffers, m)?)?;
+    m.add_function(wrap_pyfunction!(_unsettled_queues, m)?)?;
     m.add_function(wrap_pyfunction!(_live_kernels, m)?)?;
     m.add("KERNEL_IR_VERSION", kernel_spec::KERNEL_IR_VERSION)?;
     m.add("NVIDIA_WORK_GROUP", crate::runtime::NVIDIA_WORK_GROUP)?;
     m.add("MAX_CONTEXT_PROGRAMS", crate::runtime::MAX_CONTEXT_PROGRAMS)?;
     m.add_function(wrap_pyfunction!(nrt::_set_nrt_api, m)?)?;
     m.add_function(wrap_pyfunction!(runtime::memcpy, m)?)?;
+    m.add_function(wrap_pyfunction!(runtime::settle_all, m)?)?;
     m.add_function(wrap_pyfunction!(runtime::fill, m)?)?;
     m.add_function(wrap_pyfunction!(runtime::allocation_extent, m)?)?;
     m.add_function(wrap_pyfunction!(compiler::compile_kernel, m)?)?;

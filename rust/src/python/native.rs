@@ -249,7 +249,12 @@ impl NativeArray {
 pub unsafe extern "C" fn nx_unbox(obj: *mut ffi::PyObject, out: *mut u64, ndim: u32) -> i32 {
     Python::attach(|py| {
         let obj = unsafe { Bound::from_borrowed_ptr(py, obj) };
-        let r = obj.getattr(intern!(py, "_nx")).and_then(|nx| {
+        // compiled host code may read the elements: commands still running on them finish first
+        let settled = match crate::runtime::any_unsettled() {
+            true => py.detach(crate::runtime::settle_all).map_err(PyErr::from),
+            false => Ok(()),
+        };
+        let r = settled.and_then(|()| obj.getattr(intern!(py, "_nx"))).and_then(|nx| {
             let nx = nx.cast_into::<NativeArray>().map_err(PyErr::from)?;
             let w = nx.get().words.get();
             if w.len() != nwords(ndim as usize) {

@@ -310,8 +310,10 @@ impl PyAllocation {
         Ok(py.detach(|| self.inner.fill(pattern))?)
     }
     /// numpy's array-interface view of the whole allocation as bytes (the memory owner of arrays).
+    /// (The host may read it directly: commands still running are waited for first.)
     #[getter]
     fn __array_interface__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
+        py.detach(runtime::settle_all)?;
         let d = pyo3::types::PyDict::new(py);
         d.set_item("data", (self.inner.addr() as usize, false))?;
         d.set_item("shape", PyTuple::new(py, [self.inner.size()])?)?;
@@ -327,6 +329,13 @@ impl PyAllocation {
             self.inner.addr() as usize
         )
     }
+}
+
+/// Wait for every command the eager library left running, on every queue: before the host or a
+/// foreign consumer addresses device memory directly.
+#[pyfunction]
+pub fn settle_all(py: Python<'_>) -> PyResult<()> {
+    Ok(py.detach(runtime::settle_all)?)
 }
 
 /// Blocking copy of `nbytes` between two addresses usable by `queue` (USM or host memory).

@@ -116,6 +116,27 @@ impl NdRange {
     }
 }
 
+/// What a launch does once its command is enqueued.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Completion {
+    /// Wait for it (a device fault is this launch's error).
+    Wait,
+    /// On an in-order queue, return at once and leave the queue unsettled (see `queue.rs`): later
+    /// commands of the queue follow it, and anything else waits first. (Out-of-order queues wait,
+    /// and so does every launch while `NUMBA_EXT_LAUNCH_BLOCKING` is set to anything but 0.)
+    Leave,
+}
+
+impl Completion {
+    /// Whether a launch with this completion on `queue` returns before its command finished.
+    fn leaves(self, queue: &Queue) -> bool {
+        static BLOCKING: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        let blocking = *BLOCKING
+            .get_or_init(|| std::env::var("NUMBA_EXT_LAUNCH_BLOCKING").is_ok_and(|v| !v.is_empty() && v != "0"));
+        self == Completion::Leave && queue.in_order() && !blocking
+    }
+}
+
 impl CompiledKernel {
     /// Launch an elementwise kernel with *general* slots: every array parameter followed by its byte
     /// strides over the iteration space (0 where it broadcasts). Without broadcasting the kernel
@@ -152,21 +173,38 @@ impl CompiledKernel {
     /// Launch an elementwise kernel on `queue` with one `u64` per slot (see
     /// [`ArgSlot`]) and wait for it. The last slot is the element count, the global size.
     pub fn launch(&self, queue: &Queue, slots: &[u64]) -> Result<()> {
+        self.launch_then(queue, slots, Completion::Wait)
+    }
+
+    /// [`CompiledKernel::launch`], waited for or left running as `then` says.
+    pub fn launch_then(&self, queue: &Queue, slots: &[u64], then: Completion) -> Result<()> {
         let n = *slots.last().unwrap_or(&0) as usize;
         if self.binary().flavor == Flavor::Nvptx && n > 0 {
             // PTX elementwise kernels guard `gid < n`: launch whole work-groups of 256, since NVIDIA's
             // driver, left to choose, picks a divisor of n (as small as 1 for a prime n).
             const WG: usize = NVIDIA_WORK_GROUP;
-            return self.launch_nd(queue, slots, &[n.div_ceil(WG) * WG], Some(&[WG]));
+            return self.launch_nd_then(queue, slots, &[n.div_ceil(WG) * WG], Some(&[WG]), then);
         }
-        self.launch_nd(queue, slots, &[n], None)
+        self.launch_nd_then(queue, slots, &[n], None, then)
     }
 
     /// Launch over an ND-range (`local` = work-group size, or None to let the driver choose) and
     /// wait for completion.
     pub fn launch_nd(&self, queue: &Queue, slots: &[u64], global: &[usize], local: Option<&[usize]>) -> Result<()> {
+        self.launch_nd_then(queue, slots, global, local, Completion::Wait)
+    }
+
+    /// [`CompiledKernel::launch_nd`], waited for or left running as `then` says.
+    pub fn launch_nd_then(
+        &self,
+        queue: &Queue,
+        slots: &[u64],
+        global: &[usize],
+        local: Option<&[usize]>,
+        then: Completion,
+    ) -> Result<()> {
         match self.checked_range(slots, global, local)? {
-            Some(range) => self.enqueue(queue, slots, &range),
+            Some(range) => self.enqueue(queue, slots, &range, then),
             None => Ok(()),
         }
     }
@@ -184,19 +222,30 @@ impl CompiledKernel {
         slots: &[u64],
         global: &[usize],
         local: Option<&[usize]>,
+        then: Completion,
     ) -> Result<()> {
         let _in_flight = queue.submit();
         let ahead = queue.in_order() && !global.contains(&0);
         unsafe { super::transfer::fill_then(queue, dst, pattern, len, !ahead)? };
-        let launched = self.launch_nd(queue, slots, global, local);
+        let launched = self.launch_nd_then(queue, slots, global, local, then);
         if ahead && launched.is_err() {
             let _ = queue.finish(); // the fill, before its memory may be reused
         }
         launched
     }
 
-    /// Set the arguments, enqueue the range and wait.
-    fn enqueue(&self, queue: &Queue, slots: &[u64], range: &NdRange) -> Result<()> {
+    /// Set the arguments, enqueue the range and wait (or, on an in-order queue with
+    /// [`Completion::Leave`], note the command as unwaited).
+    fn enqueue(&self, queue: &Queue, slots: &[u64], range: &NdRange, then: Completion) -> Result<()> {
+        if then.leaves(queue) {
+            drop(self.submit(queue, slots, range)?);
+            queue.note_unwaited();
+            static FLUSH: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+            if *FLUSH.get_or_init(|| std::env::var("NUMBA_EXT_UNWAITED_FLUSH").is_ok_and(|v| v == "1")) {
+                queue.cl().flush().cl("clFlush")?;
+            }
+            return Ok(());
+        }
         let _in_flight = queue.submit();
         let event = self.submit(queue, slots, range)?;
         event.wait().cl("clWaitForEvents").map_err(|e| self.device_fault(queue, e))
@@ -370,18 +419,21 @@ pub struct ChainStep<'a> {
 /// all, where a wait per launch takes one each); on an out-of-order queue each is waited for in
 /// turn. Every step's slots and range are checked before anything is enqueued. On a failure after
 /// something was enqueued the queue is finished before the error returns, so no command still runs
-/// on memory the caller may free.
+/// on memory the caller may free. With [`Completion::Leave`], an in-order queue's chain is left
+/// running (the queue unsettled) instead of waited for.
 ///
 /// # Safety
 /// Every fill's address must be memory of `queue`'s context (USM or a buffer address), valid for
 /// its length.
-pub unsafe fn launch_chain(queue: &Queue, steps: &[ChainStep<'_>]) -> Result<()> {
+pub unsafe fn launch_chain(queue: &Queue, steps: &[ChainStep<'_>], then: Completion) -> Result<()> {
     let ranges =
         steps.iter().map(|s| s.kernel.checked_range(s.slots, s.global, s.local)).collect::<Result<Vec<_>>>()?;
     if !queue.in_order() {
         for s in steps {
             match s.fill {
-                Some(fill) => unsafe { s.kernel.launch_nd_after_fill(queue, fill, s.slots, s.global, s.local)? },
+                Some(fill) => unsafe {
+                    s.kernel.launch_nd_after_fill(queue, fill, s.slots, s.global, s.local, Completion::Wait)?
+                },
                 None => s.kernel.launch_nd(queue, s.slots, s.global, s.local)?,
             }
         }
@@ -407,6 +459,10 @@ pub unsafe fn launch_chain(queue: &Queue, steps: &[ChainStep<'_>]) -> Result<()>
     if let Err(e) = enqueue_all() {
         let _ = queue.finish();
         return Err(e);
+    }
+    if then.leaves(queue) {
+        queue.note_unwaited();
+        return Ok(());
     }
     match last {
         Some((kernel, event)) if !fill_last => {

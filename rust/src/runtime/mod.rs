@@ -39,10 +39,10 @@ mod usm;
 pub use buffers::live_buffers;
 pub use context::{Context, Extent};
 pub use device::{devices, select_device, Device, DeviceKind};
-pub use launch::{launch_chain, ChainStep, Slots, NVIDIA_WORK_GROUP};
+pub use launch::{launch_chain, ChainStep, Completion, Slots, NVIDIA_WORK_GROUP};
 pub use memory::{live_allocations, Allocation};
 pub use program::{live_kernels, CompiledKernel, MAX_CONTEXT_PROGRAMS};
-pub use queue::Queue;
+pub use queue::{any_unsettled, settle_all, unsettled_queues, Queue};
 pub use transfer::{copy, fill};
 pub use usm::UsmKind;
 
