@@ -42,7 +42,7 @@ def add(a: Any, b: Any, xp: Any) -> Any:
 
 
 def chain(x: Any, xp: Any) -> Any:
-    """Eight elementwise kernels."""
+    """Sixteen elementwise kernels."""
     for _ in range(4):
         x = xp.sin(x) * 1.5 + xp.cos(x)
     return x
@@ -62,8 +62,8 @@ def cases(rng: np.random.Generator) -> dict[str, tuple[Callable[..., Any], tuple
     options = (rng.uniform(10, 50, 1 << 22), rng.uniform(10, 50, 1 << 22), rng.uniform(1, 2, 1 << 22))
     return {
         "a + b, 16 float64 (us per call, stream)": (add, (rng.random(16), rng.random(16)), True),
-        "8 elementwise kernels, 2^20 float64 (stream)": (chain, (rng.random(1 << 20),), True),
-        "8 elementwise kernels, 2^20 float64 (per call)": (chain, (rng.random(1 << 20),), False),
+        "16 elementwise kernels, 2^20 float64 (stream)": (chain, (rng.random(1 << 20),), True),
+        "16 elementwise kernels, 2^20 float64 (per call)": (chain, (rng.random(1 << 20),), False),
         "black_scholes, 2^22 (per call)": (bs, options, False),
         "l2_norm, 2^20 x 3 (per call)": (l2_norm, (rng.random((1 << 20, 3)),), False),
         "pairwise_distance, 2048 x 3 (per call)": (pairwise, (rng.random((2048, 3)),), False),

@@ -2,8 +2,11 @@
 //! reuse. Allocating and freeing USM is slow (tens of microseconds, and fresh pages fault on first
 //! touch), and so is creating buffers, while programs typically allocate the same sizes again and
 //! again. A freed block is kept per (device, USM type, size) and handed out again for the same
-//! request. Launches are synchronous, and asynchronous launches keep their arguments alive until
-//! waited on, so a block is idle when it is returned here.
+//! request. A block returned here may still be used by a command left running on an in-order queue
+//! (the eager library's kernels, see `queue.rs`): the next command of that queue runs after it, and
+//! a command on any other queue of the context first waits for it, so whoever takes the block next
+//! never touches it early. (Asynchronous kernel launches keep their arguments alive until waited
+//! on.)
 //!
 //! Blocks are USM pointers on a context with USM, else `cl_mem` buffers named by their address (see
 //! `buffers.rs`). Each context owns one pool and empties it before the context is released.
