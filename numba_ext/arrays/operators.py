@@ -321,6 +321,38 @@ def _binary(ufunc: np.ufunc, reflected: bool = False) -> Callable[[ndarray, Any]
     return op
 
 
+def _inplace(ufunc: np.ufunc) -> Callable[[ndarray, Any], ndarray]:
+    """``a op= b`` as NumPy's: ``ufunc(a, b, out=a)``, the result written into `a`'s memory (views
+    of it see it) in `a`'s dtype, cast by the 'same_kind' rule (NumPy's TypeError otherwise)."""
+
+    def op(self: ndarray, other: Any) -> ndarray:
+        if not isinstance(other, (ArrayOperators, *_SCALARS)):
+            return NotImplemented
+        return cast("ndarray", ufunc(self, other, out=(self,)))
+
+    return op
+
+
+def _imatmul(self: ndarray, other: Any) -> ndarray:
+    """``a @= b`` as NumPy's: the product written into `a`, whose shape it must keep."""
+    if not isinstance(other, ArrayOperators):
+        return NotImplemented
+    b = cast("ndarray", other)
+    result = hooks.operations.dot(self, b, "matmul")
+    if result.shape != self.shape:
+        raise ValueError(
+            f"matmul: the product of shapes {self.shape} and {b.shape} has shape {result.shape}; "
+            f"a @= b needs a result of the shape of a, {self.shape}"
+        )
+    if not np.can_cast(result.dtype, self.dtype, "same_kind"):
+        raise TypeError(
+            f"Cannot cast ufunc 'matmul' output from {result.dtype!r} to {self.dtype!r} with casting rule "
+            "'same_kind'"
+        )
+    self[...] = result
+    return self
+
+
 def _statistic(fn: Callable[..., Any]) -> Callable[..., ndarray]:
     """The method form of np.var / np.std (`fn`)."""
 
@@ -382,6 +414,9 @@ for _name, _uf in {
 }.items():
     setattr(ArrayOperators, f"__{_name}__", _binary(_uf))
     setattr(ArrayOperators, f"__r{_name}__", _binary(_uf, reflected=True))
+    if _name != "divmod":
+        setattr(ArrayOperators, f"__i{_name}__", _inplace(_uf))
+ArrayOperators.__imatmul__ = _imatmul  # type: ignore[attr-defined]
 for _name, _uf in {
     "lt": np.less,
     "le": np.less_equal,

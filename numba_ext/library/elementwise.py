@@ -86,6 +86,23 @@ def _run_known(known: _Known, first: ndarray, operands: Sequence[Any]) -> Any:
     return results[0] if len(results) == 1 else tuple(results)
 
 
+def _apart_from_outputs(operands: Sequence[Any], outs: Sequence[Any]) -> tuple[Any, ...]:
+    """`operands` with each array that shares memory with an output, other than as that output's
+    very elements (the same view), copied first: the result is then NumPy's (``a += a[::-1]``,
+    ``a[1:] += a[:-1]``), where one kernel would read elements it has already written."""
+
+    def overlaps(o: ndarray, w: ndarray) -> bool:
+        d, e = o._desc, w._desc  # the descriptors hold the device addresses (never read)
+        if not np.may_share_memory(d, e):
+            return False
+        return not (d.ctypes.data == e.ctypes.data and d.shape == e.shape and d.strides == e.strides)
+
+    written = [w for w in outs if isinstance(w, ndarray)]
+    return tuple(
+        o.copy() if isinstance(o, ndarray) and any(overlaps(o, w) for w in written) else o for o in operands
+    )
+
+
 def _value_checked(ufunc: np.ufunc, operands: Sequence[Any], in_dts: Sequence[np.dtype]) -> bool:
     """Whether `apply` checks the values of these operands, not only their kinds: an integer power,
     a Python int compared with an integer array, a Python int taken as a bool."""
@@ -163,6 +180,8 @@ def apply(
     if negative_power and 0 not in shape and _negative(operands[1]):  # NumPy checks computed elements
         raise ValueError("Integers to negative integer powers are not allowed.")  # NumPy's error
     _check_outputs(name, outs, out_dts, shape)
+    if out is not None:
+        operands = _apart_from_outputs(operands, outs)
     parts = MULTI_OUTPUT.get(name)
 
     def body(b: CompiledSpecBuilder, vals: list[tuple[int, str]]) -> list[tuple[int, str]]:
