@@ -91,24 +91,26 @@ def test_another_queue_of_the_context_settles_first(rng):
     np.testing.assert_allclose(nx.asnumpy(out), heavy(v), rtol=1e-12)
 
 
-@pytest.mark.needs_host_access
-def test_dlpack_consumer_reads_finished_values(rng):
+def busy_result(rng, usm_type):
+    """NumPy's values of `heavy`, and numba_ext's result of `usm_type` with its kernels still queued
+    (into a block the pool held poisoned)."""
     v = rng.random(N)
     want = heavy(v)
-    x = nx.asarray(v, usm_type="host")
-    poisoned_pool(x.sycl_queue, "host")
-    y = heavy(x)
+    x = nx.asarray(v, usm_type=usm_type)
+    poisoned_pool(x.sycl_queue, usm_type)
+    return want, heavy(x)
+
+
+@pytest.mark.needs_host_access
+def test_dlpack_consumer_reads_finished_values(rng):
+    want, y = busy_result(rng, "host")
     got = np.from_dlpack(y, device="cpu").copy()  # a NumPy view of the host memory, read at once
     np.testing.assert_allclose(got, want, rtol=1e-12)
 
 
 @pytest.mark.needs_host_access
 def test_usm_interface_consumer_reads_finished_values(rng):
-    v = rng.random(N)
-    want = heavy(v)
-    x = nx.asarray(v, usm_type="shared")
-    poisoned_pool(x.sycl_queue, "shared")
-    y = heavy(x)
+    want, y = busy_result(rng, "shared")
     iface = y.__sycl_usm_array_interface__
     ptr = iface["data"][0] + iface["offset"] * 8
     got = np.ctypeslib.as_array((ctypes.c_double * N).from_address(ptr)).copy()  # read at once
