@@ -48,6 +48,10 @@ __all__ = [
     "capi_addresses",
     "_register_queue",
     "empty",
+    "known_call",
+    "known_add",
+    "known_clear",
+    "known_served",
     "_offload_active",
     "program_cache_info",
     "program_cache_clear",
@@ -293,6 +297,19 @@ class KernelLaunch:
 
 def get_devices() -> list[Device]: ...
 def empty(queue: Queue, shape: Sequence[int], itemsize: int, info: ArrayInfo) -> Any: ...
+
+#: eager elementwise calls of kinds served before, in one native step (None: not served)
+def known_call(op: Any, operands: tuple[Any, ...], out: Any = None) -> Any: ...
+def known_add(
+    op: Any,
+    operands: tuple[Any, ...],
+    kernel: Kernel,
+    out_infos: Sequence[tuple[ArrayInfo, int]],
+    scalar_dtypes: Sequence[str | None],
+    out: Any = None,
+) -> bool: ...
+def known_clear() -> None: ...
+def known_served() -> int: ...
 def memcpy(queue: Queue, dst: int, src: int, nbytes: int) -> None: ...
 def settle_all() -> None: ...
 def fill(queue: Queue, dst: int, pattern: bytes, nbytes: int) -> None: ...

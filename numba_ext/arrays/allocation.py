@@ -59,6 +59,21 @@ def _new_array_info(dt: np.dtype, ndim: int, usm_type: str, device: str) -> _cor
     return info
 
 
+def untyped_array_info(dt: np.dtype, usm_type: str, readonly: bool) -> _core.ArrayInfo:
+    """The ArrayInfo of an array of `dt` and `usm_type`, any layout, that names no Numba type (the
+    array's native image computes it when first asked): for images made before the compiler layer
+    is imported."""
+    key = (dt, usm_type, readonly)
+    info = _view_infos.get(key)
+    if info is None:
+        assert array_class is not None
+        info = _view_infos[key] = _core.ArrayInfo(array_class, usm_type, None, dt.str, readonly)
+    return info
+
+
+_view_infos: dict[tuple[np.dtype, str, bool], _core.ArrayInfo] = {}
+
+
 def fp64_error(dt: np.dtype, queue: Queue) -> UnsupportedError:
     """The error for float64 or complex128 data on a device without fp64, naming the dtype, the
     device and the single-precision dtype to use instead."""

@@ -119,15 +119,14 @@ class ndarray(ArrayOperators):
             value = np.asarray(nx)  # NumPy keeps the image (and so the memory) alive as the base
         elif name == "_nx":
             d = self._desc
-            value = _core.NativeArray(
-                d,
-                self._queue,
-                self._data_ptr,
-                d.shape,
-                d.strides,
-                d.itemsize,
-                hooks.typing.array_info(self._numba_type_),
+            info = (
+                hooks.typing.array_info(self._numba_type_)
+                if hooks.typing_loaded()
+                # no Numba type yet (the image makes it on first use): eager operations read images
+                # without importing Numba
+                else allocation.untyped_array_info(d.dtype, self._usm_type, not d.flags.writeable)
             )
+            value = _core.NativeArray(d, self._queue, self._data_ptr, d.shape, d.strides, d.itemsize, info)
         elif name == "_numba_type_":
             nx = self._nx_if_set()
             value = nx.numba_type if nx is not None else None

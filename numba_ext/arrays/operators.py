@@ -7,7 +7,8 @@ Owns: ``ArrayOperators``, the base class of ``ndarray`` that holds these methods
 ``ReductionResult``, and the memory order of elementwise results (NumPy's ``order='K'``: the layout
 of the operands, so F-ordered operands give an F-ordered result). The operations themselves belong
 to the library layer: every method hands its operands to the provider registered in
-``hooks.operations``.
+``hooks.operations``, except that an elementwise call of a kind the library has served before
+runs first through ``_core.known_call`` (one native step: see ``numba_ext/library/elementwise.py``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias, cast
 
 import numpy as np
 
+from .. import _core
 from ..errors import UnsupportedError
 from . import hooks
 from .allocation import allocate
@@ -124,6 +126,10 @@ class ArrayOperators:
             return None
         if method != "__call__" or kwargs:
             return NotImplemented
+        if dtype is None and (out is None or len(out) == 1):
+            served = _core.known_call(ufunc, inputs, None if out is None else out[0])
+            if served is not None:
+                return served
         if ufunc is np.matmul:  # two inputs
             out = out[0] if isinstance(out, tuple) and len(out) == 1 else out
             return hooks.operations.dot(inputs[0], inputs[1], what="np.matmul", out=out)
@@ -297,6 +303,10 @@ _ORDERINGS = (np.less, np.less_equal, np.greater, np.greater_equal)
 
 def _binary(ufunc: np.ufunc, reflected: bool = False) -> Callable[[ndarray, Any], ndarray]:
     def op(self: ndarray, other: Any) -> ndarray:
+        # a call of a kind the library has served before, in one native step (None otherwise)
+        served = _core.known_call(ufunc, (other, self) if reflected else (self, other))
+        if served is not None:
+            return cast("ndarray", served)
         if not isinstance(other, (ArrayOperators, *_SCALARS)):
             if ufunc in (np.equal, np.not_equal) and _never_equal(other):
                 return _filled(self, ufunc is np.not_equal)
@@ -326,6 +336,8 @@ def _inplace(ufunc: np.ufunc) -> Callable[[ndarray, Any], ndarray]:
     of it see it) in `a`'s dtype, cast by the 'same_kind' rule (NumPy's TypeError otherwise)."""
 
     def op(self: ndarray, other: Any) -> ndarray:
+        if _core.known_call(ufunc, (self, other), self) is not None:
+            return self
         if not isinstance(other, (ArrayOperators, *_SCALARS)):
             return NotImplemented
         return cast("ndarray", ufunc(self, other, out=(self,)))
@@ -392,7 +404,8 @@ def _filled(a: ndarray, value: bool) -> ndarray:
 
 def _unary(ufunc: np.ufunc) -> Callable[[ndarray], ndarray]:
     def op(self: ndarray) -> ndarray:
-        return _apply(ufunc, self)
+        served = _core.known_call(ufunc, (self,))
+        return cast("ndarray", served) if served is not None else _apply(ufunc, self)
 
     return op
 

@@ -1,19 +1,21 @@
 """Eager elementwise operations on numba_ext arrays outside jitted code (``a + b``, ``-a``,
 ``np.sqrt(a)``): the same KernelSpec builder and Rust compiler as jitted code, with NumPy's
 broadcasting and its type rules for Python scalars, launched on the queue chosen by compute follows
-data. Each distinct (operation, operand kinds, dtypes, layout, device) is compiled once."""
+data. Each distinct (operation, operand kinds, dtypes, layout, device) is compiled once, and a call
+of a kind served before (C-contiguous arrays of one shape, queue and USM type, and Python numbers)
+is registered with ``_core.known_call``, which serves the next ones in one native step: the results
+allocated, the numbers converted as NumPy converts them, the kernel enqueued."""
 
 from __future__ import annotations
 
-import math
 import threading
 from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
 from .. import _core
-from ..arrays import allocate, full, ndarray
+from ..arrays import allocate, array_info, full, ndarray
 from ..devices import Device, Queue
 from ..errors import ExecutionPlacementError, UnsupportedError
 from ..ir import complex_lowering
@@ -23,67 +25,6 @@ from ..placement import coerce_usm_types, execution_queue
 
 _cache_lock = threading.Lock()
 _cache: dict = {}
-
-
-class _Known(NamedTuple):
-    """What a call of `apply` needs beyond its operands once their kinds have been seen: the
-    compiled kernel, the result dtypes and, per operand, the dtype its scalar is passed in (None
-    for an array)."""
-
-    kernel: _core.Kernel
-    out_dts: tuple[np.dtype, ...]
-    scalar_dts: tuple[np.dtype | None, ...]
-
-
-#: the known calls of `apply` (``_known_key``) -> _Known, or None where an operand's value decides
-#: more than its bits (NumPy's range checks of Python ints in comparisons, integer powers)
-_known: dict[tuple[Any, ...], _Known | None] = {}
-_UNSEEN = object()
-
-
-def _known_key(ufunc: np.ufunc, operands: Sequence[Any]) -> tuple[tuple[Any, ...], ndarray] | None:
-    """The key of a call whose placement needs no work, with its first array: C-contiguous arrays of
-    one shape on one queue object with one USM type, and Python numbers. None for any other call
-    (the general path places it)."""
-    first = None
-    kinds: list[Any] = []
-    for o in operands:
-        t = type(o)
-        if t is ndarray:
-            d = o._desc
-            if first is None:
-                first, fd = o, d
-            elif o._queue is not first._queue or o._usm_type != first._usm_type or d.shape != fd.shape:
-                return None
-            if not d.flags.c_contiguous:
-                return None
-            kinds.append(d.dtype)
-        elif t is float or t is int or t is complex or t is bool:
-            kinds.append(t)
-        else:
-            return None
-    if first is None:
-        return None
-    return (ufunc, first._queue.device, first._usm_type, fd.ndim, tuple(kinds)), first
-
-
-def _run_known(known: _Known, first: ndarray, operands: Sequence[Any]) -> Any:
-    """A known call: new results, the operands' addresses and scalar bits, one launch."""
-    queue, usm_type, shape = first._queue, first._usm_type, first._desc.shape
-    results = [allocate(shape, dt, queue, usm_type) for dt in known.out_dts]
-    slots: list[int] = []
-    for o, dt in zip(operands, known.scalar_dts):
-        if dt is None:
-            slots.append(o._data_ptr)
-        else:
-            slots.extend(_scalar_slots(o, dt))
-    slots.extend(r._nx.data for r in results)
-    slots.extend(shape)
-    size = math.prod(shape)
-    slots.append(size)
-    if size:
-        known.kernel.launch(queue, slots, wait=False)  # left running (runtime/queue.rs)
-    return results[0] if len(results) == 1 else tuple(results)
 
 
 def _apart_from_outputs(operands: Sequence[Any], outs: Sequence[Any]) -> tuple[Any, ...]:
@@ -155,13 +96,12 @@ def apply(
     """`ufunc(*operands)` on the execution queue of the array operands (`name` overrides the ufunc's
     name, for ufuncs made with numba.vectorize). `out`: NumPy's normalized ``out=`` tuple, one
     entry (a numba_ext array or None) per output; the results are written there and returned."""
-    known_key = _known_key(ufunc, operands) if out is None and name is None else None
-    if known_key is not None:
-        known = _known.get(known_key[0], _UNSEEN)
-        if type(known) is _Known:
-            return _run_known(known, known_key[1], operands)
-        if known is None:
-            known_key = None
+    named = name is not None
+    if not named and (out is None or len(out) == 1):
+        # a call of a kind served before: one native step (_core.known_call; None when not served)
+        served = _core.known_call(ufunc, operands, None if out is None else out[0])
+        if served is not None:
+            return served
     name = name or ufunc.__name__
     if name not in UFUNC_OPS and name not in MULTI_OUTPUT:
         raise UnsupportedError(f"np.{name} cannot be offloaded yet")
@@ -188,17 +128,30 @@ def apply(
         return [b.apply_ufunc(u, vals) for u in parts] if parts else [b.apply_ufunc(ufunc, vals, name=name)]
 
     results, kernel = _launch(name, operands, in_dts, out_dts, (queue, usm_type, shape), outs, body)
-    if known_key is not None:
-        _known[known_key[0]] = (
-            None
-            if _value_checked(ufunc, operands, in_dts)
-            else _Known(
-                kernel,
-                tuple(out_dts),
-                tuple(None if isinstance(o, ndarray) else dt for o, dt in zip(operands, in_dts)),
-            )
-        )
+    if not named:
+        _register_known(ufunc, operands, in_dts, out_dts, kernel, (queue, usm_type, shape), outs)
     return results[0] if len(results) == 1 else tuple(results)
+
+
+def _register_known(
+    ufunc: np.ufunc,
+    operands: Sequence[Any],
+    in_dts: Sequence[np.dtype],
+    out_dts: Sequence[np.dtype],
+    kernel: _core.Kernel,
+    placed: tuple[Queue, str, tuple[int, ...]],
+    outs: Sequence[Any],
+) -> None:
+    """Let later calls of this kind (``_core.known_call``: the operands' element types and layouts
+    or Python types, the `out=` array's, the device, USM type and rank) run in one native step,
+    unless an operand's value decides more than its bits."""
+    given = [o for o in outs if o is not None]
+    if _value_checked(ufunc, operands, in_dts) or (given and len(outs) != 1):
+        return
+    queue, usm_type, shape = placed
+    infos = [] if given else [(array_info(dt, len(shape), queue, usm_type), dt.itemsize) for dt in out_dts]
+    scalar_dts = [None if isinstance(o, ndarray) else dt.str for o, dt in zip(operands, in_dts)]
+    _core.known_add(ufunc, tuple(operands), kernel, infos, scalar_dts, given[0] if given else None)
 
 
 #: what a kernel computes from its operands' nodes (each cast to its input dtype): its results' nodes
@@ -258,11 +211,15 @@ def assign(dst: ndarray, src: ndarray) -> None:
     """`src` broadcast to `dst`'s shape and cast to its dtype, written into `dst` (any strides) by
     one kernel on `dst`'s queue; `src`'s queue is `dst`'s or an equivalent one."""
 
+    if _core.known_call(assign, (src,), dst) is not None:  # an assignment of a kind served before
+        return
+
     def body(b: CompiledSpecBuilder, vals: list[tuple[int, str]]) -> list[tuple[int, str]]:
         return vals
 
     placed = (dst._queue, dst._usm_type, dst.shape)
-    _launch("assign", (src,), [src.dtype], [dst.dtype], placed, (dst,), body)
+    kernel = _launch("assign", (src,), [src.dtype], [dst.dtype], placed, (dst,), body)[1]
+    _core.known_add(assign, (src,), kernel, [], [None], dst)
 
 
 def clip(a: Any, lo: Any, hi: Any, dtype: np.dtype) -> ndarray:

@@ -309,6 +309,11 @@ def dot(a: ndarray, b: ndarray, what: str = "np.dot", out: ndarray | None = None
     return full((), dt.type(result), dt, sycl_queue=a.queue, usm_type=usm_type or a.usm_type)
 
 
+#: the deepest product of matrices that GPUs compute one result element per work-item, the operands
+#: read in place (deeper ones: in tiles of work-groups, from C-contiguous operands)
+THIN_DEPTH = 8
+
+
 def _direct_dot(a: ndarray, b: ndarray, dt: np.dtype, usm_type: str) -> ndarray:
     """`np.dot` of real or bool operands of the result dtype `dt` with ``ir.products``' kernels, on
     the queue of both (compute follows data)."""
@@ -320,13 +325,17 @@ def _direct_dot(a: ndarray, b: ndarray, dt: np.dtype, usm_type: str) -> ndarray:
             f"shapes {shape(a.shape)} and {shape(b.shape)} not aligned: {a.shape[k]} (dim {k}) != "
             f"{b.shape[0]} (dim 0)"
         )
-    if a.ndim == b.ndim == 2 and dt.kind in "fiu" and tiled(b.shape[1], queue.device):
+    # a thin product on a GPU (x @ y.T of points in 3 dimensions): one work-item per result element
+    # reads its operands where they are, as the result's writes take most of the time
+    thin = a.ndim == b.ndim == 2 and a.shape[1] <= THIN_DEPTH and tile_groups(queue.device)
+    matrices = a.ndim == b.ndim == 2 and dt.kind in "fiu" and not thin
+    if matrices and tiled(b.shape[1], queue.device):
         # the tiles read C-contiguous matrices: copying a strided operand (x @ y.T) costs one pass
         # over it, the product k passes over the result (2048x3 @ 3x2048: 24 -> 10 ms on a CPU)
         a = a if a.flags.c_contiguous else a.copy()
         b = b if b.flags.c_contiguous else b.copy()
     contiguous = a.flags.c_contiguous and b.flags.c_contiguous
-    tiles = contiguous and a.ndim == b.ndim == 2 and dt.kind in "fiu" and tiled(b.shape[1], queue.device)
+    tiles = matrices and contiguous and tiled(b.shape[1], queue.device)
     groups = tiles and tile_groups(queue.device)
     key = (dt.name, groups, queue.device) if tiles else (dt.name, a.ndim, b.ndim, contiguous, queue.device)
     kernel = _products.get(key)

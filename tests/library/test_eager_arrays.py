@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import numba_ext as nx
+from numba_ext import _core
 from numba_ext.errors import MixedUSMTypeWarning
 from numba_ext.library import elementwise as eager
 
@@ -137,7 +138,7 @@ def test_numpy_functions_eagerly_keep_the_cfd_rules(rng):
 # -- the eager compiler compiles each (operation, dtypes, layout) once -----------------------------------
 def test_eager_operations_compile_once(rng, monkeypatch):
     monkeypatch.setattr(eager, "_cache", {})  # empty caches for this test, restored afterwards
-    monkeypatch.setattr(eager, "_known", {})
+    _core.known_clear()  # and no call kind served natively yet
     compiled = []
     real = eager._compile
     monkeypatch.setattr(eager, "_compile", lambda *a: compiled.append(a) or real(*a))
@@ -171,10 +172,8 @@ def test_known_calls_keep_numpys_rules(rng, monkeypatch):
     """Once a call's kinds are known (operand dtypes, Python number types, shape and queue), the next
     call of those kinds skips placement and type resolution: every case runs three times, with
     fresh values, against NumPy, including those whose values NumPy checks."""
-    monkeypatch.setattr(eager, "_known", {})
-    runs = []
-    real_run = eager._run_known
-    monkeypatch.setattr(eager, "_run_known", lambda *a: runs.append(a[0]) or real_run(*a))
+    _core.known_clear()
+    served = _core.known_served()
     q = nx.Queue(DEV)
     other_context = nx.Queue(q.device, context=nx.Context(q.device))
     ints = rng.integers(-100, 100, 6, dtype=np.int64)
@@ -227,8 +226,11 @@ def test_known_calls_keep_numpys_rules(rng, monkeypatch):
             u + 300
         with pytest.raises(nx.ExecutionPlacementError):
             f + nx.asarray(hg, sycl_queue=other_context)
-    assert len(runs) > 2 * 12, len(runs)  # the second and third rounds took the known path
-    assert None in eager._known.values()  # comparisons of int8 with Python ints stay checked
+        before = _core.known_served()
+        check(i >= int(ints[1]), hi >= int(ints[1]))
+        check(i**3, hi**3)
+        assert _core.known_served() == before  # comparisons of int8 with Python ints, integer powers: checked
+    assert _core.known_served() - served > 2 * 12  # the second and third rounds took the known path
 
 
 def test_builtin_abs_of_arrays_in_jit(rng):

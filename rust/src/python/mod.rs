@@ -9,6 +9,7 @@ mod half_abi;
 mod jit;
 mod kernel_launch;
 mod kernel_spec;
+mod known_calls;
 mod native;
 mod nrt;
 mod plan_run;
@@ -90,6 +91,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(capi::capi_addresses, m)?)?;
     m.add_function(wrap_pyfunction!(queues::_register_queue, m)?)?;
     m.add_function(wrap_pyfunction!(native::empty, m)?)?;
+    m.add_function(wrap_pyfunction!(known_calls::known_call, m)?)?;
+    m.add_function(wrap_pyfunction!(known_calls::known_add, m)?)?;
+    m.add_function(wrap_pyfunction!(known_calls::known_clear, m)?)?;
+    m.add_function(wrap_pyfunction!(known_calls::known_served, m)?)?;
     m.add_function(wrap_pyfunction!(dlpack::dlpack_export, m)?)?;
     m.add_function(wrap_pyfunction!(dlpack::dlpack_import, m)?)?;
     m.add_function(wrap_pyfunction!(fast_path::_offload_active, m)?)?;

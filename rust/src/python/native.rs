@@ -69,6 +69,33 @@ pub struct ArrayInfo {
     nbtype: Option<Py<PyAny>>,
     typestr: Py<PyAny>,
     readonly: bool,
+    /// The type string packed into a word (see [`ArrayInfo::dtype_code`]).
+    code: u64,
+}
+
+impl ArrayInfo {
+    /// The element type as one word: the bytes of the NumPy type string (`'<f8'`) with the top bit
+    /// set; 0 when it is not a string of at most 7 bytes (compares unequal to every type).
+    pub(super) fn dtype_code(&self) -> u64 {
+        self.code
+    }
+    pub(super) fn readonly(&self) -> bool {
+        self.readonly
+    }
+    pub(super) fn usm_code(&self) -> u32 {
+        self.usm_code
+    }
+    /// The class of the arrays boxed with this information.
+    pub(super) fn cls(&self) -> &Py<PyType> {
+        &self.cls
+    }
+}
+
+fn pack_typestr(typestr: &Bound<'_, PyAny>) -> u64 {
+    match typestr.cast::<PyString>().ok().and_then(|s| s.to_str().ok().map(str::as_bytes).map(<[u8]>::to_vec)) {
+        Some(b) if b.len() <= 7 => b.iter().enumerate().fold(1u64 << 63, |c, (i, &x)| c | (x as u64) << (8 * i)),
+        _ => 0,
+    }
 }
 
 #[pymethods]
@@ -83,7 +110,8 @@ impl ArrayInfo {
     ) -> PyResult<Self> {
         let usm_code =
             crate::runtime::UsmKind::parse(usm_type.to_str()?).map_err(|e| PyTypeError::new_err(e.to_string()))?.code();
-        Ok(ArrayInfo { cls, usm_type: usm_type.unbind(), usm_code, nbtype, typestr, readonly })
+        let code = pack_typestr(typestr.bind(usm_type.py()));
+        Ok(ArrayInfo { cls, usm_type: usm_type.unbind(), usm_code, nbtype, typestr, readonly, code })
     }
     /// Picklable (compiled code holding it may be cached by Numba).
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyType>, Bound<'py, PyTuple>)> {
@@ -131,6 +159,15 @@ impl NativeArray {
     /// The USM type's code (`UsmKind::code`).
     pub fn usm_code(&self) -> u32 {
         self.info.get().usm_code
+    }
+    /// What the array's boxing knows of its type (element type, USM type, class).
+    pub(super) fn info(&self) -> &ArrayInfo {
+        self.info.get()
+    }
+    /// Data address, shape words, byte-stride words and item size, borrowed.
+    pub(super) fn words_layout(&self) -> (u64, &[u64], &[u64], u64) {
+        let (w, n) = (self.words.get(), self.rank());
+        (w[4], &w[HEAD..HEAD + n], &w[HEAD + n..HEAD + 2 * n], w[3])
     }
     /// Data address, shape, byte strides and item size.
     pub fn layout(&self) -> (u64, Vec<i64>, Vec<i64>, i64) {
@@ -353,12 +390,25 @@ pub fn empty_with_data<'py>(
         return Err(pyo3::exceptions::PyValueError::new_err(format!("array of shape {shape:?} is too large")));
     };
     register_queue(queue)?;
-    let q = queue.get().inner.clone();
+    new_array(py, &queue.get().inner, &shape, nitems, nbytes, itemsize, info)
+}
+
+/// A new C-contiguous `numba_ext.ndarray` of `nbytes` bytes on `q` (whose Python object is
+/// registered), holding only its native image, with its data address.
+pub(super) fn new_array<'py>(
+    py: Python<'py>,
+    q: &crate::runtime::Queue,
+    shape: &[i64],
+    nitems: i64,
+    nbytes: usize,
+    itemsize: i64,
+    info: Bound<'py, ArrayInfo>,
+) -> PyResult<(Bound<'py, PyAny>, u64)> {
     let kind =
         crate::runtime::UsmKind::from_code(info.get().usm_code).map_err(|e| PyTypeError::new_err(e.to_string()))?;
-    let alloc = py.detach(|| crate::runtime::Allocation::new(&q, kind, nbytes))?;
+    let alloc = py.detach(|| crate::runtime::Allocation::new(q, kind, nbytes))?;
     let data = alloc.addr() as u64;
-    let mi = nrt::new_meminfo(&q, nrt::Keep::Alloc(alloc));
+    let mi = nrt::new_meminfo(q, nrt::Keep::Alloc(alloc));
     let n = shape.len();
     let mut words = Vec::with_capacity(nwords(n));
     words.extend([mi as u64, 0, nitems as u64, itemsize as u64, data]);

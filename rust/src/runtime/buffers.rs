@@ -15,6 +15,7 @@
 
 use std::collections::BTreeMap;
 use std::ffi::c_void;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::RwLock;
 
 use opencl3::memory::{CL_MEM_ALLOC_HOST_PTR, CL_MEM_READ_WRITE};
@@ -35,7 +36,12 @@ struct Entry {
     /// The USM type the buffer was allocated as, and the device it was allocated for.
     kind: UsmKind,
     device: usize,
+    /// Unique for the life of the process (addresses and `cl_mem` handles are reused).
+    id: u64,
 }
+
+/// The next buffer's [`Entry::id`].
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
 /// Address ranges of live buffers, by start address. Thread-safe; entries live exactly as long as
 /// their buffer.
@@ -59,6 +65,8 @@ pub(crate) struct Found {
     pub kind: UsmKind,
     /// The `cl_device_id` the buffer was allocated for, as an address.
     pub device: usize,
+    /// Names this buffer alone for the life of the process (never reused, unlike its address).
+    pub id: u64,
 }
 
 /// The buffer whose reserved range holds `addr`, if any.
@@ -74,6 +82,7 @@ pub(crate) fn lookup(addr: usize) -> Option<Found> {
         size: e.size,
         kind: e.kind,
         device: e.device,
+        id: e.id,
     })
 }
 
@@ -114,6 +123,7 @@ pub(crate) fn allocate(context: cl_context, device: &Device, kind: UsmKind, size
             context: context as usize,
             kind,
             device: device.id() as usize,
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
         },
     );
     Ok(addr as usize)

@@ -6,7 +6,9 @@
 
 use std::ffi::c_void;
 
+use opencl3::event::Event;
 use opencl3::kernel::Kernel;
+use opencl3::types::cl_kernel;
 
 use super::program::{CompiledKernel, Loaded};
 use super::queue::Queue;
@@ -238,14 +240,14 @@ impl CompiledKernel {
     /// [`Completion::Leave`], note the command as unwaited).
     fn enqueue(&self, queue: &Queue, slots: &[u64], range: &NdRange, then: Completion) -> Result<()> {
         if then.leaves(queue) {
-            drop(self.submit(queue, slots, range)?);
+            self.submit(queue, slots, range, false)?;
             // (no clFlush: NVIDIA's driver starts the kernels without one; flushing each launch
             // made a stream of small ones slower, 23 us against 18 per `a + b`)
             queue.note_unwaited();
             return Ok(());
         }
         let _in_flight = queue.submit();
-        let event = self.submit(queue, slots, range)?;
+        let event = self.submit(queue, slots, range, true)?.expect("an event was asked for");
         event.wait().cl("clWaitForEvents").map_err(|e| self.device_fault(queue, e))
     }
 
@@ -266,13 +268,13 @@ impl CompiledKernel {
 
     /// Set the arguments and enqueue the range; the caller waits for the event (or a later one of
     /// the same in-order queue).
-    fn submit(&self, queue: &Queue, slots: &[u64], range: &NdRange) -> Result<opencl3::event::Event> {
+    fn submit(&self, queue: &Queue, slots: &[u64], range: &NdRange, event: bool) -> Result<Option<Event>> {
         queue.check_usable()?;
         let loaded = self.load(queue.context(), queue.device())?;
         let event = {
             let mut guard = loaded.lock().unwrap();
-            let Loaded { kernel, last, .. } = &mut *guard;
-            ArgSetter { kernel, queue, usm: queue.context().usm() }.set_all(self.slots(), slots, last)?;
+            let Loaded { kernel, last, buffers, .. } = &mut *guard;
+            ArgSetter { kernel, queue, usm: queue.context().usm() }.set_all(self.slots(), slots, last, buffers)?;
             // NVIDIA's driver, left to choose, picks small work-groups (kernel variants ran 2x slower
             // than the same work launched in groups of 256): choose for it, power-of-two sizes that
             // divide the global size, up to 256 work-items, filling dimension 0 first.
@@ -286,11 +288,7 @@ impl CompiledKernel {
                 l => l,
             };
             let lptr = local.map_or(std::ptr::null(), |l| l.as_ptr());
-            let dims = global.len() as u32;
-            unsafe {
-                queue.cl().enqueue_nd_range_kernel(kernel.get(), dims, std::ptr::null(), global.as_ptr(), lptr, &[])
-            }
-            .cl("clEnqueueNDRangeKernel")?
+            unsafe { enqueue_kernel(queue, kernel.get(), global, lptr, event)? }
         };
         Ok(event)
     }
@@ -311,6 +309,35 @@ impl CompiledKernel {
     }
 }
 
+/// `clEnqueueNDRangeKernel` of `kernel` over `global` (work-groups of `local`, or null) on `queue`,
+/// with an event only when `event` asks for one: a command left running on an in-order queue needs
+/// none (the queue's order and a later wait cover it), and an event is one more driver object made
+/// and released per launch.
+///
+/// # Safety
+/// `kernel`'s arguments are set; `local` is null or holds `global.len()` sizes.
+unsafe fn enqueue_kernel(
+    queue: &Queue,
+    kernel: cl_kernel,
+    global: &[usize],
+    local: *const usize,
+    event: bool,
+) -> Result<Option<Event>> {
+    let dims = global.len() as u32;
+    if !event {
+        if let Ok(cl) = cl3::load_library() {
+            let null = std::ptr::null_mut();
+            let gptr = global.as_ptr();
+            let rc = cl.clEnqueueNDRangeKernel(queue.raw(), kernel, dims, std::ptr::null(), gptr, local, 0, null, null);
+            if let Some(rc) = rc {
+                return if rc == 0 { Ok(None) } else { Err(Error::cl(rc, "clEnqueueNDRangeKernel")) };
+            }
+        }
+    }
+    let ev = unsafe { queue.cl().enqueue_nd_range_kernel(kernel, dims, std::ptr::null(), global.as_ptr(), local, &[]) };
+    Ok(Some(ev.cl("clEnqueueNDRangeKernel")?))
+}
+
 /// Sets a kernel's arguments from slots.
 struct ArgSetter<'a> {
     kernel: &'a Kernel,
@@ -319,14 +346,26 @@ struct ArgSetter<'a> {
 }
 
 impl ArgSetter<'_> {
-    /// Set the argument of every slot whose value differs from `last` (the values set before).
-    fn set_all(&self, layout: &[ArgSlot], slots: &[u64], last: &mut [Option<u64>]) -> Result<()> {
+    /// Set the argument of every slot whose value differs from `last` (the values set before; for
+    /// a buffer address, `buffers` holds the id of the buffer it named then).
+    fn set_all(&self, layout: &[ArgSlot], slots: &[u64], last: &mut [Option<u64>], buffers: &mut [u64]) -> Result<()> {
         let mut idx = 0u32;
-        for ((&slot, &v), last) in layout.iter().zip(slots).zip(last.iter_mut()) {
+        for (((&slot, &v), last), buffer) in layout.iter().zip(slots).zip(last.iter_mut()).zip(buffers.iter_mut()) {
             let is_mem = matches!(slot, ArgSlot::Mem);
-            // (A buffer address may name a new buffer once the old one is freed and its address
-            // range reused: buffer arguments are always set again.)
-            if *last != Some(v) || (self.usm.is_none() && is_mem) {
+            if is_mem && self.usm.is_none() {
+                // checked on every launch (the buffer may be gone, or of another context); set again
+                // only when the address or the buffer behind it changed
+                let (mem, offset, id) = buffer_arg(self.queue, v as usize, idx)?;
+                if *last != Some(v) || *buffer != id {
+                    last.take();
+                    let k = self.kernel;
+                    unsafe {
+                        k.set_arg(idx, &mem).cl("clSetKernelArg")?;
+                        k.set_arg(idx + 1, &(offset as i64)).cl("clSetKernelArg")?;
+                    }
+                    (*last, *buffer) = (Some(v), id);
+                }
+            } else if *last != Some(v) {
                 let was_set = last.take().is_some();
                 self.set(idx, slot, v, was_set)?;
                 *last = Some(v);
@@ -336,28 +375,22 @@ impl ArgSetter<'_> {
         Ok(())
     }
 
-    /// Set the kernel argument(s) at `idx` for one slot (a memory slot takes two: base and offset).
+    /// Set the kernel argument(s) at `idx` for one slot: a USM pointer (with its byte offset, always
+    /// 0, the first time) or a scalar.
     fn set(&self, idx: u32, slot: ArgSlot, v: u64, was_set: bool) -> Result<()> {
         let k = self.kernel;
         unsafe {
             match slot {
-                ArgSlot::Mem => match self.usm {
-                    Some(usm) => {
-                        let rc = (usm.set_arg_ptr)(k.get(), idx, v as *const c_void);
-                        if rc != 0 {
-                            return Err(Error::cl(rc, "clSetKernelArgMemPointerINTEL"));
-                        }
-                        if !was_set {
-                            // USM offsets are always 0
-                            k.set_arg(idx + 1, &0i64).cl("clSetKernelArg")?;
-                        }
+                ArgSlot::Mem => {
+                    let usm = self.usm.expect("buffer arguments are set by set_all");
+                    let rc = (usm.set_arg_ptr)(k.get(), idx, v as *const c_void);
+                    if rc != 0 {
+                        return Err(Error::cl(rc, "clSetKernelArgMemPointerINTEL"));
                     }
-                    None => {
-                        let (mem, offset) = buffer_arg(self.queue, v as usize, idx)?;
-                        k.set_arg(idx, &mem).cl("clSetKernelArg")?;
-                        k.set_arg(idx + 1, &(offset as i64)).cl("clSetKernelArg")?;
+                    if !was_set {
+                        k.set_arg(idx + 1, &0i64).cl("clSetKernelArg")?;
                     }
-                },
+                }
                 ArgSlot::I64 => k.set_arg(idx, &(v as i64)).cl("clSetKernelArg")?,
                 ArgSlot::Scalar(d) => match d.size() {
                     1 => k.set_arg(idx, &(v as u8)).cl("clSetKernelArg")?,
@@ -371,14 +404,19 @@ impl ArgSetter<'_> {
     }
 }
 
-/// The `cl_mem` and byte offset a kernel receives for address `addr` on `queue` (null for a null
-/// address). Errors name the argument when the address is not a buffer of the queue's context.
-fn buffer_arg(queue: &Queue, addr: usize, index: u32) -> Result<(opencl3::types::cl_mem, usize)> {
+/// The `cl_mem`, byte offset and buffer id ([`Found::id`](super::buffers::Found)) a kernel
+/// receives for address `addr` on `queue` (null, 0, 0 for a null address). Errors name the argument
+/// when the address is not a buffer of the queue's context.
+fn buffer_arg(queue: &Queue, addr: usize, index: u32) -> Result<(opencl3::types::cl_mem, usize, u64)> {
     if addr == 0 {
-        return Ok((std::ptr::null_mut(), 0));
+        return Ok((std::ptr::null_mut(), 0, 0));
     }
-    match transfer::buffer_at(queue, addr, 0, &format!("kernel argument {index}"))? {
-        Some(f) => Ok((f.mem, f.offset)),
+    match super::buffers::lookup(addr) {
+        Some(f) if f.context == queue.context().raw() as usize => Ok((f.mem, f.offset, f.id)),
+        // (the message made here only: this runs on every launch)
+        Some(_) => Err(transfer::buffer_at(queue, addr, 0, &format!("kernel argument {index}")).err().unwrap_or_else(
+            || Error::Launch(format!("kernel argument {index} (address {addr:#x}) is a buffer of another context")),
+        )),
         None => Err(Error::Launch(format!(
             "kernel argument {index} (address {addr:#x}) is not device memory of {queue:?}: on this device (no USM) arrays must be numba_ext arrays allocated on its queue"
         ))),
@@ -438,17 +476,21 @@ pub unsafe fn launch_chain(queue: &Queue, steps: &[ChainStep<'_>], then: Complet
         return Ok(());
     }
     let _in_flight = queue.submit();
-    // the last command enqueued: a kernel's event (waited for), or a fill (the queue is finished)
-    let mut last: Option<(&CompiledKernel, opencl3::event::Event)> = None;
+    // the last command enqueued: a kernel's event (waited for), or a fill (the queue is finished);
+    // only a waited chain's last kernel needs an event
+    let leave = then.leaves(queue);
+    let last_kernel = ranges.iter().rposition(Option::is_some);
+    let mut last: Option<(&CompiledKernel, Option<Event>)> = None;
     let mut fill_last = false;
     let mut enqueue_all = || -> Result<()> {
-        for (s, range) in steps.iter().zip(&ranges) {
+        for (i, (s, range)) in steps.iter().zip(&ranges).enumerate() {
             if let Some((dst, pattern, len)) = s.fill {
                 unsafe { transfer::fill_then(queue, dst, pattern, len, false)? };
                 fill_last = len > 0;
             }
             if let Some(range) = range {
-                last = Some((s.kernel, s.kernel.submit(queue, s.slots, range)?));
+                let event = !leave && Some(i) == last_kernel;
+                last = Some((s.kernel, s.kernel.submit(queue, s.slots, range, event)?));
                 fill_last = false;
             }
         }
@@ -458,12 +500,12 @@ pub unsafe fn launch_chain(queue: &Queue, steps: &[ChainStep<'_>], then: Complet
         let _ = queue.finish();
         return Err(e);
     }
-    if then.leaves(queue) {
+    if leave {
         queue.note_unwaited();
         return Ok(());
     }
     match last {
-        Some((kernel, event)) if !fill_last => {
+        Some((kernel, Some(event))) if !fill_last => {
             event.wait().cl("clWaitForEvents").map_err(|e| kernel.device_fault(queue, e))
         }
         _ => queue.finish(),

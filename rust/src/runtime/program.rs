@@ -31,6 +31,9 @@ pub(super) struct Loaded {
     /// kernel keeps its arguments between launches, so unchanged ones are not set again (nor the
     /// byte offset of an array argument, always 0 with USM, once set).
     pub(super) last: Vec<Option<u64>>,
+    /// Per slot, the id of the `cl_mem` buffer a memory slot was last set to (buffer back end; 0
+    /// for none): an address alone may name a new buffer once the old one is freed.
+    pub(super) buffers: Vec<u64>,
 }
 unsafe impl Send for Loaded {}
 
@@ -265,7 +268,12 @@ impl CompiledKernel {
         dump(&self.binary);
         let program = self.build(context, device)?;
         let kernel = Kernel::create(&program, &self.binary.kernel_name).cl("clCreateKernel")?;
-        let l = Arc::new(Mutex::new(Loaded { _program: program, kernel, last: vec![None; self.binary.slots.len()] }));
+        let l = Arc::new(Mutex::new(Loaded {
+            _program: program,
+            kernel,
+            last: vec![None; self.binary.slots.len()],
+            buffers: vec![0; self.binary.slots.len()],
+        }));
         let mut loaded = self.loaded.lock().unwrap();
         if loaded.len() >= MAX_CONTEXT_PROGRAMS && !loaded.contains_key(&(ctx as usize)) {
             // bounded: the program of another context goes (built again if that context comes back;
