@@ -224,7 +224,9 @@ def setitem(x: ndarray, key: Any, value: Any) -> None:
                 f"NumPy boolean array indexing assignment cannot assign {value.shape[0]} input values to "
                 f"the {count} output values where the mask is true"
             )
-        if value.shape[0] == count and count:
+        if count == 0:
+            return  # no element selected (and an empty value): nothing to assign, as in NumPy
+        if value.shape[0] == count:
             order = _np.subtract(_np.cumsum(mask.reshape(-1)), 1)
             picked = gather.take(value, _np.maximum(order, 0), axis=0)
             value = picked.reshape(mask.shape + picked.shape[1:])

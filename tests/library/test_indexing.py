@@ -81,6 +81,18 @@ def test_index_errors(rng):
     np.testing.assert_array_equal(nx.asnumpy(x), h)  # nothing written
 
 
+def test_mask_assignment_selecting_nothing(rng):
+    h, x = _pair(rng, (5, 4), np.float64)
+    none = np.zeros(5, bool)
+    hy = rng.standard_normal((5, 4))
+    y = nx.asarray(hy, device=DEV)
+    x[nx.asarray(none, device=DEV)] = y[nx.asarray(none, device=DEV)] * 2  # an empty value
+    h[none] = hy[none] * 2
+    _same(x, h)
+    x[nx.asarray(np.zeros((5, 4), bool), device=DEV)] = 7.0
+    _same(x, h)
+
+
 @pytest.mark.parametrize("dtype", [np.float64, np.int16])
 def test_mask_assignment(rng, dtype):
     h, x = _pair(rng, (5, 4), dtype)
