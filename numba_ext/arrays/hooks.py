@@ -15,6 +15,18 @@ from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 
+class _Assignment:
+    """The operation of an assignment into a view (``dst[...] = src`` on the device)."""
+
+    def __repr__(self) -> str:
+        return "<numba_ext assignment>"
+
+
+#: the key of assignments among the call kinds served in one native step (``_core.known_call``):
+#: the library registers them (``library.elementwise.assign``), ``ndarray.__setitem__`` calls them
+ASSIGNMENT = _Assignment()
+
+
 class ArrayTyping(Protocol):
     """What the compiler tells arrays about their Numba types."""
 

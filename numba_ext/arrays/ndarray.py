@@ -329,6 +329,8 @@ class ndarray(ArrayOperators):
             hooks.operations.setitem(self, key, value)
             return
         view = self[key]
+        if type(value) is ndarray and _core.known_call(hooks.ASSIGNMENT, (value,), view) is not None:
+            return  # an assignment of a kind served before (writable, apart from the value)
         if not view._desc.flags.writeable:
             raise ValueError("assignment destination is read-only")
         if isinstance(value, ndarray) and hooks.operations.assign(view, value):

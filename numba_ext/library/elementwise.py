@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import _core
 from ..arrays import allocate, array_info, full, ndarray
+from ..arrays.hooks import ASSIGNMENT
 from ..devices import Device, Queue
 from ..errors import ExecutionPlacementError, UnsupportedError
 from ..ir import complex_lowering
@@ -211,7 +212,7 @@ def assign(dst: ndarray, src: ndarray) -> None:
     """`src` broadcast to `dst`'s shape and cast to its dtype, written into `dst` (any strides) by
     one kernel on `dst`'s queue; `src`'s queue is `dst`'s or an equivalent one."""
 
-    if _core.known_call(assign, (src,), dst) is not None:  # an assignment of a kind served before
+    if _core.known_call(ASSIGNMENT, (src,), dst) is not None:  # an assignment of a kind served before
         return
 
     def body(b: CompiledSpecBuilder, vals: list[tuple[int, str]]) -> list[tuple[int, str]]:
@@ -219,7 +220,7 @@ def assign(dst: ndarray, src: ndarray) -> None:
 
     placed = (dst._queue, dst._usm_type, dst.shape)
     kernel = _launch("assign", (src,), [src.dtype], [dst.dtype], placed, (dst,), body)[1]
-    _core.known_add(assign, (src,), kernel, [], [None], dst)
+    _core.known_add(ASSIGNMENT, (src,), kernel, [], [None], dst)
 
 
 def clip(a: Any, lo: Any, hi: Any, dtype: np.dtype) -> ndarray:

@@ -4,6 +4,8 @@ results, dtypes, errors and warnings as NumPy's for every kind of Python number 
 into new arrays and into ``out=``, and the library's path wherever one step cannot reproduce NumPy
 (a number out of the dtype's range, an overflowing conversion, overlapping output)."""
 
+import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -256,3 +258,24 @@ def test_assignments_into_views(rng, fp64):
     shifted = h.copy()
     shifted[1:] = shifted[:-1].copy()
     check(x, shifted)
+
+
+def test_kinds_served_when_assignments_come_first():
+    """A process whose first eager operations are assignments into views (no new results yet) and
+    in-place operators serves them natively from their second call on, with NumPy's values."""
+    code = f"""
+import numpy as np, numba_ext as nx
+from numba_ext import _core
+q = nx.Queue({DEV!r})
+h = np.arange(12.0).reshape(3, 4)
+out = nx.zeros((3, 4, 2), sycl_queue=q)
+x = nx.asarray(h, sycl_queue=q)
+for k in range(2):
+    out[:, :, k] = x
+    x += x
+assert _core.known_served() == 2, _core.known_served()
+want = np.stack([h, 2 * h], axis=2)
+assert (nx.asnumpy(out) == want).all() and (nx.asnumpy(x) == 4 * h).all()
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]

@@ -472,8 +472,21 @@ pub fn known_add(
     out: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<bool> {
     let py = op.py();
-    if let Some((info, _)) = out_infos.first() {
-        let _ = ARRAY_CLASS.get_or_init(|| info.get().cls().clone_ref(py));
+    if ARRAY_CLASS.get().is_none() {
+        // the array class: that of the new results, else of the `out=` array
+        let cls = match (out_infos.first(), out) {
+            (Some((info, _)), _) => Some(info.get().cls().clone_ref(py)),
+            (None, Some(o)) => match o.getattr(intern!(py, "_nx"))?.cast_into::<NativeArray>() {
+                Ok(img) if o.get_type().is(img.get().info().cls().bind(py)) => {
+                    Some(img.get().info().cls().clone_ref(py))
+                }
+                _ => None,
+            },
+            _ => None,
+        };
+        if let Some(cls) = cls {
+            let _ = ARRAY_CLASS.set(cls);
+        }
     }
     let Some(cls) = ARRAY_CLASS.get() else { return Ok(false) };
     if scalar_dtypes.len() != operands.len() || out.is_some() != out_infos.is_empty() {
