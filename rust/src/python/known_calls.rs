@@ -260,12 +260,13 @@ fn broadcast_into(into: &mut Vec<u64>, shape: &[u64]) -> bool {
     true
 }
 
-/// The native image of `o` when it is a numba_ext array (exactly the array class).
+/// The native image of `o` when it is a numba_ext array (exactly the array class). An image that
+/// cannot be made is None too: the library's path then serves the call, and raises its own error.
 fn image<'py>(o: &Bound<'py, PyAny>, cls: &Py<PyType>) -> PyResult<Option<Bound<'py, NativeArray>>> {
     if !o.get_type().is(cls.bind(o.py())) {
         return Ok(None);
     }
-    Ok(o.getattr(intern!(o.py(), "_nx"))?.cast_into::<NativeArray>().ok())
+    Ok(o.getattr(intern!(o.py(), "_nx")).ok().and_then(|nx| nx.cast_into::<NativeArray>().ok()))
 }
 
 /// An array's key word: its element type, rank and layout over the iteration space `shape`; None
