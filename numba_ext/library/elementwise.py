@@ -1,10 +1,11 @@
 """Eager elementwise operations on numba_ext arrays outside jitted code (``a + b``, ``-a``,
 ``np.sqrt(a)``): the same KernelSpec builder and Rust compiler as jitted code, with NumPy's
 broadcasting and its type rules for Python scalars, launched on the queue chosen by compute follows
-data. Each distinct (operation, operand kinds, dtypes, layout, device) is compiled once, and a call
-of a kind served before (C-contiguous arrays of one shape, queue and USM type, and Python numbers)
-is registered with ``_core.known_call``, which serves the next ones in one native step: the results
-allocated, the numbers converted as NumPy converts them, the kernel enqueued."""
+data. Each distinct (operation, operand kinds, dtypes, layout, device) is compiled once, and each
+call is registered as a *kind* with ``_core.known_call`` (arrays on one queue with one USM type, by
+element type and layout, contiguous, strided or broadcast, and Python numbers), which serves the
+next calls of that kind in one native step: the results allocated, the numbers converted as NumPy
+converts them, the kernel enqueued."""
 
 from __future__ import annotations
 
