@@ -132,7 +132,10 @@ def _integral_kept(name: str, ufunc: Callable[..., Any]) -> Callable[[ndarray], 
         return fn_float(x)
 
     fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = f"The array API's ``{name}``: integers unchanged (a copy), real floating values rounded."
+    fn.__doc__ = (
+        f"The array API's ``{name}``: integers unchanged (a copy), floating values rounded "
+        "(complex ones part by part)."
+    )
     return fn
 
 

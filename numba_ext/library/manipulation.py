@@ -237,11 +237,14 @@ def std(a: Any, *args: Any, **kwargs: Any) -> Any:
 def round_(a: Any, decimals: Any = 0, out: Any = None) -> Any:
     """np.round / np.around as NumPy computes it: the data scaled by a power of ten, rounded to the
     nearest even integer and scaled back (integers through float64 and back, so ``round(25, -1)``
-    is 20; bools to float16, and only to 0 decimals, as NumPy's)."""
+    is 20; bools to float16, and only to 0 decimals, as NumPy's; complex values part by part)."""
     _unsupported_keywords("round", out=out)
     d = operator.index(decimals)
-    if a.dtype.kind == "c":
-        raise UnsupportedError("np.round of complex numba_ext arrays is not supported; round .real and .imag")
+    if a.dtype.kind == "c":  # each part on its own, as NumPy's
+        result = allocate(a.shape, a.dtype, a._queue, a.usm_type)
+        result.real[...] = round_(a.real, d)
+        result.imag[...] = round_(a.imag, d)
+        return result
     if a.dtype.kind == "b":
         if d:
             raise TypeError(

@@ -163,9 +163,9 @@ def reduce(
     extreme_of_bools = name in BOOL_EXTREMES and x.dtype == bool
     op = BOOL_EXTREMES[name] if extreme_of_bools else name  # the minimum of bools is their all
     direct = (op in AXIS_OPS or op in ARG_OPS) and x.dtype in DIRECT_DTYPES
-    if x.dtype in COMPLEX_DTYPES:  # sums, means and truth values (products along an axis only)
+    if x.dtype in COMPLEX_DTYPES:  # sums, means, truth values and products
         if name == "prod" and axis is None:
-            complex_lowering.check_reduction("mul", x.dtype.name)
+            return _complex_product(x)
         direct = op in COMPLEX_OPS
     if direct and extreme_of_bools and (x.size == 0 if axis is None else x.shape[axis] == 0):
         raise ValueError(EMPTY_MESSAGES[name])  # as NumPy's min/max, where all/any have a value
@@ -203,13 +203,33 @@ def reduce(
     return reduction_helpers.axis_reducer(name, x.ndim, dt.name, x.usm_type)(x, axis)
 
 
+#: the length of the rows whose products :func:`_complex_product` takes in one step
+PRODUCT_ROW = 2048
+
+
+def _complex_product(x: ndarray) -> ndarray:
+    """The product of every element of the complex array `x` (0-d, on its queue): products along
+    the rows of the flattened elements, PRODUCT_ROW at a time, then of those, until one row is
+    left (a product over every element cannot combine partial results with atomics as a sum
+    does). NumPy's order of multiplication is another, so the roundings differ as a sum's do."""
+    flat = x.reshape(-1)
+    while flat.size > PRODUCT_ROW:
+        rows, rest = divmod(flat.size, PRODUCT_ROW)
+        head = reduce("prod", flat[: rows * PRODUCT_ROW].reshape(rows, PRODUCT_ROW), 1)
+        if rest:
+            first: Any = head[:1]  # the operators of arrays are installed by the library
+            first *= reduce("prod", flat[rows * PRODUCT_ROW :].reshape(1, rest), 1)
+        flat = head
+    return reduce("prod", flat.reshape(1, flat.size), 1).reshape(())
+
+
 #: the dtypes whose reductions in ``AXIS_OPS`` and ``ARG_OPS`` run ``ir.reductions``' kernels (and
 #: whose scans run ``ir.scans``')
 DIRECT_DTYPES = frozenset(
     np.dtype(t) for t in ("float32", "float64", "int8", "int16", "int32", "int64", "bool")
 ) | frozenset(np.dtype(t) for t in ("uint8", "uint16", "uint32", "uint64"))
 #: complex dtypes and the reductions of theirs that run ``ir.reductions``' kernels (the ordered
-#: ones are refused; a product over every element too: its partials cannot be combined atomically)
+#: ones are refused; a product over every element runs as products along rows)
 COMPLEX_DTYPES = frozenset(np.dtype(t) for t in ("complex64", "complex128"))
 COMPLEX_OPS = frozenset(("sum", "prod", "mean", "any", "all"))
 _lock = threading.Lock()

@@ -1,6 +1,7 @@
 """complex64 and complex128 arrays outside jitted code: creation and transfers, the USM array
 interface, eager arithmetic and math (abs conj real imag exp log sqrt sin cos sinh cosh), the
-``.real`` / ``.imag`` views, and reductions (sum and mean; products are refused clearly). Inputs are
+``.real`` / ``.imag`` views, reductions (sum, mean and products, along an axis and over every
+element) and rounding. Inputs are
 fresh random complex values (``rng.standard_normal + 1j * rng.standard_normal``), results are checked
 value by value and dtype by dtype against NumPy. The error for complex128 on a device without fp64
 is tested in tests/arrays/test_precision_support.py."""
@@ -133,8 +134,53 @@ def test_reductions(rng, cdt):
     np.testing.assert_allclose(m.item(), ha.mean(), rtol=r)
     h2 = ha.reshape(20, 50)
     check(nx.asarray(h2).sum(axis=1), h2.sum(axis=1), "sum(axis=1)", rtol=r, atol=r)
-    with pytest.raises(UnsupportedError, match=f"products of {cdt}"):
-        a.prod()
+
+
+def unit_circle(rng, cdt, n):
+    """`n` complex values near the unit circle: their products neither overflow nor vanish."""
+    angles = rng.uniform(-np.pi, np.pi, n)
+    return (np.exp(1j * angles) * rng.uniform(0.99, 1.01, n)).astype(cdt)
+
+
+@pytest.mark.parametrize("row", [None, 8])
+def test_products_over_every_element(rng, cdt, monkeypatch, row):
+    from numba_ext.library import reductions
+
+    if row is not None:  # short rows: several rounds of row products, each with a partial row
+        monkeypatch.setattr(reductions, "PRODUCT_ROW", row)
+    r = 2e-4 if cdt == "complex64" else 1e-11
+    for n in (0, 1, 7, 2048, 2049, 3 * 2048 + 5, 100_003):
+        poison(1, cdt)
+        h = unit_circle(rng, cdt, n)
+        got = nx.asarray(h).prod()
+        assert isinstance(got, nx.ndarray) and got.shape == () and got.dtype == np.dtype(cdt), (n, got)
+        np.testing.assert_allclose(complex(got), h.prod(), rtol=r, atol=r, err_msg=f"{n} elements")
+    h = unit_circle(rng, cdt, 6 * 35).reshape(6, 35)
+    x = nx.asarray(np.asfortranarray(h))
+    for view, want in ((x, h), (x.T[::2, 1:], h.T[::2, 1:]), (x[::-1, ::3], h[::-1, ::3])):
+        np.testing.assert_allclose(complex(np.prod(view)), np.prod(want), rtol=r, atol=r)
+    kept = x.prod(keepdims=True)
+    assert kept.shape == (1, 1)
+    np.testing.assert_allclose(nx.asnumpy(kept), h.prod(keepdims=True), rtol=r, atol=r)
+    assert complex(nx.asarray(np.array(2 - 3j, cdt)).prod()) == 2 - 3j
+
+
+def test_round_each_part(rng, cdt):
+    h = (crand(rng, cdt, 200) * 50).astype(cdt)
+    h[:4] = [np.inf - 2.5j, complex(np.nan, 0.5), -0.4 - 0.0j, 2.5 + 3.5j]
+    for decimals in (0, 2, -1):
+        poison(200, cdt)
+        got = np.round(nx.asarray(h), decimals)
+        want = np.round(h, decimals)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        host = nx.asnumpy(got)
+        # the same values, signs of zero included (NaN where NumPy has NaN)
+        np.testing.assert_array_equal(np.signbit(host.real), np.signbit(want.real))
+        np.testing.assert_array_equal(np.signbit(host.imag), np.signbit(want.imag))
+        np.testing.assert_allclose(host, want, rtol=1e-6 if cdt == "complex64" else 1e-15, atol=0)
+    view, want = nx.asarray(h.reshape(10, 20)).T[::3], h.reshape(10, 20).T[::3]
+    np.testing.assert_array_equal(nx.asnumpy(np.round(view, 1)), np.round(want, 1))
+    np.testing.assert_array_equal(nx.asnumpy(nx.round(view)), np.round(want))  # the array API's
 
 
 def test_products_along_an_axis(rng, cdt):
