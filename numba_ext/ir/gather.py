@@ -1,6 +1,6 @@
-"""Gathering and compaction: the kernels of ``np.take``, ``np.take_along_axis``, ``np.nonzero``,
-boolean-mask selection and ``np.repeat``, in the control-flow form (:class:`~.kernel_ir.Function`),
-for eager operations.
+"""Gathering, scattering and compaction: the kernels of ``np.take``, ``np.take_along_axis``,
+``np.nonzero``, boolean-mask selection, ``np.repeat`` and assignment through integer arrays, in the
+control-flow form (:class:`~.kernel_ir.Function`), for eager operations.
 
 Gathering (:func:`gather_function`): one work-item per element of a C-contiguous result reads one
 element of the index array, turns it into a position along the gathered dimensions of the source
@@ -8,6 +8,10 @@ element of the index array, turns it into a position along the gathered dimensio
 the read; ``"wrap"`` takes the index modulo the extent; ``"clip"`` clamps it) and copies the
 source element there. Elements are copied as bits (:func:`copy_dtype`), so one kernel serves
 every dtype of an element size.
+
+Scattering (:func:`scatter_function`) is a gather's inverse: one work-item per element of
+C-contiguous values writes it where its flat position says, in a target of any strides (positions
+distinct: ``x[idx] = v`` keeps the last value of each repeated position before it scatters).
 
 Compaction takes three kernels, as the blocked scans of ``ir.scans``: the flat positions of the
 input (C order) are cut into blocks of ``ceil(n / blocks)`` positions,
@@ -157,6 +161,40 @@ def gather_function(
         arrays.append(ArrayDecl("flag", "int32", 1, "global", contiguous=True))
     name = f"gather_{mode}_{dtype}_{ndim}d_a{axis}s{span}"
     return b.function(f"{name}_by_{index_dtype}_{index_ndim}d_at{start}_to_{out_ndim}d", *arrays)
+
+
+def scatter_function(dtype: str, ndim: int, span: int) -> Function:
+    """The scatter ``x[p[:span], o[1:]] = values[o]`` over every index ``o`` of the C-contiguous
+    `values` (rank ``1 + ndim - span``), where ``p`` is the index (C order) over the leading `span`
+    dimensions of the target `x` (rank `ndim`, elements of `dtype`, any strides) of the flat
+    position ``targets[o[0]]`` (a C-contiguous int64 vector of positions inside those dimensions,
+    each at most once, so that no two work-items write one element). Parameters: the target, the
+    positions and the values; launched over at least the values' size."""
+    post = ndim - span
+    if span < 1 or post < 0:
+        raise ValueError("a scatter over no dimension or dimensions outside the target")
+    b = FunctionBuilder(1)
+    gid = b.local(_I64)
+    b.emit(WorkItem(gid, "get_global_id", 0))
+    x_extents, _ = b.extents(0, ndim)
+    v_extents, total = b.extents(2, 1 + post)
+    body, done = b.new_block(), b.new_block()
+    b.end(Branch(b.binary("bool", "lt", Local(gid), total), body, done), then=body)
+    o = b.unflatten(Local(gid), v_extents)
+    j = b.local(_I64)
+    b.emit(LoadInst(j, 1, (o[0],)))
+    at = (*b.unflatten(Local(j), x_extents[:span]), *o[1:])
+    e = b.local(dtype)
+    b.emit(LoadInst(e, 2, tuple(o)))
+    b.emit(StoreInst(0, at, Local(e)))
+    b.end(Jump(done), then=done)
+    b.end(Return())
+    return b.function(
+        f"scatter_{dtype}_{ndim}d_s{span}",
+        ArrayDecl("x", dtype, ndim, "global"),
+        ArrayDecl("targets", _I64, 1, "global", contiguous=True),
+        ArrayDecl("values", dtype, 1 + post, "global", contiguous=True),
+    )
 
 
 def _block_walk(

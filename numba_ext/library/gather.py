@@ -11,6 +11,7 @@ copied to that queue first. The array gathered from must be a numba_ext array.
   flags out-of-range indices (and reads nothing there); the flag is read once after the kernel and
   the operation raises NumPy's IndexError, naming the first bad index, with nothing written to any
   existing array.
+* A scatter (``x[idx] = v``, see ``indexing``) launches one kernel writing distinct positions.
 * Compactions (``nonzero`` and the selections built on it, ``repeat``) launch the block counts and
   their prefixes, read the total (one integer, which the result's shape needs), then the kernel
   writing the selected positions, indices or elements in C order.
@@ -30,7 +31,14 @@ from ..arrays import allocate, asarray, asnumpy, ndarray
 from ..arrays.reductions import MASK, layout, operand, whole_groups
 from ..devices import Queue
 from ..errors import ExecutionPlacementError, UnsupportedError
-from ..ir.gather import MODES, block_counts_function, compact_function, copy_dtype, gather_function
+from ..ir.gather import (
+    MODES,
+    block_counts_function,
+    compact_function,
+    copy_dtype,
+    gather_function,
+    scatter_function,
+)
 from ..ir.reductions import normalize_axis
 from ..ir.scans import block_count, block_prefix_function
 from ..placement import coerce_usm_types, execution_queue
@@ -160,6 +168,23 @@ def _gather(
         bad = values[(values < -n) | (values >= n)]
         shown = int(bad[0]) if bad.size else "out of range"
         raise IndexError(f"index {shown} is out of bounds for axis {error_axis} with size {n}")
+
+
+def scatter(x: ndarray, span: int, targets: ndarray, values: ndarray) -> None:
+    """Write `values` (C-contiguous, of `x`'s dtype and shape ``(m, *x.shape[span:])``) into `x`
+    (any strides) at the distinct flat positions `targets` (C-contiguous int64, `m` of them, each
+    inside `x`'s leading `span` dimensions): one kernel on `x`'s queue, left running
+    (``ir.gather.scatter_function``)."""
+    if values.size == 0:
+        return
+    queue = x._queue
+    device = queue.device
+    cdt, ndim = copy_dtype(x.dtype), x.ndim
+    kernel = _kernel(("scatter", cdt, ndim, span), lambda: scatter_function(cdt, ndim, span), device)
+    work_items, local = whole_groups(values.size, device)
+    slots = [*_slots(_view(x)), *_dense(targets._data_ptr, targets.shape)]
+    slots += _dense(values._data_ptr, values.shape)
+    kernel.launch_nd(queue, slots, [work_items], local)
 
 
 def take(x: ndarray, indices: ndarray | ArrayLike, axis: int | None = None, mode: str = "raise") -> ndarray:

@@ -1,5 +1,5 @@
 """Advanced indexing of numba_ext arrays on their device (``x[mask]``, ``x[idx]``, ``x[i, j]`` with
-integer arrays, ``x[mask] = v``), with NumPy's semantics for the forms it takes:
+integer arrays, ``x[mask] = v``, ``x[i, j] = v``), with NumPy's semantics for the forms it takes:
 
 * a boolean array of the shape of `x`'s leading dimensions (NumPy's or ours), alone: the selected
   elements or subarrays, compacted on the device (``gather.compress_mask``);
@@ -10,7 +10,10 @@ integer arrays, ``x[mask] = v``), with NumPy's semantics for the forms it takes:
 * assignment through a boolean mask of `x`'s shape (or its leading dimensions) of a scalar, an
   array that broadcasts to the selected subarrays' shape, or one value per selected position
   (``x[mask] = y[mask]``: the values gathered to their positions by the mask's running count):
-  ``where(mask, value, x)`` written back.
+  ``where(mask, value, x)`` written back;
+* assignment through integer arrays and integers for the leading dimensions (``x[i, j] = v``): the
+  positions found as for a gather, the value broadcast to the indexing result and cast, and one
+  scatter (``gather.scatter``) writing each position's last value (NumPy's order).
 
 Other advanced keys raise an ``IndexError`` that names what is supported. Host index arrays (lists,
 NumPy arrays) are copied to the array's queue first.
@@ -24,8 +27,9 @@ from typing import Any
 
 import numpy as np
 
-from ..arrays import arange, asarray, ndarray
+from ..arrays import arange, asarray, full, ndarray
 from ..errors import UnsupportedError
+from ..placement import execution_queue
 from . import gather
 from .manipulation import copy_into
 
@@ -198,16 +202,71 @@ def ufunc_at(ufunc: Any, a: ndarray, indices: Any, b: Any = None) -> None:
 
 
 def setitem(x: ndarray, key: Any, value: Any) -> None:
-    """``x[key] = value`` for an advanced `key`: a boolean mask (see the module)."""
+    """``x[key] = value`` for an advanced `key`: a boolean mask, or integer arrays and integers for
+    the leading dimensions (see the module)."""
     items = [_device_index(k, x) for k in (key if isinstance(key, tuple) else (key,))]
     if not x._desc.flags.writeable:
         raise ValueError("assignment destination is read-only")
-    if len(items) != 1 or not isinstance(items[0], ndarray) or items[0].dtype != np.bool_:
+    if len(items) == 1 and isinstance(items[0], ndarray) and items[0].dtype == np.bool_:
+        _assign_mask(x, items[0], value)
+    elif all(_is_int(k) or isinstance(k, ndarray) and k.dtype.kind in "iu" for k in items):
+        _assign_integer_arrays(x, items, value)
+    else:
         raise UnsupportedError(
             "assignment through an advanced index of a numba_ext array takes a boolean mask alone "
-            "(x[mask] = value); index with integers, slices or a mask"
+            "(x[mask] = value) or integer arrays and integers for the leading dimensions "
+            "(x[i, j] = value); index with integers, slices, a mask or integer arrays"
         )
-    mask = items[0]
+
+
+def _assign_integer_arrays(x: ndarray, items: list[Any], value: Any) -> None:
+    """``x[i, j] = value`` with integer arrays (and integers) `items` for the leading dimensions:
+    `value` broadcast to the indexing result's shape and cast to `x`'s dtype, each selected element
+    (or subarray) written by one scatter. Where a position is named more than once the last value
+    wins, as in NumPy: a stable sort of the positions keeps each one's last occurrence first."""
+    flat = flat_positions(x, items)  # checks every index against its axis
+    if not isinstance(flat, ndarray):  # integers only: a basic index
+        x[tuple(items)] = value
+        return
+    rest = x.shape[len(items) :]
+    shape = flat.shape + rest
+    if isinstance(value, ndarray):
+        named = [("array", x), ("value", value)]
+        named += [(f"index {i}", k) for i, k in enumerate(items) if isinstance(k, ndarray)]
+        execution_queue(named)  # a clear error for arrays on queues that are not equivalent
+    else:
+        value = asarray(np.asarray(value, dtype=x.dtype), sycl_queue=x.sycl_queue, usm_type=x.usm_type)
+    while value.ndim > len(shape) and value.shape[0] == 1:
+        value = value[0]  # NumPy drops leading dimensions of one
+    if not _broadcasts(value.shape, shape):
+        raise ValueError(
+            f"shape mismatch: value array of shape {value.shape} could not be broadcast to indexing "
+            f"result of shape {shape}"
+        )
+    m = flat.size
+    if m == 0:
+        return
+    positions = flat.reshape(-1)
+    if not positions.flags.c_contiguous:
+        positions = positions.copy()
+    values = _np.astype(_np.broadcast_to(value, shape), x.dtype).reshape((m, *rest))
+    if not values.flags.c_contiguous or np.may_share_memory(x._desc, values._desc):
+        values = values.copy()  # the kernel reads the values while it writes x
+    if m > 1:
+        order = _np.argsort(positions, kind="stable")
+        ordered = gather.take(positions, order)
+        last = _np.concatenate(
+            [_np.not_equal(ordered[1:], ordered[:-1]), full((1,), True, np.bool_, sycl_queue=x.sycl_queue)]
+        )
+        targets = gather.compress_mask(ordered, last)
+        if targets.size != m:  # a position named more than once: its last value only
+            values = gather.take(values, gather.compress_mask(order, last), axis=0)
+            positions = targets
+    gather.scatter(x, len(items), positions, values)
+
+
+def _assign_mask(x: ndarray, mask: ndarray, value: Any) -> None:
+    """``x[mask] = value`` (see the module)."""
     if mask.ndim > x.ndim or mask.shape != x.shape[: mask.ndim]:
         raise IndexError(
             f"boolean index of shape {mask.shape} does not match the indexed array's shape {x.shape}"

@@ -1,7 +1,8 @@
 """Advanced indexing on the device against NumPy on fresh random inputs: boolean masks of all or
 the leading dimensions (NumPy's or numba_ext's), integer arrays and lists for the leading
-dimensions (negative indices, broadcasting, bounds), assignment through a mask, and the keys
-refused with an IndexError that names the forms taken."""
+dimensions (negative indices, broadcasting, bounds), assignment through a mask and through integer
+arrays (repeated positions: the last value wins), and the keys refused with an error that names the
+forms taken."""
 
 import numpy as np
 import pytest
@@ -124,11 +125,77 @@ def test_mask_assignment(rng, dtype):
         x[np.ones(5, bool)] = y[:3]
     np.testing.assert_array_equal(nx.asnumpy(x), h)  # nothing written
     with pytest.raises(UnsupportedError, match="boolean mask alone"):
-        x[[0, 1]] = 1
+        x[[0, 1], 1:3] = 1  # a slice after an index array
     with pytest.raises(IndexError, match="does not match"):
         x[np.ones(4, bool)] = 1
     with pytest.raises(ValueError, match="read-only"):
         nx.broadcast_to(x[0], (3, 4))[np.ones((3, 4), bool)] = 1
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int8, np.uint16, np.bool_, np.complex128])
+def test_integer_array_assignment(rng, dtype):
+    h, _ = _pair(rng, (7, 5, 3), dtype)
+    g = (rng.standard_normal((40, 5, 3)) * 3).astype(dtype)
+    layouts = {
+        "C": lambda a: a,
+        "F": np.asfortranarray,
+        "transposed": lambda a: np.ascontiguousarray(a.transpose(2, 1, 0)).transpose(2, 1, 0),
+    }
+    for name, layout in layouts.items():
+        want = layout(h.copy())
+        x = nx.asarray(want, device=DEV)
+        rows = rng.integers(-7, 7, 12)  # repeats: the last value of a row wins
+        cols = rng.integers(-5, 5, (4, 1))
+        keys_values = [
+            (rows, g[:12]),  # one subarray per row
+            (list(rows[:3]), g[0, 0]),  # a list; one value for every selected subarray
+            ((rows[:4, None], cols.T), g[:4, :4]),  # two arrays broadcast together
+            ((nx.asarray(rows, device=DEV), 2), 1),  # a device array and an integer; a scalar
+            ((rows[:5], cols[:1, 0], -1), nx.asarray(g[0, 0, :1], device=DEV)),
+            (np.array([3, 3, 3]), g[:3]),  # one row three times
+            (np.array([], dtype=np.int64), g[:0]),
+        ]
+        for key, value in keys_values:
+            x[key] = value
+            host_key = (
+                tuple(nx.asnumpy(k) if isinstance(k, nx.ndarray) else k for k in key)
+                if isinstance(key, tuple)
+                else key
+            )
+            want[host_key] = nx.asnumpy(value) if isinstance(value, nx.ndarray) else value
+            np.testing.assert_array_equal(nx.asnumpy(x), want, err_msg=f"{name} {key}")
+        x[[0, 1]] = x[2:4]  # values that are the target's own memory
+        want[[0, 1]] = want[2:4]
+        x[[5, 6]] = x[[6, 5]]
+        want[[5, 6]] = want[[6, 5]]
+        np.testing.assert_array_equal(nx.asnumpy(x), want, err_msg=name)
+    view, hv = nx.asarray(h, device=DEV)[::2, 1:], h[::2, 1:].copy()  # a strided view
+    view[[3, -1, 0]] = g[:3, :4]
+    hv[[3, -1, 0]] = g[:3, :4]
+    np.testing.assert_array_equal(nx.asnumpy(view), hv)
+
+
+def test_integer_array_assignment_casts_and_checks(rng):
+    h, x = _pair(rng, (4, 3))
+    ints = nx.zeros(5, dtype=np.int32, device=DEV)
+    ints[[0, 3]] = 2.9  # cast as NumPy casts (truncation)
+    np.testing.assert_array_equal(nx.asnumpy(ints), [2, 0, 0, 2, 0])
+    ints[nx.asarray(np.array([1, 4]), device=DEV)] = nx.asarray(np.array([-7.5, 1e3]), device=DEV)
+    np.testing.assert_array_equal(nx.asnumpy(ints), [2, -7, 0, 2, 1000])
+    x[[0]] = np.ones((1, 1, 3))  # leading dimensions of one are dropped, as in NumPy
+    h[[0]] = np.ones((1, 1, 3))
+    with pytest.raises(IndexError, match="out of bounds"):
+        x[[1, 4]] = 0.0
+    with pytest.raises(IndexError, match="out of bounds"):
+        x[[1], [-4]] = 0.0
+    with pytest.raises(ValueError, match="could not be broadcast"):
+        x[[0, 1]] = np.ones(4)
+    with pytest.raises(ValueError, match="read-only"):
+        nx.broadcast_to(x[0], (3, 3))[[0, 1]] = 1.0
+    other = nx.Queue(x.sycl_queue.device, context=nx.Context(x.sycl_queue.device))
+    with pytest.raises(nx.ExecutionPlacementError):
+        x[[0, 1]] = nx.asarray(np.ones(3), sycl_queue=other)
+    np.testing.assert_array_equal(nx.asnumpy(x), h)  # nothing written by the refused assignments
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.int8, np.uint16])
