@@ -40,6 +40,7 @@ from .nanfunctions import NAN_FUNCTIONS
 from .reductions import COMPLEX_DTYPES, DIRECT_DTYPES, dot
 from .sets import SET_FUNCTIONS
 from .sorting import SORTING_FUNCTIONS
+from .statistics import STATISTICS_FUNCTIONS
 
 if TYPE_CHECKING:
     from numpy._globals import _NoValueType  # the type of np._NoValue, NumPy's "not given" default
@@ -330,4 +331,5 @@ ARRAY_FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     **HISTOGRAM_FUNCTIONS,
     **SET_FUNCTIONS,
     **NAN_FUNCTIONS,
+    **STATISTICS_FUNCTIONS,
 }

@@ -1,0 +1,133 @@
+"""np.median, np.quantile and np.percentile of numba_ext arrays against NumPy on fresh random inputs:
+every axis form (None, one, negative, a tuple) with and without keepdims, scalar and array
+quantiles, the methods computed on the device, dtypes (float, integer, float16 where the device has
+it, complex medians), memory layouts, slices holding NaN, empty slices, and NumPy's errors."""
+
+import numpy as np
+import pytest
+
+import numba_ext as nx
+from numba_ext.errors import UnsupportedError
+
+from ..checks import poison
+from ..conftest import DEV
+
+AXES = [None, 0, -1, (0, 2), (2, 1, 0)]
+DEVICE_METHODS = [
+    "linear",
+    "lower",
+    "higher",
+    "nearest",
+    "midpoint",
+    "weibull",
+    "hazen",
+    "interpolated_inverted_cdf",
+    "median_unbiased",
+    "normal_unbiased",
+]
+
+
+def _data(rng, shape, dtype):
+    if np.dtype(dtype).kind in "iu":
+        return rng.integers(-50 if np.dtype(dtype).kind == "i" else 0, 50, shape).astype(dtype)
+    return (rng.standard_normal(shape) * 10).astype(dtype)
+
+
+def _close(got, want, what):
+    assert isinstance(got, nx.ndarray), what
+    host = nx.asnumpy(got)
+    assert host.dtype == np.asarray(want).dtype and host.shape == np.shape(want), (
+        what,
+        host.dtype,
+        host.shape,
+    )
+    # NumPy interpolates in float64 or in its quantiles' dtype: last-bit differences
+    rtol = {2: 1e-3, 4: 2e-6}.get(host.dtype.itemsize, 1e-13)
+    scale = 1e3 * rtol  # the data's magnitude (standard normal times 10) where values cancel
+    np.testing.assert_allclose(host, want, rtol=rtol, atol=scale, err_msg=what)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.uint8])
+def test_median(rng, dtype):
+    for shape in ((5, 6, 7), (4, 1, 8)):  # slices of odd and even lengths
+        h = _data(rng, shape, dtype)
+        x = nx.asarray(h, device=DEV)
+        for axis in AXES:
+            for keepdims in (False, True):
+                poison(h.size, np.float64, dtype)
+                want = np.median(h, axis=axis, keepdims=keepdims)
+                _close(np.median(x, axis=axis, keepdims=keepdims), want, f"{shape} {axis} {keepdims}")
+    t = nx.asarray(np.asfortranarray(h), device=DEV).T[::2, :, 1:]  # a transposed, strided view
+    _close(np.median(t, axis=1), np.median(h.T[::2, :, 1:], axis=1), "view")
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int32])
+def test_quantile_and_percentile(rng, dtype):
+    h = _data(rng, (6, 5, 4), dtype)
+    x = nx.asarray(h, device=DEV)
+    qs = [0.0, 1.0, float(rng.random()), list(rng.random(3)), rng.random((2, 2))]
+    for axis in AXES:
+        for q in qs:
+            for method in DEVICE_METHODS:
+                what = f"{axis} {q} {method}"
+                want = np.quantile(h, q, axis=axis, method=method)
+                _close(np.quantile(x, q, axis=axis, method=method), want, what)
+        want = np.percentile(h, [12.5, 99.0], axis=axis, keepdims=True)
+        _close(np.percentile(x, [12.5, 99.0], axis=axis, keepdims=True), want, f"percentile {axis}")
+    q = nx.asarray(np.array([0.25, 0.75]), device=DEV)  # quantiles on the device too
+    _close(np.quantile(x, q, axis=1), np.quantile(h, [0.25, 0.75], axis=1), "device q")
+
+
+def test_slices_holding_nan(rng):
+    h = _data(rng, (5, 9), np.float64)
+    h[1, 3] = h[4, 0] = np.nan
+    h[2, :] = np.inf
+    x = nx.asarray(h, device=DEV)
+    for axis in (None, 0, 1):
+        np.testing.assert_array_equal(nx.asnumpy(np.median(x, axis=axis)), np.median(h, axis=axis))
+        with np.errstate(invalid="ignore"):  # NumPy's interpolation of infinities
+            want = np.quantile(h, [0.1, 0.5], axis=axis)
+        np.testing.assert_allclose(nx.asnumpy(np.quantile(x, [0.1, 0.5], axis=axis)), want, rtol=1e-13)
+
+
+def test_complex_median_and_float16(rng, queue):
+    h = (rng.standard_normal((4, 7)) + 1j * rng.standard_normal((4, 7))).astype(np.complex64)
+    got = np.median(nx.asarray(h, device=DEV), axis=1)
+    np.testing.assert_allclose(nx.asnumpy(got), np.median(h, axis=1), rtol=1e-6)
+    assert got.dtype == np.complex64
+    if queue.device.has_aspect_fp16:
+        f = _data(rng, (3, 8), np.float16)
+        _close(np.median(nx.asarray(f, device=DEV), axis=1), np.median(f, axis=1), "float16 median")
+        _close(np.quantile(nx.asarray(f, device=DEV), 0.3, axis=1), np.quantile(f, 0.3, axis=1), "float16")
+
+
+def test_empty_and_zero_dimensional(rng):
+    x = nx.asarray(np.float64(2.5), device=DEV)
+    assert float(np.median(x)) == 2.5 and float(np.quantile(x, 0.7)) == 2.5
+    empty = nx.zeros((3, 0), device=DEV)
+    with pytest.warns(RuntimeWarning, match="Mean of empty slice"):
+        got = np.median(empty, axis=1)
+    assert got.shape == (3,) and np.isnan(nx.asnumpy(got)).all()
+    with pytest.raises(IndexError, match="out of bounds"):
+        np.quantile(empty, 0.5, axis=1)
+
+
+def test_errors_are_numpys():
+    x = nx.asarray(np.arange(6.0).reshape(2, 3), device=DEV)
+    with pytest.raises(ValueError, match="range"):
+        np.quantile(x, 1.5)
+    with pytest.raises(ValueError, match="range"):
+        np.percentile(x, -1)
+    with pytest.raises(ValueError, match="not a valid method"):
+        np.quantile(x, 0.5, method="bogus")
+    with pytest.raises(UnsupportedError, match="inverted_cdf"):
+        np.quantile(x, 0.5, method="inverted_cdf")
+    with pytest.raises(TypeError, match="real numbers"):
+        np.quantile(x + 1j, 0.5)
+    with pytest.raises(np.exceptions.AxisError):
+        np.median(x, axis=2)
+    with pytest.raises(ValueError, match="repeated axis"):
+        np.median(x, axis=(1, -1))
+    with pytest.raises(UnsupportedError, match="out="):
+        np.median(x, out=nx.empty(3, device=DEV))
+    np.testing.assert_array_equal(nx.asnumpy(x), np.arange(6.0).reshape(2, 3))  # the input kept
