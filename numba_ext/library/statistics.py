@@ -1,5 +1,6 @@
-"""Order statistics of numba_ext arrays on their device: ``np.median``, ``np.quantile`` and
-``np.percentile`` with NumPy's values, dtypes and shapes.
+"""Order statistics of numba_ext arrays on their device: ``np.median``, ``np.quantile``,
+``np.percentile`` and their NaN-ignoring forms (``np.nanmedian``, ``np.nanquantile``,
+``np.nanpercentile``) with NumPy's values, dtypes and shapes.
 
 The reduced axes are moved last and merged into one, the slices sorted along it on the device
 (``sorting.sort``: NaNs last, as NumPy sorts them), and the order statistics gathered from the
@@ -12,7 +13,10 @@ sorted slices at positions found on the host from the slice length alone:
   and, for the methods that interpolate, NumPy's interpolation between its neighbours
   (``a + (b - a) * t``, or ``b - (b - a) * (1 - t)`` from ``t = 0.5`` on), in the result's dtype.
 
-A slice holding a NaN gives NaN, as in NumPy (its last sorted element is then NaN). The result
+A slice holding a NaN gives NaN, as in NumPy (its last sorted element is then NaN). The
+NaN-ignoring forms count each slice's values that are not NaN (sorted first) and compute the
+positions from that count on the device; a slice of NaNs only gives NaN with NumPy's
+RuntimeWarning. Arrays of no element get NumPy's own result (and warnings or errors). The result
 dtype is NumPy's for the same array dtype and `q` (asked of NumPy with a one-element array, which
 also gives NumPy's errors for data it refuses, such as complex or bool quantiles). ``out=`` and
 ``weights=`` are refused; ``overwrite_input`` is accepted and the input left as it is.
@@ -21,6 +25,7 @@ also gives NumPy's errors for data it refuses, such as complex or bool quantiles
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -92,14 +97,37 @@ def median(
     a = _array("median", a)
     _refuse("median", out=out)
     axes = _axes(a, axis)
+    if a.size == 0:
+        return _empty(np.median, a, axis=axis, keepdims=keepdims)
     ordered = _slices(a, axes)
     n = ordered.shape[-1]
-    if n == 0:
-        middle = ordered  # NumPy's mean of an empty slice: NaN and its RuntimeWarning
-    else:
-        middle = ordered[..., (n - 1) // 2 : n // 2 + 1]
-    result = _nan_where_nan(middle.mean(axis=-1), ordered, 0) if n else middle.mean(axis=-1)
+    middle = ordered[..., (n - 1) // 2 : n // 2 + 1]
+    result = _nan_where_nan(middle.mean(axis=-1), ordered, 0)
     shaped: ndarray = result.reshape(_kept_shape(a, axes, keepdims))
+    return shaped
+
+
+def nanmedian(
+    a: ndarray, axis: Any = None, out: Any = None, overwrite_input: bool = False, keepdims: bool = False
+) -> ndarray:
+    """np.nanmedian: the median of the values of each slice that are not NaN (NaN, with NumPy's
+    warning, where there is none)."""
+    a = _array("nanmedian", a)
+    _refuse("nanmedian", out=out)
+    if a.dtype.kind != "f":
+        return median(a, axis=axis, keepdims=keepdims)
+    axes = _axes(a, axis)
+    if a.size == 0:
+        return _empty(np.nanmedian, a, axis=axis, keepdims=keepdims)
+    ordered = _slices(a, axes)
+    counts = _np.astype(_counts(ordered), np.int64)
+    low = _np.maximum(_np.floor_divide(_np.subtract(counts, 1), 2), 0)
+    high = _np.floor_divide(counts, 2)
+    high = _np.where(_np.equal(counts, 0), 0, high)  # slices of NaNs only: their first value, NaN
+    pair = gather.take_along_axis(ordered, _np.concatenate([low, high], axis=-1), axis=-1)
+    one, two = pair[..., 0], pair[..., 1]
+    result = _np.where(_np.equal(low, high)[..., 0], one, _np.true_divide(_np.add(one, two), 2))
+    shaped: ndarray = _np.astype(result, a.dtype).reshape(_kept_shape(a, axes, keepdims))
     return shaped
 
 
@@ -121,76 +149,95 @@ _CONTINUOUS = {
 METHODS = (*_CONTINUOUS, "lower", "higher", "nearest", "midpoint")
 
 
-def _positions(n: int, q: np.ndarray, method: str) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
-    """NumPy's positions in a sorted slice of length `n` for the quantiles `q` (1-d, float64): the
-    positions taken (`method` without interpolation) or the lower ones, and for interpolation the
-    upper ones and the weights of the upper ones; computed as NumPy computes them."""
+def _positions(n: Any, q: Any, method: str, xp: Any) -> tuple[Any, Any, Any]:
+    """NumPy's positions in sorted slices of length `n` (an int, or a float64 array of one per
+    slice and a last axis of one) for the quantiles `q` (float64, 1-d), computed with `xp` (NumPy
+    on the host, or on numba_ext arrays the device) in NumPy's order of operations: the positions
+    taken (`method` without interpolation) or the lower ones, and for interpolation the upper ones
+    and the weights of the upper ones (else None)."""
     linear = (n - 1) * q
-    if method == "lower":
-        return np.floor(linear).astype(np.int64), None, None
-    if method == "higher":
-        return np.ceil(linear).astype(np.int64), None, None
-    if method == "nearest":
-        return np.around(linear).astype(np.int64), None, None
+    if method in ("lower", "higher", "nearest"):
+        rounded = {"lower": xp.floor, "higher": xp.ceil, "nearest": xp.around}[method](linear)
+        return xp.astype(rounded, np.int64), None, None
     if method == "midpoint":
-        virtual = 0.5 * (np.floor(linear) + np.ceil(linear))
+        virtual = 0.5 * (xp.floor(linear) + xp.ceil(linear))
     elif method == "linear":
         virtual = linear
     else:
         alpha, beta = _CONTINUOUS[method]
         virtual = n * q + (alpha + q * (1 - alpha - beta)) - 1
-    low = np.floor(virtual)
-    high = low + 1
-    above, below = virtual >= n - 1, virtual < 0
-    low[above] = high[above] = -1
-    low[below] = high[below] = 0
+    below = xp.floor(virtual)
+    above, under = virtual >= n - 1, virtual < 0
+    low = xp.where(above, -1.0, xp.where(under, 0.0, below))
     gamma = virtual - low
     if method == "midpoint":
-        gamma = np.where(virtual % 1 == 0, 0.0, 0.5)
-    low[above] = high[above] = n - 1  # NumPy's -1: the last
-    return low.astype(np.int64), high.astype(np.int64), gamma
+        gamma = xp.where(virtual % 1 == 0, 0.0, 0.5)
+    last = xp.where(above, n - 1, low)  # NumPy's -1: the last
+    high = xp.where(above, n - 1, xp.where(under, 0.0, below + 1))
+    return xp.astype(last, np.int64), xp.astype(high, np.int64), gamma
+
+
+def _on_device(a: ndarray, host: np.ndarray) -> ndarray:
+    return asarray(host, sycl_queue=a.sycl_queue, usm_type=a.usm_type)
+
+
+def _counts(ordered: ndarray) -> ndarray:
+    """The number of values that are not NaN in each slice of `ordered` (float64, a last axis of
+    one), after NumPy's warning where a slice has none."""
+    counts: ndarray = _np.logical_not(_np.isnan(ordered)).sum(axis=-1, keepdims=True, dtype=np.int64)
+    if bool(_np.any(_np.equal(counts, 0))):
+        warnings.warn("All-NaN slice encountered", RuntimeWarning, stacklevel=4)
+    result: ndarray = _np.astype(counts, np.float64)
+    return result
 
 
 def _quantiles(
-    name: str,
     a: ndarray,
-    q: Any,
     fraction: np.ndarray,
     dtype: np.dtype,
-    axis: Any,
+    axes: tuple[int, ...],
     method: str,
     keepdims: bool,
+    nan: bool,
 ) -> ndarray:
-    """The quantiles `fraction` (host, any shape, in [0, 1]) of `a` over `axis` in `dtype`."""
-    axes = _axes(a, axis)
+    """The quantiles `fraction` (host, any shape, in [0, 1]) of `a` (at least one element in each
+    slice) over `axes` in `dtype`; `nan`: of the values that are not NaN."""
     ordered = _slices(a, axes)
-    n = ordered.shape[-1]
-    if n == 0:
-        raise IndexError(f"np.{name} of an empty slice: index -1 is out of bounds for axis 0 with size 0")
     qs = fraction.astype(np.float64).reshape(-1)
-    low, high, gamma = _positions(n, qs, method)
+    if nan:  # positions per slice, from its count
+        low, high, gamma = _positions(_counts(ordered), _on_device(a, qs), method, _np)
+        low = _np.maximum(low, 0)  # slices of NaNs only (their values are NaN)
+        high = None if high is None else _np.maximum(high, 0)
 
-    def taken(positions: np.ndarray) -> ndarray:
-        index = asarray(positions, sycl_queue=a.sycl_queue, usm_type=a.usm_type)
-        values: ndarray = gather.take(ordered, index, axis=-1)
-        return values
+        def taken(positions: Any) -> ndarray:
+            values: ndarray = gather.take_along_axis(ordered, positions, axis=-1)
+            return values
+
+    else:
+        low, high, gamma = _positions(ordered.shape[-1], qs, method, np)
+
+        def taken(positions: Any) -> ndarray:
+            values: ndarray = gather.take(ordered, _on_device(a, positions), axis=-1)
+            return values
 
     if high is None:
         result = _np.astype(taken(low), dtype)
     else:
-        assert gamma is not None
         raw_below, raw_above = taken(low), taken(high)
         # NumPy subtracts in the array's float dtype (integers: exactly, here in the result's)
         step = _np.subtract(raw_above, raw_below) if a.dtype.kind == "f" else None
         below, above = _np.astype(raw_below, dtype), _np.astype(raw_above, dtype)
         step = _np.subtract(above, below) if step is None else _np.astype(step, dtype)
-        t = asarray(gamma.astype(dtype), sycl_queue=a.sycl_queue, usm_type=a.usm_type)
-        rest = asarray((1 - gamma).astype(dtype), sycl_queue=a.sycl_queue, usm_type=a.usm_type)
-        upper = asarray(gamma >= 0.5, sycl_queue=a.sycl_queue, usm_type=a.usm_type)
+        if not nan:
+            gamma = _on_device(a, gamma)
+        t = _np.astype(gamma, dtype)
+        rest = _np.astype(1 - gamma, dtype)
         result = _np.where(
-            upper, _np.subtract(above, _np.multiply(step, rest)), _np.add(below, _np.multiply(step, t))
+            gamma >= 0.5, _np.subtract(above, _np.multiply(step, rest)), _np.add(below, _np.multiply(step, t))
         )
-    result = _np.astype(_nan_where_nan(result, ordered, len(qs)), dtype)
+    if not nan:
+        result = _nan_where_nan(result, ordered, len(qs))
+    result = _np.astype(result, dtype)
     kept = _kept_shape(a, axes, keepdims)
     if fraction.ndim == 0:
         shaped: ndarray = result.reshape(kept)
@@ -200,7 +247,16 @@ def _quantiles(
     return shaped
 
 
+def _empty(reference: Callable[..., Any], a: ndarray, *args: Any, **kwargs: Any) -> ndarray:
+    """NumPy's result for an `a` of no element (its shape, dtype, warnings and errors), on the
+    array's queue."""
+    return _on_device(a, np.asarray(reference(np.empty(a.shape, a.dtype), *args, **kwargs)))
+
+
 def _quantile_function(name: str, scale: float) -> Callable[..., ndarray]:
+    reference = getattr(np, name)
+    nan = name.startswith("nan")
+
     def fn(
         a: ndarray,
         q: Any,
@@ -216,17 +272,19 @@ def _quantile_function(name: str, scale: float) -> Callable[..., ndarray]:
         a = _array(name, a)
         _refuse(name, out=out, weights=weights, interpolation=interpolation)
         host = _host_q(q)
-        sample = np.zeros(1, a.dtype)
-        reference = getattr(np, name)
+        given = host if isinstance(q, ndarray) else q
         # NumPy's checks of q and the method, its errors for the array's dtype and its result dtype
-        dtype = reference(sample, host if isinstance(q, ndarray) else q, method=method).dtype
+        dtype = np.dtype(reference(np.zeros(1, a.dtype), given, method=method).dtype)
         if method not in METHODS:
             raise UnsupportedError(
                 f"np.{name}(method={method!r}) of numba_ext arrays is not supported; the methods are "
                 + ", ".join(METHODS)
             )
-        fraction = np.true_divide(host, scale) if scale != 1 else host
-        return _quantiles(name, a, q, np.asarray(fraction), np.dtype(dtype), axis, method, keepdims)
+        axes = _axes(a, axis)
+        if a.size == 0:
+            return _empty(reference, a, given, axis=axis, method=method, keepdims=keepdims)
+        fraction = np.asarray(np.true_divide(host, scale) if scale != 1 else host)
+        return _quantiles(a, fraction, dtype, axes, method, keepdims, nan and a.dtype.kind == "f")
 
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"np.{name} on the device (see the module)."
@@ -235,9 +293,14 @@ def _quantile_function(name: str, scale: float) -> Callable[..., ndarray]:
 
 quantile = _quantile_function("quantile", 1.0)
 percentile = _quantile_function("percentile", 100.0)
+nanquantile = _quantile_function("nanquantile", 1.0)
+nanpercentile = _quantile_function("nanpercentile", 100.0)
 
 STATISTICS_FUNCTIONS: dict[Callable[..., Any], Callable[..., ndarray]] = {
     np.median: median,
     np.quantile: quantile,
     np.percentile: percentile,
+    np.nanmedian: nanmedian,
+    np.nanquantile: nanquantile,
+    np.nanpercentile: nanpercentile,
 }

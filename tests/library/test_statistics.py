@@ -1,4 +1,5 @@
-"""np.median, np.quantile and np.percentile of numba_ext arrays against NumPy on fresh random inputs:
+"""np.median, np.quantile, np.percentile and their NaN-ignoring forms (np.nanmedian, ...) of numba_ext
+arrays against NumPy on fresh random inputs:
 every axis form (None, one, negative, a tuple) with and without keepdims, scalar and array
 quantiles, the methods computed on the device, dtypes (float, integer, float16 where the device has
 it, complex medians), memory layouts, slices holding NaN, empty slices, and NumPy's errors."""
@@ -105,11 +106,13 @@ def test_empty_and_zero_dimensional(rng):
     x = nx.asarray(np.float64(2.5), device=DEV)
     assert float(np.median(x)) == 2.5 and float(np.quantile(x, 0.7)) == 2.5
     empty = nx.zeros((3, 0), device=DEV)
-    with pytest.warns(RuntimeWarning, match="Mean of empty slice"):
-        got = np.median(empty, axis=1)
+    with np.errstate(invalid="ignore"), pytest.warns(RuntimeWarning, match="Mean of empty slice"):
+        got = np.median(empty, axis=1)  # NumPy's result and warnings
     assert got.shape == (3,) and np.isnan(nx.asnumpy(got)).all()
     with pytest.raises(IndexError, match="out of bounds"):
         np.quantile(empty, 0.5, axis=1)
+    assert np.median(nx.zeros((0, 4), device=DEV), axis=1).shape == (0,)
+    assert np.percentile(nx.zeros((0, 4), device=DEV), [5, 50], axis=1, keepdims=True).shape == (2, 0, 1)
 
 
 def test_errors_are_numpys():
@@ -131,3 +134,42 @@ def test_errors_are_numpys():
     with pytest.raises(UnsupportedError, match="out="):
         np.median(x, out=nx.empty(3, device=DEV))
     np.testing.assert_array_equal(nx.asnumpy(x), np.arange(6.0).reshape(2, 3))  # the input kept
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_nan_ignoring_forms(rng, dtype):
+    h = _data(rng, (5, 6, 7), dtype)
+    nans = rng.random(h.shape) < 0.3
+    nans[0], nans[:, 0], nans[:, :, 0] = False, False, False  # no slice of NaNs only
+    h[nans] = np.nan
+    x = nx.asarray(h, device=DEV)
+    for axis in (None, 0, 2, (0, 2)):
+        for keepdims in (False, True):
+            _close(
+                np.nanmedian(x, axis=axis, keepdims=keepdims),
+                np.nanmedian(h, axis=axis, keepdims=keepdims),
+                f"{axis}",
+            )
+            for method in DEVICE_METHODS:
+                for q in (0.0, float(rng.random()), [0.1, 0.5, 1.0]):
+                    want = np.nanquantile(h, q, axis=axis, method=method, keepdims=keepdims)
+                    got = np.nanquantile(x, q, axis=axis, method=method, keepdims=keepdims)
+                    _close(got, want, f"{axis} {q} {method}")
+            _close(
+                np.nanpercentile(x, 40, axis=axis), np.nanpercentile(h, 40, axis=axis), f"percentile {axis}"
+            )
+    # a slice of NaNs only along axis 1 (not the first: NumPy's np.nanquantile then gives the dtype
+    # of that slice's NaNs to its whole result, the array's, where other data give float64)
+    h[-1, :, -1] = np.nan
+    x = nx.asarray(h, device=DEV)
+    for f in (np.nanmedian, lambda a, axis: np.nanquantile(a, [0.2, 0.6], axis=axis)):
+        with pytest.warns(RuntimeWarning, match="All-NaN slice"):
+            got = f(x, axis=1)
+        with pytest.warns(RuntimeWarning, match="All-NaN slice"):
+            want = f(h, axis=1)
+        _close(got, want, "a slice of NaNs only")
+    ints = rng.integers(0, 9, (4, 5))
+    _close(np.nanmedian(nx.asarray(ints, device=DEV), axis=1), np.nanmedian(ints, axis=1), "integers")
+    _close(
+        np.nanquantile(nx.asarray(ints, device=DEV), 0.3, axis=0), np.nanquantile(ints, 0.3, axis=0), "int"
+    )
