@@ -55,6 +55,52 @@ def _result_axes(operands: Sequence[Any]) -> tuple[int, ...] | None:
     return None if axes == tuple(range(nd)) else axes
 
 
+#: the reductions ``ufunc.reduce`` runs, by ufunc
+_REDUCTIONS = {
+    np.add: "sum",
+    np.multiply: "prod",
+    np.maximum: "max",
+    np.minimum: "min",
+    np.logical_and: "all",
+    np.logical_or: "any",
+}
+#: the scans ``ufunc.accumulate`` runs, by ufunc
+_ACCUMULATIONS = {np.add: np.cumsum, np.multiply: np.cumprod}
+
+
+def _ufunc_reduction(ufunc: np.ufunc, method: str, inputs: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``ufunc.reduce(x, axis=0, ...)`` and ``ufunc.accumulate(x, axis=0, ...)`` as the array's
+    reductions and scans (``np.add.reduce`` is ``x.sum(axis=0)``, ``np.maximum.reduce`` is
+    ``x.max(axis=0)``, ``np.add.accumulate`` is ``np.cumsum``)."""
+    table: dict[Any, Any] = _REDUCTIONS if method == "reduce" else _ACCUMULATIONS
+    what = f"np.{ufunc.__name__}.{method}"
+    if ufunc not in table or len(inputs) != 1 or not isinstance(inputs[0], ArrayOperators):
+        names = ", ".join(f"np.{u.__name__}.{method}" for u in table)
+        raise UnsupportedError(f"{what} of numba_ext arrays is not supported; {names} are")
+    x: Any = inputs[0]
+    axis = kwargs.pop("axis", 0)
+    dtype = kwargs.pop("dtype", None)
+    out = kwargs.pop("out", None)
+    out = out[0] if isinstance(out, tuple) and len(out) == 1 else out
+    keepdims = bool(kwargs.pop("keepdims", False))
+    if (
+        kwargs.pop("where", True) is not True
+        or kwargs.pop("initial", np._NoValue) is not np._NoValue
+        or kwargs
+    ):
+        given = ", ".join(kwargs) or "initial= or where="
+        raise UnsupportedError(f"{what}({given}) of numba_ext arrays is not supported")
+    if method == "accumulate":
+        return table[ufunc](x, axis=axis, dtype=dtype, out=out)
+    name = table[ufunc]
+    if dtype is not None and name in ("max", "min", "all", "any"):
+        x = x.astype(dtype)  # NumPy computes in the dtype asked
+        if name in ("all", "any"):
+            return hooks.operations.reduce(name, x, axis, out=out, keepdims=keepdims).astype(dtype)
+        dtype = None
+    return hooks.operations.reduce(name, x, axis, dtype=dtype, out=out, keepdims=keepdims)
+
+
 def _apply(ufunc: np.ufunc, *operands: Any) -> Any:
     """`ufunc(*operands)` by the library, the result in the operands' memory order: the operation
     runs on views with the result's slowest axis first (each a C-contiguous view where the operand is
@@ -114,6 +160,8 @@ class ArrayOperators:
 
     # -- eager elementwise operations (compute follows data) ------------------------------------
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        if method in ("reduce", "accumulate"):
+            return _ufunc_reduction(ufunc, method, inputs, kwargs)
         out = kwargs.pop("out", None)  # NumPy hands it over as a tuple, one entry per output
         dtype = kwargs.pop("dtype", None)
         if dtype is not None:  # np.add(a, b, dtype=d): computed in d, as NumPy casts the inputs

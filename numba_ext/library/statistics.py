@@ -1,6 +1,7 @@
 """Order statistics of numba_ext arrays on their device: ``np.median``, ``np.quantile``,
 ``np.percentile`` and their NaN-ignoring forms (``np.nanmedian``, ``np.nanquantile``,
-``np.nanpercentile``) with NumPy's values, dtypes and shapes.
+``np.nanpercentile``) with NumPy's values, dtypes and shapes; and ``np.average``, ``np.cov``,
+``np.corrcoef`` and ``np.interp`` composed from the library's operations (see each).
 
 The reduced axes are moved last and merged into one, the slices sorted along it on the device
 (``sorting.sort``: NaNs last, as NumPy sorts them), and the order statistics gathered from the
@@ -34,6 +35,7 @@ import numpy as np
 from ..arrays import asarray, asnumpy, ndarray
 from ..errors import UnsupportedError
 from ..ir.reductions import normalize_axis
+from ..placement import execution_queue
 from . import gather
 from .sorting import sort
 
@@ -296,11 +298,182 @@ percentile = _quantile_function("percentile", 100.0)
 nanquantile = _quantile_function("nanquantile", 1.0)
 nanpercentile = _quantile_function("nanpercentile", 100.0)
 
-STATISTICS_FUNCTIONS: dict[Callable[..., Any], Callable[..., ndarray]] = {
+
+# -- averages, covariances and interpolation ---------------------------------------------------------
+def average(
+    a: ndarray, axis: Any = None, weights: Any = None, returned: bool = False, *, keepdims: bool = False
+) -> Any:
+    """np.average: the mean, or with `weights` (of `a`'s shape, or 1-d along an int `axis`) the
+    weighted sum over the sum of the weights, in NumPy's result dtype; `returned` adds the sum
+    of the weights (the count without weights) broadcast to the result's shape."""
+    a = _array("average", a)
+    if weights is None:
+        avg = a.mean(axis=axis, keepdims=keepdims)
+        scale = avg.dtype.type(a.size / max(avg.size, 1))
+        if not returned:
+            return avg
+        return avg, _np.full_like(avg, scale)
+    w = weights if isinstance(weights, ndarray) else _on_device(a, np.asarray(weights))
+    execution_queue([("a", a), ("weights", w)])
+    dtype = (
+        np.result_type(a.dtype, w.dtype, "f8") if a.dtype.kind in "iub" else np.result_type(a.dtype, w.dtype)
+    )
+    if w.shape != a.shape:
+        if axis is None:
+            raise TypeError("Axis must be specified when shapes of a and weights differ.")
+        if w.ndim != 1:
+            raise TypeError("1D weights expected when shapes of a and weights differ.")
+        ax = normalize_axis(axis, a.ndim)
+        if w.shape[0] != a.shape[ax]:
+            raise ValueError("Length of weights not compatible with specified axis.")
+        w = w.reshape((1,) * ax + (w.shape[0],) + (1,) * (a.ndim - ax - 1))
+        w = _np.broadcast_to(w, a.shape)
+    scale = w.sum(axis=axis, dtype=dtype, keepdims=keepdims)
+    if bool(_np.any(_np.equal(scale, 0.0))):
+        raise ZeroDivisionError("Weights sum to zero, can't be normalized")
+    avg = _np.true_divide(_np.multiply(a, w, dtype=dtype).sum(axis=axis, keepdims=keepdims), scale)
+    if not returned:
+        return avg
+    return avg, (scale if scale.shape == avg.shape else _np.broadcast_to(scale, avg.shape).copy())
+
+
+def _variables(m: Any, rowvar: bool, dtype: Any, queue_of: ndarray) -> ndarray:
+    """`m` as a 2-d array of variables in rows (NumPy's ``np.cov`` conversion), of `dtype`."""
+    x = m if isinstance(m, ndarray) else _on_device(queue_of, np.asarray(m))
+    if x.ndim > 2:
+        raise ValueError("m has more than 2 dimensions")
+    x = _np.astype(_np.atleast_2d(x), dtype)
+    if not rowvar and x.shape[0] != 1:
+        x = x.T
+    return x
+
+
+def cov(
+    m: Any,
+    y: Any = None,
+    rowvar: bool = True,
+    bias: bool = False,
+    ddof: Any = None,
+    fweights: Any = None,
+    aweights: Any = None,
+    *,
+    dtype: Any = None,
+) -> ndarray:
+    """np.cov without weights: the rows (`rowvar`) or columns of `m` (and `y`) as variables, their
+    deviations from their means multiplied on the device, divided by ``n - ddof`` (``ddof`` 1, or
+    0 with `bias`); one variable gives a 0-d result, as NumPy's squeeze does."""
+    _refuse("cov", fweights=fweights, aweights=aweights)
+    first = m if isinstance(m, ndarray) else y
+    arrays = [("m", m)] + ([("y", y)] if isinstance(y, ndarray) else [])
+    execution_queue([(n, v) for n, v in arrays if isinstance(v, ndarray)])
+    if ddof is not None and ddof != int(ddof):
+        raise ValueError("ddof must be integer")
+    if dtype is None:
+        dtype = np.result_type(m.dtype if isinstance(m, ndarray) else np.asarray(m), np.float64)
+        if y is not None:
+            dtype = np.result_type(dtype, y.dtype if isinstance(y, ndarray) else np.asarray(y))
+    x = _variables(m, rowvar, dtype, first)
+    if y is not None:
+        x = _np.concatenate([x, _variables(y, rowvar, dtype, first)], axis=0)
+    if ddof is None:
+        ddof = 0 if bias else 1
+    n = x.shape[1]
+    fact = n - ddof
+    if fact <= 0:
+        warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=3)
+        fact = 0.0
+    deviations = _np.subtract(x, x.mean(axis=1, keepdims=True))
+    product = deviations @ _np.conjugate(deviations).T
+    c: ndarray = _np.multiply(product, float(np.true_divide(1, fact)))  # in the product's dtype
+    return _np.squeeze(c) if c.size == 1 else c
+
+
+def corrcoef(x: Any, y: Any = None, rowvar: bool = True, *, dtype: Any = None) -> ndarray:
+    """np.corrcoef: the covariances divided by the products of the standard deviations, their real
+    (and imaginary) parts clipped to [-1, 1] as NumPy clips them."""
+    c = cov(x, y, rowvar, dtype=dtype)
+    if c.ndim == 0:
+        result: ndarray = _np.true_divide(c, c)  # NumPy's c / c of one variable
+        return result
+    stddev = _np.sqrt(c.diagonal().real)
+    c = _np.true_divide(_np.true_divide(c, stddev[:, None]), stddev[None, :])
+    if c.dtype.kind == "c":
+        clipped: ndarray = _complex(_np.clip(c.real, -1, 1), _np.clip(c.imag, -1, 1), c)
+        return clipped
+    result = _np.clip(c, -1, 1)
+    return result
+
+
+def _complex(real: ndarray, imag: ndarray, like: ndarray) -> ndarray:
+    result: ndarray = _np.empty_like(like)
+    result.real[...] = real
+    result.imag[...] = imag
+    return result
+
+
+def interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None, period: Any = None) -> ndarray:
+    """np.interp on the device: the interval of each `x` among the increasing `xp` found by a
+    binary search (``np.searchsorted``), then NumPy's formula and its special cases (`x` at a
+    sample point gives its `fp`, a NaN from an infinite slope the other endpoint's form, `left` and
+    `right` outside), in float64. Host data among the arguments is copied to the queue of the
+    numba_ext ones."""
+    _refuse("interp", period=period)
+    named = [(n, v) for n, v in (("x", x), ("xp", xp), ("fp", fp)) if isinstance(v, ndarray)]
+    queue = execution_queue(named)
+    usm = named[0][1].usm_type
+
+    def placed(v: Any) -> ndarray:
+        if isinstance(v, ndarray):
+            return v
+        return asarray(np.asarray(v), sycl_queue=queue, usm_type=usm)
+
+    px, pxp, pfp = placed(x), placed(xp), placed(fp)
+    if pfp.dtype.kind == "c":
+        raise UnsupportedError(
+            "np.interp of complex fp on numba_ext arrays is not supported; interpolate .real and .imag"
+        )
+    if pxp.ndim != 1 or pfp.ndim != 1:
+        raise ValueError("object too deep for desired array")
+    if pxp.shape[0] == 0:
+        raise ValueError("array of sample points is empty")
+    if pxp.shape[0] != pfp.shape[0]:
+        raise ValueError("fp and xp are not of the same length.")
+    f8 = np.float64
+    px, pxp, pfp = _np.astype(px, f8), _np.astype(pxp, f8), _np.astype(pfp, f8)
+    n = pxp.shape[0]
+    first, last = pfp[0], pfp[n - 1]
+    low = first if left is None else f8(left)
+    high = last if right is None else f8(right)
+    j = _np.subtract(_np.searchsorted(pxp, px, side="right"), 1)  # xp[j] <= x < xp[j + 1]
+    if n == 1:
+        result = _np.broadcast_to(first, px.shape)
+    else:
+        k = _np.clip(j, 0, n - 2)
+        x0, x1 = gather.take(pxp, k), gather.take(pxp, _np.add(k, 1))
+        y0, y1 = gather.take(pfp, k), gather.take(pfp, _np.add(k, 1))
+        slope = _np.true_divide(_np.subtract(y1, y0), _np.subtract(x1, x0))
+        result = _np.add(_np.multiply(slope, _np.subtract(px, x0)), y0)
+        other = _np.add(_np.multiply(slope, _np.subtract(px, x1)), y1)  # the other endpoint's form
+        result = _np.where(_np.isnan(result), other, result)
+        result = _np.where(_np.isnan(result) & _np.equal(y0, y1), y0, result)
+        result = _np.where(_np.equal(px, x0), y0, result)
+        result = _np.where(_np.greater_equal(j, n - 1), last, result)
+    result = _np.where(_np.less(j, 0), low, result)
+    found: ndarray = _np.where(_np.greater(px, pxp[n - 1]), high, result)
+    if n > 1:  # NumPy's one sample point gives its value for NaN too
+        found = _np.where(_np.isnan(px), px, found)
+    return found
+
+
+STATISTICS_FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.median: median,
     np.quantile: quantile,
     np.percentile: percentile,
     np.nanmedian: nanmedian,
     np.nanquantile: nanquantile,
     np.nanpercentile: nanpercentile,
+    np.average: average,
+    np.cov: cov,
+    np.corrcoef: corrcoef,
+    np.interp: interp,
 }

@@ -1,5 +1,5 @@
-"""np.median, np.quantile, np.percentile and their NaN-ignoring forms (np.nanmedian, ...) of numba_ext
-arrays against NumPy on fresh random inputs:
+"""np.median, np.quantile, np.percentile and their NaN-ignoring forms (np.nanmedian, ...), np.average,
+np.cov, np.corrcoef and np.interp of numba_ext arrays against NumPy on fresh random inputs:
 every axis form (None, one, negative, a tuple) with and without keepdims, scalar and array
 quantiles, the methods computed on the device, dtypes (float, integer, float16 where the device has
 it, complex medians), memory layouts, slices holding NaN, empty slices, and NumPy's errors."""
@@ -173,3 +173,91 @@ def test_nan_ignoring_forms(rng, dtype):
     _close(
         np.nanquantile(nx.asarray(ints, device=DEV), 0.3, axis=0), np.nanquantile(ints, 0.3, axis=0), "int"
     )
+
+
+def _pair(rng, shape, dtype=np.float64):
+    h = _data(rng, shape, dtype)
+    return h, nx.asarray(h, device=DEV)
+
+
+def _same_results(got, want, what, rtol=1e-12):
+    if isinstance(want, tuple):
+        assert isinstance(got, tuple) and len(got) == len(want), what
+        for g, w in zip(got, want):
+            _same_results(g, w, what, rtol)
+        return
+    host, want = nx.asnumpy(got), np.asarray(want)
+    assert host.dtype == want.dtype and host.shape == want.shape, (what, host.dtype, want.dtype, host.shape)
+    np.testing.assert_allclose(host, want, rtol=rtol, atol=rtol, err_msg=what)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int16])
+def test_average(rng, dtype):
+    h, x = _pair(rng, (4, 6), dtype)
+    hw = rng.random((4, 6)) + 0.1
+    w = nx.asarray(hw, device=DEV)
+    r = 1e-5 if dtype == np.float32 else 1e-12
+    for axis in (None, 0, 1, (0, 1)):
+        for keepdims in (False, True):
+            kw = {"axis": axis, "keepdims": keepdims, "returned": True}
+            _same_results(np.average(x, **kw), np.average(h, **kw), f"{axis}", r)
+            _same_results(np.average(x, weights=w, **kw), np.average(h, weights=hw, **kw), f"w {axis}", r)
+    w1 = rng.random(6)
+    _same_results(np.average(x, axis=1, weights=w1), np.average(h, axis=1, weights=w1), "1-d weights", r)
+    with pytest.raises(ZeroDivisionError, match="Weights sum to zero"):
+        np.average(x, axis=0, weights=np.zeros(4))
+    with pytest.raises(TypeError, match="Axis must be specified"):
+        np.average(x, weights=w1)
+    with pytest.raises(ValueError, match="Length of weights"):
+        np.average(x, axis=0, weights=w1)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int32, np.complex128])
+def test_cov_and_corrcoef(rng, dtype):
+    h = _data(rng, (4, 9), dtype)
+    if np.dtype(dtype).kind == "c":
+        h = h + 1j * _data(rng, (4, 9), np.float64)
+    x = nx.asarray(h, device=DEV)
+    r = 1e-12 if np.dtype(dtype).itemsize != 4 else 1e-5
+    _same_results(np.cov(x), np.cov(h), "cov", r)
+    _same_results(np.cov(x, rowvar=False, bias=True), np.cov(h, rowvar=False, bias=True), "columns", r)
+    _same_results(np.cov(x[0], x[1]), np.cov(h[0], h[1]), "x and y", r)
+    _same_results(np.cov(x[2]), np.cov(h[2]), "one variable", r)
+    _same_results(np.cov(x, ddof=3, dtype=np.complex64), np.cov(h, ddof=3, dtype=np.complex64), "dtype", 1e-5)
+    _same_results(np.corrcoef(x), np.corrcoef(h), "corrcoef", r)
+    _same_results(np.corrcoef(x[0], x[3], rowvar=False), np.corrcoef(h[0], h[3], rowvar=False), "x, y", r)
+    _same_results(np.corrcoef(x[1]), np.corrcoef(h[1]), "one variable", r)
+    with np.errstate(divide="ignore"), pytest.warns(RuntimeWarning, match="Degrees of freedom"):
+        got = np.cov(x[:, :1])  # NumPy's warning, and its 1 / 0
+    assert np.isinf(nx.asnumpy(got)).all() or np.isnan(nx.asnumpy(got)).all()
+    with pytest.raises(UnsupportedError, match="aweights"):
+        np.cov(x, aweights=np.ones(9))
+
+
+def test_interp(rng):
+    xp = np.sort(rng.standard_normal(12))
+    fp = rng.standard_normal(12)
+    x = np.concatenate([rng.standard_normal(50) * 2, xp, [np.nan, -np.inf, np.inf]]).reshape(-1, 13)
+    dx, dxp, dfp = (nx.asarray(a, device=DEV) for a in (x, xp, fp))
+    for kw in ({}, {"left": -5.0, "right": 7}):
+        _same_results(np.interp(dx, dxp, dfp, **kw), np.interp(x, xp, fp, **kw), f"{kw}")
+        _same_results(np.interp(dx, xp, list(fp), **kw), np.interp(x, xp, fp, **kw), f"host samples {kw}")
+    # repeated sample points and infinite values: NumPy's special cases
+    xp2, fp2 = np.array([0.0, 1, 1, 2, 3, 4, 5]), np.array([0.0, 1, 3, np.inf, np.inf, -np.inf, 2])
+    at = np.array([0.5, 1, 1.5, 2, 2.5, 3, 3.5, 4, 4.5, 5, 6, -1, np.nan])
+    _same_results(np.interp(nx.asarray(at, device=DEV), xp2, fp2), np.interp(at, xp2, fp2), "special cases")
+    _same_results(
+        np.interp(nx.asarray(at, device=DEV), [1.0], [4.0]), np.interp(at, [1.0], [4.0]), "one point"
+    )
+    ints = rng.integers(0, 10, 7)
+    _same_results(
+        np.interp(nx.asarray(ints, device=DEV), [0, 5, 9], [1, -1, 2]),
+        np.interp(ints, [0, 5, 9], [1, -1, 2]),
+        "int",
+    )
+    with pytest.raises(ValueError, match="same length"):
+        np.interp(dx, dxp, dfp[:-1])
+    with pytest.raises(ValueError, match="empty"):
+        np.interp(dx, dxp[:0], dfp[:0])
+    with pytest.raises(UnsupportedError, match="period"):
+        np.interp(dx, dxp, dfp, period=2.0)
