@@ -33,6 +33,7 @@ from ..ir.scans import (
     scan_dtype,
 )
 from . import elementwise
+from .einsum import EINSUM_FUNCTIONS
 from .gather import GATHER_FUNCTIONS
 from .histogram import HISTOGRAM_FUNCTIONS
 from .manipulation import MANIPULATION_FUNCTIONS
@@ -332,4 +333,5 @@ ARRAY_FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     **SET_FUNCTIONS,
     **NAN_FUNCTIONS,
     **STATISTICS_FUNCTIONS,
+    **EINSUM_FUNCTIONS,
 }
