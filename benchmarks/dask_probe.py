@@ -101,7 +101,7 @@ def main() -> None:
             kwargs = {"devices": [d.filter_string for d in gpus[:w]]}
         else:
             kwargs = {"devices": ["cpu"], "split": w}
-        with ned.local_cluster(dashboard_address=None, silence_logs=50, **kwargs) as cluster:
+        with ned.local_cluster(dashboard_address=":0", silence_logs=50, **kwargs) as cluster:
             from distributed import Client, wait
 
             with Client(cluster) as client:

@@ -44,7 +44,7 @@ from .arrays import (
 )
 from .arrays.dtypes import SUPPORTED_DTYPES
 from .devices import Device, default_queue, get_devices
-from .library import sets
+from .library import composed, sets
 from .library.functions import tensordot as library_tensordot
 from .placement import coerce_usm_types, execution_queue
 
@@ -240,14 +240,7 @@ def _triangle(fn: str, x: ndarray, k: int, lower: builtins.bool) -> ndarray:
     x = _array(fn, x)
     if x.ndim < 2:
         raise ValueError(f"numba_ext.{fn}(): x must have at least 2 dimensions, not {x.ndim}")
-    k = operator.index(k)
-    n, m = x.shape[-2:]
-    q = x.sycl_queue
-    rows = arange(n, dtype=np.int64, sycl_queue=q, usm_type=x.usm_type).reshape(n, 1)
-    cols = arange(m, dtype=np.int64, sycl_queue=q, usm_type=x.usm_type)
-    offset = _np.subtract(cols, rows)
-    keep = _np.less_equal(offset, k) if lower else _np.greater_equal(offset, k)
-    return where(keep, x, zeros((), dtype=x.dtype, sycl_queue=q, usm_type=x.usm_type))
+    return composed.tril(x, k) if lower else composed.triu(x, k)
 
 
 def meshgrid(*arrays: ndarray, indexing: Literal["xy", "ij"] = "xy") -> list[ndarray]:
@@ -259,15 +252,7 @@ def meshgrid(*arrays: ndarray, indexing: Literal["xy", "ij"] = "xy") -> list[nda
     for i, a in enumerate(arrs):
         if a.ndim != 1:
             raise ValueError(f"numba_ext.meshgrid(): arrays[{i}] must be 1-d, not {a.ndim}-d")
-    shape = [a.shape[0] for a in arrs]
-    if indexing == "xy" and len(arrs) > 1:
-        shape[0], shape[1] = shape[1], shape[0]
-    out = []
-    for i, a in enumerate(arrs):
-        at = 1 - i if indexing == "xy" and len(arrs) > 1 and i < 2 else i
-        view = a.reshape(tuple(-1 if j == at else 1 for j in range(len(arrs))))
-        out.append(_np.broadcast_to(view, tuple(shape)).copy())
-    return out
+    return list(composed.meshgrid(*arrs, indexing=indexing))
 
 
 # -- data type functions -------------------------------------------------------------------------------
@@ -488,12 +473,7 @@ def tile(x: ndarray, repetitions: tuple[int, ...], /) -> ndarray:
     reps = tuple(operator.index(r) for r in repetitions)
     if builtins.any(r < 0 for r in reps):
         raise ValueError(f"numba_ext.tile(): repetitions must be non-negative, not {reps}")
-    d = builtins.max(x.ndim, len(reps))
-    shape = (1,) * (d - x.ndim) + x.shape
-    reps = (1,) * (d - len(reps)) + reps
-    spread = x.reshape(tuple(v for s in shape for v in (1, s)))
-    tiled = _np.broadcast_to(spread, tuple(v for r, s in zip(reps, shape) for v in (r, s))).copy()
-    return tiled.reshape(tuple(r * s for r, s in zip(reps, shape)))
+    return composed.tile(x, reps)
 
 
 def unstack(x: ndarray, /, *, axis: int = 0) -> tuple[ndarray, ...]:

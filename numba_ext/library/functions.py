@@ -33,6 +33,7 @@ from ..ir.scans import (
     scan_dtype,
 )
 from . import elementwise
+from .composed import COMPOSED_FUNCTIONS
 from .einsum import EINSUM_FUNCTIONS
 from .gather import GATHER_FUNCTIONS
 from .histogram import HISTOGRAM_FUNCTIONS
@@ -334,4 +335,5 @@ ARRAY_FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     **NAN_FUNCTIONS,
     **STATISTICS_FUNCTIONS,
     **EINSUM_FUNCTIONS,
+    **COMPOSED_FUNCTIONS,
 }

@@ -32,7 +32,8 @@ def _device_name(x):
 
 
 def _cluster(**kwargs):
-    return ned.local_cluster(dashboard_address=None, silence_logs=50, **kwargs)
+    # a free port for the scheduler's HTTP server (None still takes 8787, which another cluster may hold)
+    return ned.local_cluster(dashboard_address=":0", silence_logs=50, **kwargs)
 
 
 def _two_workers():

@@ -1,0 +1,123 @@
+"""NumPy functions composed from the library's operations (np.tril, np.tile, np.meshgrid, np.kron,
+np.vander, np.diag, np.column_stack, np.append, np.ediff1d, np.select, np.digitize, np.nan_to_num,
+np.trapezoid, np.sinc, np.angle, np.polyval, np.inner, np.vdot, np.cross) against NumPy on fresh
+random inputs: values, dtypes and shapes, then NumPy's errors."""
+
+import numpy as np
+import pytest
+
+import numba_ext as nx
+
+from ..checks import poison
+from ..conftest import DEV
+
+
+def _cases(rng):
+    h = rng.standard_normal((4, 5))
+    v = rng.standard_normal(6)
+    c = rng.standard_normal((3, 4)) + 1j * rng.standard_normal((3, 4))
+    ints = rng.integers(-5, 5, (4, 5))
+    h3 = rng.standard_normal((2, 4, 3))
+    special = h.copy()
+    special[0, 0], special[1, 1], special[2, 2] = np.nan, np.inf, -np.inf
+    cspecial = c.copy()
+    cspecial[0, 0] = complex(np.nan, np.inf)
+    bins_up, bins_down = np.array([-1.0, 0, 0.5, 2]), np.array([2.0, 0.5, 0, -1])
+    return [
+        ("tril", lambda A: np.tril(A, -1), h),
+        ("triu", lambda A: np.triu(A, 2), h),
+        ("tril of 1-d", np.tril, v),
+        ("triu of 3-d", np.triu, h3),
+        ("tile", lambda A: np.tile(A, (2, 1, 3)), h),
+        ("tile int", lambda A: np.tile(A, 2), v),
+        ("meshgrid", lambda A: np.meshgrid(A, A[:3]), v),
+        ("meshgrid ij sparse", lambda A: np.meshgrid(A, A[:3], A[:2], indexing="ij", sparse=True), v),
+        ("kron", lambda A: np.kron(A, A[:2, :3]), h),
+        ("kron of ranks", lambda A: np.kron(A[0], A), h),
+        ("vander", np.vander, v),
+        ("vander increasing", lambda A: np.vander(A, 4, increasing=True), v),
+        ("vander int", lambda A: np.vander(A[0]), ints),
+        ("diag", lambda A: np.diag(A, -2), v),
+        ("diagonal", lambda A: np.diag(A, 1), h),
+        ("diagflat", lambda A: np.diagflat(A, 1), h[:2, :2]),
+        ("column_stack", lambda A: np.column_stack([A[0], A[1], A[1] * 2]), h),
+        ("append", lambda A: np.append(A, A[:2]), h),
+        ("append axis", lambda A: np.append(A, A[:2], axis=0), h),
+        ("append list", lambda A: np.append(A, [1.0, 2.0]), v),
+        ("ediff1d", lambda A: np.ediff1d(A, to_begin=[-1.0], to_end=[5, 6]), h),
+        ("ediff1d plain", np.ediff1d, v),
+        ("select", lambda A: np.select([A > 0.5, A < -0.5], [A, A * 2], default=-9), h),
+        ("digitize", lambda A: np.digitize(A, bins_up), np.concatenate([h.ravel(), bins_up])),
+        (
+            "digitize right",
+            lambda A: np.digitize(A, bins_up, right=True),
+            np.concatenate([h.ravel(), bins_up]),
+        ),
+        ("digitize decreasing", lambda A: np.digitize(A, bins_down), np.concatenate([h.ravel(), bins_up])),
+        (
+            "digitize decreasing right",
+            lambda A: np.digitize(A, bins_down, right=True),
+            np.concatenate([h.ravel(), bins_up]),
+        ),
+        ("nan_to_num", np.nan_to_num, special),
+        ("nan_to_num values", lambda A: np.nan_to_num(A, nan=-1.0, posinf=9.0), special),
+        ("nan_to_num complex", np.nan_to_num, cspecial),
+        ("nan_to_num int", np.nan_to_num, ints),
+        ("trapezoid", np.trapezoid, h),
+        ("trapezoid x", lambda A: np.trapezoid(A, A[0], axis=1), h),
+        ("trapezoid dx", lambda A: np.trapezoid(A, dx=0.5, axis=0), h),
+        ("sinc", np.sinc, np.concatenate([v, [0.0]])),
+        ("angle", np.angle, c),
+        ("angle deg", lambda A: np.angle(A, deg=True), h),
+        ("polyval", lambda A: np.polyval([1.5, -2.0, 3.0], A), h),
+        ("polyval of arrays", lambda A: np.polyval(A[0], A[1]), h),
+        ("inner", lambda A: np.inner(A, A[:3]), h),
+        ("inner of vectors", lambda A: np.inner(A[0], A[1]), h),
+        ("vdot", lambda A: np.vdot(A, A), c),
+        ("cross", lambda A: np.cross(A, A[::-1]), h3),
+        ("cross axes", lambda A: np.cross(A, A.T, axisa=0, axisb=1, axisc=0), h3[0].T.copy()),
+    ]
+
+
+def test_composed_functions_against_numpy(rng):
+    for name, f, h in _cases(rng):
+        poison(h.size, h.dtype)
+        want = f(h)
+        got = f(nx.asarray(h, device=DEV))
+        wants = want if isinstance(want, (tuple, list)) else (want,)
+        gots = got if isinstance(got, (tuple, list)) else (got,)
+        assert len(gots) == len(wants), name
+        for g, w in zip(gots, wants):
+            assert isinstance(g, nx.ndarray), name
+            host, w = nx.asnumpy(g), np.asarray(w)
+            assert host.dtype == w.dtype and host.shape == w.shape, (
+                name,
+                host.dtype,
+                w.dtype,
+                host.shape,
+                w.shape,
+            )
+            np.testing.assert_allclose(host, w, rtol=1e-12, atol=1e-12, err_msg=name)
+
+
+def test_nan_to_num_in_place_and_errors(rng):
+    h = rng.standard_normal(8)
+    h[2] = np.nan
+    x = nx.asarray(h, device=DEV)
+    assert np.nan_to_num(x, copy=False) is x
+    np.testing.assert_array_equal(nx.asnumpy(x), np.nan_to_num(h))
+    with pytest.raises(ValueError, match="monotonically"):
+        np.digitize(x, np.array([0.0, 2.0, 1.0]))
+    with pytest.raises(ValueError, match="same length"):
+        np.select([x > 0], [x, x])
+    with pytest.raises(TypeError, match="boolean ndarray"):
+        np.select([x], [x])
+    with pytest.raises(TypeError, match="same_kind"):
+        np.ediff1d(nx.asarray(np.arange(4), device=DEV), to_end=[0.5])
+    with pytest.raises(ValueError, match="dimension must be 3"):
+        np.cross(x[:2], x[:2])
+    with pytest.raises(ValueError, match="Valid values for `indexing`"):
+        np.meshgrid(x, indexing="yx")
+    with pytest.raises(nx.ExecutionPlacementError):
+        other = nx.Queue(x.sycl_queue.device, context=nx.Context(x.sycl_queue.device))
+        np.kron(x, nx.asarray(h, sycl_queue=other))
