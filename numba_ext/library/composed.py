@@ -39,6 +39,10 @@ def _placed(*values: Any) -> list[Any]:
 
 # -- triangles, repetition, grids ------------------------------------------------------------------
 def _triangle_mask(x: ndarray, k: int, lower: bool) -> tuple[ndarray, ndarray]:
+    if x.ndim == 0:
+        raise TypeError(
+            f"np.{'tril' if lower else 'triu'} of a 0-d array: a triangle needs at least one dimension"
+        )
     n, m = x.shape[-2:] if x.ndim >= 2 else (x.shape[0], x.shape[0])
     rows = arange(n, dtype=np.int64, sycl_queue=x.sycl_queue, usm_type=x.usm_type).reshape(n, 1)
     cols = arange(m, dtype=np.int64, sycl_queue=x.sycl_queue, usm_type=x.usm_type)

@@ -124,11 +124,12 @@ def _sizes(specs: list[str], arrays: list[ndarray]) -> dict[str, int]:
     sizes: dict[str, int] = {}
     for spec, x in zip(specs, arrays):
         for c, n in zip(spec, x.shape):
-            if sizes.get(c, 1) not in (1, n) and n != 1:
+            seen = sizes.get(c, 1)
+            if seen not in (1, n) and n != 1:
                 raise ValueError(
-                    f"operands could not be broadcast together: subscript '{c}' has sizes {sizes[c]} and {n}"
+                    f"operands could not be broadcast together: subscript '{c}' has sizes {seen} and {n}"
                 )
-            sizes[c] = max(sizes.get(c, 1), n)
+            sizes[c] = n if seen == 1 else seen  # a size of one broadcasts (to zero too)
     return sizes
 
 

@@ -309,7 +309,7 @@ def average(
     a = _array("average", a)
     if weights is None:
         avg = a.mean(axis=axis, keepdims=keepdims)
-        scale = avg.dtype.type(a.size / max(avg.size, 1))
+        scale = avg.dtype.type(a.size / avg.size)  # NumPy's ZeroDivisionError for no result element
         if not returned:
             return avg
         return avg, _np.full_like(avg, scale)

@@ -197,6 +197,7 @@ def _operand(c: Chooser, profile: str) -> Enc:
 
 
 #: NumPy functions the eager library computes, with the keywords drawn for them
+QUANTILE_METHODS = ["linear", "lower", "higher", "nearest", "midpoint", "hazen", "weibull", "inverted_cdf"]
 FUNCTIONS: dict[str, dict[str, list[Any]]] = {
     "var": {"axis": [None, 0, -1, tup(0, 1)], "ddof": [0, 1, 5], "keepdims": [True, False]},
     "std": {"axis": [None, 1, tup(0, -1)], "ddof": [0, 1]},
@@ -237,6 +238,25 @@ FUNCTIONS: dict[str, dict[str, list[Any]]] = {
     "nancumsum": {"axis": [None, 0, -1]},
     "nanargmax": {"axis": [None, 0, -1]},
     "tensordot": {"axes": [0, 1, 2, 3, -1, tup(tup(0), tup(0)), tup(tup(0, 1), tup(1, 0))]},
+    "median": {"axis": [None, 0, -1, tup(0, 1)], "keepdims": [True, False]},
+    "quantile": {
+        "q": [0.0, 0.37, 1.0, tup(0.1, 0.9), 1.5],
+        "axis": [None, 0, -1],
+        "method": QUANTILE_METHODS,
+    },
+    "nanmedian": {"axis": [None, 0, -1], "keepdims": [True, False]},
+    "nanpercentile": {"q": [50, tup(5, 95)], "axis": [None, -1], "method": QUANTILE_METHODS},
+    "average": {"axis": [None, 0, -1], "returned": [True, False]},
+    "ptp": {"axis": [None, 0, -1]},
+    "einsum": {"form": ["sum", "trace", "transpose", "outer", "contract"]},
+    "interp": {"left": [None, -1.5], "right": [None, 7]},
+    "digitize": {"right": [True, False]},
+    "tril": {"k": [0, 1, -2]},
+    "tile": {"reps": [2, tup(2, 1), tup(1, 0, 2)]},
+    "nan_to_num": {"nan": [0.0, -3.0], "posinf": [None, 9.0]},
+    "sinc": {},
+    "angle": {"deg": [True, False]},
+    "assign_int": {},
 }
 
 

@@ -247,10 +247,41 @@ def _call(case: dict, args: list[Any], kw: dict[str, Any]) -> Any:
             return np.unique(x, return_index=True, return_inverse=True, return_counts=True, **kw)
         if name == "tensordot":
             return np.tensordot(x, x, **kw)
+        if name in ("quantile", "nanpercentile"):
+            rest = {k: v for k, v in kw.items() if k != "q"}  # kw serves NumPy's call and ours
+            return getattr(np, name)(x, kw.get("q", 0.5 if name == "quantile" else 50), **rest)
+        if name == "einsum":
+            return _einsum(x, kw.get("form", "sum"))
+        if name == "interp":  # sample points of x's own sorted values
+            points = np.sort(x, axis=None)
+            return np.interp(x * 0.5, points, points * 2 - 1, **kw)
+        if name == "digitize":
+            return np.digitize(x, np.sort(x[..., :3], axis=None), **kw)
+        if name == "assign_int":  # repeated positions: the last value wins; a copy keeps the input
+            y = x.copy()
+            y[[0, -1, 0]] = x[[1, 0, -1]]
+            return y
         return getattr(np, name)(x, **kw)
     if kind in ("operator", "matmul") and name in OPERATORS:
         return OPERATORS[name](*args)
     return getattr(np, name)(*args)
+
+
+def _einsum(x: Any, form: str) -> Any:
+    """An einsum of `x` with itself whose subscripts fit its rank."""
+    letters = "abcdefgh"[: x.ndim]
+    if form == "trace" and x.ndim >= 2:
+        return np.einsum(
+            letters[0] * 2 + letters[2:], x[..., : x.shape[0]] if x.ndim == 2 else x[:, : x.shape[0]]
+        )
+    if form == "transpose":
+        return np.einsum(f"{letters}->{letters[::-1]}", x)
+    if form == "outer" and x.ndim <= 2:
+        other = "ijkl"[: x.ndim]
+        return np.einsum(f"{letters},{other}->{letters}{other}", x, x)
+    if form == "contract" and x.ndim >= 1:
+        return np.einsum(f"{letters},{letters[-1]}->{letters[:-1]}", x, x[(0,) * (x.ndim - 1)])
+    return np.einsum(f"{letters}->", x)
 
 
 def _product_tolerance(a: Any, b: Any, dtype: np.dtype) -> tuple[float, float] | tuple[None, None]:
@@ -295,6 +326,9 @@ def run_eager(case: dict) -> Verdict:
         rtol, atol = _sum_tolerance(np_args[0], inexact)
         if case["name"] == "mean" and atol is not None:
             atol /= max(1, np.asarray(np_args[0]).size)
+    elif (case["kind"], case["name"]) in (("function", "average"), ("function", "einsum")):
+        terms = np.asarray(np_args[0])
+        rtol, atol = _sum_tolerance(np.abs(terms) ** 2 + np.abs(terms) if terms.dtype.kind in "fc" else terms)
     elif (case["kind"], case["name"]) in (("function", "var"), ("function", "std"), ("function", "trace")):
         terms = np.asarray(np_args[0])
         if case["name"] != "trace" and terms.dtype.kind in "fc":

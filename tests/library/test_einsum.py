@@ -35,6 +35,8 @@ CASES = [
     ("ij,ij->i", (3, 4), (3, 4)),
     ("ab,cd->abcd", (2, 2), (1, 4)),
     ("ij,kj->ikj", (3, 4), (2, 4)),
+    ("ij,jk->ik", (2, 0), (0, 3)),  # sums of nothing
+    ("ab,ij->abij", (2, 0), (2, 0)),  # no element (a size of one broadcasts to zero)
 ]
 
 

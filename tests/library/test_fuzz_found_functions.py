@@ -27,3 +27,24 @@ def test_tensordot_with_no_summed_axes_is_the_outer_product(rng, axes):
     np.testing.assert_allclose(numba_ext.asnumpy(got), np.tensordot(h, h, axes=axes), rtol=1e-12)
     with pytest.raises(ValueError, match="axes must be >= 0"):
         numba_ext.tensordot(numba_ext.asarray(h), numba_ext.asarray(h), axes=-1)
+
+
+def test_average_with_no_result_element_divides_by_zero_as_numpy():
+    # NumPy's count of elements per result element is a.size / result.size, here 0 / 0
+    with pytest.raises(ZeroDivisionError):
+        np.average(np.zeros((2, 0), dtype=np.int64), axis=0)
+    with pytest.raises(ZeroDivisionError):
+        np.average(numba_ext.zeros((2, 0), dtype=np.int64), axis=0)
+    with pytest.warns(RuntimeWarning, match="Mean of empty slice"):
+        got = np.average(numba_ext.zeros((0, 2)), axis=0)  # no element per result element: NaN
+    with np.errstate(invalid="ignore"), pytest.warns(RuntimeWarning, match="Mean of empty slice"):
+        want = np.average(np.zeros((0, 2)), axis=0)
+    np.testing.assert_array_equal(numba_ext.asnumpy(got), want)
+
+
+@pytest.mark.parametrize("fn", [np.tril, np.triu])
+def test_triangles_of_zero_dimensional_arrays_are_refused(fn):
+    with pytest.raises(TypeError):
+        fn(np.array(3))
+    with pytest.raises(TypeError, match="at least one dimension"):
+        fn(numba_ext.asarray(np.array(3)))
