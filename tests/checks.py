@@ -51,6 +51,15 @@ def fp_tol(dtype="float64"):
     return {"rtol": rtol, "atol": atol}
 
 
+def sum_tol(terms, dtype=None):
+    """`np.testing.assert_allclose` keywords for a sum of `terms` computed in another order than
+    NumPy's: `tol(dtype)`'s rtol, and its atol times the sum of the terms' magnitudes, since a sum
+    that cancels near zero keeps the rounding errors of its large terms whatever the order."""
+    terms = np.asarray(terms)
+    rtol, atol = tol(dtype if dtype is not None else terms.dtype)
+    return {"rtol": rtol, "atol": atol * max(1.0, float(np.abs(terms).sum()))}
+
+
 def _round_once(exact, dtype):
     """The `dtype` value nearest to the Fraction `exact` (ties to even): one correct rounding."""
     near = dtype.type(float(exact))  # float64 first: may round twice for float32, so look around

@@ -244,7 +244,8 @@ def test_0d_arrays_with_arrays_and_in_jitted_code(rng):
         return a.sum()  # scalars stay scalars in jitted code
 
     got = total(x)
-    assert not isinstance(got, nx.ndarray) and got == pytest.approx(h.sum(), rel=1e-12)
+    assert not isinstance(got, nx.ndarray)
+    assert got == pytest.approx(h.sum(), rel=1e-12, abs=1e-14 * np.abs(h).sum())  # a sum may cancel
 
 
 @pytest.mark.needs_host_access

@@ -11,7 +11,7 @@ import numba_ext as nx
 from numba_ext.arrays.reductions import CPU_ELEMENTS_PER_WORK_ITEM
 from numba_ext.compiler import parfor_offload
 
-from ..checks import fp_tol
+from ..checks import sum_tol
 
 RUN = CPU_ELEMENTS_PER_WORK_ITEM
 LENGTHS = [1, 3, RUN - 1, RUN, RUN + 1, 5 * RUN + 3, 100_003]
@@ -35,7 +35,7 @@ def test_prange_reductions_of_both_forms(rng, monkeypatch, blocked):
     for n in LENGTHS:
         ha, hb = rng.standard_normal(n), rng.integers(-9, 10, n)
         s, m, c = stats(nx.asarray(ha), nx.asarray(hb))
-        np.testing.assert_allclose(s, 1.5 + (ha * 2.0).sum(), **fp_tol())
+        np.testing.assert_allclose(s, 1.5 + (ha * 2.0).sum(), **sum_tol(ha * 2.0))
         assert m == ha.max() and c == hb.sum(), n
 
 

@@ -37,7 +37,7 @@ from numba_ext.ir.reductions import (
     whole_function,
 )
 
-from ..checks import fp_tol
+from ..checks import fp_tol, sum_tol
 
 LENGTHS = [1, 5, CPU_UNROLL, CPU_UNROLL + 1, 3 * CPU_UNROLL - 1, 100, 1031]
 #: (global work-items, local size): blocked launches take work-groups of one
@@ -102,7 +102,7 @@ def test_layouts_of_both_forms(monkeypatch, rng, unroll):
     for hx, x in ((h.T, a.T), (h[::3, 1::2], a[::3, 1::2]), (h[:, 5], a[:, 5]), (h[7], a[7])):
         for work_items, _ in LAUNCHES:
             _launch(monkeypatch, unroll, work_items)
-            np.testing.assert_allclose(whole(x, x._queue, kernel_for), hx.sum(), **fp_tol())
+            np.testing.assert_allclose(whole(x, x._queue, kernel_for), hx.sum(), **sum_tol(hx))
 
 
 def _index_of_extreme(op, dtype, unroll, chunk=ARG_CHUNK):
@@ -220,8 +220,9 @@ def test_eager_reductions_take_the_form_of_their_device(rng):
     value = WholeReduction("sum", "float64")(x, x._queue, kernel_for, used)
     assert used[0].name.endswith(f"_by{CPU_UNROLL}") == cpu
     assert (arrays_reductions.launch_work_items(5000, device)[1] == [1]) == cpu
-    np.testing.assert_allclose(value, numba_ext.asnumpy(x).sum(), **fp_tol())
-    np.testing.assert_allclose(float(x.sum()), numba_ext.asnumpy(x).sum(), **fp_tol())
+    host = numba_ext.asnumpy(x)
+    np.testing.assert_allclose(value, host.sum(), **sum_tol(host))
+    np.testing.assert_allclose(float(x.sum()), host.sum(), **sum_tol(host))
 
 
 @pytest.mark.parametrize("lanes", [1, 8])
