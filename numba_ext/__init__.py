@@ -64,6 +64,7 @@ if TYPE_CHECKING:  # what the names loaded on first use are (explicit re-exports
     from . import atomic as atomic
     from . import compiler as compiler
     from . import dask as dask
+    from . import fft as fft
     from . import functions as functions
     from . import kernel_api as kernel_api
     from . import kernels as kernels
@@ -106,6 +107,7 @@ _SUBMODULES = frozenset(
         "atomic",
         "compiler",
         "dask",
+        "fft",
         "functions",
         "kernel_api",
         "kernels",

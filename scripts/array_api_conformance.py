@@ -7,8 +7,8 @@ namespace ``numba_ext`` on the default device and summarise the result by test.
 The suite is not part of this repository: give its checkout with ``--suite`` or
 ``ARRAY_API_TESTS_DIR`` (default ``../shared/array-api-tests`` next to the repository). It needs
 ``pytest hypothesis ndindex pytest-json-report`` (and ``pytest-xdist`` for ``--workers``). The
-hypothesis deadline is off (a test's first call compiles its kernels) and the fft extension is left
-out (numba_ext has none). Prints the passed / failed / skipped counts and, for each failing test,
+hypothesis deadline is off (a test's first call compiles its kernels); both extensions (linalg,
+fft) are tested. Prints the passed / failed / skipped counts and, for each failing test,
 how many of its cases failed and the first message; exits with pytest's status.
 """
 
@@ -53,8 +53,6 @@ def main() -> int:
         "no:cacheprovider",
         f"--max-examples={args.examples}",
         "--hypothesis-disable-deadline",
-        "--disable-extension",
-        "fft",
         "--json-report",
         f"--json-report-file={report}",
         *(["-n", str(args.workers)] if args.workers else []),

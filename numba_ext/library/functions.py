@@ -35,6 +35,7 @@ from ..ir.scans import (
 from . import elementwise
 from .composed import COMPOSED_FUNCTIONS
 from .einsum import EINSUM_FUNCTIONS
+from .fft import FFT_FUNCTIONS
 from .gather import GATHER_FUNCTIONS
 from .histogram import HISTOGRAM_FUNCTIONS
 from .manipulation import MANIPULATION_FUNCTIONS
@@ -336,4 +337,5 @@ ARRAY_FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     **STATISTICS_FUNCTIONS,
     **EINSUM_FUNCTIONS,
     **COMPOSED_FUNCTIONS,
+    **FFT_FUNCTIONS,
 }
