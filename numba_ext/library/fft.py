@@ -1,11 +1,11 @@
 """NumPy's discrete Fourier transforms (``np.fft``) of numba_ext arrays, on the arrays' queue.
 
 The complex transform of one axis moves that axis last and transforms the rows of the
-``(batch, n)`` matrix it makes with a mixed-radix Cooley-Tukey recursion built from the library's
-operations: ``n = r * m`` with a small radix ``r`` dividing ``n``, the ``r`` interleaved
-subsequences of length ``m`` transformed (the recursion, on ``batch * r`` rows), multiplied by the
-twiddle factors and combined by one matrix product with the ``r``-point DFT matrix. Lengths up to
-:data:`_DIRECT` are one product with their DFT matrix; longer lengths without a divisor up to
+``(batch, n)`` matrix it makes with a mixed-radix Cooley-Tukey recursion: ``n = r * m`` with a
+small radix ``r`` dividing ``n``, the ``r`` interleaved subsequences of length ``m`` gathered
+(one copy) and transformed (the recursion, on ``batch * r`` rows), then multiplied by the twiddle
+factors and combined by the ``r``-point DFT matrix in one step kernel (``ir.fft``). Lengths up to
+:data:`_DIRECT` are one step with their DFT matrix; longer lengths without a divisor up to
 :data:`_LARGEST_RADIX` (large primes) are Bluestein's chirp convolution, three power-of-two
 transforms of at least ``2n - 1`` points. DFT matrices, twiddles and chirps are computed on the
 host in float64 from exact integer phases (``j * k mod n``) and kept on the device, per queue,
@@ -29,7 +29,11 @@ from typing import Any
 import numpy as np
 
 from ..arrays import asarray, empty, ndarray, zeros
+from ..arrays.reductions import whole_groups
+from ..ir.fft import radix_step_function
 from ..ir.reductions import normalize_axis
+from .compiled import kernel as _kernel
+from .gather import _dense
 from .manipulation import copy_into, roll
 
 _np: Any = np  # NumPy's functions, untyped: on numba_ext arrays they dispatch to this library
@@ -97,6 +101,25 @@ def _radix(n: int) -> int | None:
     return None
 
 
+def _step(y: ndarray, w: ndarray, t: ndarray | None) -> ndarray:
+    """``out[b, k2, k1] = sum_j2 w[j2, k2] * t[k1, j2] * y[b, j2, k1]`` (``y`` C-contiguous,
+    ``(batch, r, m)``): one kernel (``ir.fft.radix_step_function``) on `y`'s queue."""
+    batch, r, m = y.shape
+    out = empty(y.shape, dtype=y.dtype, sycl_queue=y.sycl_queue, usm_type=y.usm_type)
+    queue = y._queue
+    device = queue.device
+    dtype = y.dtype.name
+    twiddled = t is not None
+    kernel = _kernel(("radix", dtype, r, twiddled), lambda: radix_step_function(dtype, r, twiddled), device)
+    slots = [*_dense(y._data_ptr, y.shape), *_dense(w._data_ptr, w.shape)]
+    if t is not None:
+        slots += _dense(t._data_ptr, t.shape)
+    slots += _dense(out._data_ptr, out.shape)
+    work_items, local = whole_groups(out.size, device)
+    kernel.launch_nd(queue, slots, [work_items], local)
+    return out
+
+
 def _rows(x: ndarray, sign: int) -> ndarray:
     """The unnormalised DFT (``sign`` -1: forward, +1: inverse) of each row of the C-contiguous
     complex matrix `x` ``(batch, n)``, as a new C-contiguous matrix."""
@@ -104,21 +127,15 @@ def _rows(x: ndarray, sign: int) -> ndarray:
     if n == 1:
         return x.copy()
     if n <= _DIRECT:
-        result: ndarray = _np.matmul(x, _dft_matrix(n, sign, x))
-        return result
+        return _step(x.reshape(batch, n, 1), _dft_matrix(n, sign, x), None).reshape(batch, n)
     r = _radix(n)
     if r is None:
         return _bluestein(x, sign)
     m = n // r
     # x[b, r j1 + j2] -> y[b, j2, j1]: the r subsequences of stride r, each transformed (length m)
     y = _rows(x.reshape(batch, m, r).transpose(0, 2, 1).copy().reshape(batch * r, m), sign)
-    # z[b, k1, j2] = y[b, j2, k1] * w^(j2 k1), then the r-point DFTs over j2
-    z = empty((batch, m, r), dtype=x.dtype, sycl_queue=x.sycl_queue, usm_type=x.usm_type)
-    _np.multiply(y.reshape(batch, r, m).transpose(0, 2, 1), _twiddles(r, m, sign, x), out=z)
-    combined = _np.matmul(z.reshape(batch * m, r), _dft_matrix(r, sign, x))
-    # X[b, k1 + m k2] = combined[b, k1, k2]
-    out: ndarray = combined.reshape(batch, m, r).transpose(0, 2, 1).copy().reshape(batch, n)
-    return out
+    # X[b, k1 + m k2] = sum_j2 W[j2, k2] w^(j2 k1) y[b, j2, k1]
+    return _step(y.reshape(batch, r, m), _dft_matrix(r, sign, x), _twiddles(r, m, sign, x)).reshape(batch, n)
 
 
 def _bluestein(x: ndarray, sign: int) -> ndarray:
