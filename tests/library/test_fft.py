@@ -80,7 +80,18 @@ def test_n_dimensions(name):
     _close(got, want, 1e-12)
 
 
-@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "int8", "int64", "bool", "complex64"])
+@pytest.mark.parametrize(
+    "dtype",
+    [
+        pytest.param("float16", marks=pytest.mark.needs_fp16),
+        "float32",
+        "float64",
+        "int8",
+        "int64",
+        "bool",
+        "complex64",
+    ],
+)
 def test_dtypes(dtype):
     rng = np.random.default_rng()
     A = (rng.standard_normal((5, 8)) * 3).astype(dtype)
