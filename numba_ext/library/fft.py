@@ -78,11 +78,12 @@ def _dft_matrix(n: int, sign: int, like: ndarray) -> ndarray:
 
 
 def _twiddles(r: int, m: int, sign: int, like: ndarray) -> ndarray:
-    """``T[k1, j2] = exp(sign 2 pi i j2 k1 / (r m))``, shape ``(m, r)``."""
+    """``T[j2, k1] = exp(sign 2 pi i j2 k1 / (r m))``, shape ``(r, m)`` (neighbouring work-items of a
+    step read neighbouring elements)."""
     return _table(
         ("twiddle", r, m, sign),
         like,
-        lambda: _roots(np.outer(np.arange(m, dtype=np.int64), np.arange(r, dtype=np.int64)), r * m, sign),
+        lambda: _roots(np.outer(np.arange(r, dtype=np.int64), np.arange(m, dtype=np.int64)), r * m, sign),
     )
 
 
@@ -102,20 +103,24 @@ def _radix(n: int) -> int | None:
 
 
 def _step(y: ndarray, w: ndarray, t: ndarray | None) -> ndarray:
-    """``out[b, k2, k1] = sum_j2 w[j2, k2] * t[k1, j2] * y[b, j2, k1]`` (``y`` C-contiguous,
+    """``out[b, k2, k1] = sum_j2 w[j2, k2] * t[j2, k1] * y[b, j2, k1]`` (``y`` C-contiguous,
     ``(batch, r, m)``): one kernel (``ir.fft.radix_step_function``) on `y`'s queue."""
     batch, r, m = y.shape
     out = empty(y.shape, dtype=y.dtype, sycl_queue=y.sycl_queue, usm_type=y.usm_type)
     queue = y._queue
     device = queue.device
     dtype = y.dtype.name
-    twiddled = t is not None
-    kernel = _kernel(("radix", dtype, r, twiddled), lambda: radix_step_function(dtype, r, twiddled), device)
+    twiddled, gathered = t is not None, r <= _LARGEST_RADIX
+    kernel = _kernel(
+        ("radix", dtype, r, twiddled, gathered),
+        lambda: radix_step_function(dtype, r, twiddled, gathered),
+        device,
+    )
     slots = [*_dense(y._data_ptr, y.shape), *_dense(w._data_ptr, w.shape)]
     if t is not None:
         slots += _dense(t._data_ptr, t.shape)
     slots += _dense(out._data_ptr, out.shape)
-    work_items, local = whole_groups(out.size, device)
+    work_items, local = whole_groups(batch * m if gathered else out.size, device)
     kernel.launch_nd(queue, slots, [work_items], local)
     return out
 
