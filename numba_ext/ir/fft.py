@@ -77,11 +77,10 @@ def radix_step_function(dtype: str, radix: int, twiddle: bool, gathered: bool) -
         batch, k1 = b.unflatten(Local(gid), [extents[0], extents[2]])
         terms = [term(batch, j, k1) for j in range(radix)]
         for k in range(radix):
-            k2 = Imm(_I64, k)
-            b.emit(StoreInst(out, (batch, k2, k1), output(terms, k2)))
+            b.emit(StoreInst(out, (batch, Imm(_I64, k), k1), output(terms, Imm(_I64, k))))
     else:
-        batch, k2, k1 = b.unflatten(Local(gid), extents)
-        b.emit(StoreInst(out, (batch, k2, k1), output([term(batch, j, k1) for j in range(radix)], k2)))
+        batch, row, k1 = b.unflatten(Local(gid), extents)
+        b.emit(StoreInst(out, (batch, row, k1), output([term(batch, j, k1) for j in range(radix)], row)))
     b.end(Jump(done), then=done)
     b.end(Return())
     form = ("_twiddled" if twiddle else "") + ("_gathered" if gathered else "")
