@@ -46,7 +46,7 @@ from .arrays.dtypes import SUPPORTED_DTYPES
 from .devices import Device, default_queue, get_devices
 from .library import composed, sets
 from .library.functions import tensordot as library_tensordot
-from .placement import coerce_usm_types, execution_queue
+from .placement import execution_queue
 
 #: NumPy's functions, untyped: called on numba_ext arrays, they dispatch to the eager library
 _np: Any = np
@@ -319,7 +319,7 @@ def result_type(*arrays_and_dtypes: Any) -> Any:
 # -- linear algebra ------------------------------------------------------------------------------------
 def matmul(x1: ndarray, x2: ndarray, /) -> ndarray:
     """The matrix product (``x1 @ x2``); operands of more than two dimensions are stacks of
-    matrices, broadcast together, each product written into its place in the result."""
+    matrices, broadcast together (``np.matmul`` of numba_ext arrays: one kernel for real stacks)."""
     a, b = _array("matmul", x1, "x1"), _array("matmul", x2, "x2")
     if a.ndim <= 2 and b.ndim <= 2:
         result: ndarray = _np.matmul(a, b)
@@ -333,22 +333,15 @@ def matmul(x1: ndarray, x2: ndarray, /) -> ndarray:
             f"numba_ext.matmul(): x1's last axis has {a2.shape[-1]} elements and x2's second-last "
             f"{b2.shape[-2]}"
         )
-    batch = np.broadcast_shapes(a2.shape[:-2], b2.shape[:-2])
-    a2 = _np.broadcast_to(a2, batch + a2.shape[-2:])
-    b2 = _np.broadcast_to(b2, batch + b2.shape[-2:])
-    out = empty(
-        batch + (a2.shape[-2], b2.shape[-1]),
-        dtype=np.result_type(a.dtype, b.dtype),
-        sycl_queue=execution_queue([("x1", a), ("x2", b)]),
-        usm_type=coerce_usm_types([a.usm_type, b.usm_type]) or a.usm_type,
-    )
-    for index in np.ndindex(*batch):
-        out[index] = _np.matmul(a2[index], b2[index])
-    if a.ndim == 1:
-        out = out[..., 0, :]
-    if b.ndim == 1:
-        out = out[..., 0]
-    return out
+    try:
+        np.broadcast_shapes(a2.shape[:-2], b2.shape[:-2])
+    except ValueError:
+        raise ValueError(
+            f"numba_ext.matmul(): the stacks of matrices of x1 {a.shape} and x2 {b.shape} do not broadcast"
+        ) from None
+    execution_queue([("x1", a), ("x2", b)])  # the namespace's message for queues that differ
+    stacked: ndarray = _np.matmul(a, b)
+    return stacked
 
 
 def matrix_transpose(x: ndarray, /) -> ndarray:

@@ -57,16 +57,19 @@ def product_function(
     dtype: str, ndim_a: int, ndim_b: int, contiguous: bool = False, lanes: int = 1
 ) -> Function:
     """``np.dot`` of an `ndim_a`-d and an `ndim_b`-d array of `dtype` (1 or 2 each, not both 1) into a
-    C-contiguous result of `dtype`; with `contiguous`, for C-contiguous operands (their strides
-    computed from their shapes, which spares the kernel the loads and multiplications of strides).
+    C-contiguous result of `dtype`, or (both 3) the products of two stacks of matrices, ``out[s] =
+    a[s] @ b[s]`` (``np.matmul``; a stack broadcast has stride 0); with `contiguous`, for
+    C-contiguous operands (their strides computed from their shapes, which spares the kernel the
+    loads and multiplications of strides).
     Parameters: a, b, the result (each: data address, shape, byte strides); launched over the
     result's size (at least: work-items beyond it do nothing) with `lanes` 1, else over
     ``ceil(size / lanes)`` work-items each computing `lanes` neighbouring result elements in one loop
     over the shared dimension (CPUs, in work-groups of one: see ``reductions.ResultLanes``)."""
-    if not (ndim_a in (1, 2) and ndim_b in (1, 2) and ndim_a + ndim_b > 2):
+    stacks = ndim_a == ndim_b == 3
+    if not (stacks or (ndim_a in (1, 2) and ndim_b in (1, 2) and ndim_a + ndim_b > 2)):
         raise ValueError(f"no product kernel of a {ndim_a}-d and a {ndim_b}-d array")
     acc = accumulation_dtype(dtype)
-    ndim_out = ndim_a + ndim_b - 2
+    ndim_out = 3 if stacks else ndim_a + ndim_b - 2
     b = FunctionBuilder(1)
     done = b.new_block()
     result = ResultLanes(b, 2, ndim_out, lanes, done)
@@ -88,10 +91,14 @@ def product_function(
         return Local(v)
 
     for out_index, s in zip(result.indices, sums):
-        row = out_index[0] if ndim_a == 2 else None
-        column = out_index[-1] if ndim_b == 2 else None
-        x = load(0, (Local(k),) if row is None else (row, Local(k)))
-        y = load(1, (Local(k),) if column is None else (Local(k), column))
+        if stacks:
+            x = load(0, (out_index[0], out_index[1], Local(k)))
+            y = load(1, (out_index[0], Local(k), out_index[2]))
+        else:
+            row = out_index[0] if ndim_a == 2 else None
+            column = out_index[-1] if ndim_b == 2 else None
+            x = load(0, (Local(k),) if row is None else (row, Local(k)))
+            y = load(1, (Local(k),) if column is None else (Local(k), column))
         term = b.binary(acc, "mul", b.cast(acc, x, dtype), b.cast(acc, y, dtype))
         b.emit(BinaryInst(s, "add", Local(s), term))
     b.emit(BinaryInst(k, "add", Local(k), Imm(_I64, 1)))

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .. import _core
-from ..arrays import full, ndarray
+from ..arrays import allocate, full, ndarray
 from ..arrays.reductions import (
     CPU_WIDE_LANES,
     WholeReduction,
@@ -29,12 +29,14 @@ from ..arrays.reductions import (
     dot_vectors_on_device,
     first_extreme,
     first_extreme_in_runs,
+    operand,
     product,
     reduce_axis,
     tile_groups,
     tiled,
     tiled_product,
     unroll,
+    whole_groups,
 )
 from ..devices import Device
 from ..errors import ExecutionPlacementError, UnsupportedError
@@ -237,7 +239,7 @@ _reductions: dict[tuple[str, np.dtype], WholeReduction] = {}
 #: compiled kernels by (operation, dtype, axis or None, form, rank, device)
 _kernels: dict[tuple[str, str, int | None, str, int, Device], _core.Kernel] = {}
 #: by (dtype, ndims, contiguous operands, device), or (dtype, by work-groups, device) for tiles
-_products: dict[tuple[str, int, int, bool, Device] | tuple[str, bool, Device], _core.Kernel] = {}
+_products: dict[tuple[Any, ...], _core.Kernel] = {}
 
 
 def _whole(name: str, dtype: np.dtype) -> WholeReduction:
@@ -303,6 +305,13 @@ def dot(a: ndarray, b: ndarray, what: str = "np.dot", out: ndarray | None = None
     """`np.dot(a, b)` / `a @ b` of 1-D and 2-D numba_ext arrays, computed on their queue (0-d for
     two vectors); with `out`, stored into it (NumPy's dtype rules: np.dot's exactly the result's,
     matmul's a same_kind cast)."""
+    if (
+        what in ("np.matmul", "matmul")
+        and isinstance(a, ndarray)
+        and isinstance(b, ndarray)
+        and (a.ndim > 2 or b.ndim > 2 or (out is not None and out.ndim > 2))
+    ):
+        return _matmul_stacks(a, b, out)
     if out is not None:
         return _dot_into(a, b, out, what)
     if not (isinstance(a, ndarray) and isinstance(b, ndarray)):
@@ -381,6 +390,102 @@ def _direct_dot(a: ndarray, b: ndarray, dt: np.dtype, usm_type: str) -> ndarray:
     if tiles:
         return tiled_product(a, b, dt, queue, usm_type, kernel)
     return product(a, b, dt, queue, usm_type, kernel)
+
+
+def _matmul_stacks(a: ndarray, b: ndarray, out: ndarray | None) -> ndarray:
+    """``np.matmul`` / ``@`` with an operand of more than two dimensions: stacks of matrices,
+    broadcast together, on the operands' queue. Stacks times one matrix are one product of the
+    stacked rows; two stacks of real or bool values are one kernel (``ir.products.product_function``
+    of 3-d operands, a broadcast stack read with stride 0); other dtypes take one product per
+    matrix. A 1-d operand is a row (first) or column (second) vector dropped from the result, as in
+    NumPy."""
+    for i, x in enumerate((a, b)):
+        if x.ndim == 0:
+            raise ValueError(
+                f"matmul: Input operand {i} does not have enough dimensions (has 0, gufunc core with "
+                "signature (n?,k),(k,m?)->(n?,m?) requires 1)"
+            )
+    a2 = a if a.ndim > 1 else a.reshape(1, -1)
+    b2 = b if b.ndim > 1 else b.reshape(-1, 1)
+    (n, k), (k2, m) = a2.shape[-2:], b2.shape[-2:]
+    if k != k2:
+        raise ValueError(
+            "matmul: Input operand 1 has a mismatch in its core dimension 0, with gufunc signature "
+            f"(n?,k),(k,m?)->(n?,m?) (size {k2} is different from {k})"
+        )
+    try:
+        batch = np.broadcast_shapes(a2.shape[:-2], b2.shape[:-2])
+    except ValueError:
+        raise ValueError(
+            f"operands could not be broadcast together with remapped shapes [original->remapped]: "
+            f"{a.shape} and {b.shape} (the stacks of matrices {a2.shape[:-2]} and {b2.shape[:-2]})"
+        ) from None
+    queue = execution_queue([("x1", a), ("x2", b)])
+    usm_type = coerce_usm_types([a.usm_type, b.usm_type]) or a.usm_type
+    dt = dot_dtype(a.dtype, b.dtype)
+    a2, b2 = _as_result_type(a2, b2, dt)
+    _np: Any = np
+    if b2.ndim == 2:  # stacks times one matrix: the stacked rows times it
+        result = dot(a2.reshape(-1, k), b2, "np.matmul").reshape(batch + (n, m))
+    else:
+        stack = math.prod(batch)
+        a3 = _np.broadcast_to(a2, batch + (n, k))
+        b3 = _np.broadcast_to(b2, batch + (k, m))
+        if dt in DIRECT_DTYPES:
+            if len(batch) != 1:
+                a3, b3 = a3.reshape(stack, n, k), b3.reshape(stack, k, m)
+            result = _stacked_product(a3, b3, dt, queue, usm_type).reshape(batch + (n, m))
+        else:
+            result = allocate(batch + (n, m), dt, queue, usm_type)
+            for index in np.ndindex(*batch):
+                result[index] = dot(a3[index], b3[index], "np.matmul")
+    if a.ndim == 1:
+        result = result[..., 0, :]
+    if b.ndim == 1:
+        result = result[..., 0]
+    if out is None:
+        return result
+    if not isinstance(out, ndarray):
+        raise ExecutionPlacementError(
+            "np.matmul(a, b, out) needs a numba_ext array for out (compute follows data)"
+        )
+    if out.shape != result.shape:
+        raise ValueError(
+            f"matmul: Output operand 0 has a mismatch in its core dimension: the result has shape "
+            f"{result.shape}, out {out.shape}"
+        )
+    if not np.can_cast(dt, out.dtype, "same_kind"):
+        raise TypeError(
+            f"Cannot cast ufunc 'matmul' output from dtype('{dt}') to dtype('{out.dtype}') with casting rule "
+            "'same_kind'"
+        )
+    from .manipulation import copy_into
+
+    copy_into(out, result)
+    return out
+
+
+def _stacked_product(a: ndarray, b: ndarray, dt: np.dtype, queue: Any, usm_type: str) -> ndarray:
+    """The products ``a[s] @ b[s]`` of two 3-d stacks of `dt` (any strides) on `queue`: one kernel."""
+    stack, n, _ = a.shape
+    m = b.shape[2]
+    lanes = axis_lanes(queue.device)
+    key = (dt.name, "stacks", lanes, queue.device)
+    kernel = _products.get(key)
+    if kernel is None:
+        kernel = _core.compile_function(products.product_function(dt.name, 3, 3, False, lanes), queue.device)
+        with _lock:
+            _products[key] = kernel
+    out = allocate((stack, n, m), dt, queue, usm_type)
+    size = out.size
+    if size:
+        slots = [*operand(a)[0], *operand(b)[0], out._data_ptr, *out.shape, 0, 0, 0]
+        if lanes > 1:  # neighbouring result elements per work-item, in work-groups of one
+            kernel.launch_nd(queue, slots, [-(-size // lanes)], [1], wait=False)
+        else:
+            work_items, local = whole_groups(size, queue.device)
+            kernel.launch_nd(queue, slots, [work_items], local, wait=False)
+    return out
 
 
 def _dot_into(a: ndarray, b: ndarray, out: ndarray, what: str) -> ndarray:
