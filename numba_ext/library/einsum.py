@@ -6,8 +6,8 @@ for its diagonal). Each operand is cast to NumPy's result dtype, its repeated la
 diagonals (views) and the labels no other operand and not the output names summed out; then the
 operands are contracted two at a time, left to right: the labels both share and a later operand or
 the output needs are batch dimensions, those only they share are summed over, as one matrix
-product of the transposed and reshaped operands (per batch element for a few batches, else as a
-broadcast product summed over the shared labels); the last operand is summed over the labels the
+product of the transposed and reshaped operands (a product of stacks, ``np.matmul``, over the
+batch); the last operand is summed over the labels the
 output lacks and transposed to the output's order. ``out=`` is refused; ``optimize`` is accepted
 and the order stays left to right.
 """
@@ -20,17 +20,13 @@ from typing import Any
 
 import numpy as np
 
-from ..arrays import allocate, ndarray
+from ..arrays import ndarray
 from ..errors import ExecutionPlacementError, UnsupportedError
 from ..placement import execution_queue
 from .reductions import dot
 
 _np: Any = np  # NumPy's functions, untyped: on numba_ext arrays they dispatch to this library
 
-#: a contraction over batches runs one matrix product per batch element up to this many batches
-#: (or while the broadcast product would exceed BROADCAST_LIMIT elements)
-LOOP_BATCHES = 8
-BROADCAST_LIMIT = 1 << 24
 #: the labels ``...`` dimensions get (never letters, which the subscripts use)
 _ELLIPSIS_LABELS = "".join(chr(c) for c in range(0x3B1, 0x3B1 + 32))
 
@@ -149,14 +145,7 @@ def _contract(a: ndarray, sa: str, b: ndarray, sb: str, keep: set[str]) -> tuple
     nb, nl, nk, nr = (math.prod(sizes[c] for c in group) for group in (batch, left, summed, right))
     lhs = arranged(a, sa, batch + left + summed).reshape(nb, nl, nk)
     rhs = arranged(b, sb, batch + summed + right).reshape(nb, nk, nr)
-    if nb == 1:
-        product = dot(lhs[0], rhs[0]).reshape(1, nl, nr)
-    elif nb <= LOOP_BATCHES or nb * nl * nk * nr > BROADCAST_LIMIT:
-        product = allocate((nb, nl, nr), lhs.dtype, lhs._queue, lhs.usm_type)
-        for i in range(nb):
-            product[i] = dot(lhs[i], rhs[i])
-    else:
-        product = _np.multiply(lhs[:, :, :, None], rhs[:, None, :, :]).sum(axis=2, dtype=lhs.dtype)
+    product = dot(lhs[0], rhs[0]).reshape(1, nl, nr) if nb == 1 else _np.matmul(lhs, rhs)
     spec = "".join(batch + left + right)
     return product.reshape(tuple(sizes[c] for c in spec)), spec
 
