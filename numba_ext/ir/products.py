@@ -39,7 +39,7 @@ from .kernel_ir import (
     StoreInst,
     WorkItem,
 )
-from .reductions import FunctionBuilder, ResultLanes, accumulator_dtype
+from .reductions import FunctionBuilder, ResultLanes, accumulator_dtype, constant
 
 _I64 = "int64"
 
@@ -391,4 +391,54 @@ def vector_function(dtype: str, unroll: int = 1) -> Function:
         ArrayDecl("a", dtype, 1, "global"),
         ArrayDecl("b", dtype, 1, "global"),
         ArrayDecl("acc", acc, 1, "global", contiguous=True),
+    )
+
+
+def correlate_function(dtype: str) -> Function:
+    """The full cross-correlation ``out[k] = sum_n a[n + k - (m - 1)] * w[n]`` of the 1-d arrays `a`
+    (length ``N``) and `w` (length ``m``) of `dtype` (any strides), for ``k`` in ``[0, N + m - 1)``,
+    the terms whose position lies outside `a` left out (``np.correlate`` of ``w = conj(v)``,
+    ``np.convolve`` of ``w = v[::-1]``): one work-item per result element, a sequential loop over
+    the overlapping positions, accumulating as the products do (booleans count in int64).
+    Parameters: a, w, the C-contiguous result; launched over at least its size."""
+    acc = accumulation_dtype(dtype)
+    b = FunctionBuilder(1)
+    gid, n_a, m, total = b.local(_I64), b.local(_I64), b.local(_I64), b.local(_I64)
+    b.emit(WorkItem(gid, "get_global_id", 0))
+    b.emit(Dim(n_a, 0, 0))
+    b.emit(Dim(m, 1, 0))
+    b.emit(Dim(total, 2, 0))
+    setup, done = b.new_block(), b.new_block()
+    b.end(Branch(b.binary("bool", "lt", Local(gid), Local(total)), setup, done), then=setup)
+    # the overlap: n from max(0, m - 1 - k) to min(m, N + m - 1 - k), branches rather than selects
+    shift = b.binary(_I64, "sub", Local(gid), b.binary(_I64, "sub", Local(m), Imm(_I64, 1)))  # k - (m - 1)
+    lo, hi = b.local(_I64), b.local(_I64)
+    b.set(lo, b.binary(_I64, "sub", Imm(_I64, 0), shift))
+    b.set(hi, b.binary(_I64, "sub", Local(n_a), shift))
+    for bound, op, limit in ((lo, "lt", Imm(_I64, 0)), (hi, "gt", Local(m))):
+        clamp, after = b.new_block(), b.new_block()
+        b.end(Branch(b.binary("bool", op, Local(bound), limit), clamp, after), then=clamp)
+        b.set(bound, limit)
+        b.end(Jump(after), then=after)
+    s, n = b.local(acc), b.local(_I64)
+    b.set(s, constant(acc, 0))
+    b.set(n, Local(lo))
+    head, body, finish = b.new_block(), b.new_block(), b.new_block()
+    b.end(Jump(head), then=head)
+    b.end(Branch(b.binary("bool", "lt", Local(n), Local(hi)), body, finish), then=body)
+    x, y = b.local(dtype), b.local(dtype)
+    b.emit(LoadInst(x, 0, (b.binary(_I64, "add", Local(n), shift),)))
+    b.emit(LoadInst(y, 1, (Local(n),)))
+    term = b.binary(acc, "mul", b.cast(acc, Local(x), dtype), b.cast(acc, Local(y), dtype))
+    b.emit(BinaryInst(s, "add", Local(s), term))
+    b.emit(BinaryInst(n, "add", Local(n), Imm(_I64, 1)))
+    b.end(Jump(head), then=finish)
+    b.emit(StoreInst(2, (Local(gid),), b.cast(dtype, Local(s), acc)))
+    b.end(Jump(done), then=done)
+    b.end(Return())
+    return b.function(
+        f"correlate_of_{dtype}",
+        ArrayDecl("a", dtype, 1, "global"),
+        ArrayDecl("w", dtype, 1, "global"),
+        ArrayDecl("out", dtype, 1, "global", contiguous=True),
     )

@@ -6,7 +6,8 @@ products (``reductions``: ``x.sum(axis=1)``, ``a @ b``), the NumPy functions arr
 ``manipulation``: views, np.concatenate, np.var, np.round, np.isclose, ...; ``statistics``:
 np.median, np.quantile, np.percentile and their NaN-ignoring forms, np.average, np.cov,
 np.corrcoef, np.interp; ``einsum``: np.einsum; ``composed``: np.tril, np.tile, np.meshgrid,
-np.kron, np.select, ...; sorting, gathering, sets, histograms and the NaN-ignoring reductions in
+np.kron, np.select, ...; ``fft``: np.fft; ``convolution``: np.convolve, np.correlate;
+sorting, gathering, sets, histograms and the NaN-ignoring reductions in
 their modules) and assignment of one array into a view of another on the device.
 Each runs on the queue compute follows data infers. Elementwise operations, ``np.where``, ``np.clip``,
 the reductions (``argmin`` and ``argmax`` included), ``np.dot`` / ``@`` and the scans (``np.cumsum``,

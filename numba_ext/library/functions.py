@@ -34,6 +34,7 @@ from ..ir.scans import (
 )
 from . import elementwise
 from .composed import COMPOSED_FUNCTIONS
+from .convolution import CONVOLUTION_FUNCTIONS
 from .einsum import EINSUM_FUNCTIONS
 from .fft import FFT_FUNCTIONS
 from .gather import GATHER_FUNCTIONS
@@ -338,4 +339,5 @@ ARRAY_FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     **EINSUM_FUNCTIONS,
     **COMPOSED_FUNCTIONS,
     **FFT_FUNCTIONS,
+    **CONVOLUTION_FUNCTIONS,
 }
