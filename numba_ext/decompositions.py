@@ -139,6 +139,37 @@ def _cholesky_kernel(a, info, n):
 
 
 @kernel
+def _cholesky_complex_kernel(a, info, n):
+    """Factor each Hermitian a[b] into L L^H in place (the lower triangle; the upper one set to
+    zero); info[b] = 1 + the first step whose pivot is not positive (0: none)."""
+    b = get_group_id(0)
+    t = get_local_id(0)
+    for k in range(n):
+        if t == 0:
+            d = a[b, k, k].real
+            if not d > 0.0 and info[b] == 0:
+                info[b] = k + 1
+            a[b, k, k] = np.sqrt(d)
+        barrier(_FENCES)
+        d = a[b, k, k].real
+        r = k + 1 + t
+        while r < n:
+            a[b, r, k] = a[b, r, k] / d
+            a[b, k, r] = 0.0
+            r += GROUP
+        barrier(_FENCES)
+        m = n - k - 1
+        idx = t
+        while idx < m * m:
+            r = k + 1 + idx // m
+            c = k + 1 + idx % m
+            if c <= r:
+                a[b, r, c] = a[b, r, c] - a[b, r, k] * a[b, c, k].conjugate()
+            idx += GROUP
+        barrier(_FENCES)
+
+
+@kernel
 def _lu_solve_kernel(lu, piv, x, n, nrhs):
     """x[b, :, j] = A[b]^-1 x[b, :, j] for A[b] = P L U given by (lu, piv), one work-item per
     (b, j)."""
@@ -193,13 +224,14 @@ def lu_factor(a: ndarray, dtype: np.dtype) -> LU:
 
 
 def cholesky_factor(a: ndarray, dtype: np.dtype) -> tuple[ndarray, ndarray]:
-    """The lower Cholesky factors of the stack `a` (..., n, n) in `dtype`, as (batch, n, n), and
-    each matrix's info (0: positive definite)."""
+    """The lower Cholesky factors of the stack `a` (..., n, n) in `dtype` (real or complex:
+    ``L L^H``), as (batch, n, n), and each matrix's info (0: positive definite)."""
     work = _stack(a, dtype)
     batch, n = work.shape[0], work.shape[-1]
     info = zeros((batch,), dtype=np.int64, sycl_queue=work.sycl_queue, usm_type=work.usm_type)
     if batch and n:
-        _cholesky_kernel[NdRange((batch * GROUP,), (GROUP,))](work, info, n)
+        factor = _cholesky_complex_kernel if np.dtype(dtype).kind == "c" else _cholesky_kernel
+        factor[NdRange((batch * GROUP,), (GROUP,))](work, info, n)
     return work, info
 
 

@@ -5,8 +5,10 @@ operations; the solvers on LU and Cholesky factorizations (``det``, ``slogdet``,
 ``eigvalsh``), ``qr`` and the singular values (``svd``, ``svdvals``, ``matrix_rank``, ``pinv``, the
 spectral ``matrix_norm``) on the Householder and Jacobi kernels of ``numba_ext.decompositions``; all
 computed on the arrays' queue. Singular or non-positive-definite matrices raise NumPy's
-``LinAlgError``. Complex matrices have no device implementation yet: ``UnsupportedError``, rather
-than computing on the host behind the caller's back.
+``LinAlgError``. Complex matrices: ``det``, ``slogdet``, ``solve``, ``inv`` and ``cholesky`` (the LU
+and Cholesky factorizations take them); the eigen, QR and singular value decompositions of complex
+matrices have no device implementation yet: ``UnsupportedError``, rather than computing on the
+host behind the caller's back.
 
 May import: ``numba_ext.array_api``, ``numba_ext.decompositions`` and the layers below them.
 """
@@ -123,15 +125,16 @@ def matrix_power(x: ndarray, n: int, /) -> ndarray:
 
 
 # -- solvers on factorizations --------------------------------------------------------------------
-def _square(fn: str, x: ndarray) -> tuple[ndarray, np.dtype]:
+def _square(fn: str, x: ndarray, complex_ok: bool = False) -> tuple[ndarray, np.dtype]:
     """`x` checked as a stack of square matrices, and the dtype its factorization computes in
-    (its own floating dtype; integers and bools in the device's default float, as NumPy's float64)."""
+    (its own floating dtype; integers and bools in the device's default float, as NumPy's float64);
+    complex matrices only where `complex_ok` (the LU and Cholesky factorizations take them)."""
     x = _matrices(fn, x)
     if x.shape[-1] != x.shape[-2]:
         raise np.linalg.LinAlgError(
             f"numba_ext.linalg.{fn}(): the last two dimensions must be square, not {x.shape[-2:]}"
         )
-    if x.dtype.kind == "c":
+    if x.dtype.kind == "c" and not complex_ok:
         raise UnsupportedError(
             f"numba_ext.linalg.{fn}() of complex matrices has no device implementation yet"
         )
@@ -154,7 +157,7 @@ def _permutation_signs(f: decompositions.LU) -> ndarray:
 
 def det(x: ndarray, /) -> ndarray:
     """The determinant of each square matrix (the last two axes), from its LU factorization."""
-    x, dt = _square("det", x)
+    x, dt = _square("det", x, complex_ok=True)
     f = decompositions.lu_factor(x, dt)
     if x.shape[-1] == 0:
         return xp.ones(x.shape[:-2], dtype=dt, sycl_queue=x.sycl_queue, usm_type=x.usm_type)
@@ -171,15 +174,20 @@ class SlogdetResult(NamedTuple):
 def slogdet(x: ndarray, /) -> SlogdetResult:
     """The sign and the natural log of the absolute value of each matrix's determinant (sign 0 and
     log -inf for a singular matrix)."""
-    x, dt = _square("slogdet", x)
+    x, dt = _square("slogdet", x, complex_ok=True)
     shape = x.shape[:-2]
     if x.shape[-1] == 0:
         one = xp.ones(shape, dtype=dt, sycl_queue=x.sycl_queue, usm_type=x.usm_type)
         return SlogdetResult(one, xp.zeros_like(one))
     f = decompositions.lu_factor(x, dt)
     diag = _lu_diagonal(f)
-    sign = _np.multiply(_np.prod(_np.sign(diag), axis=-1), _permutation_signs(f)).astype(dt, copy=False)
-    logabs = _np.sum(_np.log(_np.absolute(diag)), axis=-1)
+    magnitude = _np.absolute(diag)
+    if dt.kind == "c":  # the phase of each pivot (0 for a zero pivot: a singular matrix's sign)
+        units = _np.divide(diag, _np.where(_np.equal(magnitude, 0), 1, magnitude))
+    else:
+        units = _np.sign(diag)
+    sign = _np.multiply(_np.prod(units, axis=-1), _permutation_signs(f)).astype(dt, copy=False)
+    logabs = _np.sum(_np.log(magnitude), axis=-1)
     return SlogdetResult(sign.reshape(shape), logabs.reshape(shape))
 
 
@@ -193,7 +201,7 @@ def _factored(fn: str, x: ndarray, dt: np.dtype) -> decompositions.LU:
 def solve(x1: ndarray, x2: ndarray, /) -> ndarray:
     """The solution of ``x1 @ result == x2`` for each square matrix of `x1`; `x2` holds matrices
     (..., M, K), or one vector of shape (M,) for every matrix. Batch dimensions broadcast."""
-    a, dt = _square("solve", x1)
+    a, dt = _square("solve", x1, complex_ok=True)
     b = xp._array("solve", x2, "x2")
     m = a.shape[-1]
     vector = b.ndim == 1
@@ -213,7 +221,7 @@ def solve(x1: ndarray, x2: ndarray, /) -> ndarray:
     a = xp.broadcast_to(a, batch + (m, m))
     b = xp.broadcast_to(b, batch + (m, k))
     count = math.prod(batch)
-    out_dt = np.result_type(dt, b.dtype) if b.dtype.kind == "f" else dt
+    out_dt = np.result_type(dt, b.dtype) if b.dtype.kind in "fc" else dt
     f = _factored("solve", a, out_dt)
     x = decompositions.lu_solve(f, b.reshape(count, m, k) if count else b.reshape(0, m, k))
     result: ndarray = x.reshape(batch + (m, k))
@@ -222,7 +230,7 @@ def solve(x1: ndarray, x2: ndarray, /) -> ndarray:
 
 def inv(x: ndarray, /) -> ndarray:
     """The inverse of each square matrix (the last two axes)."""
-    a, dt = _square("inv", x)
+    a, dt = _square("inv", x, complex_ok=True)
     n = a.shape[-1]
     eye = xp.eye(n, dtype=dt, sycl_queue=a.sycl_queue, usm_type=a.usm_type)
     count = math.prod(a.shape[:-2])
@@ -233,14 +241,18 @@ def inv(x: ndarray, /) -> ndarray:
 
 
 def cholesky(x: ndarray, /, *, upper: bool = False) -> ndarray:
-    """The lower (or, with `upper`, upper) Cholesky factor of each symmetric positive-definite
-    matrix (only the lower triangle of `x` is read)."""
-    a, dt = _square("cholesky", x)
+    """The lower (or, with `upper`, upper: its conjugate transpose) Cholesky factor of each
+    symmetric (Hermitian) positive-definite matrix (only the lower triangle of `x` is read)."""
+    a, dt = _square("cholesky", x, complex_ok=True)
     factor, info = decompositions.cholesky_factor(a, dt)
     if decompositions.any_nonzero(info):
         raise np.linalg.LinAlgError("Matrix is not positive definite")
     result = factor.reshape(a.shape)
-    return matrix_transpose(result) if upper else result
+    if not upper:
+        return result
+    upper_factor = matrix_transpose(result)
+    conj: ndarray = _np.conjugate(upper_factor) if dt.kind == "c" else upper_factor
+    return conj
 
 
 # -- eigenvalues and singular values (Jacobi rotations) ---------------------------------------------

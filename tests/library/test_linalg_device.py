@@ -140,8 +140,48 @@ def test_bad_input(call, error, match):
 
 
 def test_complex_matrices_are_named_as_missing(cdt):
-    with pytest.raises(UnsupportedError, match="complex"):
-        la.det(numba_ext.asarray(np.eye(2, dtype=cdt)))
+    for fn in (la.eigh, la.qr, la.svdvals):
+        with pytest.raises(UnsupportedError, match="complex"):
+            fn(numba_ext.asarray(np.eye(2, dtype=cdt)))
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (4, 4), (2, 3, 6, 6), (40, 40)], ids=str)
+def test_complex_lu_and_cholesky(rng, shape, cdt):
+    """det, slogdet, solve, inv and cholesky of complex matrices (LU and L L^H on the device)."""
+    n = shape[-1]
+    h = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape) + n * np.eye(n) * 0.5).astype(cdt)
+    x = numba_ext.asarray(h)
+    tol = {"rtol": 2e-3, "atol": 2e-3} if cdt == "complex64" else {"rtol": 1e-9, "atol": 1e-9}
+
+    def same(got, want):
+        got = numba_ext.asnumpy(got)
+        assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, want.dtype, got.shape)
+        np.testing.assert_allclose(got, want, **tol)
+
+    if n <= 6:  # larger determinants overflow complex64 (slogdet below covers them)
+        same(la.det(x), np.linalg.det(h))
+        same(np.linalg.det(x), np.linalg.det(h))
+    sign, logabs = la.slogdet(x)
+    want = np.linalg.slogdet(h)
+    same(sign, want.sign)
+    same(logabs, want.logabsdet)
+    same(la.inv(x), np.linalg.inv(h))
+    b = (rng.standard_normal(shape[:-1] + (3,)) + 1j).astype(cdt)
+    same(la.solve(x, numba_ext.asarray(b)), np.linalg.solve(h, b))
+    real_a = rng.standard_normal((n, n)) + n * np.eye(n)
+    vec = rng.standard_normal(n) + 1j * rng.standard_normal(n)
+    same(la.solve(numba_ext.asarray(real_a), numba_ext.asarray(vec)), np.linalg.solve(real_a, vec))
+    hermitian = (h @ np.conj(np.swapaxes(h, -1, -2)) + n * np.eye(n)).astype(cdt)
+    hx = numba_ext.asarray(hermitian)
+    same(la.cholesky(hx), np.linalg.cholesky(hermitian))
+    same(la.cholesky(hx, upper=True), np.linalg.cholesky(hermitian, upper=True))
+    singular = numba_ext.asarray(np.zeros((3, 3), dtype=cdt))
+    sign, logabs = la.slogdet(singular)
+    assert numba_ext.asnumpy(sign) == 0 and numba_ext.asnumpy(logabs) == -np.inf
+    with pytest.raises(np.linalg.LinAlgError, match="Singular"):
+        la.inv(singular)
+    with pytest.raises(np.linalg.LinAlgError, match="not positive definite"):
+        la.cholesky(numba_ext.asarray(-np.eye(3, dtype=cdt)))
 
 
 @pytest.mark.parametrize("shape", [(1, 1), (2, 2), (5, 5), (2, 3, 6, 6), (33, 33)], ids=str)
