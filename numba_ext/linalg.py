@@ -6,9 +6,10 @@ operations; the solvers on LU and Cholesky factorizations (``det``, ``slogdet``,
 spectral ``matrix_norm``) on the Householder and Jacobi kernels of ``numba_ext.decompositions``; all
 computed on the arrays' queue. Singular or non-positive-definite matrices raise NumPy's
 ``LinAlgError``. Complex matrices: ``det``, ``slogdet``, ``solve``, ``inv`` and ``cholesky`` (the LU
-and Cholesky factorizations take them); the eigen, QR and singular value decompositions of complex
-matrices have no device implementation yet: ``UnsupportedError``, rather than computing on the
-host behind the caller's back.
+and Cholesky factorizations take them), ``eigvalsh``, ``svdvals``, ``matrix_rank``, ``pinv`` and the
+spectral norms (through the real form ``[[B, -C], [C, B]]`` of ``B + iC``); the eigenvectors, QR and
+singular vectors of complex matrices (``eigh``, ``qr``, ``svd``) have no device implementation
+yet: ``UnsupportedError``, rather than computing on the host behind the caller's back.
 
 May import: ``numba_ext.array_api``, ``numba_ext.decompositions`` and the layers below them.
 """
@@ -276,7 +277,11 @@ def eigh(x: ndarray, /) -> EighResult:
 
 def eigvalsh(x: ndarray, /) -> ndarray:
     """The eigenvalues (ascending) of each real symmetric matrix (its lower triangle is read)."""
-    a, dt = _square("eigvalsh", x)
+    a, dt = _square("eigvalsh", x, complex_ok=True)
+    if dt.kind == "c":  # each eigenvalue twice in the real form, sorted: every other one
+        twice = eigvalsh(_real_form(_hermitian_lower(a)))
+        pairs: ndarray = twice[..., ::2].copy()
+        return pairs
     values, _ = decompositions.eigh_jacobi(a, dt)
     result: ndarray = _np.sort(values, axis=-1).reshape(a.shape[:-1])
     return result
@@ -368,7 +373,10 @@ def svdvals(x: ndarray, /) -> ndarray:
     x = _matrices("svdvals", x)
     k = min(x.shape[-2:])
     if k == 0:
-        return xp.zeros(x.shape[:-2] + (0,), dtype=_float_dtype(x), sycl_queue=x.sycl_queue)
+        return xp.zeros(x.shape[:-2] + (0,), dtype=_float_dtype(x).char.lower(), sycl_queue=x.sycl_queue)
+    if x.dtype.kind == "c":  # each singular value twice in the real form, sorted: every other one
+        pairs: ndarray = svdvals(_real_form(x))[..., ::2].copy()
+        return pairs
     _, _, sigma, _, _ = _rotated("svdvals", x)
     result: ndarray = _np.negative(_np.sort(_np.negative(sigma), axis=-1))
     return result.reshape(x.shape[:-2] + (k,))
@@ -378,6 +386,27 @@ def _float_dtype(x: ndarray) -> np.dtype:
     """The dtype `x`'s decompositions compute in: its own floating dtype, integers and bools in the
     device's default float (float64, as NumPy's, where the device has it)."""
     return x.dtype if x.dtype.kind in "fc" else default_float(x.sycl_queue)
+
+
+def _real_form(x: ndarray) -> ndarray:
+    """The real matrix ``[[B, -C], [C, B]]`` (..., 2m, 2n) of each complex matrix ``B + iC`` of
+    `x`: the map is a homomorphism of products and (conjugate) transposes, so the real form's
+    singular values are each of the complex matrix's twice, its pseudo-inverse is the real form of
+    the pseudo-inverse, and a Hermitian matrix's real form is symmetric with each eigenvalue twice."""
+    re, im = x.real, x.imag
+    top = xp.concat([re, _np.negative(im)], axis=-1)
+    bottom = xp.concat([im, re], axis=-1)
+    form: ndarray = xp.concat([top, bottom], axis=-2)
+    return form
+
+
+def _hermitian_lower(a: ndarray) -> ndarray:
+    """The Hermitian matrices whose lower triangles are `a`'s (the diagonal's real part), as
+    LAPACK reads a Hermitian matrix from one triangle."""
+    lower = _np.tril(a, -1)
+    diagonal = _np.multiply(xp.eye(a.shape[-1], dtype=a.real.dtype, sycl_queue=a.sycl_queue), a.real)
+    full: ndarray = _np.add(_np.add(lower, _np.conjugate(matrix_transpose(lower))), diagonal)
+    return full
 
 
 def _cutoff(x: ndarray, sigma_max: ndarray, rtol: Any) -> ndarray:
@@ -409,6 +438,12 @@ def pinv(x: ndarray, /, *, rtol: Any = None) -> ndarray:
     m, n = x.shape[-2:]
     if min(m, n) == 0:
         return xp.zeros(x.shape[:-2] + (n, m), dtype=_float_dtype(x), sycl_queue=x.sycl_queue)
+    if x.dtype.kind == "c":  # the real form's pseudo-inverse is the real form of the pseudo-inverse
+        if rtol is None:  # the complex matrix's default, not the twice larger real form's
+            rtol = max(m, n) * float(np.finfo(x.dtype).eps)
+        form = pinv(_real_form(x), rtol=rtol)
+        result_c: ndarray = _np.add(form[..., :n, :m], _np.multiply(form[..., n:, :m], 1j)).astype(x.dtype)
+        return result_c
     w, v, sigma, wide, dt = _rotated("pinv", x)
     top = _np.max(sigma, axis=-1, keepdims=True)  # (batch, 1): the stack flattened
     if isinstance(rtol, ndarray):
@@ -482,7 +517,11 @@ def _lower_of(a: ndarray, uplo: str) -> ndarray:
     """The matrices whose lower triangle is `a`'s `uplo` triangle (NumPy's ``UPLO=``)."""
     if uplo not in ("L", "U"):
         raise ValueError("UPLO argument must be 'L' or 'U'")
-    return a if uplo == "L" else matrix_transpose(a)
+    if uplo == "L":
+        return a
+    transposed = matrix_transpose(a)
+    conj: ndarray = _np.conjugate(transposed) if a.dtype.kind == "c" else transposed
+    return conj
 
 
 def _numpy_eigh(a: ndarray, UPLO: str = "L") -> EighResult:

@@ -140,7 +140,7 @@ def test_bad_input(call, error, match):
 
 
 def test_complex_matrices_are_named_as_missing(cdt):
-    for fn in (la.eigh, la.qr, la.svdvals):
+    for fn in (la.eigh, la.qr, la.svd):
         with pytest.raises(UnsupportedError, match="complex"):
             fn(numba_ext.asarray(np.eye(2, dtype=cdt)))
 
@@ -182,6 +182,34 @@ def test_complex_lu_and_cholesky(rng, shape, cdt):
         la.inv(singular)
     with pytest.raises(np.linalg.LinAlgError, match="not positive definite"):
         la.cholesky(numba_ext.asarray(-np.eye(3, dtype=cdt)))
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (4, 4), (3, 5, 3), (2, 3, 6), (20, 20)], ids=str)
+def test_complex_through_the_real_form(rng, shape, cdt):
+    """svdvals, matrix_rank, pinv, the spectral norms and eigvalsh of complex matrices (the real
+    form [[B, -C], [C, B]] of B + iC on the device)."""
+    h = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(cdt)
+    x = numba_ext.asarray(h)
+    tol = {"rtol": 2e-3, "atol": 2e-3} if cdt == "complex64" else {"rtol": 1e-9, "atol": 1e-9}
+
+    def same(got, want):
+        got = numba_ext.asnumpy(got)
+        assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, want.dtype, got.shape)
+        np.testing.assert_allclose(got, want, **tol)
+
+    same(la.svdvals(x), np.linalg.svd(h, compute_uv=False))
+    same(la.pinv(x), np.linalg.pinv(h))
+    same(np.linalg.pinv(x), np.linalg.pinv(h))
+    for order in (2, -2, "nuc"):
+        same(la.matrix_norm(x, ord=order), np.linalg.matrix_norm(h, ord=order))
+    low_rank = (h[..., :, :1] @ h[..., :1, :]).astype(cdt)  # rank one
+    np.testing.assert_array_equal(
+        numba_ext.asnumpy(la.matrix_rank(numba_ext.asarray(low_rank))), np.linalg.matrix_rank(low_rank)
+    )
+    if shape[-1] == shape[-2]:
+        for uplo in ("L", "U"):  # one triangle read, the diagonal's imaginary part ignored
+            same(np.linalg.eigvalsh(x, UPLO=uplo), np.linalg.eigvalsh(h, UPLO=uplo))
+        same(la.eigvalsh(x), np.linalg.eigvalsh(h))
 
 
 @pytest.mark.parametrize("shape", [(1, 1), (2, 2), (5, 5), (2, 3, 6, 6), (33, 33)], ids=str)
