@@ -10,8 +10,12 @@ source element there. Elements are copied as bits (:func:`copy_dtype`), so one k
 every dtype of an element size.
 
 Scattering (:func:`scatter_function`) is a gather's inverse: one work-item per element of
-C-contiguous values writes it where its flat position says, in a target of any strides (positions
-distinct: ``x[idx] = v`` keeps the last value of each repeated position before it scatters).
+C-contiguous values writes it where its flat position says, in a target of any strides. Where a
+position is named more than once (``x[idx] = v``: the last value wins, as in NumPy), either the
+positions are made distinct before the scatter, or :func:`claim_function` first lets each position
+name its last occurrence (an atomic maximum of the occurrences' numbers into an ``owner`` vector
+over the target's leading dimensions, filled with -1) and the claimed scatter
+(``scatter_function(..., claimed=True)``) writes only the values of those occurrences.
 
 Compaction takes three kernels, as the blocked scans of ``ir.scans``: the flat positions of the
 input (C order) are cut into blocks of ``ceil(n / blocks)`` positions,
@@ -36,6 +40,7 @@ import numpy as np
 
 from .kernel_ir import (
     ArrayDecl,
+    Atomic,
     BinaryInst,
     Branch,
     Dim,
@@ -163,13 +168,17 @@ def gather_function(
     return b.function(f"{name}_by_{index_dtype}_{index_ndim}d_at{start}_to_{out_ndim}d", *arrays)
 
 
-def scatter_function(dtype: str, ndim: int, span: int) -> Function:
+def scatter_function(dtype: str, ndim: int, span: int, claimed: bool = False) -> Function:
     """The scatter ``x[p[:span], o[1:]] = values[o]`` over every index ``o`` of the C-contiguous
     `values` (rank ``1 + ndim - span``), where ``p`` is the index (C order) over the leading `span`
     dimensions of the target `x` (rank `ndim`, elements of `dtype`, any strides) of the flat
-    position ``targets[o[0]]`` (a C-contiguous int64 vector of positions inside those dimensions,
-    each at most once, so that no two work-items write one element). Parameters: the target, the
-    positions and the values; launched over at least the values' size."""
+    position ``j = targets[o[0]]`` (a C-contiguous int64 vector of positions inside those
+    dimensions). Unclaimed, each position is named at most once, so that no two work-items write
+    one element. `claimed`: positions may repeat, and an element is written only where
+    ``owner[j] == o[0]`` (a C-contiguous int64 vector over the flattened leading dimensions, as
+    :func:`claim_function` leaves it: the last occurrence of each position), so that each element
+    is written once, with its last value. Parameters: the target, the positions, the values[, the
+    owners]; launched over at least the values' size."""
     post = ndim - span
     if span < 1 or post < 0:
         raise ValueError("a scatter over no dimension or dimensions outside the target")
@@ -183,17 +192,48 @@ def scatter_function(dtype: str, ndim: int, span: int) -> Function:
     o = b.unflatten(Local(gid), v_extents)
     j = b.local(_I64)
     b.emit(LoadInst(j, 1, (o[0],)))
+    if claimed:
+        owner, store = b.local(_I64), b.new_block()
+        b.emit(LoadInst(owner, 3, (Local(j),)))
+        b.end(Branch(b.binary("bool", "eq", Local(owner), o[0]), store, done), then=store)
     at = (*b.unflatten(Local(j), x_extents[:span]), *o[1:])
     e = b.local(dtype)
     b.emit(LoadInst(e, 2, tuple(o)))
     b.emit(StoreInst(0, at, Local(e)))
     b.end(Jump(done), then=done)
     b.end(Return())
-    return b.function(
-        f"scatter_{dtype}_{ndim}d_s{span}",
+    arrays = [
         ArrayDecl("x", dtype, ndim, "global"),
         ArrayDecl("targets", _I64, 1, "global", contiguous=True),
         ArrayDecl("values", dtype, 1 + post, "global", contiguous=True),
+    ]
+    if claimed:
+        arrays.append(ArrayDecl("owner", _I64, 1, "global", contiguous=True))
+    return b.function(f"scatter_{'claimed_' if claimed else ''}{dtype}_{ndim}d_s{span}", *arrays)
+
+
+def claim_function() -> Function:
+    """The claim before a scatter of repeated positions: ``owner[targets[k]] = max(owner[...],
+    k)`` by an atomic maximum, one work-item per occurrence ``k`` of the C-contiguous int64
+    positions `targets`, into the C-contiguous int64 `owner` (filled with -1, one element per
+    position that may be named). Afterwards each named position holds the number of its last
+    occurrence, whose value NumPy's ``x[idx] = v`` keeps. Parameters: the owners, the positions;
+    launched over at least the positions."""
+    b = FunctionBuilder(1)
+    gid = b.local(_I64)
+    b.emit(WorkItem(gid, "get_global_id", 0))
+    _, m = b.extents(1, 1)
+    body, done = b.new_block(), b.new_block()
+    b.end(Branch(b.binary("bool", "lt", Local(gid), m), body, done), then=body)
+    j = b.local(_I64)
+    b.emit(LoadInst(j, 1, (Local(gid),)))
+    b.emit(Atomic(None, "max", 0, (Local(j),), Local(gid)))
+    b.end(Jump(done), then=done)
+    b.end(Return())
+    return b.function(
+        "claim_last_occurrences",
+        ArrayDecl("owner", _I64, 1, "global", contiguous=True),
+        ArrayDecl("targets", _I64, 1, "global", contiguous=True),
     )
 
 

@@ -11,7 +11,9 @@ copied to that queue first. The array gathered from must be a numba_ext array.
   flags out-of-range indices (and reads nothing there); the flag is read once after the kernel and
   the operation raises NumPy's IndexError, naming the first bad index, with nothing written to any
   existing array.
-* A scatter (``x[idx] = v``, see ``indexing``) launches one kernel writing distinct positions.
+* A scatter (``x[idx] = v``, see ``indexing``) launches one kernel writing distinct positions, or
+  one claiming each repeated position for its last occurrence (an atomic maximum) and one writing
+  the claimed occurrences' values.
 * Compactions (``nonzero`` and the selections built on it, ``repeat``) launch the block counts and
   their prefixes, read the total (one integer, which the result's shape needs), then the kernel
   writing the selected positions, indices or elements in C order.
@@ -34,6 +36,7 @@ from ..errors import ExecutionPlacementError, UnsupportedError
 from ..ir.gather import (
     MODES,
     block_counts_function,
+    claim_function,
     compact_function,
     copy_dtype,
     gather_function,
@@ -111,6 +114,30 @@ def _on_queue(value: Any, dtype: np.dtype | None, queue: Queue, usm_type: str, f
     return asarray(host, sycl_queue=queue, usm_type=usm_type)
 
 
+def on_common_queue(*values: Any, names: Sequence[str] | None = None) -> list[ndarray]:
+    """`values` (at least one a numba_ext array) as numba_ext arrays on one queue: the execution
+    queue of the numba_ext arrays among them (ExecutionPlacementError naming them by `names`, or
+    by their positions, when their queues are not equivalent). The numba_ext arrays come back as
+    they are; host data (lists, tuples, NumPy arrays and scalars, Python scalars) is copied to that
+    queue as ``np.asarray`` makes it, with the USM type of the precedence rule over the arrays.
+
+    A Python scalar thus becomes a 0-d array of NumPy's default dtype for it (int64, float64,
+    complex128): a strong operand, as in the NumPy functions that take ``np.asarray`` of their
+    operands (``np.kron``, ``np.append``, ``np.digitize``, ``np.interp``), not the weak scalar
+    of NumPy's arithmetic, so those functions keep NumPy's result dtypes."""
+    labels = [f"argument {i}" for i in range(len(values))] if names is None else names
+    named = [(n, v) for n, v in zip(labels, values, strict=True) if isinstance(v, ndarray)]
+    if not named:
+        raise ExecutionPlacementError(
+            "no numba_ext array among the operands: the queue of host data cannot be inferred (compute "
+            "follows data). Convert one first with numba_ext.asarray(x, sycl_queue=q)"
+        )
+    queue = execution_queue(named, stacklevel=5)  # warnings point at the caller's NumPy call
+    usm = coerce_usm_types(a.usm_type for _, a in named)
+    assert usm is not None
+    return [_on_queue(v, None, queue, usm, False) for v in values]
+
+
 def _check_index_dtype(ind: ndarray, what: str = "indices") -> None:
     if ind.dtype.kind not in "biu":
         raise TypeError(
@@ -170,20 +197,41 @@ def _gather(
         raise IndexError(f"index {shown} is out of bounds for axis {error_axis} with size {n}")
 
 
-def scatter(x: ndarray, span: int, targets: ndarray, values: ndarray) -> None:
+def scatter(x: ndarray, span: int, targets: ndarray, values: ndarray, owner: ndarray | None = None) -> None:
     """Write `values` (C-contiguous, of `x`'s dtype and shape ``(m, *x.shape[span:])``) into `x`
-    (any strides) at the distinct flat positions `targets` (C-contiguous int64, `m` of them, each
-    inside `x`'s leading `span` dimensions): one kernel on `x`'s queue, left running
-    (``ir.gather.scatter_function``)."""
+    (any strides) at the flat positions `targets` (C-contiguous int64, `m` of them, each inside
+    `x`'s leading `span` dimensions): one kernel on `x`'s queue, left running
+    (``ir.gather.scatter_function``). Without `owner` the positions are distinct; with it (the
+    C-contiguous int64 vector :func:`claim` filled) each position is written once, with the value
+    of the occurrence that claimed it."""
     if values.size == 0:
         return
     queue = x._queue
     device = queue.device
-    cdt, ndim = copy_dtype(x.dtype), x.ndim
-    kernel = _kernel(("scatter", cdt, ndim, span), lambda: scatter_function(cdt, ndim, span), device)
+    cdt, ndim, claimed = copy_dtype(x.dtype), x.ndim, owner is not None
+    key = ("scatter_claimed" if claimed else "scatter", cdt, ndim, span)
+    kernel = _kernel(key, lambda: scatter_function(cdt, ndim, span, claimed), device)
     work_items, local = whole_groups(values.size, device)
     slots = [*_slots(_view(x)), *_dense(targets._data_ptr, targets.shape)]
     slots += _dense(values._data_ptr, values.shape)
+    if owner is not None:
+        slots += _dense(owner._data_ptr, owner.shape)
+    kernel.launch_nd(queue, slots, [work_items], local)
+
+
+def claim(owner: ndarray, targets: ndarray) -> None:
+    """Leave in `owner` (C-contiguous int64, filled with -1, one element per position that may be
+    named) the number of the last occurrence of each position of `targets` (C-contiguous int64,
+    each inside `owner`) by an atomic maximum per occurrence: one kernel on `owner`'s queue, left
+    running (``ir.gather.claim_function``). :func:`scatter` given `owner` then writes each
+    position's last value, as NumPy's ``x[idx] = v``."""
+    if targets.size == 0:
+        return
+    queue = owner._queue
+    device = queue.device
+    kernel = _kernel(("claim",), lambda: claim_function(), device)
+    work_items, local = whole_groups(targets.size, device)
+    slots = [*_dense(owner._data_ptr, owner.shape), *_dense(targets._data_ptr, targets.shape)]
     kernel.launch_nd(queue, slots, [work_items], local)
 
 

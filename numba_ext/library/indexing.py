@@ -223,7 +223,11 @@ def _assign_integer_arrays(x: ndarray, items: list[Any], value: Any) -> None:
     """``x[i, j] = value`` with integer arrays (and integers) `items` for the leading dimensions:
     `value` broadcast to the indexing result's shape and cast to `x`'s dtype, each selected element
     (or subarray) written by one scatter. Where a position is named more than once the last value
-    wins, as in NumPy: a stable sort of the positions keeps each one's last occurrence first."""
+    wins, as in NumPy: each position is claimed by its last occurrence (an atomic maximum into an
+    int64 owner vector over the leading dimensions, filled with -1) and the scatter writes only the
+    claiming occurrences' values. Where the leading dimensions are much larger than the positions
+    (the owner vector would cost more than a sort), a stable sort of the positions keeps each
+    one's last occurrence instead, and a single position is scattered as it is."""
     flat = flat_positions(x, items)  # checks every index against its axis
     if not isinstance(flat, ndarray):  # integers only: a basic index
         x[tuple(items)] = value
@@ -249,9 +253,16 @@ def _assign_integer_arrays(x: ndarray, items: list[Any], value: Any) -> None:
     positions = flat.reshape(-1)
     if not positions.flags.c_contiguous:
         positions = positions.copy()
-    values = _np.astype(_np.broadcast_to(value, shape), x.dtype).reshape((m, *rest))
+    values = _np.astype(_np.broadcast_to(value, shape), x.dtype, copy=False).reshape((m, *rest))
     if not values.flags.c_contiguous or np.may_share_memory(x._desc, values._desc):
         values = values.copy()  # the kernel reads the values while it writes x
+    span = len(items)
+    leading = math.prod(x.shape[:span])
+    if m > 1 and leading <= 8 * m + 65536:  # past this the owner vector costs more than a sort
+        owner = full((leading,), -1, np.int64, sycl_queue=x.sycl_queue)
+        gather.claim(owner, positions)
+        gather.scatter(x, span, positions, values, owner)
+        return
     if m > 1:
         order = _np.argsort(positions, kind="stable")
         ordered = gather.take(positions, order)
@@ -262,7 +273,7 @@ def _assign_integer_arrays(x: ndarray, items: list[Any], value: Any) -> None:
         if targets.size != m:  # a position named more than once: its last value only
             values = gather.take(values, gather.compress_mask(order, last), axis=0)
             positions = targets
-    gather.scatter(x, len(items), positions, values)
+    gather.scatter(x, span, positions, values)
 
 
 def _assign_mask(x: ndarray, mask: ndarray, value: Any) -> None:

@@ -4,11 +4,14 @@ dimensions (negative indices, broadcasting, bounds), assignment through a mask a
 arrays (repeated positions: the last value wins), and the keys refused with an error that names the
 forms taken."""
 
+import math
+
 import numpy as np
 import pytest
 
 import numba_ext as nx
 from numba_ext.errors import UnsupportedError
+from numba_ext.library import gather
 
 from ..checks import poison
 from ..conftest import DEV
@@ -196,6 +199,79 @@ def test_integer_array_assignment_casts_and_checks(rng):
     with pytest.raises(nx.ExecutionPlacementError):
         x[[0, 1]] = nx.asarray(np.ones(3), sycl_queue=other)
     np.testing.assert_array_equal(nx.asnumpy(x), h)  # nothing written by the refused assignments
+
+
+# (target shape, index arrays, positions): repeated positions resolved by claims (the leading
+# dimensions at most 8 * positions + 65536 elements) or by a sort (leading dimensions far larger)
+_REPEATED = {
+    "claim": [((1000,), 1, 5000), ((50, 3), 1, 400), ((30, 40), 2, 3000), ((12, 9, 4), 2, 500)],
+    "sort": [((200_000,), 1, 600), ((70_000, 2), 1, 300), ((300, 300), 2, 500), ((280, 260, 2), 2, 200)],
+}
+
+
+def _values(rng, shape, dtype):
+    v = rng.standard_normal(shape) * 100
+    if np.dtype(dtype).kind == "c":
+        v = v + 1j * rng.standard_normal(shape)
+    return v.astype(dtype)
+
+
+@pytest.mark.parametrize("path", sorted(_REPEATED))
+@pytest.mark.parametrize("dtype", [np.float64, np.int16, np.complex128])
+def test_integer_array_assignment_repeated_positions(rng, monkeypatch, path, dtype):
+    claims = []
+    claim = gather.claim
+    monkeypatch.setattr(gather, "claim", lambda *a: (claims.append(a), claim(*a)))
+    for shape, span, m in _REPEATED[path]:
+        h = _values(rng, shape, dtype)
+        x = nx.asarray(h, device=DEV)
+        # a few positions (negative indices among them), each named many times
+        pool = [rng.integers(-n, n, max(2, m // 8)) for n in shape[:span]]
+        pick = rng.integers(0, len(pool[0]), m)
+        key = tuple(p[pick] for p in pool)
+        values = _values(rng, (m, *shape[span:]), dtype)  # one (sub)array per position
+        poison(math.prod(shape[:span]), np.int64)
+        x[(nx.asarray(key[0], device=DEV), *key[1:])] = nx.asarray(values, device=DEV)
+        h[key] = values  # NumPy: the last value of a repeated position wins
+        _same(x, h)
+        assert len(claims) == (path == "claim"), (shape, span, m)
+        claims.clear()
+
+
+def test_claims_and_claimed_scatter(rng):
+    n, m = 300, 2000
+    positions = rng.integers(0, n, m)
+    targets = nx.asarray(positions, device=DEV)
+    poison(n, np.int64)
+    owner = nx.full((n,), -1, np.int64, device=DEV)
+    gather.claim(owner, targets)
+    want = np.full(n, -1)
+    want[positions] = np.arange(m)  # each position's last occurrence
+    _same(owner, want)
+    # the scatter writes exactly the occurrence each owner names (here the first), nothing elsewhere
+    chosen = np.full(n, -1)
+    chosen[positions[::-1]] = np.arange(m)[::-1]
+    chosen[::7] = m  # no occurrence claims these
+    h = rng.standard_normal((n, 2))
+    values = rng.standard_normal((m, 2))
+    x = nx.asarray(h, device=DEV)
+    gather.scatter(x, 1, targets, nx.asarray(values, device=DEV), nx.asarray(chosen, device=DEV))
+    named = (chosen >= 0) & (chosen < m)
+    h[named] = values[chosen[named]]
+    _same(x, h)
+
+
+def test_integer_array_assignment_one_position(rng):
+    h, x = _pair(rng, (5, 3))
+    values = rng.standard_normal((10_000, 3))
+    x[np.full(10_000, -2)] = values  # every occurrence claims one position
+    h[np.full(10_000, -2)] = values
+    _same(x, h)
+    x[[4], [-1]] = 7.5  # a single position: one plain scatter
+    h[[4], [-1]] = 7.5
+    x[nx.asarray(np.array([1]), device=DEV)] = values[:1]
+    h[np.array([1])] = values[:1]
+    _same(x, h)
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.int8, np.uint16])
