@@ -18,23 +18,9 @@ import numpy as np
 
 from ..arrays import arange, asarray, asnumpy, full, ndarray, zeros
 from ..ir.reductions import normalize_axis
-from ..placement import execution_queue
+from .gather import on_common_queue
 
 _np: Any = np  # NumPy's functions, untyped: on numba_ext arrays they dispatch to this library
-
-
-def _placed(*values: Any) -> list[Any]:
-    """`values` with host data (lists, NumPy arrays) copied to the queue of the numba_ext arrays
-    among them (checked to be equivalent); Python scalars are left as they are."""
-    arrays = [v for v in values if isinstance(v, ndarray)]
-    queue = execution_queue([(f"argument {i}", v) for i, v in enumerate(arrays)])
-    usm = arrays[0].usm_type
-    return [
-        asarray(np.asarray(v), sycl_queue=queue, usm_type=usm)
-        if isinstance(v, (list, tuple, np.ndarray))
-        else v
-        for v in values
-    ]
 
 
 # -- triangles, repetition, grids ------------------------------------------------------------------
@@ -102,11 +88,7 @@ def meshgrid(
 
 def kron(a: ndarray, b: ndarray) -> ndarray:
     """np.kron: the blocks ``a[i] * b``, as one broadcast product reshaped."""
-    a, b = _placed(a, b)
-    if not isinstance(a, ndarray):
-        a = asarray(np.asarray(a), sycl_queue=b.sycl_queue, usm_type=b.usm_type)
-    if not isinstance(b, ndarray):
-        b = asarray(np.asarray(b), sycl_queue=a.sycl_queue, usm_type=a.usm_type)
+    a, b = on_common_queue(a, b, names=("a", "b"))
     nd = max(a.ndim, b.ndim)
     sa, sb = (1,) * (nd - a.ndim) + a.shape, (1,) * (nd - b.ndim) + b.shape
     left = a.reshape(tuple(v for s in sa for v in (s, 1)))
@@ -164,9 +146,7 @@ def column_stack(tup: Sequence[ndarray]) -> ndarray:
 
 def append(arr: ndarray, values: Any, axis: int | None = None) -> ndarray:
     """np.append: `values` after `arr` (both flattened without `axis`)."""
-    arr, values = _placed(arr, values)
-    if not isinstance(values, ndarray):
-        values = asarray(np.asarray(values), sycl_queue=arr.sycl_queue, usm_type=arr.usm_type)
+    arr, values = on_common_queue(arr, values, names=("arr", "values"))
     if axis is None:
         arr, values = arr.reshape(-1), values.reshape(-1)
         axis = arr.ndim - 1
@@ -218,13 +198,12 @@ def select(condlist: Sequence[Any], choicelist: Sequence[Any], default: Any = 0)
 def digitize(x: ndarray, bins: Any, right: bool = False) -> ndarray:
     """np.digitize: the index of the bin of each `x` (``np.searchsorted`` on the monotonic
     `bins`, reversed when they decrease)."""
-    x, bins = _placed(x, bins)
-    if not isinstance(x, ndarray):
-        x = asarray(np.asarray(x), sycl_queue=bins.sycl_queue, usm_type=bins.usm_type)
+    x, bins = on_common_queue(x, bins, names=("x", "bins"))
     if x.dtype.kind == "c":
         raise TypeError("x may not be complex")
     if bins.ndim != 1:
-        raise ValueError("object too deep for desired array")
+        depth = "of too small depth" if bins.ndim == 0 else "too deep"
+        raise ValueError(f"object {depth} for desired array")
     steps = _np.subtract(bins[1:], bins[:-1])
     if bool(_np.all(_np.greater_equal(steps, 0))):
         increasing = True
@@ -270,27 +249,29 @@ def trapezoid(y: ndarray, x: Any = None, dx: float = 1.0, axis: int = -1) -> nda
     """np.trapezoid: ``sum(d * (y[1:] + y[:-1]) / 2.0)`` along `axis`, `d` the spacing of `x` (or
     `dx`)."""
     if x is not None:
-        y, x = _placed(y, x)
-    axis = normalize_axis(axis, y.ndim)
+        y, x = on_common_queue(y, x, names=("y", "x"))
+    along = normalize_axis(axis, y.ndim)
 
-    def part(start: int | None, stop: int | None) -> ndarray:
-        key = [slice(None)] * y.ndim
-        key[axis] = slice(start, stop)
-        piece: ndarray = y[tuple(key)]
+    def part(a: ndarray, at: int, start: int | None, stop: int | None) -> ndarray:
+        key = [slice(None)] * a.ndim
+        key[at] = slice(start, stop)
+        piece: ndarray = a[tuple(key)]
         return piece
 
     if x is None:
         d: Any = dx
-    else:
-        spacing = _np.subtract(x[..., 1:], x[..., :-1]) if x.ndim else x
+    elif x.ndim == 0:
+        raise ValueError("diff requires input that is at least one dimensional")
+    else:  # NumPy's diff(x) of a 1-d `x`, shaped along `axis` of `y`, else diff(x, axis=axis)
+        at = 0 if x.ndim == 1 else normalize_axis(axis, x.ndim)
+        d = _np.subtract(part(x, at, 1, None), part(x, at, None, -1))
         if x.ndim == 1:
             shape = [1] * y.ndim
-            shape[axis] = spacing.shape[0]
-            spacing = spacing.reshape(shape)
-        d = spacing
-    total: ndarray = _np.true_divide(_np.multiply(d, _np.add(part(1, None), part(None, -1))), 2.0).sum(
-        axis=axis
-    )
+            shape[along] = d.shape[0]
+            d = d.reshape(shape)
+    total: ndarray = _np.true_divide(
+        _np.multiply(d, _np.add(part(y, along, 1, None), part(y, along, None, -1))), 2.0
+    ).sum(axis=along)
     return total
 
 
@@ -316,7 +297,7 @@ def polyval(p: Any, x: Any) -> ndarray:
     numbers) over the array `x`."""
     coefficients = asnumpy(p) if isinstance(p, ndarray) else np.asarray(p)
     if not isinstance(x, ndarray):
-        x = asarray(np.asanyarray(x), sycl_queue=p.sycl_queue, usm_type=p.usm_type)
+        x, _ = on_common_queue(x, p, names=("x", "p"))
     y = _np.zeros_like(x)
     for c in coefficients:
         y = _np.add(_np.multiply(y, x), c)

@@ -3,6 +3,8 @@ np.vander, np.diag, np.column_stack, np.append, np.ediff1d, np.select, np.digiti
 np.trapezoid, np.sinc, np.angle, np.polyval, np.inner, np.vdot, np.cross) against NumPy on fresh
 random inputs: values, dtypes and shapes, then NumPy's errors."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -66,6 +68,8 @@ def _cases(rng):
         ("trapezoid", np.trapezoid, h),
         ("trapezoid x", lambda A: np.trapezoid(A, A[0], axis=1), h),
         ("trapezoid dx", lambda A: np.trapezoid(A, dx=0.5, axis=0), h),
+        ("trapezoid 2-d x along axis 0", lambda A: np.trapezoid(A, A, axis=0), h),
+        ("trapezoid 2-d x of 3-d y", lambda A: np.trapezoid(A, A[0], axis=-2), h3),
         ("sinc", np.sinc, np.concatenate([v, [0.0]])),
         ("angle", np.angle, c),
         ("angle deg", lambda A: np.angle(A, deg=True), h),
@@ -121,3 +125,58 @@ def test_nan_to_num_in_place_and_errors(rng):
     with pytest.raises(nx.ExecutionPlacementError):
         other = nx.Queue(x.sycl_queue.device, context=nx.Context(x.sycl_queue.device))
         np.kron(x, nx.asarray(h, sycl_queue=other))
+
+
+def test_host_and_scalar_operands_against_numpy(rng):
+    """Python and NumPy scalars, lists and NumPy arrays beside numba_ext operands, on either side: NumPy's
+    values and dtypes (NumPy takes ``np.asarray`` of these operands, so a Python scalar is an array
+    of its default dtype, not a weak scalar), and NumPy's errors for 0-d operands."""
+    small = rng.integers(-50, 50, (2, 3)).astype(np.int8)
+    f4 = rng.standard_normal(6).astype(np.float32)
+    up = np.sort(rng.standard_normal(5))
+    xp, fp = np.sort(rng.standard_normal(8)), rng.standard_normal(8)
+    at = rng.standard_normal(7) * 2
+    k, s = int(rng.integers(2, 9)), float(rng.standard_normal())
+    cases = [  # (name, function, operands, positions of the operands put on the device)
+        ("kron int8 and an int", np.kron, (small, k), {0}),
+        ("kron a float and float32", np.kron, (s, f4), {1}),
+        ("kron a list and int8", np.kron, (small[0].tolist(), small), {1}),
+        ("kron a NumPy scalar and float32", np.kron, (f4, np.float32(s)), {0}),
+        ("append an int to int8", np.append, (small, k), {0}),
+        ("append int8 to an int", np.append, (k, small), {1}),
+        ("append int8 to a NumPy scalar", np.append, (np.int8(k), small), {1}),
+        ("append float32 to a list", np.append, (up.tolist(), f4), {1}),
+        ("append a NumPy array on axis 0", lambda a, b: np.append(a, b, axis=0), (small, small[::-1]), {0}),
+        ("digitize a float", np.digitize, (s, up), {1}),
+        ("digitize a NumPy scalar", np.digitize, (np.float32(s), up[::-1]), {1}),
+        ("digitize a list", np.digitize, (at.tolist(), up), {1}),
+        ("digitize int8 in a list", lambda a, b: np.digitize(a, b, right=True), (small, [-9, 0, k]), {0}),
+        ("interp a float", np.interp, (s, xp, fp.tolist()), {1}),
+        (
+            "interp a NumPy scalar",
+            lambda a, b, c: np.interp(a, b, c, left=k),
+            (np.float32(s), xp, fp),
+            {1, 2},
+        ),
+        ("interp a list", np.interp, (at.tolist(), xp, fp), {2}),
+        ("interp int8 in lists", np.interp, (small, [-40, 0, 40], [1, -k, 2]), {0}),
+        ("trapezoid over a list", np.trapezoid, (f4, np.cumsum(np.abs(f4)).tolist()), {0}),
+        ("polyval of an int", np.polyval, (small[0], k), {0}),
+        ("polyval of a list", np.polyval, (f4[:3], at.tolist()), {0}),
+    ]
+    for name, f, operands, on in cases:
+        want = np.asarray(f(*operands))
+        got = f(*(nx.asarray(v, device=DEV) if i in on else v for i, v in enumerate(operands)))
+        assert isinstance(got, nx.ndarray), name
+        host = nx.asnumpy(got)
+        assert (host.dtype, host.shape) == (want.dtype, want.shape), (name, host.dtype, want.dtype)
+        np.testing.assert_allclose(host, want, rtol=1e-12, atol=1e-12, err_msg=name)
+    d = nx.asarray(up, device=DEV)
+    for f, rest in [(np.digitize, (s,)), (np.interp, (s, s)), (np.interp, (up, k)), (np.trapezoid, (s,))]:
+        with pytest.raises(ValueError) as numpy_error:
+            f(up, *rest)
+        with pytest.raises(ValueError, match=re.escape(str(numpy_error.value))):
+            f(d, *rest)
+    other = nx.Queue(d.sycl_queue.device, context=nx.Context(d.sycl_queue.device))
+    with pytest.raises(nx.ExecutionPlacementError, match="'xp' on .*'fp' on"):
+        np.interp(s, d, nx.asarray(up, sycl_queue=other))
