@@ -433,6 +433,13 @@ class ndarray(ArrayOperators):
         q = device if isinstance(device, Queue) else resolve_queue(device)
         return convert(self, q, None, None, None)
 
+    def view(self, dtype: DTypeLike | None = None) -> ndarray:
+        """The same memory read as `dtype` (NumPy's ``ndarray.view``: an element size that differs
+        rescales the last axis, which must then be contiguous); no copy, no device work."""
+        if dtype is None:
+            return self._view(self._desc)
+        return self._view(self._desc.view(np.dtype(dtype)))
+
     def copy(self, order: OrderLike = "C") -> ndarray:
         """A copy on the same queue in memory order `order` ('C' by default, as NumPy; 'F', 'A', 'K')."""
         return convert(self, None, None, None, True, order)

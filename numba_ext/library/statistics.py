@@ -36,7 +36,7 @@ from ..arrays import asarray, asnumpy, ndarray
 from ..errors import UnsupportedError
 from ..ir.reductions import normalize_axis
 from ..placement import execution_queue
-from . import gather
+from . import gather, selection
 from .sorting import sort
 
 _np: Any = np  # NumPy's functions, untyped: on numba_ext arrays they dispatch to this library
@@ -101,10 +101,14 @@ def median(
     axes = _axes(a, axis)
     if a.size == 0:
         return _empty(np.median, a, axis=axis, keepdims=keepdims)
-    ordered = _slices(a, axes)
-    n = ordered.shape[-1]
-    middle = ordered[..., (n - 1) // 2 : n // 2 + 1]
-    result = _nan_where_nan(middle.mean(axis=-1), ordered, 0)
+    n = math.prod(a.shape[d] for d in axes)
+    middle_ranks = sorted({(n - 1) // 2, n // 2})
+    if len(axes) == a.ndim and selection.applies(a, 2) and not selection.has_nan(a):
+        result = selection.order_statistics(a, middle_ranks).mean(axis=-1)  # no sort
+    else:
+        ordered = _slices(a, axes)
+        middle = ordered[..., middle_ranks[0] : middle_ranks[-1] + 1]
+        result = _nan_where_nan(middle.mean(axis=-1), ordered, 0)
     shaped: ndarray = result.reshape(_kept_shape(a, axes, keepdims))
     return shaped
 
@@ -203,10 +207,24 @@ def _quantiles(
     nan: bool,
 ) -> ndarray:
     """The quantiles `fraction` (host, any shape, in [0, 1]) of `a` (at least one element in each
-    slice) over `axes` in `dtype`; `nan`: of the values that are not NaN."""
-    ordered = _slices(a, axes)
+    slice) over `axes` in `dtype`; `nan`: of the values that are not NaN. Over every axis of a
+    large real array without NaN, the order statistics needed are selected rather than sorted."""
     qs = fraction.astype(np.float64).reshape(-1)
-    if nan:  # positions per slice, from its count
+    selected = False
+    if not nan and len(axes) == a.ndim and a.dtype.kind != "c":
+        low, high, gamma = _positions(a.size, qs, method, np)
+        ranks = np.unique(np.concatenate([low, low if high is None else high]))
+        selected = selection.applies(a, ranks.size) and not selection.has_nan(a)
+    if selected:
+        values = selection.order_statistics(a, ranks.tolist())
+        ordered = values  # no NaN: never read for NaNs
+
+        def taken(positions: Any) -> ndarray:
+            picked: ndarray = gather.take(values, _on_device(a, np.searchsorted(ranks, positions)))
+            return picked
+
+    elif nan:
+        ordered = _slices(a, axes)  # positions per slice, from its count
         low, high, gamma = _positions(_counts(ordered), _on_device(a, qs), method, _np)
         low = _np.maximum(low, 0)  # slices of NaNs only (their values are NaN)
         high = None if high is None else _np.maximum(high, 0)
@@ -216,6 +234,7 @@ def _quantiles(
             return values
 
     else:
+        ordered = _slices(a, axes)
         low, high, gamma = _positions(ordered.shape[-1], qs, method, np)
 
         def taken(positions: Any) -> ndarray:
@@ -237,7 +256,7 @@ def _quantiles(
         result = _np.where(
             gamma >= 0.5, _np.subtract(above, _np.multiply(step, rest)), _np.add(below, _np.multiply(step, t))
         )
-    if not nan:
+    if not nan and not selected:
         result = _nan_where_nan(result, ordered, len(qs))
     result = _np.astype(result, dtype)
     kept = _kept_shape(a, axes, keepdims)
@@ -418,22 +437,15 @@ def interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None, period
     `right` outside), in float64. Host data among the arguments is copied to the queue of the
     numba_ext ones."""
     _refuse("interp", period=period)
-    named = [(n, v) for n, v in (("x", x), ("xp", xp), ("fp", fp)) if isinstance(v, ndarray)]
-    queue = execution_queue(named)
-    usm = named[0][1].usm_type
-
-    def placed(v: Any) -> ndarray:
-        if isinstance(v, ndarray):
-            return v
-        return asarray(np.asarray(v), sycl_queue=queue, usm_type=usm)
-
-    px, pxp, pfp = placed(x), placed(xp), placed(fp)
+    px, pxp, pfp = gather.on_common_queue(x, xp, fp, names=("x", "xp", "fp"))
     if pfp.dtype.kind == "c":
         raise UnsupportedError(
             "np.interp of complex fp on numba_ext arrays is not supported; interpolate .real and .imag"
         )
-    if pxp.ndim != 1 or pfp.ndim != 1:
-        raise ValueError("object too deep for desired array")
+    for sample in (pfp, pxp):  # NumPy's errors, fp's first
+        if sample.ndim != 1:
+            depth = "of too small depth" if sample.ndim == 0 else "too deep"
+            raise ValueError(f"object {depth} for desired array")
     if pxp.shape[0] == 0:
         raise ValueError("array of sample points is empty")
     if pxp.shape[0] != pfp.shape[0]:

@@ -223,3 +223,18 @@ def test_reshape_and_ravel_like_views_of_f_arrays(rng):
     with pytest.raises(ValueError, match="copy"):
         x_f.reshape(24, copy=False)
     np.testing.assert_array_equal(nx.asnumpy(x_f.copy().reshape(24)), h.reshape(24))
+
+
+def test_view_reinterprets_the_memory():
+    """x.view(dtype): the same device memory read as another dtype, as NumPy's ndarray.view."""
+    rng = np.random.default_rng()
+    h = rng.standard_normal((3, 4))
+    x = nx.asarray(h)
+    np.testing.assert_array_equal(nx.asnumpy(x.view(np.uint64)), h.view(np.uint64))
+    np.testing.assert_array_equal(nx.asnumpy(x.view(np.float32)), h.view(np.float32))  # last axis x2
+    np.testing.assert_array_equal(nx.asnumpy(x[:, ::2].view(np.int64)), h[:, ::2].view(np.int64))
+    same = x.view()
+    same[0, 0] = 7.0  # a view: writes reach x
+    assert float(x[0, 0]) == 7.0
+    with pytest.raises(ValueError, match="contiguous"):
+        x[:, ::2].view(np.float32)

@@ -261,3 +261,47 @@ def test_interp(rng):
         np.interp(dx, dxp[:0], dfp[:0])
     with pytest.raises(UnsupportedError, match="period"):
         np.interp(dx, dxp, dfp, period=2.0)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64", "int16", "uint32", "uint64", "bool"])
+@pytest.mark.parametrize("spread", ["wide", "narrow", "repeated"])
+def test_whole_array_selection(dtype, spread):
+    """Over every axis of a large real array on a CPU device the order statistics are selected
+    (radix selection by 16-bit digits), not sorted (GPUs sort): medians and quantiles of every
+    method, odd and even lengths, data in one binade (the top digits alike) and heavily repeated
+    values."""
+    from numba_ext.library import selection
+
+    rng = np.random.default_rng()
+    for n in (selection.SELECT_FEWEST + 1, 3 * selection.SELECT_FEWEST):
+        if spread == "wide":
+            h = rng.standard_normal(n) * 10.0 ** rng.integers(-3, 4, n)
+        elif spread == "narrow":
+            h = 1 + rng.random(n) * 1e-9
+        else:
+            h = rng.integers(-3, 3, n)
+        if np.dtype(dtype).kind == "u":
+            h = np.abs(h) * 1000
+        h = h.astype(dtype)
+        x = nx.asarray(h.reshape(-1, 1) if n % 2 else h.reshape(2, -1), device=DEV)  # 2-d: axis None
+        host = nx.asnumpy(x)
+        q = [0.0, 0.013, 0.5, 0.75, 1.0]
+        if dtype == "bool":  # NumPy interpolates booleans only by the methods that pick one
+            for method in ("lower", "higher", "nearest"):
+                _close(np.quantile(x, q, method=method), np.quantile(host, q, method=method), method)
+            continue
+        _close(np.median(x), np.median(host), f"median {dtype} {spread} {n}")
+        for method in DEVICE_METHODS:
+            _close(np.quantile(x, q, method=method), np.quantile(host, q, method=method), f"{dtype} {method}")
+        _close(np.percentile(x, 37.5, axis=(0, 1)), np.percentile(host, 37.5, axis=(0, 1)), "percentile")
+
+
+def test_whole_array_selection_with_nan():
+    """A NaN anywhere makes the whole-array median NaN (the sorting path takes it)."""
+    rng = np.random.default_rng()
+    h = rng.standard_normal(70000)
+    h[rng.integers(0, h.size)] = np.nan
+    x = nx.asarray(h, device=DEV)
+    assert np.isnan(float(np.median(x))) and np.isnan(np.median(h))
+    _close(np.nanmedian(x), np.nanmedian(h), "nanmedian")
+    _close(np.quantile(x, [0.2, 0.9]), np.quantile(h, [0.2, 0.9]), "quantile with NaN")
