@@ -22,9 +22,10 @@ _np: Any = np  # NumPy's functions, untyped: on numba_ext arrays they dispatch t
 _MODES = {"valid": "valid", "same": "same", "full": "full", 0: "valid", 1: "same", 2: "full"}
 
 
-def _operands(a: Any, v: Any, first: str) -> tuple[ndarray, ndarray]:
+def _operands(a: Any, v: Any, first: str, scalars: bool) -> tuple[ndarray, ndarray]:
     """`a` and `v` as 1-d numba_ext arrays of their result dtype on one queue (0-d ones as one
-    element), with NumPy's errors for deeper or empty ones."""
+    element where `scalars`, as np.convolve takes them; np.correlate refuses them), with NumPy's
+    errors for deeper or empty ones."""
     named = [(n, x) for n, x in (("a", a), ("v", v)) if isinstance(x, ndarray)]
     queue = execution_queue(named)
     usm = coerce_usm_types(x.usm_type for _, x in named) or named[0][1].usm_type
@@ -34,6 +35,8 @@ def _operands(a: Any, v: Any, first: str) -> tuple[ndarray, ndarray]:
     ]
     if any(x.ndim > 1 for x in placed):
         raise ValueError("object too deep for desired array")
+    if not scalars and any(x.ndim == 0 for x in placed):
+        raise ValueError("object of too small depth for desired array")
     x, y = (p.reshape(1) if p.ndim == 0 else p for p in placed)
     if x.size == 0:
         raise ValueError(first)
@@ -70,7 +73,7 @@ def convolve(a: Any, v: Any, mode: Any = "full") -> ndarray:
     """np.convolve: the discrete linear convolution of two 1-d sequences (``mode``: ``"full"``,
     ``"same"`` (the longer one's length, centred), ``"valid"`` (full overlap only))."""
     mode = _mode(mode)
-    x, y = _operands(a, v, "a cannot be empty")
+    x, y = _operands(a, v, "a cannot be empty", True)
     full = _full(x, y[::-1])
     short, long = min(x.size, y.size), max(x.size, y.size)
     if mode == "same":
@@ -85,7 +88,7 @@ def correlate(a: Any, v: Any, mode: Any = "valid") -> ndarray:
     """np.correlate: the cross-correlation ``c[k] = sum_n a[n + k] * conj(v[n])`` of two 1-d
     sequences, in NumPy's modes (default ``"valid"``) and alignment."""
     mode = _mode(mode)
-    x, y = _operands(a, v, "first array argument cannot be empty")
+    x, y = _operands(a, v, "first array argument cannot be empty", False)
     full = _full(x, _np.conjugate(y) if y.dtype.kind == "c" else y)
     n, m = x.size, y.size
     if mode == "same":

@@ -365,9 +365,7 @@ def _cook(a: ndarray, s: Any, axes: Any, inverse_real: bool = False) -> tuple[li
 def _complex_nd(a: Any, s: Any, axes: Any, norm: Any, out: Any, inverse: bool, what: str) -> ndarray:
     a = _source(a, what)
     s, axes = _cook(a, s, axes)
-    result = a
-    if not axes:
-        result = _np.astype(a, _complex_dtype(a.dtype))
+    result = a  # no axis: the input as it is, as NumPy returns it
     for k, ax in reversed(list(zip(s, axes))):
         result = _complex_transform(result, k, ax, norm, None, inverse, what)
     return _into(result, out)
@@ -400,7 +398,7 @@ def rfftn(a: Any, s: Any = None, axes: Any = None, norm: Any = None, out: Any = 
     a = _source(a, "rfftn")
     s, axes = _cook(a, s, axes)
     if not axes:
-        raise ValueError("np.fft.rfftn needs at least one axis to transform")
+        raise IndexError("np.fft.rfftn needs at least one axis to transform")
     result = rfft(a, s[-1], axes[-1], norm)
     for k, ax in reversed(list(zip(s[:-1], axes[:-1]))):
         result = fft(result, k, ax, norm)
@@ -412,7 +410,7 @@ def irfftn(a: Any, s: Any = None, axes: Any = None, norm: Any = None, out: Any =
     a = _source(a, "irfftn")
     s, axes = _cook(a, s, axes, inverse_real=True)
     if not axes:
-        raise ValueError("np.fft.irfftn needs at least one axis to transform")
+        raise IndexError("np.fft.irfftn needs at least one axis to transform")
     result = a
     for k, ax in zip(s[:-1], axes[:-1]):
         result = ifft(result, k, ax, norm)
@@ -437,6 +435,8 @@ def irfft2(
 # -- shifts ----------------------------------------------------------------------------------------
 def _shift(x: Any, axes: Any, sign: int, what: str) -> ndarray:
     x = _source(x, what)
+    if axes is None and x.ndim == 0:
+        raise ValueError(f"np.fft.{what} of a 0-d array: there is no axis to shift")
     if axes is None:
         axes = tuple(range(x.ndim))
         shift: Any = [sign * (n // 2) for n in x.shape]

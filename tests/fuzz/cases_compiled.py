@@ -257,6 +257,14 @@ FUNCTIONS: dict[str, dict[str, list[Any]]] = {
     "sinc": {},
     "angle": {"deg": [True, False]},
     "assign_int": {},
+    "fft": {"n": [None, 1, 5, 8, 0], "axis": [-1, 0, 2], "norm": [None, "ortho", "forward", "bogus"]},
+    "ifft": {"n": [None, 3, 16], "norm": [None, "backward", "forward"]},
+    "rfft": {"n": [None, 2, 7], "axis": [-1, 0]},
+    "irfft": {"n": [None, 1, 6], "axis": [-1, 0]},
+    "fftn": {"axes": [None, tup(0), tup(-1, 0)], "norm": [None, "ortho"]},
+    "fftshift": {"axes": [None, 0, tup(-1)]},
+    "convolve": {"mode": ["full", "same", "valid", "middle", 1]},
+    "correlate": {"mode": ["full", "same", "valid"]},
 }
 
 
@@ -287,7 +295,7 @@ def eager(c: Chooser, profile: str) -> Enc:
             "args": [_operand(c, profile)],
         }
     if kind == "matmul":
-        shapes = [[4], [3, 4], [4, 3], [4, 4], [2, 3, 4], [], [0]]
+        shapes = [[4], [3, 4], [4, 3], [4, 4], [2, 3, 4], [2, 4, 3], [1, 4, 4], [], [0]]
         return {
             "kind": kind,
             "name": "matmul",

@@ -48,3 +48,35 @@ def test_triangles_of_zero_dimensional_arrays_are_refused(fn):
         fn(np.array(3))
     with pytest.raises(TypeError, match="at least one dimension"):
         fn(numba_ext.asarray(np.array(3)))
+
+
+def test_fourier_and_correlation_of_0d_arrays_as_numpy():
+    x = np.array(5.0, dtype=np.float32)
+    got = np.fft.fftn(numba_ext.asarray(x))  # no axis to transform: the input as it is
+    assert got.dtype == np.fft.fftn(x).dtype == np.float32 and float(got) == 5.0
+    for shift in (np.fft.fftshift, np.fft.ifftshift):
+        with pytest.raises(ValueError):
+            shift(x)
+        with pytest.raises(ValueError, match="0-d"):
+            shift(numba_ext.asarray(x))
+    with pytest.raises(ValueError, match="object of too small depth"):
+        np.correlate(x, x, "same")
+    with pytest.raises(ValueError, match="object of too small depth"):
+        np.correlate(numba_ext.asarray(x), numba_ext.asarray(x), "same")
+    conv = np.convolve(numba_ext.asarray(x), numba_ext.asarray(x))  # np.convolve takes 0-d ones
+    np.testing.assert_array_equal(numba_ext.asnumpy(conv), np.convolve(x, x))
+    for fn in (np.fft.rfftn, np.fft.irfftn):
+        with pytest.raises(IndexError):
+            fn(np.ones(3), axes=())
+        with pytest.raises(IndexError):
+            fn(numba_ext.asarray(np.ones(3)), axes=())
+
+
+def test_fourier_transforms_of_infinities_are_non_finite_where_numpy_s_are():
+    h = np.array([[1.0, np.inf, 2.0, -3.0], [0.5, 1.0, -np.inf, np.nan], [1.0, 2.0, 3.0, 4.0]])
+    for fn in (np.fft.fft, np.fft.rfft, np.fft.irfft):
+        got = numba_ext.asnumpy(fn(numba_ext.asarray(h)))
+        with np.errstate(invalid="ignore"):
+            want = fn(h)
+        np.testing.assert_array_equal(np.isfinite(got), np.isfinite(want))
+        np.testing.assert_allclose(got[np.isfinite(want)], want[np.isfinite(want)], rtol=1e-12, atol=1e-14)
