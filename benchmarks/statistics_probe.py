@@ -1,7 +1,8 @@
 """Time the library's compositions on the default device against CuPy (where it is installed) on
 the same data: ``np.median``, ``np.quantile`` along an axis, ``np.einsum`` (a matrix product and a
 row sum), assignment through an integer array (``x[idx] = v``, repeated positions resolved as
-NumPy resolves them), ``np.interp`` and ``np.cov``. Each time is the best of 3 rounds, each round's
+NumPy resolves them), ``np.interp``, ``np.cov``, a product of stacks of small matrices
+(``np.matmul``) and ``np.convolve``. Each time is the best of 3 rounds, each round's
 mean over `reps` calls with the device waited for at the end.
 
     python benchmarks/statistics_probe.py [--scale 1.0]
@@ -38,6 +39,9 @@ def run(conv: Any, xp: Any, sync: Callable[[], Any], scale: float) -> dict[str, 
     h, h2, a = rng.standard_normal(n), rng.standard_normal((rows, 4096)), rng.standard_normal((side, side))
     idx, v = rng.integers(0, n, n // 4), rng.standard_normal(n // 4)
     x, x2, m, i, w = (conv.asarray(z) for z in (h, h2, a, idx, v))
+    stack = max(1, int(4096 * scale))
+    s1, s2 = (conv.asarray(rng.standard_normal((stack, 16, 16))) for _ in range(2))
+    kernel31 = conv.asarray(rng.standard_normal(31))
     qs = conv.asarray(np.array([0.1, 0.5, 0.9])) if xp is not np else [0.1, 0.5, 0.9]
     y = x.copy()
 
@@ -52,6 +56,8 @@ def run(conv: Any, xp: Any, sync: Callable[[], Any], scale: float) -> dict[str, 
         f"x[idx] = v, {n // 4} of {n}": best_ms(assign, sync),
         f"interp of {n} on {side} points": best_ms(lambda: xp.interp(x, xp.sort(m[0]), m[1]), sync),
         f"cov ({side}, {side})": best_ms(lambda: xp.cov(m), sync, reps=3),
+        f"matmul of ({stack}, 16, 16) stacks": best_ms(lambda: xp.matmul(s1, s2), sync),
+        f"convolve {n} by 31": best_ms(lambda: xp.convolve(x, kernel31), sync, reps=3),
     }
 
 

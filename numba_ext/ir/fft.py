@@ -1,13 +1,12 @@
-"""The step kernel of the discrete Fourier transform's mixed-radix recursion (``library.fft``), in
-the control-flow form (:class:`~.kernel_ir.Function`), for eager operations.
+"""The stage kernel of the discrete Fourier transform (``library.fft``), in the control-flow form
+(:class:`~.kernel_ir.Function`), for eager operations: one stage of a mixed-radix Stockham
+(self-sorting) transform of the rows of a matrix, reading from one buffer and writing to another.
 
-A length ``n = r * m`` transform of a row reads the ``r`` transforms (length ``m``) of its
-subsequences of stride ``r``, ``y[j2, k1]``, and writes ``X[k1 + m k2] = sum_j2 W[j2, k2] *
-T[j2, k1] * y[j2, k1]`` with the ``r``-point DFT matrix ``W`` and the twiddle factors ``T``: one
-work-item per column ``(b, k1)`` reading its ``r`` inputs once and writing its ``r`` outputs (the
-sums unrolled: ``r`` is small), or, for larger radices, one work-item per output element; the
-twiddle product, the DFT and the transposition of the output in one pass. Without twiddles
-(``m = 1``) the same kernel is a row's direct DFT by its matrix.
+After stages whose radices multiply to ``Ns``, a stage of radix ``R`` reads, for each ``j < n /
+R``, the ``R`` elements ``x[j + r n / R]``, multiplies them by the twiddles ``exp(+-2 pi i r k /
+(Ns R))`` (``k = j mod Ns``), takes their ``R``-point DFT and writes it to ``out[base + q Ns]``,
+``base = (j div Ns) Ns R + k``: after the last stage the rows hold their transforms in order. One
+work-item per ``j`` (the sums unrolled: ``R`` is small) or, for larger prime radices, per output.
 """
 
 from __future__ import annotations
@@ -15,6 +14,7 @@ from __future__ import annotations
 from .kernel_ir import (
     ArrayDecl,
     Branch,
+    Dim,
     Function,
     Imm,
     Jump,
@@ -30,58 +30,83 @@ from .reductions import FunctionBuilder, constant
 _I64 = "int64"
 
 
-def radix_step_function(dtype: str, radix: int, twiddle: bool, gathered: bool) -> Function:
-    """``out[b, k2, k1] = sum_{j2 < radix} W[j2, k2] * T[j2, k1] * y[b, j2, k1]`` for every index of
-    the C-contiguous complex (`dtype`) arrays ``y`` and ``out`` of shape ``(batch, radix, m)``,
-    with ``W`` ``(radix, radix)`` and ``T`` ``(radix, m)`` C-contiguous; without `twiddle`, ``T``
-    is not read (all ones). `gathered`: one work-item per ``(b, k1)`` reads its ``radix`` inputs
-    once and writes all ``radix`` outputs (launched over at least ``batch * m``); else one
-    work-item per output (over at least out's size; code of ``radix`` terms rather than
-    ``radix ** 2``, for the larger radices). Parameters: y, W, [T,] out."""
+def stockham_step_function(dtype: str, radix: int, twiddle: bool, gathered: bool) -> Function:
+    """One stage of a Stockham (self-sorting) transform of the rows of the C-contiguous complex
+    (`dtype`) ``(batch, n)`` matrix `x` into `out` (same shape), after stages whose radices
+    multiply to ``Ns`` (the extent of ``T``'s second axis; 1 without `twiddle`): for each ``j <
+    n / radix``, with ``k = j mod Ns`` and ``base = (j div Ns) * Ns * radix + k``,
+    ``out[b, base + q Ns] = sum_r W[r, q] * T[r, k] * x[b, j + r n / radix]`` (``W`` the
+    ``radix``-point DFT matrix, ``T`` ``(radix, Ns)`` the twiddles). `gathered`: one work-item per
+    ``(b, j)`` reads its ``radix`` inputs once and writes all ``radix`` outputs; else one per
+    output (``radix ** 2`` terms of code would be too many). Parameters: x, W, [T,] out."""
     b = FunctionBuilder(1)
     arrays = [
-        ArrayDecl("y", dtype, 3, "global", contiguous=True),
+        ArrayDecl("x", dtype, 2, "global", contiguous=True),
         ArrayDecl("w", dtype, 2, "global", contiguous=True),
     ]
     if twiddle:
         arrays.append(ArrayDecl("t", dtype, 2, "global", contiguous=True))
     out = len(arrays)
-    arrays.append(ArrayDecl("out", dtype, 3, "global", contiguous=True))
+    arrays.append(ArrayDecl("out", dtype, 2, "global", contiguous=True))
     gid = b.local(_I64)
     b.emit(WorkItem(gid, "get_global_id", 0))
-    extents, total = b.extents(out, 3)
-    if gathered:
-        total = b.binary(_I64, "mul", extents[0], extents[2])
+    (batch_n, n), _ = b.extents(out, 2)
+    quarter = b.binary(_I64, "floordiv", n, Imm(_I64, radix))
+    if twiddle:
+        done_stages = b.local(_I64)
+        b.emit(Dim(done_stages, 2, 1))
+        stride: Operand = Local(done_stages)
+    else:
+        stride = Imm(_I64, 1)
+    total = b.binary(_I64, "mul", batch_n, quarter if gathered else n)
     body, done = b.new_block(), b.new_block()
     b.end(Branch(b.binary("bool", "lt", Local(gid), total), body, done), then=body)
+    if gathered:
+        row, j = b.unflatten(Local(gid), [batch_n, quarter])
+        q_out: Operand | None = None
+    else:
+        row, j, q_out = b.unflatten(Local(gid), [batch_n, quarter, Imm(_I64, radix)])
+    k = b.binary(_I64, "rem", j, stride)
+    base = b.binary(
+        _I64,
+        "add",
+        b.binary(
+            _I64,
+            "mul",
+            b.binary(_I64, "floordiv", j, stride),
+            b.binary(_I64, "mul", stride, Imm(_I64, radix)),
+        ),
+        k,
+    )
 
-    def term(batch: Operand, j: int, k1: Operand) -> Operand:
-        """``T[j, k1] * y[b, j, k1]``."""
-        y = b.local(dtype)
-        b.emit(LoadInst(y, 0, (batch, Imm(_I64, j), k1)))
-        if not twiddle:
-            return Local(y)
+    def term(r: int) -> Operand:
+        """``T[r, k] * x[b, j + r n / radix]``."""
+        v = b.local(dtype)
+        at = b.binary(_I64, "add", j, b.binary(_I64, "mul", quarter, Imm(_I64, r)))
+        b.emit(LoadInst(v, 0, (row, at)))
+        if not twiddle or r == 0:  # T[0, k] = 1
+            return Local(v)
         t = b.local(dtype)
-        b.emit(LoadInst(t, 2, (Imm(_I64, j), k1)))
-        return b.binary(dtype, "mul", Local(y), Local(t))
+        b.emit(LoadInst(t, 2, (Imm(_I64, r), k)))
+        return b.binary(dtype, "mul", Local(v), Local(t))
 
-    def output(terms: list[Operand], k2: Operand) -> Operand:
+    def output(terms: list[Operand], q: Operand) -> Operand:
         acc: Operand = constant(dtype, 0)
-        for j, value in enumerate(terms):
+        for r, value in enumerate(terms):
             w = b.local(dtype)
-            b.emit(LoadInst(w, 1, (Imm(_I64, j), k2)))
+            b.emit(LoadInst(w, 1, (Imm(_I64, r), q)))
             acc = b.binary(dtype, "add", acc, b.binary(dtype, "mul", value, Local(w)))
         return acc
 
-    if gathered:
-        batch, k1 = b.unflatten(Local(gid), [extents[0], extents[2]])
-        terms = [term(batch, j, k1) for j in range(radix)]
-        for k in range(radix):
-            b.emit(StoreInst(out, (batch, Imm(_I64, k), k1), output(terms, Imm(_I64, k))))
+    terms = [term(r) for r in range(radix)]
+    if q_out is None:
+        for q in range(radix):
+            at = b.binary(_I64, "add", base, b.binary(_I64, "mul", stride, Imm(_I64, q)))
+            b.emit(StoreInst(out, (row, at), output(terms, Imm(_I64, q))))
     else:
-        batch, row, k1 = b.unflatten(Local(gid), extents)
-        b.emit(StoreInst(out, (batch, row, k1), output([term(batch, j, k1) for j in range(radix)], row)))
+        at = b.binary(_I64, "add", base, b.binary(_I64, "mul", stride, q_out))
+        b.emit(StoreInst(out, (row, at), output(terms, q_out)))
     b.end(Jump(done), then=done)
     b.end(Return())
     form = ("_twiddled" if twiddle else "") + ("_gathered" if gathered else "")
-    return b.function(f"fft_radix{radix}_{dtype}{form}", *arrays)
+    return b.function(f"fft_stockham{radix}_{dtype}{form}", *arrays)

@@ -1,15 +1,13 @@
 """NumPy's discrete Fourier transforms (``np.fft``) of numba_ext arrays, on the arrays' queue.
 
 The complex transform of one axis moves that axis last and transforms the rows of the
-``(batch, n)`` matrix it makes with a mixed-radix Cooley-Tukey recursion: ``n = r * m`` with a
-small radix ``r`` dividing ``n``, the ``r`` interleaved subsequences of length ``m`` gathered
-(one copy) and transformed (the recursion, on ``batch * r`` rows), then multiplied by the twiddle
-factors and combined by the ``r``-point DFT matrix in one step kernel (``ir.fft``). Lengths up to
-:data:`_DIRECT` are one step with their DFT matrix; longer lengths without a divisor up to
-:data:`_LARGEST_RADIX` (large primes) are Bluestein's chirp convolution, three power-of-two
-transforms of at least ``2n - 1`` points. DFT matrices, twiddles and chirps are computed on the
-host in float64 from exact integer phases (``j * k mod n``) and kept on the device, per queue,
-length and dtype, in a small cache. The real transforms (``rfft``, ``irfft``, ``hfft``,
+``(batch, n)`` matrix it makes by mixed-radix Stockham stages (self-sorting: no reordering pass),
+one kernel each (``ir.fft``): ``n`` factored into radices up to :data:`_LARGEST_RADIX` (sixteens
+first; odd primes grouped; primes up to :data:`_DIRECT` alone), each stage the twiddle products
+and the radix's DFT matrix. Lengths with a larger prime factor are Bluestein's chirp convolution,
+three power-of-two transforms of at least ``2n - 1`` points. DFT matrices, twiddles and chirps
+are computed on the host in float64 from exact integer phases (``j * k mod n``) and kept on the
+device, per queue, length and dtype, in a small cache. The real transforms (``rfft``, ``irfft``, ``hfft``,
 ``ihfft``) are the complex one with the half spectrum cut or the Hermitian spectrum completed;
 the n-dimensional ones apply the one-axis transforms axis by axis, as NumPy's.
 
@@ -30,7 +28,7 @@ import numpy as np
 
 from ..arrays import asarray, empty, ndarray, zeros
 from ..arrays.reductions import whole_groups
-from ..ir.fft import radix_step_function
+from ..ir.fft import stockham_step_function
 from ..ir.reductions import normalize_axis
 from .compiled import kernel as _kernel
 from .gather import _dense
@@ -38,9 +36,9 @@ from .manipulation import copy_into, roll
 
 _np: Any = np  # NumPy's functions, untyped: on numba_ext arrays they dispatch to this library
 
-#: lengths transformed by one product with their DFT matrix
+#: the largest prime factor a stage takes as its radix (larger ones: Bluestein's algorithm)
 _DIRECT = 64
-#: the largest radix of a recursion step (a divisor of the length)
+#: the largest radix a stage's work-item takes whole (larger prime radices: one output each)
 _LARGEST_RADIX = 16
 #: device tables (DFT matrices, twiddles, chirps) kept, the least recently used dropped first
 _TABLES_KEPT = 64
@@ -77,70 +75,86 @@ def _dft_matrix(n: int, sign: int, like: ndarray) -> ndarray:
     return _table(("dft", n, sign), like, lambda: _roots(np.outer(k, k), n, sign))
 
 
-def _twiddles(r: int, m: int, sign: int, like: ndarray) -> ndarray:
-    """``T[j2, k1] = exp(sign 2 pi i j2 k1 / (r m))``, shape ``(r, m)`` (neighbouring work-items of a
-    step read neighbouring elements)."""
-    return _table(
-        ("twiddle", r, m, sign),
-        like,
-        lambda: _roots(np.outer(np.arange(r, dtype=np.int64), np.arange(m, dtype=np.int64)), r * m, sign),
-    )
-
-
 # -- the complex transform of rows -----------------------------------------------------------------
-def _radix(n: int) -> int | None:
-    """The largest divisor of `n` in ``[2, _LARGEST_RADIX]``, else its smallest prime factor when
-    that is at most ``_DIRECT``; None for lengths left to Bluestein's algorithm."""
-    for r in range(_LARGEST_RADIX, 1, -1):
-        if n % r == 0:
-            return r
-    p = _LARGEST_RADIX + 1
-    while p <= _DIRECT:
-        if n % p == 0:
-            return p
-        p += 1
-    return None
+def _radices(n: int) -> list[int] | None:
+    """The radices of the Stockham stages of a length-`n` transform (their product `n`): sixteens,
+    then the rest of the power of two, then the odd prime factors grouped into radices up to
+    :data:`_LARGEST_RADIX` (primes up to :data:`_DIRECT` alone); None when a prime factor is larger
+    (Bluestein's algorithm)."""
+    radices: list[int] = []
+    while n % 16 == 0:
+        radices.append(16)
+        n //= 16
+    if n % 2 == 0:
+        power = n & -n
+        radices.append(power)
+        n //= power
+    primes: list[int] = []
+    p = 3
+    while p * p <= n:
+        while n % p == 0:
+            primes.append(p)
+            n //= p
+        p += 2
+    if n > 1:
+        primes.append(n)
+    if primes and primes[-1] > _DIRECT:
+        return None
+    group = 1
+    for p in primes:  # ascending: small primes share a radix
+        if group * p > _LARGEST_RADIX:
+            radices.append(group)
+            group = 1
+        group *= p
+    if group > 1:
+        radices.append(group)
+    return [r for r in radices if r > 1]
 
 
-def _step(y: ndarray, w: ndarray, t: ndarray | None) -> ndarray:
-    """``out[b, k2, k1] = sum_j2 w[j2, k2] * t[j2, k1] * y[b, j2, k1]`` (``y`` C-contiguous,
-    ``(batch, r, m)``): one kernel (``ir.fft.radix_step_function``) on `y`'s queue."""
-    batch, r, m = y.shape
-    out = empty(y.shape, dtype=y.dtype, sycl_queue=y.sycl_queue, usm_type=y.usm_type)
-    queue = y._queue
+def _stage(x: ndarray, r: int, done: int, sign: int) -> ndarray:
+    """One Stockham stage of radix `r` after stages of `done` points (``ir.fft``), a new matrix."""
+    n = x.shape[1]
+    out = empty(x.shape, dtype=x.dtype, sycl_queue=x.sycl_queue, usm_type=x.usm_type)
+    queue = x._queue
     device = queue.device
-    dtype = y.dtype.name
-    twiddled, gathered = t is not None, r <= _LARGEST_RADIX
+    dtype = x.dtype.name
+    twiddled, gathered = done > 1, r <= _LARGEST_RADIX
     kernel = _kernel(
-        ("radix", dtype, r, twiddled, gathered),
-        lambda: radix_step_function(dtype, r, twiddled, gathered),
+        ("stockham", dtype, r, twiddled, gathered),
+        lambda: stockham_step_function(dtype, r, twiddled, gathered),
         device,
     )
-    slots = [*_dense(y._data_ptr, y.shape), *_dense(w._data_ptr, w.shape)]
-    if t is not None:
+    slots = [*_dense(x._data_ptr, x.shape), *_dense(_dft_matrix(r, sign, x)._data_ptr, (r, r))]
+    if twiddled:
+        t = _table(
+            ("stage", r, done, sign),
+            x,
+            lambda: _roots(
+                np.outer(np.arange(r, dtype=np.int64), np.arange(done, dtype=np.int64)), r * done, sign
+            ),
+        )
         slots += _dense(t._data_ptr, t.shape)
     slots += _dense(out._data_ptr, out.shape)
-    work_items, local = whole_groups(batch * m if gathered else out.size, device)
+    work_items, local = whole_groups(x.shape[0] * (n // r if gathered else n), device)
     kernel.launch_nd(queue, slots, [work_items], local)
     return out
 
 
 def _rows(x: ndarray, sign: int) -> ndarray:
     """The unnormalised DFT (``sign`` -1: forward, +1: inverse) of each row of the C-contiguous
-    complex matrix `x` ``(batch, n)``, as a new C-contiguous matrix."""
-    batch, n = x.shape
+    complex matrix `x` ``(batch, n)``, as a new C-contiguous matrix: Stockham stages (no
+    reordering pass), or Bluestein's algorithm for a prime factor above :data:`_DIRECT`."""
+    n = x.shape[1]
     if n == 1:
         return x.copy()
-    if n <= _DIRECT:
-        return _step(x.reshape(batch, n, 1), _dft_matrix(n, sign, x), None).reshape(batch, n)
-    r = _radix(n)
-    if r is None:
+    radices = _radices(n)
+    if radices is None:
         return _bluestein(x, sign)
-    m = n // r
-    # x[b, r j1 + j2] -> y[b, j2, j1]: the r subsequences of stride r, each transformed (length m)
-    y = _rows(x.reshape(batch, m, r).transpose(0, 2, 1).copy().reshape(batch * r, m), sign)
-    # X[b, k1 + m k2] = sum_j2 W[j2, k2] w^(j2 k1) y[b, j2, k1]
-    return _step(y.reshape(batch, r, m), _dft_matrix(r, sign, x), _twiddles(r, m, sign, x)).reshape(batch, n)
+    done = 1
+    for r in radices:
+        x = _stage(x, r, done, sign)
+        done *= r
+    return x
 
 
 def _bluestein(x: ndarray, sign: int) -> ndarray:
