@@ -121,19 +121,24 @@ def flat_positions(x: ndarray, items: list[Any]) -> ndarray | int:
     for axis, item in enumerate(items):
         n = x.shape[axis]
         if isinstance(item, ndarray):
+            lo = 0
             if item.size:
-                lo, hi = int(_np.min(item)), int(_np.max(item))
+                low, high = _np.min(item), _np.max(item)  # both launched before either is read
+                lo, hi = int(low), int(high)
                 if lo < -n or hi >= n:
                     bad = lo if lo < -n else hi
                     raise IndexError(f"index {bad} is out of bounds for axis {axis} with size {n}")
-            wrapped = _np.where(_np.less(item, 0), _np.add(item, n), item) if item.dtype.kind == "i" else item
-            index = _np.astype(wrapped, np.int64)
+            wrapped = _np.where(_np.less(item, 0), _np.add(item, n), item) if lo < 0 else item
+            index = wrapped if wrapped.dtype == np.int64 else _np.astype(wrapped, np.int64)
         else:
             i = operator.index(item)
             if not -n <= i < n:
                 raise IndexError(f"index {i} is out of bounds for axis {axis} with size {n}")
             index = i % n
-        flat = _np.add(_np.multiply(flat, n), index)
+        if isinstance(flat, int) and flat == 0:  # the first dimension: its index alone
+            flat = index
+        else:
+            flat = _np.add(_np.multiply(flat, n), index)
     if not isinstance(flat, ndarray):
         return int(flat)
     result: ndarray = _np.broadcast_to(flat, shape)
@@ -251,8 +256,8 @@ def _assign_integer_arrays(x: ndarray, items: list[Any], value: Any) -> None:
     if m == 0:
         return
     positions = flat.reshape(-1)
-    if not positions.flags.c_contiguous:
-        positions = positions.copy()
+    if not positions.flags.c_contiguous or np.may_share_memory(x._desc, positions._desc):
+        positions = positions.copy()  # (an index array that is x itself: x[x] = v)
     values = _np.astype(_np.broadcast_to(value, shape), x.dtype, copy=False).reshape((m, *rest))
     if not values.flags.c_contiguous or np.may_share_memory(x._desc, values._desc):
         values = values.copy()  # the kernel reads the values while it writes x

@@ -306,3 +306,22 @@ def test_ufunc_at_errors(rng):
     with pytest.raises(ValueError, match="read-only"):
         np.add.at(nx.broadcast_to(x[0], (3, 3)), [0], 1.0)
     np.testing.assert_array_equal(nx.asnumpy(x), h)  # nothing written
+
+
+def test_integer_array_assignment_through_the_target_itself():
+    """x[x] = v and x[x] = x: the index array is the array written (its positions are read before
+    any element changes, as NumPy's are)."""
+    rng = np.random.default_rng()
+    for n in (7, 5000):
+        h = rng.integers(0, n, n).astype(np.int64)
+        x = nx.asarray(h)
+        x[x] = -1
+        want = h.copy()
+        want[h] = -1
+        np.testing.assert_array_equal(nx.asnumpy(x), want)
+        h = rng.integers(0, n, n).astype(np.int64)
+        x = nx.asarray(h)
+        x[x] = x
+        want = h.copy()
+        want[h] = h
+        np.testing.assert_array_equal(nx.asnumpy(x), want)
