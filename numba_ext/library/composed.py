@@ -3,7 +3,8 @@ signature, values, dtypes and errors: triangles (``np.tril``, ``np.triu``), repe
 (``np.tile``, ``np.meshgrid``, ``np.kron``, ``np.vander``, ``np.diag``, ``np.diagflat``), stacking
 (``np.column_stack``, ``np.append``, ``np.ediff1d``), selection (``np.select``, ``np.digitize``,
 ``np.nan_to_num``), and small numerical helpers (``np.trapezoid``, ``np.sinc``, ``np.angle``,
-``np.polyval``, ``np.inner``, ``np.vdot``, ``np.cross``). Every one runs on the queue compute
+``np.polyval``, ``np.inner``, ``np.vdot``, ``np.cross``) and numerical derivatives
+(``np.gradient``). Every one runs on the queue compute
 follows data infers from its numba_ext operands; host data among them (bins, polynomial
 coefficients, values to append) is copied to that queue, as for index arrays.
 """
@@ -16,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ..arrays import arange, asarray, asnumpy, full, ndarray, zeros
+from ..arrays import arange, asarray, asnumpy, empty, full, ndarray, zeros
 from ..ir.reductions import normalize_axis
 from .gather import on_common_queue
 
@@ -346,6 +347,113 @@ def cross(
     return result
 
 
+# -- numerical derivatives -------------------------------------------------------------------------
+def _spacings(f: ndarray, axes: tuple[int, ...], varargs: tuple[Any, ...]) -> list[Any]:
+    """NumPy's spacing of each axis: a scalar, or the differences of 1-d coordinates (a scalar
+    again where they are uniform)."""
+    if not varargs:
+        return [1.0] * len(axes)
+    if len(varargs) == 1 and np.ndim(varargs[0]) == 0:
+        return list(varargs) * len(axes)
+    if len(varargs) != len(axes):
+        raise TypeError("invalid number of arguments")
+    spacings: list[Any] = []
+    for ax, distances in zip(axes, varargs):
+        if np.ndim(distances) == 0:
+            spacings.append(distances)
+            continue
+        if np.ndim(distances) != 1:
+            raise ValueError("distances must be either scalars or 1d")
+        if len(distances) != f.shape[ax]:
+            raise ValueError("when 1d, distances must match the length of the corresponding dimension")
+        coords = on_common_queue(f, distances)[1]
+        if coords.dtype.kind in "iub":
+            coords = _np.astype(coords, np.float64)  # differences of integers, not modular ones
+        step = _np.diff(coords)
+        spacings.append(step[0] if bool(_np.all(_np.equal(step, step[0]))) else step)
+    return spacings
+
+
+def _edge_weights(dx: Any, uniform: bool, first: bool) -> tuple[Any, Any, Any]:
+    """The second-order one-sided weights of the first (last) three points, as NumPy's."""
+    if uniform:
+        return (-1.5 / dx, 2.0 / dx, -0.5 / dx) if first else (0.5 / dx, -2.0 / dx, 1.5 / dx)
+    d1, d2 = (dx[0], dx[1]) if first else (dx[-2], dx[-1])
+    total = _np.add(d1, d2)
+    if first:
+        a = _np.negative(_np.true_divide(_np.add(_np.multiply(2.0, d1), d2), _np.multiply(d1, total)))
+        b = _np.true_divide(total, _np.multiply(d1, d2))
+        c = _np.negative(_np.true_divide(d1, _np.multiply(d2, total)))
+    else:
+        a = _np.true_divide(d2, _np.multiply(d1, total))
+        b = _np.negative(_np.true_divide(total, _np.multiply(d1, d2)))
+        c = _np.true_divide(_np.add(_np.multiply(2.0, d2), d1), _np.multiply(d2, total))
+    return a, b, c
+
+
+def _weighted(a: Any, x: ndarray, b: Any, y: ndarray, c: Any, z: ndarray) -> ndarray:
+    result: ndarray = _np.add(_np.add(_np.multiply(a, x), _np.multiply(b, y)), _np.multiply(c, z))
+    return result
+
+
+def gradient(f: Any, *varargs: Any, axis: Any = None, edge_order: int = 1) -> Any:
+    """np.gradient: second-order central differences inside, one-sided differences of order
+    `edge_order` (1 or 2) at the edges, along each of the axes (all by default) with NumPy's
+    spacings (scalars, or 1-d coordinates, uniform or not); one array for one axis, else a tuple."""
+    if not isinstance(f, ndarray):
+        raise TypeError(f"np.gradient of numba_ext arrays takes a numba_ext array, not {type(f).__name__}")
+    ndim = f.ndim
+    given = () if axis is None else axis if isinstance(axis, (tuple, list)) else (axis,)
+    axes = (
+        tuple(range(ndim)) if axis is None else tuple(normalize_axis(operator.index(a), ndim) for a in given)
+    )
+    if len(set(axes)) != len(axes):
+        raise ValueError("repeated axis")
+    spacings = _spacings(f, axes, varargs)
+    if edge_order > 2:
+        raise ValueError("'edge_order' greater than 2 not supported")
+    otype = f.dtype
+    if otype.kind not in "fc":
+        if otype.kind in "iu":
+            f = _np.astype(f, np.float64)  # differences of integers, not modular ones
+        otype = np.dtype(np.float64)
+    results = []
+    for ax, dx in zip(axes, spacings):
+        if f.shape[ax] < edge_order + 1:
+            raise ValueError(
+                "Shape of array too small to calculate a numerical gradient, at least (edge_order + 1) "
+                "elements are required."
+            )
+        out = empty(f.shape, dtype=otype, sycl_queue=f.sycl_queue, usm_type=f.usm_type)
+
+        def at(index: Any, ax: int = ax) -> tuple[Any, ...]:
+            return (slice(None),) * ax + (index,)
+
+        uniform = not (isinstance(dx, ndarray) and dx.ndim == 1)
+        inner, before, after = f[at(slice(1, -1))], f[at(slice(None, -2))], f[at(slice(2, None))]
+        if uniform:
+            out[at(slice(1, -1))] = _np.true_divide(_np.subtract(after, before), 2.0 * dx)
+        else:
+            dx1, dx2 = dx[:-1], dx[1:]
+            shape = [1] * ndim
+            shape[ax] = -1
+            total = _np.add(dx1, dx2)
+            a = _np.negative(_np.true_divide(dx2, _np.multiply(dx1, total))).reshape(shape)
+            b = _np.true_divide(_np.subtract(dx2, dx1), _np.multiply(dx1, dx2)).reshape(shape)
+            c = _np.true_divide(dx1, _np.multiply(dx2, total)).reshape(shape)
+            out[at(slice(1, -1))] = _weighted(a, before, b, inner, c, after)
+        if edge_order == 1:
+            out[at(0)] = _np.true_divide(_np.subtract(f[at(1)], f[at(0)]), dx if uniform else dx[0])
+            out[at(-1)] = _np.true_divide(_np.subtract(f[at(-1)], f[at(-2)]), dx if uniform else dx[-1])
+        else:
+            a, b, c = _edge_weights(dx, uniform, True)
+            out[at(0)] = _weighted(a, f[at(0)], b, f[at(1)], c, f[at(2)])
+            a, b, c = _edge_weights(dx, uniform, False)
+            out[at(-1)] = _weighted(a, f[at(-3)], b, f[at(-2)], c, f[at(-1)])
+        results.append(out)
+    return results[0] if len(axes) == 1 else tuple(results)
+
+
 COMPOSED_FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.tril: tril,
     np.triu: triu,
@@ -368,4 +476,5 @@ COMPOSED_FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.inner: inner,
     np.vdot: vdot,
     np.cross: cross,
+    np.gradient: gradient,
 }

@@ -180,3 +180,55 @@ def test_host_and_scalar_operands_against_numpy(rng):
     other = nx.Queue(d.sycl_queue.device, context=nx.Context(d.sycl_queue.device))
     with pytest.raises(nx.ExecutionPlacementError, match="'xp' on .*'fp' on"):
         np.interp(s, d, nx.asarray(up, sycl_queue=other))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64", "complex128"])
+def test_gradient(dtype):
+    """np.gradient: central differences inside, one-sided edges of order 1 and 2, uniform and
+    non-uniform spacings (host or device coordinates), chosen axes, against NumPy's."""
+    rng = np.random.default_rng()
+    h = (rng.standard_normal((5, 7)) * 3).astype(dtype)
+    if np.dtype(dtype).kind == "c":
+        h = h + 1j * rng.standard_normal((5, 7))
+    x = nx.asarray(h, device=DEV)
+    coords = np.cumsum(rng.random(7) + 0.1)
+    rows = np.arange(5) * 3  # integer coordinates, uniform
+    tol = {"rtol": 1e-5, "atol": 1e-5} if dtype == "float32" else {"rtol": 1e-12, "atol": 1e-12}
+
+    def same(got, want):
+        if isinstance(want, tuple):
+            assert isinstance(got, tuple) and len(got) == len(want)
+            for g, w in zip(got, want):
+                same(g, w)
+            return
+        host = nx.asnumpy(got)
+        assert host.dtype == want.dtype and host.shape == want.shape, (host.dtype, want.dtype)
+        np.testing.assert_allclose(host, want, **tol)
+
+    for order in (1, 2):
+        same(np.gradient(x, edge_order=order), np.gradient(h, edge_order=order))
+        same(np.gradient(x, 0.5, edge_order=order), np.gradient(h, 0.5, edge_order=order))
+        same(np.gradient(x, 2.0, coords, edge_order=order), np.gradient(h, 2.0, coords, edge_order=order))
+        got = np.gradient(x, rows, nx.asarray(coords, device=DEV), edge_order=order)
+        same(got, np.gradient(h, rows, coords, edge_order=order))
+        same(
+            np.gradient(x, coords, axis=1, edge_order=order), np.gradient(h, coords, axis=1, edge_order=order)
+        )
+        same(np.gradient(x, axis=(1, 0), edge_order=order), np.gradient(h, axis=(1, 0), edge_order=order))
+        same(np.gradient(x[0], edge_order=order), np.gradient(h[0], edge_order=order))
+
+
+def test_gradient_errors():
+    for call, error in [
+        (lambda m: np.gradient(m(np.ones(1))), "too small"),
+        (lambda m: np.gradient(m(np.ones(2)), edge_order=2), "too small"),
+        (lambda m: np.gradient(m(np.ones(4)), edge_order=3), "greater than 2"),
+        (lambda m: np.gradient(m(np.ones(4)), np.ones((2, 2))), "scalars or 1d"),
+        (lambda m: np.gradient(m(np.ones(4)), np.ones(3)), "must match the length"),
+    ]:
+        with pytest.raises(ValueError, match=error):
+            call(np.asarray)
+        with pytest.raises(ValueError, match=error):
+            call(lambda h: nx.asarray(h, device=DEV))
+    with pytest.raises(TypeError, match="invalid number of arguments"):
+        np.gradient(nx.ones((3, 3), device=DEV), 1.0, 2.0, 3.0)
