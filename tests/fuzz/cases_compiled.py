@@ -265,6 +265,7 @@ FUNCTIONS: dict[str, dict[str, list[Any]]] = {
     "fftshift": {"axes": [None, 0, tup(-1)]},
     "convolve": {"mode": ["full", "same", "valid", "middle", 1]},
     "correlate": {"mode": ["full", "same", "valid"]},
+    "gradient": {"edge_order": [1, 2, 3], "axis": [None, 0, -1, tup(0, 1)]},
 }
 
 
