@@ -9,26 +9,13 @@ each round's mean over `reps` calls with the device waited for at the end.
 from __future__ import annotations
 
 import argparse
-import time
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from statistics_probe import best_ms  # the same timing: best of 3 rounds of a mean over reps
 
 import numba_ext as nx
-
-
-def best_ms(f: Callable[[], Any], sync: Callable[[], Any], reps: int = 5) -> float:
-    f()
-    sync()
-    best = float("inf")
-    for _ in range(3):
-        start = time.perf_counter()
-        for _ in range(reps):
-            f()
-        sync()
-        best = min(best, (time.perf_counter() - start) / reps)
-    return best * 1e3
 
 
 def run(conv: Any, xp: Any, sync: Callable[[], Any], scale: float) -> dict[str, float]:

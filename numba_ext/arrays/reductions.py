@@ -419,11 +419,12 @@ def dot_vectors_on_device(
 def product(
     a: ndarray, b: ndarray, dtype: np.dtype, queue: Queue, usm_type: str, kernel: _core.Kernel
 ) -> ndarray:
-    """``np.dot`` of a matrix with a matrix or a vector, or of a vector with a matrix, all of `dtype`,
-    on `queue` with `kernel` (``ir.products.product_function``'s, with ``axis_lanes`` result elements
-    per work-item): a new C-contiguous array of
-    `dtype` and `usm_type`."""
-    out_shape = a.shape[:-1] + b.shape[1:]
+    """``np.dot`` of a matrix with a matrix or a vector, or of a vector with a matrix, or the products
+    of two 3-d stacks of matrices, all of `dtype`, on `queue` with `kernel`
+    (``ir.products.product_function``'s, with ``axis_lanes`` result elements per work-item): a new
+    C-contiguous array of `dtype` and `usm_type`."""
+    stacks = a.ndim == b.ndim == 3  # out[s] = a[s] @ b[s]
+    out_shape = (*a.shape[:-1], b.shape[2]) if stacks else a.shape[:-1] + b.shape[1:]
     out = allocate(out_shape, dtype, queue, usm_type)
     size = math.prod(out_shape)
     if size:

@@ -29,14 +29,12 @@ from ..arrays.reductions import (
     dot_vectors_on_device,
     first_extreme,
     first_extreme_in_runs,
-    operand,
     product,
     reduce_axis,
     tile_groups,
     tiled,
     tiled_product,
     unroll,
-    whole_groups,
 )
 from ..devices import Device
 from ..errors import ExecutionPlacementError, UnsupportedError
@@ -467,8 +465,6 @@ def _matmul_stacks(a: ndarray, b: ndarray, out: ndarray | None) -> ndarray:
 
 def _stacked_product(a: ndarray, b: ndarray, dt: np.dtype, queue: Any, usm_type: str) -> ndarray:
     """The products ``a[s] @ b[s]`` of two 3-d stacks of `dt` (any strides) on `queue`: one kernel."""
-    stack, n, _ = a.shape
-    m = b.shape[2]
     lanes = axis_lanes(queue.device)
     key = (dt.name, "stacks", lanes, queue.device)
     kernel = _products.get(key)
@@ -476,16 +472,7 @@ def _stacked_product(a: ndarray, b: ndarray, dt: np.dtype, queue: Any, usm_type:
         kernel = _core.compile_function(products.product_function(dt.name, 3, 3, False, lanes), queue.device)
         with _lock:
             _products[key] = kernel
-    out = allocate((stack, n, m), dt, queue, usm_type)
-    size = out.size
-    if size:
-        slots = [*operand(a)[0], *operand(b)[0], out._data_ptr, *out.shape, 0, 0, 0]
-        if lanes > 1:  # neighbouring result elements per work-item, in work-groups of one
-            kernel.launch_nd(queue, slots, [-(-size // lanes)], [1], wait=False)
-        else:
-            work_items, local = whole_groups(size, queue.device)
-            kernel.launch_nd(queue, slots, [work_items], local, wait=False)
-    return out
+    return product(a, b, dt, queue, usm_type, kernel)
 
 
 def _dot_into(a: ndarray, b: ndarray, out: ndarray, what: str) -> ndarray:

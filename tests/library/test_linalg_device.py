@@ -145,18 +145,25 @@ def test_complex_matrices_are_named_as_missing(cdt):
             fn(numba_ext.asarray(np.eye(2, dtype=cdt)))
 
 
-@pytest.mark.parametrize("shape", [(1, 1), (4, 4), (2, 3, 6, 6), (40, 40)], ids=str)
-def test_complex_lu_and_cholesky(rng, shape, cdt):
-    """det, slogdet, solve, inv and cholesky of complex matrices (LU and L L^H on the device)."""
-    n = shape[-1]
-    h = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape) + n * np.eye(n) * 0.5).astype(cdt)
-    x = numba_ext.asarray(h)
+def _same_as(cdt):
+    """A check of a result against NumPy's (dtype, shape, values within `cdt`'s precision)."""
     tol = {"rtol": 2e-3, "atol": 2e-3} if cdt == "complex64" else {"rtol": 1e-9, "atol": 1e-9}
 
     def same(got, want):
         got = numba_ext.asnumpy(got)
         assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, want.dtype, got.shape)
         np.testing.assert_allclose(got, want, **tol)
+
+    return same
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (4, 4), (2, 3, 6, 6), (40, 40)], ids=str)
+def test_complex_lu_and_cholesky(rng, shape, cdt):
+    """det, slogdet, solve, inv and cholesky of complex matrices (LU and L L^H on the device)."""
+    n = shape[-1]
+    h = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape) + n * np.eye(n) * 0.5).astype(cdt)
+    x = numba_ext.asarray(h)
+    same = _same_as(cdt)
 
     if n <= 6:  # larger determinants overflow complex64 (slogdet below covers them)
         same(la.det(x), np.linalg.det(h))
@@ -190,12 +197,7 @@ def test_complex_through_the_real_form(rng, shape, cdt):
     form [[B, -C], [C, B]] of B + iC on the device)."""
     h = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(cdt)
     x = numba_ext.asarray(h)
-    tol = {"rtol": 2e-3, "atol": 2e-3} if cdt == "complex64" else {"rtol": 1e-9, "atol": 1e-9}
-
-    def same(got, want):
-        got = numba_ext.asnumpy(got)
-        assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, want.dtype, got.shape)
-        np.testing.assert_allclose(got, want, **tol)
+    same = _same_as(cdt)
 
     same(la.svdvals(x), np.linalg.svd(h, compute_uv=False))
     same(la.pinv(x), np.linalg.pinv(h))
