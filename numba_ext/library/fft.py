@@ -7,8 +7,11 @@ first; odd primes grouped; primes up to :data:`_DIRECT` alone), each stage the t
 and the radix's DFT matrix. Lengths with a larger prime factor are Bluestein's chirp convolution,
 three power-of-two transforms of at least ``2n - 1`` points. DFT matrices, twiddles and chirps
 are computed on the host in float64 from exact integer phases (``j * k mod n``) and kept on the
-device, per queue, length and dtype, in a small cache. The real transforms (``rfft``, ``irfft``, ``hfft``,
-``ihfft``) are the complex one with the half spectrum cut or the Hermitian spectrum completed;
+device, per queue, length and dtype, in a small cache. The real transforms of even lengths
+(``rfft``, ``ihfft``) are one complex transform of half the length (the pairs of real values read
+as complex ones) and a combination of its two halves; odd lengths and the inverse ones
+(``irfft``, ``hfft``) are the complex transform with the half spectrum cut or the Hermitian
+spectrum completed;
 the n-dimensional ones apply the one-axis transforms axis by axis, as NumPy's.
 
 Dtypes as NumPy 2's: float32, float16 and complex64 are transformed in single precision
@@ -305,9 +308,46 @@ def rfft(a: Any, n: Any = None, axis: Any = -1, norm: Any = None, out: Any = Non
     _check_norm(norm)
     axis = normalize_axis(operator.index(axis), a.ndim)
     n = _points(n, a.shape[axis])
-    moved = _np.astype(_np.moveaxis(a, axis, -1), _complex_dtype(a.dtype))
-    half = _c2c_last(moved, n, False, norm)[..., : n // 2 + 1].copy()
+    cdt = _complex_dtype(a.dtype)
+    moved = _np.moveaxis(a, axis, -1)
+    if n % 2 == 0:
+        real = np.dtype(cdt.char.lower())
+        return _finish(
+            _rfft_even(moved if moved.dtype == real else _np.astype(moved, real), n, norm), axis, out
+        )
+    half = _c2c_last(_np.astype(moved, cdt), n, False, norm)[..., : n // 2 + 1].copy()
     return _finish(half, axis, out)
+
+
+def _rfft_even(a: ndarray, n: int, norm: Any) -> ndarray:
+    """The half spectrum of the real `a`'s last axis cut or padded to the even `n`, by one complex
+    transform of half the length: the rows read as ``z[k] = x[2k] + i x[2k + 1]`` (a view), ``Z``
+    their transform, then ``X[k] = A[k] Z[k] + B[k] conj(Z[n/2 - k])`` with ``A = (1 - i w) / 2``,
+    ``B = (1 + i w) / 2``, ``w[k] = exp(-2 pi i k / n)`` (``Z[n/2] = Z[0]``)."""
+    a = _fit(a, n)
+    outer = a.shape[:-1]
+    batch, half = math.prod(outer), n // 2
+    cdt = np.dtype(np.complex64 if a.dtype == np.float32 else np.complex128)
+    if batch == 0:
+        return empty(outer + (half + 1,), dtype=cdt, sycl_queue=a.sycl_queue, usm_type=a.usm_type)
+    rows = a.reshape(batch, n)
+    if not rows.flags.c_contiguous:
+        rows = rows.copy()
+    spectrum = _rows(rows.view(cdt), -1)
+    extended = _np.concatenate([spectrum, spectrum[:, :1]], axis=-1)  # Z[0 .. n/2]
+    mirrored = _np.conjugate(extended[:, ::-1])  # conj(Z[n/2 - k])
+
+    def weights(sign: int) -> np.ndarray:
+        return (1 + sign * 1j * _roots(np.arange(half + 1, dtype=np.int64), n, -1)) / 2
+
+    a_k = _table(("rfft a", n), extended, lambda: weights(-1))
+    b_k = _table(("rfft b", n), extended, lambda: weights(1))
+    result = _np.add(_np.multiply(extended, a_k), _np.multiply(mirrored, b_k))
+    scale = _scale(norm, n, False)
+    if scale != 1.0:
+        result = _np.multiply(result, scale)
+    shaped: ndarray = result.reshape(outer + (half + 1,))
+    return shaped
 
 
 def irfft(a: Any, n: Any = None, axis: Any = -1, norm: Any = None, out: Any = None) -> ndarray:
