@@ -597,9 +597,125 @@ def _form_q_kernel(a, tau, q, w, m, n, k, qcols):
         idx += GROUP
 
 
+@kernel
+def _householder_complex_kernel(a, tau, w, m, n):
+    """The complex form of :func:`_householder_kernel`, as LAPACK's ``zgeqr2``: each reflector
+    ``H = I - tau v v^H`` with a real ``beta`` on R's diagonal (``zlarfg``), and ``H^H`` applied to
+    the trailing columns."""
+    b = get_group_id(0)
+    t = get_local_id(0)
+    partial = local_array((GROUP,), np.float64)
+    shared = local_array((3,), np.float64)  # the scale's real and imaginary parts, beta
+    k = min(m, n)
+    for j in range(k):
+        acc = 0.0
+        r = j + 1 + t
+        while r < m:
+            x = a[b, r, j]
+            acc += x.real * x.real + x.imag * x.imag
+            r += GROUP
+        partial[t] = acc
+        barrier(LOCAL_MEM_FENCE)
+        s2 = np.int64(_HALF)
+        while s2 > 0:
+            if t < s2:
+                partial[t] = partial[t] + partial[t + s2]
+            barrier(LOCAL_MEM_FENCE)
+            s2 = s2 // 2
+        if t == 0:
+            below = partial[0]
+            alpha = a[b, j, j]
+            re = alpha.real
+            im = alpha.imag
+            if below == 0.0 and im == 0.0:
+                tau[b, j] = 0.0
+                shared[0] = 1.0
+                shared[1] = 0.0
+                shared[2] = re
+            else:
+                beta = np.sqrt(re * re + im * im + below)
+                if re >= 0.0:
+                    beta = -beta
+                tau[b, j] = (beta - alpha) / beta
+                scale = 1.0 / (alpha - beta)
+                shared[0] = scale.real
+                shared[1] = scale.imag
+                shared[2] = beta
+        barrier(_FENCES)
+        scale = shared[0] + 1j * shared[1]
+        r = j + 1 + t
+        while r < m:
+            a[b, r, j] = a[b, r, j] * scale
+            r += GROUP
+        barrier(_FENCES)
+        if t == 0:
+            a[b, j, j] = shared[2]
+        tj = tau[b, j].conjugate()  # H^H
+        c = j + 1 + t
+        while c < n:  # w_c = v^H a[j:, c]
+            acc2 = a[b, j, c]
+            for r2 in range(j + 1, m):
+                acc2 += a[b, r2, j].conjugate() * a[b, r2, c]
+            w[b, c] = acc2
+            c += GROUP
+        barrier(_FENCES)
+        cols = n - j - 1
+        idx = t
+        while idx < (m - j) * cols:
+            r = j + idx // cols
+            c = j + 1 + idx % cols
+            if r == j:
+                a[b, r, c] = a[b, r, c] - tj * w[b, c]
+            else:
+                a[b, r, c] = a[b, r, c] - tj * a[b, r, j] * w[b, c]
+            idx += GROUP
+        barrier(_FENCES)
+
+
+@kernel
+def _form_q_complex_kernel(a, tau, q, w, m, n, k, qcols):
+    """The complex form of :func:`_form_q_kernel` (LAPACK's ``zung2r``): Q = H_0 ... H_{k-1} with
+    ``H = I - tau v v^H``."""
+    b = get_group_id(0)
+    t = get_local_id(0)
+    idx = t
+    while idx < m * qcols:
+        q[b, idx // qcols, idx % qcols] = 1.0 if idx // qcols == idx % qcols else 0.0
+        idx += GROUP
+    barrier(_FENCES)
+    for jj in range(k):
+        j = k - 1 - jj
+        tj = tau[b, j]
+        c = j + t
+        while c < qcols:
+            acc = q[b, j, c]
+            for r2 in range(j + 1, m):
+                acc += a[b, r2, j].conjugate() * q[b, r2, c]
+            w[b, c] = acc
+            c += GROUP
+        barrier(_FENCES)
+        cols = qcols - j
+        idx = t
+        while idx < (m - j) * cols:
+            r = j + idx // cols
+            c = j + idx % cols
+            if r == j:
+                q[b, r, c] = q[b, r, c] - tj * w[b, c]
+            else:
+                q[b, r, c] = q[b, r, c] - tj * a[b, r, j] * w[b, c]
+            idx += GROUP
+        barrier(_FENCES)
+    idx = t
+    while idx < m * n:
+        if idx // n > idx % n:
+            a[b, idx // n, idx % n] = 0.0
+        idx += GROUP
+
+
 def householder_qr(a: ndarray, dtype: np.dtype, complete: bool) -> tuple[ndarray, ndarray]:
-    """Q (batch, m, m or k) and R (batch, m or k, n) of the stack `a` (..., m, n) in `dtype`,
-    k = min(m, n); `complete` gives the square Q."""
+    """Q (batch, m, m or k) and R (batch, m or k, n) of the stack `a` (..., m, n) in `dtype` (real,
+    or complex as LAPACK's ``zgeqrf``: R's diagonal real), k = min(m, n); `complete` gives the
+    square Q."""
     work = _stack(a, dtype)
     batch, m, n = work.shape
     k = min(m, n)
@@ -608,10 +724,13 @@ def householder_qr(a: ndarray, dtype: np.dtype, complete: bool) -> tuple[ndarray
     tau = zeros((batch, max(k, 1)), dtype=dtype, **placed)
     scratch = empty((batch, max(n, m, 1)), dtype=dtype, **placed)
     q = empty((batch, m, q_cols), dtype=dtype, **placed)
+    complex_ = np.dtype(dtype).kind == "c"
+    factor = _householder_complex_kernel if complex_ else _householder_kernel
+    form_q = _form_q_complex_kernel if complex_ else _form_q_kernel
     if batch and m and n:
-        _householder_kernel[NdRange((batch * GROUP,), (GROUP,))](work, tau, scratch, m, n)
+        factor[NdRange((batch * GROUP,), (GROUP,))](work, tau, scratch, m, n)
     if batch and m:
-        _form_q_kernel[NdRange((batch * GROUP,), (GROUP,))](work, tau, q, scratch, m, n, k, q_cols)
+        form_q[NdRange((batch * GROUP,), (GROUP,))](work, tau, q, scratch, m, n, k, q_cols)
     r: ndarray = work[:, : m if complete else k, :]
     return q, r
 

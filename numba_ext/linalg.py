@@ -5,11 +5,12 @@ operations; the solvers on LU and Cholesky factorizations (``det``, ``slogdet``,
 ``eigvalsh``), ``qr`` and the singular values (``svd``, ``svdvals``, ``matrix_rank``, ``pinv``, the
 spectral ``matrix_norm``) on the Householder and Jacobi kernels of ``numba_ext.decompositions``; all
 computed on the arrays' queue. Singular or non-positive-definite matrices raise NumPy's
-``LinAlgError``. Complex matrices: ``det``, ``slogdet``, ``solve``, ``inv`` and ``cholesky`` (the LU
-and Cholesky factorizations take them), ``eigvalsh``, ``svdvals``, ``matrix_rank``, ``pinv`` and the
-spectral norms (through the real form ``[[B, -C], [C, B]]`` of ``B + iC``); the eigenvectors, QR and
-singular vectors of complex matrices (``eigh``, ``qr``, ``svd``) have no device implementation
-yet: ``UnsupportedError``, rather than computing on the host behind the caller's back.
+``LinAlgError``. Complex matrices: ``det``, ``slogdet``, ``solve``, ``inv``, ``cholesky`` and
+``qr`` (the LU, Cholesky and Householder factorizations take them), ``eigvalsh``, ``svdvals``,
+``matrix_rank``, ``pinv`` and the spectral norms (through the real form ``[[B, -C], [C, B]]`` of
+``B + iC``); the eigenvectors and singular vectors of complex matrices (``eigh``, ``svd``) have no
+device implementation yet: ``UnsupportedError``, rather than computing on the host behind the
+caller's back.
 
 May import: ``numba_ext.array_api``, ``numba_ext.decompositions`` and the layers below them.
 """
@@ -309,12 +310,11 @@ class QRResult(NamedTuple):
 
 def qr(x: ndarray, /, *, mode: Literal["reduced", "complete"] = "reduced") -> QRResult:
     """The QR decomposition of each matrix by Householder reflections (LAPACK's signs: R's
-    diagonal is the negated sign of the pivot column's leading element times its norm)."""
+    diagonal is the negated sign of the pivot column's leading element's real part times its
+    norm; real for complex matrices too)."""
     x = _matrices("qr", x)
     if mode not in ("reduced", "complete"):
         raise ValueError(f"numba_ext.linalg.qr(): mode must be 'reduced' or 'complete', not {mode!r}")
-    if x.dtype.kind == "c":
-        raise UnsupportedError("numba_ext.linalg.qr() of complex matrices has no device implementation yet")
     q, r = decompositions.householder_qr(x, _float_dtype(x), mode == "complete")
     stack = x.shape[:-2]
     return QRResult(q.reshape(stack + q.shape[1:]), r.reshape(stack + r.shape[1:]))

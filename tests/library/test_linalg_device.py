@@ -140,7 +140,7 @@ def test_bad_input(call, error, match):
 
 
 def test_complex_matrices_are_named_as_missing(cdt):
-    for fn in (la.eigh, la.qr, la.svd):
+    for fn in (la.eigh, la.svd):
         with pytest.raises(UnsupportedError, match="complex"):
             fn(numba_ext.asarray(np.eye(2, dtype=cdt)))
 
@@ -159,7 +159,8 @@ def _same_as(cdt):
 
 @pytest.mark.parametrize("shape", [(1, 1), (4, 4), (2, 3, 6, 6), (40, 40)], ids=str)
 def test_complex_lu_and_cholesky(rng, shape, cdt):
-    """det, slogdet, solve, inv and cholesky of complex matrices (LU and L L^H on the device)."""
+    """det, slogdet, solve, inv, cholesky and qr of complex matrices (LU, L L^H and Householder
+    reflections on the device)."""
     n = shape[-1]
     h = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape) + n * np.eye(n) * 0.5).astype(cdt)
     x = numba_ext.asarray(h)
@@ -182,6 +183,15 @@ def test_complex_lu_and_cholesky(rng, shape, cdt):
     hx = numba_ext.asarray(hermitian)
     same(la.cholesky(hx), np.linalg.cholesky(hermitian))
     same(la.cholesky(hx, upper=True), np.linalg.cholesky(hermitian, upper=True))
+    for mode in ("reduced", "complete"):  # R's diagonal real, as LAPACK's zgeqrf
+        for m in (
+            x,
+            numba_ext.asarray(h[..., :, : max(1, n // 2)]),
+            numba_ext.asarray(h[..., : max(1, n // 2), :]),
+        ):
+            got, want = la.qr(m, mode=mode), np.linalg.qr(numba_ext.asnumpy(m), mode=mode)
+            same(got.Q, want.Q)
+            same(got.R, want.R)
     singular = numba_ext.asarray(np.zeros((3, 3), dtype=cdt))
     sign, logabs = la.slogdet(singular)
     assert numba_ext.asnumpy(sign) == 0 and numba_ext.asnumpy(logabs) == -np.inf
