@@ -109,39 +109,10 @@ def _lu_kernel(a, piv, info, n):
 
 @kernel
 def _cholesky_kernel(a, info, n):
-    """Factor each symmetric a[b] into L L^T in place (the lower triangle; the upper one set to
-    zero); info[b] = 1 + the first step whose pivot is not positive (0: none)."""
-    b = get_group_id(0)
-    t = get_local_id(0)
-    for k in range(n):
-        if t == 0:
-            d = a[b, k, k]
-            if not d > 0.0 and info[b] == 0:
-                info[b] = k + 1
-            a[b, k, k] = np.sqrt(d)
-        barrier(_FENCES)
-        d = a[b, k, k]
-        r = k + 1 + t
-        while r < n:
-            a[b, r, k] = a[b, r, k] / d
-            a[b, k, r] = 0.0
-            r += GROUP
-        barrier(_FENCES)
-        m = n - k - 1
-        idx = t
-        while idx < m * m:
-            r = k + 1 + idx // m
-            c = k + 1 + idx % m
-            if c <= r:
-                a[b, r, c] = a[b, r, c] - a[b, r, k] * a[b, c, k]
-            idx += GROUP
-        barrier(_FENCES)
-
-
-@kernel
-def _cholesky_complex_kernel(a, info, n):
-    """Factor each Hermitian a[b] into L L^H in place (the lower triangle; the upper one set to
-    zero); info[b] = 1 + the first step whose pivot is not positive (0: none)."""
+    """Factor each symmetric or Hermitian a[b] into L L^H in place (the lower triangle; the upper
+    one set to zero); info[b] = 1 + the first step whose pivot is not positive (0: none). One
+    kernel for real and complex stacks: ``.real`` and ``.conjugate()`` of a real value are the
+    value."""
     b = get_group_id(0)
     t = get_local_id(0)
     for k in range(n):
@@ -230,8 +201,7 @@ def cholesky_factor(a: ndarray, dtype: np.dtype) -> tuple[ndarray, ndarray]:
     batch, n = work.shape[0], work.shape[-1]
     info = zeros((batch,), dtype=np.int64, sycl_queue=work.sycl_queue, usm_type=work.usm_type)
     if batch and n:
-        factor = _cholesky_complex_kernel if np.dtype(dtype).kind == "c" else _cholesky_kernel
-        factor[NdRange((batch * GROUP,), (GROUP,))](work, info, n)
+        _cholesky_kernel[NdRange((batch * GROUP,), (GROUP,))](work, info, n)
     return work, info
 
 
@@ -491,191 +461,11 @@ def svd_jacobi(a: ndarray, dtype: np.dtype) -> tuple[ndarray, ndarray]:
 
 # -- QR: Householder reflections ------------------------------------------------------------------
 @kernel
-def _householder_kernel(a, tau, w, m, n):
-    """Factor each a[b] (m x n) in place as LAPACK's ``geqr2`` does: R on and above the diagonal,
-    the reflectors' vectors (unit first element implied) below it, their scales in tau[b]; w[b]
-    (length n) is scratch."""
-    b = get_group_id(0)
-    t = get_local_id(0)
-    partial = local_array((GROUP,), np.float64)
-    shared = local_array((2,), np.float64)
-    k = min(m, n)
-    for j in range(k):
-        acc = 0.0
-        r = j + 1 + t
-        while r < m:
-            x = a[b, r, j]
-            acc += x * x
-            r += GROUP
-        partial[t] = acc
-        barrier(LOCAL_MEM_FENCE)
-        s2 = np.int64(_HALF)
-        while s2 > 0:
-            if t < s2:
-                partial[t] = partial[t] + partial[t + s2]
-            barrier(LOCAL_MEM_FENCE)
-            s2 = s2 // 2
-        if t == 0:
-            below = partial[0]
-            alpha = a[b, j, j]
-            if below == 0.0:
-                tau[b, j] = 0.0
-                shared[0] = 1.0
-                shared[1] = alpha
-            else:
-                beta = np.sqrt(alpha * alpha + below)
-                if alpha >= 0.0:
-                    beta = -beta
-                tau[b, j] = (beta - alpha) / beta
-                shared[0] = 1.0 / (alpha - beta)
-                shared[1] = beta
-        barrier(_FENCES)
-        scale = shared[0]
-        r = j + 1 + t
-        while r < m:
-            a[b, r, j] = a[b, r, j] * scale
-            r += GROUP
-        barrier(_FENCES)
-        if t == 0:
-            a[b, j, j] = shared[1]
-        tj = tau[b, j]
-        c = j + 1 + t
-        while c < n:  # w_c = v . a[j:, c]
-            acc = a[b, j, c]
-            for r2 in range(j + 1, m):
-                acc += a[b, r2, j] * a[b, r2, c]
-            w[b, c] = acc
-            c += GROUP
-        barrier(_FENCES)
-        cols = n - j - 1
-        idx = t
-        while idx < (m - j) * cols:
-            r = j + idx // cols
-            c = j + 1 + idx % cols
-            vr = 1.0 if r == j else a[b, r, j]
-            a[b, r, c] = a[b, r, c] - tj * vr * w[b, c]
-            idx += GROUP
-        barrier(_FENCES)
-
-
-@kernel
 def _form_q_kernel(a, tau, q, w, m, n, k, qcols):
-    """Q[b] (m x qcols) = H_0 ... H_{k-1} applied to the first qcols columns of the identity, from
-    the reflectors the Householder kernel left in a[b] (LAPACK's ``org2r``), then a[b] below its
-    diagonal set to zero (leaving R); w[b] is scratch."""
-    b = get_group_id(0)
-    t = get_local_id(0)
-    idx = t
-    while idx < m * qcols:
-        q[b, idx // qcols, idx % qcols] = 1.0 if idx // qcols == idx % qcols else 0.0
-        idx += GROUP
-    barrier(_FENCES)
-    for jj in range(k):
-        j = k - 1 - jj
-        tj = tau[b, j]
-        c = j + t
-        while c < qcols:
-            acc = q[b, j, c]
-            for r2 in range(j + 1, m):
-                acc += a[b, r2, j] * q[b, r2, c]
-            w[b, c] = acc
-            c += GROUP
-        barrier(_FENCES)
-        cols = qcols - j
-        idx = t
-        while idx < (m - j) * cols:
-            r = j + idx // cols
-            c = j + idx % cols
-            vr = 1.0 if r == j else a[b, r, j]
-            q[b, r, c] = q[b, r, c] - tj * vr * w[b, c]
-            idx += GROUP
-        barrier(_FENCES)
-    idx = t
-    while idx < m * n:
-        if idx // n > idx % n:
-            a[b, idx // n, idx % n] = 0.0
-        idx += GROUP
-
-
-@kernel
-def _householder_complex_kernel(a, tau, w, m, n):
-    """The complex form of :func:`_householder_kernel`, as LAPACK's ``zgeqr2``: each reflector
-    ``H = I - tau v v^H`` with a real ``beta`` on R's diagonal (``zlarfg``), and ``H^H`` applied to
-    the trailing columns."""
-    b = get_group_id(0)
-    t = get_local_id(0)
-    partial = local_array((GROUP,), np.float64)
-    shared = local_array((3,), np.float64)  # the scale's real and imaginary parts, beta
-    k = min(m, n)
-    for j in range(k):
-        acc = 0.0
-        r = j + 1 + t
-        while r < m:
-            x = a[b, r, j]
-            acc += x.real * x.real + x.imag * x.imag
-            r += GROUP
-        partial[t] = acc
-        barrier(LOCAL_MEM_FENCE)
-        s2 = np.int64(_HALF)
-        while s2 > 0:
-            if t < s2:
-                partial[t] = partial[t] + partial[t + s2]
-            barrier(LOCAL_MEM_FENCE)
-            s2 = s2 // 2
-        if t == 0:
-            below = partial[0]
-            alpha = a[b, j, j]
-            re = alpha.real
-            im = alpha.imag
-            if below == 0.0 and im == 0.0:
-                tau[b, j] = 0.0
-                shared[0] = 1.0
-                shared[1] = 0.0
-                shared[2] = re
-            else:
-                beta = np.sqrt(re * re + im * im + below)
-                if re >= 0.0:
-                    beta = -beta
-                tau[b, j] = (beta - alpha) / beta
-                scale = 1.0 / (alpha - beta)
-                shared[0] = scale.real
-                shared[1] = scale.imag
-                shared[2] = beta
-        barrier(_FENCES)
-        scale = shared[0] + 1j * shared[1]
-        r = j + 1 + t
-        while r < m:
-            a[b, r, j] = a[b, r, j] * scale
-            r += GROUP
-        barrier(_FENCES)
-        if t == 0:
-            a[b, j, j] = shared[2]
-        tj = tau[b, j].conjugate()  # H^H
-        c = j + 1 + t
-        while c < n:  # w_c = v^H a[j:, c]
-            acc2 = a[b, j, c]
-            for r2 in range(j + 1, m):
-                acc2 += a[b, r2, j].conjugate() * a[b, r2, c]
-            w[b, c] = acc2
-            c += GROUP
-        barrier(_FENCES)
-        cols = n - j - 1
-        idx = t
-        while idx < (m - j) * cols:
-            r = j + idx // cols
-            c = j + 1 + idx % cols
-            if r == j:
-                a[b, r, c] = a[b, r, c] - tj * w[b, c]
-            else:
-                a[b, r, c] = a[b, r, c] - tj * a[b, r, j] * w[b, c]
-            idx += GROUP
-        barrier(_FENCES)
-
-
-@kernel
-def _form_q_complex_kernel(a, tau, q, w, m, n, k, qcols):
-    """The complex form of :func:`_form_q_kernel` (LAPACK's ``zung2r``): Q = H_0 ... H_{k-1} with
-    ``H = I - tau v v^H``."""
+    """Q[b] (m x qcols) = H_0 ... H_{k-1} (``H = I - tau v v^H``) applied to the first qcols
+    columns of the identity, from the reflectors the Householder kernel left in a[b] (LAPACK's
+    ``org2r`` / ``zung2r``), then a[b] below its diagonal set to zero (leaving R); w[b] is
+    scratch."""
     b = get_group_id(0)
     t = get_local_id(0)
     idx = t
@@ -699,10 +489,8 @@ def _form_q_complex_kernel(a, tau, q, w, m, n, k, qcols):
         while idx < (m - j) * cols:
             r = j + idx // cols
             c = j + idx % cols
-            if r == j:
-                q[b, r, c] = q[b, r, c] - tj * w[b, c]
-            else:
-                q[b, r, c] = q[b, r, c] - tj * a[b, r, j] * w[b, c]
+            vr = 1.0 if r == j else a[b, r, j]
+            q[b, r, c] = q[b, r, c] - tj * vr * w[b, c]
             idx += GROUP
         barrier(_FENCES)
     idx = t
@@ -710,6 +498,80 @@ def _form_q_complex_kernel(a, tau, q, w, m, n, k, qcols):
         if idx // n > idx % n:
             a[b, idx // n, idx % n] = 0.0
         idx += GROUP
+
+
+@kernel
+def _householder_kernel(a, tau, w, m, n):
+    """Factor each a[b] (m x n) in place as LAPACK's ``geqr2`` / ``zgeqr2`` do: R on and above the
+    diagonal (a real diagonal, ``zlarfg``'s beta), the reflectors ``H = I - tau v v^H`` below it
+    (unit first element implied), their scales in tau[b], ``H^H`` applied to the trailing columns;
+    w[b] (length max(m, n)) is scratch. One kernel for real and complex stacks: ``.real``,
+    ``.imag`` and ``.conjugate()`` of a real value are the value, 0 and the value."""
+    b = get_group_id(0)
+    t = get_local_id(0)
+    partial = local_array((GROUP,), np.float64)
+    beta_of = local_array((1,), np.float64)
+    k = min(m, n)
+    for j in range(k):
+        acc = 0.0
+        r = j + 1 + t
+        while r < m:
+            x = a[b, r, j]
+            acc += x.real * x.real + x.imag * x.imag
+            r += GROUP
+        partial[t] = acc
+        barrier(LOCAL_MEM_FENCE)
+        s2 = np.int64(_HALF)
+        while s2 > 0:
+            if t < s2:
+                partial[t] = partial[t] + partial[t + s2]
+            barrier(LOCAL_MEM_FENCE)
+            s2 = s2 // 2
+        if t == 0:  # w[b, j] holds the column's scale: this step's other work uses w[b, j + 1:]
+            below = partial[0]
+            alpha = a[b, j, j]
+            re = alpha.real
+            im = alpha.imag
+            if below == 0.0 and im == 0.0:
+                tau[b, j] = 0.0
+                w[b, j] = 1.0
+                beta_of[0] = re
+            else:
+                beta = np.sqrt(re * re + im * im + below)
+                if re >= 0.0:
+                    beta = -beta
+                tau[b, j] = (beta - alpha) / beta
+                w[b, j] = 1.0 / (alpha - beta)
+                beta_of[0] = beta
+        barrier(_FENCES)
+        scale = w[b, j]
+        r = j + 1 + t
+        while r < m:
+            a[b, r, j] = a[b, r, j] * scale
+            r += GROUP
+        barrier(_FENCES)
+        if t == 0:
+            a[b, j, j] = beta_of[0]
+        tj = tau[b, j].conjugate()  # H^H
+        c = j + 1 + t
+        while c < n:  # w_c = v^H a[j:, c]
+            acc2 = a[b, j, c]
+            for r2 in range(j + 1, m):
+                acc2 += a[b, r2, j].conjugate() * a[b, r2, c]
+            w[b, c] = acc2
+            c += GROUP
+        barrier(_FENCES)
+        cols = n - j - 1
+        idx = t
+        while idx < (m - j) * cols:
+            r = j + idx // cols
+            c = j + 1 + idx % cols
+            if r == j:
+                a[b, r, c] = a[b, r, c] - tj * w[b, c]
+            else:
+                a[b, r, c] = a[b, r, c] - tj * a[b, r, j] * w[b, c]
+            idx += GROUP
+        barrier(_FENCES)
 
 
 def householder_qr(a: ndarray, dtype: np.dtype, complete: bool) -> tuple[ndarray, ndarray]:
@@ -724,13 +586,10 @@ def householder_qr(a: ndarray, dtype: np.dtype, complete: bool) -> tuple[ndarray
     tau = zeros((batch, max(k, 1)), dtype=dtype, **placed)
     scratch = empty((batch, max(n, m, 1)), dtype=dtype, **placed)
     q = empty((batch, m, q_cols), dtype=dtype, **placed)
-    complex_ = np.dtype(dtype).kind == "c"
-    factor = _householder_complex_kernel if complex_ else _householder_kernel
-    form_q = _form_q_complex_kernel if complex_ else _form_q_kernel
     if batch and m and n:
-        factor[NdRange((batch * GROUP,), (GROUP,))](work, tau, scratch, m, n)
+        _householder_kernel[NdRange((batch * GROUP,), (GROUP,))](work, tau, scratch, m, n)
     if batch and m:
-        form_q[NdRange((batch * GROUP,), (GROUP,))](work, tau, q, scratch, m, n, k, q_cols)
+        _form_q_kernel[NdRange((batch * GROUP,), (GROUP,))](work, tau, q, scratch, m, n, k, q_cols)
     r: ndarray = work[:, : m if complete else k, :]
     return q, r
 

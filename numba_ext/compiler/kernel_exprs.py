@@ -193,8 +193,12 @@ def _getattr(tr: Translator, target: ir.Var, e: ir.Expr) -> None:
     if isinstance(bt, types.Complex) and e.attr in ("real", "imag"):  # complex_lowering.py
         tr.emit(UnaryInst(tr.local_for(target), e.attr, tr.scalar(e.value)))
         return
-    if isinstance(bt, types.Complex) and e.attr in ("conjugate", "conj"):
+    if isinstance(bt, types.Number) and e.attr in ("conjugate", "conj"):
         tr.vals[target.name] = complex_lowering.ConjugateMethod(tr.scalar(e.value))
+        return
+    if isinstance(bt, types.Number) and e.attr in ("real", "imag"):  # a real value, as Numba
+        value = tr.scalar(e.value) if e.attr == "real" else const(dtype_name(bt), 0)
+        tr.assign_scalar(target, value)
         return
     if isinstance(bt, types.Array) and e.attr == "dtype":
         tr.vals[target.name] = np.dtype(dtype_name(bt.dtype))

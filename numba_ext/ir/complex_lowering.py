@@ -23,7 +23,8 @@ COMPLEX_COMPONENT = {"complex64": "float32", "complex128": "float64"}
 # unary and binary operations (kernel IR names) lowered for complex operands
 COMPLEX_UNARY = frozenset(
     (
-        *("neg", "abs", "sqrt", "exp", "expm1", "log", "log1p", "log2", "log10", "real", "imag", "conj"),
+        *("neg", "rint", "abs", "real", "imag", "conj"),
+        *("sqrt", "exp", "expm1", "log", "log1p", "log2", "log10"),
         *("sin", "cos", "tan", "arcsin", "arccos", "arctan"),
         *("sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh"),
     )
@@ -69,7 +70,7 @@ def check_binary(op: str, dtype: str) -> None:
     if is_complex(dtype) and op not in COMPLEX_BINARY:
         raise UnsupportedError(
             f"operation {op!r} on {dtype} values cannot be offloaded yet "
-            f"(complex values support + - * / ** == != and abs, sqrt, exp, expm1, log, log1p, log2, log10, "
+            f"(complex values support + - * / ** == != and abs, rint, sqrt, exp, expm1, log, log1p, log2, log10, "
             f"the trigonometric and hyperbolic functions and their inverses, conj)"
         )
 
@@ -128,7 +129,7 @@ CMATH = {
 
 @dataclass(frozen=True)
 class ConjugateMethod:
-    """The bound method ``z.conjugate`` / ``z.conj`` of a complex value `value` (called next)."""
+    """The bound method ``z.conjugate`` / ``z.conj`` of a number `value` (called next)."""
 
     value: Operand
 
@@ -137,6 +138,9 @@ def translate_call(tr: Any, fn: Any, target: Any, ops: list[Operand], res: str |
     """Calls on complex values in kernels: the ``cmath`` functions of ``CMATH``, ``z.conjugate()``
     and ``complex(re, im)``; False for other calls. `tr` is the kernel translator, `ops` the
     arguments' operands and `res` the result dtype."""
+    if isinstance(fn, ConjugateMethod) and not ops and res is not None and not is_complex(res):
+        tr.assign_scalar(target, fn.value)  # a real value's conjugate is itself, as Numba's
+        return True
     if res is None or not is_complex(res):
         return False
     if isinstance(fn, ConjugateMethod) and not ops:

@@ -9,7 +9,6 @@ import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ..errors import UnsupportedError
 from .kernel_ir import Binary, Select, Unary
 
 if TYPE_CHECKING:
@@ -79,6 +78,31 @@ def _sign(b: SpecBuilder, x: int, dt: str) -> int:
     if _is_float(dt):  # neither > 0 nor < 0: a zero (-> +0.0) or NaN (-> itself)
         rest = b.node(Select(dt, b.node(Binary("bool", "eq", x, zero)), zero, x))
     return b.node(Select(dt, pos, _num(b, dt, 1), b.node(Select(dt, neg, _num(b, dt, -1), rest))))
+
+
+def _complex_sign(b: SpecBuilder, x: int, dt: str) -> int:
+    """NumPy 2's sign of a complex `x`: ``x / |x|`` (0 for 0, NaN for NaN); an infinite part gives
+    its sign (NaN where both parts are infinite)."""
+    re, im, part = _parts(b, x, dt)
+    mag = b.node(Unary(part, "abs", x))
+    zero, nan = b.const(part, 0.0), b.const(part, math.nan)
+    huge = _isinf(b, mag, part)
+    re_inf, im_inf = _isinf(b, re, part), _isinf(b, im, part)
+
+    def one_part(p: int, p_inf: int, other_inf: int) -> int:
+        at_inf = b.node(Select(part, p_inf, b.node(Select(part, other_inf, nan, _sign(b, p, part))), zero))
+        finite = b.node(Binary(part, "div", p, mag))
+        scaled = b.node(Select(part, huge, at_inf, finite))
+        return b.node(Select(part, b.node(Binary("bool", "eq", mag, zero)), zero, scaled))
+
+    return _complex(b, one_part(re, re_inf, im_inf), one_part(im, im_inf, re_inf), dt)
+
+
+def _complex(b: SpecBuilder, re: int, im: int, dt: str) -> int:
+    """The complex value of dtype `dt` with parts `re` and `im` (of its part dtype)."""
+    part = _PART[dt]
+    re_c, im_c = b.cast(re, part, dt), b.cast(im, part, dt)
+    return b.node(Binary(dt, "add", re_c, b.node(Binary(dt, "mul", im_c, b.const(dt, 1j)))))
 
 
 def _reciprocal(b: SpecBuilder, x: int, dt: str) -> int:
@@ -171,8 +195,8 @@ BINARY: dict[str, Callable[[SpecBuilder, int, int, str], int]] = {
 def compose(b: SpecBuilder, name: str, args: list[int], in_dts: list[str], out_dt: str) -> int | None:
     """The node computing ufunc `name` on `args` (already of the loop's dtypes `in_dts`), of dtype
     `out_dt`; None when `name` is not composed here."""
-    if name == "sign" and in_dts[0].startswith("complex"):  # its composition orders the values
-        raise UnsupportedError(f"np.sign of {in_dts[0]} values cannot be offloaded yet")
+    if name == "sign" and in_dts[0] in _PART:
+        return b.cast(_complex_sign(b, args[0], in_dts[0]), in_dts[0], out_dt)
     if name in UNARY:
         return b.cast(UNARY[name](b, args[0], in_dts[0]), _result_dtype(name, in_dts[0]), out_dt)
     if name in BINARY:

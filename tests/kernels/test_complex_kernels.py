@@ -137,3 +137,31 @@ def test_complex_scalar_arguments_are_refused(rng, cdt):
     for s in (np.dtype(cdt).type(1 + 2j), 1 + 2j):
         with pytest.raises(KernelArgumentError, match=f"argument 's' has type {type(s).__name__}"):
             scaled[nx.Range(N)](a, s, out)
+
+
+@nx.func
+def _conjugated(x):
+    return x.conjugate() * x.real
+
+
+@nx.kernel
+def real_parts(a, out, s):
+    i = nx.get_global_id(0)
+    x = a[i]
+    out[i, 0] = x.real
+    out[i, 1] = x.imag + s.imag
+    out[i, 2] = x.conjugate() - s.conjugate()
+    out[i, 3] = _conjugated(x)
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64", "int32", "int64"])
+def test_real_values_parts_and_conjugate(rng, dt):
+    """As in Numba, ``.real``, ``.imag`` and ``.conjugate()`` of a real value are the value, zero
+    and the value (so one kernel serves real and complex data)."""
+    h = (rng.standard_normal(N) * 50).astype(dt)
+    poison(4 * N, dt)
+    out = nx.empty((N, 4), dtype=dt)
+    s = np.dtype(dt).type(3)
+    real_parts[nx.Range(N)](nx.asarray(h), out, s)
+    want = np.stack([h.real, h.imag + s.imag, h.conjugate() - s, h * h.real], axis=1)
+    check(out, want.astype(dt), "parts")

@@ -10,14 +10,6 @@ import numba_ext as nx
 from tests.checks import check
 
 
-def test_rint_of_complex_is_refused(rng):
-    z = nx.asarray((rng.standard_normal(8) + 1j * rng.standard_normal(8)) * 3)
-    with pytest.raises(nx.UnsupportedError, match="rint"):
-        np.rint(z)
-    with pytest.raises(nx.UnsupportedError, match="rint"):
-        nx.jit(lambda v: np.rint(v))(z)
-
-
 @pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
 def test_rounding_of_real_floats_still_rounds(rng, dtype):
     if dtype == "float16" and not nx.default_queue().device.has_aspect_fp16:
@@ -142,17 +134,43 @@ def test_logical_operation_with_python_int_beyond_c_long():
     check(np.logical_or(nx.asarray(h), 0), np.logical_or(h, 0))
 
 
+_SPECIAL = [0j, complex(0.0, -0.0), complex(np.inf, 0), complex(-np.inf, 2), complex(2, np.inf)]
+_SPECIAL += [complex(2, -np.inf), complex(np.inf, np.inf), complex(np.nan, 1), complex(1, np.nan)]
+_SPECIAL += [complex(np.inf, np.nan), complex(np.nan, -np.inf), complex(3, 4), complex(1e-30, -2e-30)]
+
+
 @pytest.mark.parametrize("dtype", ["complex64", "complex128"])
-def test_sign_of_complex_is_refused(rng, dtype):
-    h = (rng.standard_normal((2, 4)) + 1j * rng.standard_normal((2, 4))).astype(dtype)
+def test_sign_of_complex(rng, dtype):
+    """NumPy 2's sign of complex values, z / |z| (was refused; earlier an internal error): zero
+    for zero, NaN for NaN, an infinite part's sign, NaN where both parts are infinite."""
+    h = (rng.standard_normal((3, 6)) + 1j * rng.standard_normal((3, 6))).astype(dtype)
+    h.flat[: len(_SPECIAL)] = _SPECIAL
+    want = np.sign(h)
+    r = 1e-6 if dtype == "complex64" else 1e-14
     for x in (nx.asarray(h), nx.asarray(np.asfortranarray(h))):
-        with pytest.raises(nx.UnsupportedError, match="np.sign of complex"):
-            np.sign(x)  # was a KernelSpecError (an internal error)
-        with pytest.raises(nx.UnsupportedError, match="np.sign of complex"):
-            nx.jit(lambda v: np.sign(v))(x)
+        for got in (np.sign(x), nx.jit(lambda v: np.sign(v))(x)):
+            assert got.dtype == want.dtype
+            np.testing.assert_allclose(nx.asnumpy(got), want, rtol=r, atol=0)
     r = rng.standard_normal(9)
     r[0] = 0.0
     check(np.sign(nx.asarray(r)), np.sign(r))
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_rint_of_complex(rng, dtype):
+    """np.rint of complex values rounds each part to the nearest even integer, signs of zero and
+    NaN parts kept (was refused)."""
+    h = ((rng.standard_normal((4, 5)) + 1j * rng.standard_normal((4, 5))) * 3).astype(dtype)
+    h.flat[:6] = [2.5 - 0.5j, complex(-0.4, 1.5), complex(np.inf, np.nan), complex(-0.0, 3.5), 0.5, -2.5j]
+    want = np.rint(h)
+    for x in (nx.asarray(h), nx.asarray(h.T)):
+        w = want if x.shape == h.shape else want.T
+        for got in (np.rint(x), nx.jit(lambda v: np.rint(v))(x)):
+            g = nx.asnumpy(got)
+            assert g.dtype == w.dtype
+            np.testing.assert_array_equal(g, w)
+            np.testing.assert_array_equal(np.signbit(g.real), np.signbit(w.real))
+            np.testing.assert_array_equal(np.signbit(g.imag), np.signbit(w.imag))
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,7 @@
 //! * `x ** y` as `exp(y log x)` (`0 ** 0 = 1`, `0 ** y = 0`, small integral exponents by products);
 //! * `a / b` by Smith's algorithm (the larger component of the divisor scales the other), as Numba
 //!   does, so the intermediate `|b|^2` never overflows or underflows;
-//! * `abs` through `hypot`; `log z = log|z| + i atan2(y, x)` with `log|z|` as
+//! * `rint` rounds each part; `abs` through `hypot`; `log z = log|z| + i atan2(y, x)` with `log|z|` as
 //!   `log1p((a-1)(a+1) + b^2) / 2` near `|z| = 1`; `log2` and `log10` NumPy's way (`log z` times
 //!   `log2 e`, `log10 e`); `log1p z = log|1+z| + i atan2(y, 1+x)` with `log|1+z|` as
 //!   `log1p(x (2+x) + y^2) / 2` near `z = 0` (NumPy's own is `log(|1+z|)`, inaccurate there);
@@ -133,6 +133,7 @@ impl<'ctx> KernelBuilder<'ctx> {
             UnaryOp::Abs => return Ok(f.m2(BinaryOp::Hypot, re, im)?.into()),
             UnaryOp::Conj => (re, f.neg(im)?),
             UnaryOp::Neg => (f.neg(re)?, f.neg(im)?),
+            UnaryOp::Rint => (f.m1(op, re)?, f.m1(op, im)?), // NumPy's: each part rounded
             UnaryOp::Exp => f.exp(z)?,
             UnaryOp::Expm1 => f.expm1(z)?,
             UnaryOp::Log => f.log(z)?,

@@ -269,6 +269,7 @@ impl UnaryOp {
         matches!(
             self,
             Neg | Abs
+                | Rint
                 | Sqrt
                 | Exp
                 | Expm1
