@@ -70,8 +70,8 @@ def check_binary(op: str, dtype: str) -> None:
     if is_complex(dtype) and op not in COMPLEX_BINARY:
         raise UnsupportedError(
             f"operation {op!r} on {dtype} values cannot be offloaded yet "
-            f"(complex values support + - * / ** == != and abs, rint, sqrt, exp, expm1, log, log1p, log2, log10, "
-            f"the trigonometric and hyperbolic functions and their inverses, conj)"
+            f"(complex values support + - * / ** == != and abs, rint, sqrt, exp, expm1, log, log1p, "
+            f"log2, log10, the trigonometric and hyperbolic functions and their inverses, conj)"
         )
 
 
