@@ -227,10 +227,13 @@ MAX_SWEEPS = 30
 
 
 @kernel
-def _jacobi_eigh_kernel(a, v, n, tol):
-    """Diagonalize each symmetric a[b] in place by Jacobi rotations (a[b] -> V^T a[b] V); v[b]
-    starts as the identity and ends holding the eigenvectors as columns. Each round rotates
-    n // 2 disjoint pairs of indices at once (a round-robin schedule over n + n % 2 indices)."""
+def _jacobi_eigh_kernel(a, v, se, n, tol):
+    """Diagonalize each symmetric or Hermitian a[b] in place by Jacobi rotations (a[b] -> V^H
+    a[b] V); v[b] starts as the identity and ends holding the eigenvectors as columns. Each round
+    rotates n // 2 disjoint pairs of indices at once (a round-robin schedule over n + n % 2
+    indices). The rotation of the pair (p, q) is ``[[c, s e], [-s conj(e), c]]`` with e the
+    phase of a[b, p, q] (its sign for real matrices, so one kernel serves both): c is kept in
+    local memory, s e in se[b] (of the matrices' dtype)."""
     b = get_group_id(0)
     t = get_local_id(0)
     cs = local_array((_TWO_GROUPS,), np.float64)
@@ -242,7 +245,9 @@ def _jacobi_eigh_kernel(a, v, n, tol):
         col = idx % n
         v[b, row, col] = 1.0 if row == col else 0.0
         if row < col:
-            a[b, row, col] = a[b, col, row]
+            a[b, row, col] = a[b, col, row].conjugate()
+        elif row == col:
+            a[b, row, col] = a[b, row, col].real
         idx += GROUP
     barrier(_FENCES)
     players = n + n % 2
@@ -262,20 +267,20 @@ def _jacobi_eigh_kernel(a, v, n, tol):
                     p = q
                     q = tmp
                 cth = 1.0
-                sth = 0.0
+                se[b, i] = 0.0
                 if q < n:
                     apq = a[b, p, q]
-                    if apq != 0.0:
-                        theta = (a[b, q, q] - a[b, p, p]) / (2.0 * apq)
+                    g = abs(apq)
+                    if g != 0.0:
+                        theta = (a[b, q, q].real - a[b, p, p].real) / (2.0 * g)
                         tt = 1.0 / (abs(theta) + np.sqrt(theta * theta + 1.0))
                         if theta < 0.0:
                             tt = -tt
                         cth = 1.0 / np.sqrt(tt * tt + 1.0)
-                        sth = tt * cth
+                        se[b, i] = (tt * cth) * (apq / g)
                 pq[2 * i] = p
                 pq[2 * i + 1] = q
                 cs[2 * i] = cth
-                cs[2 * i + 1] = sth
                 i += GROUP
             barrier(_FENCES)
             # columns: a <- a J, v <- v J
@@ -287,18 +292,19 @@ def _jacobi_eigh_kernel(a, v, n, tol):
                 if q < n:
                     p = pq[2 * i]
                     cth = cs[2 * i]
-                    sth = cs[2 * i + 1]
+                    sth = se[b, i]
+                    sbar = sth.conjugate()
                     akp = a[b, k, p]
                     akq = a[b, k, q]
-                    a[b, k, p] = cth * akp - sth * akq
+                    a[b, k, p] = cth * akp - sbar * akq
                     a[b, k, q] = sth * akp + cth * akq
                     vkp = v[b, k, p]
                     vkq = v[b, k, q]
-                    v[b, k, p] = cth * vkp - sth * vkq
+                    v[b, k, p] = cth * vkp - sbar * vkq
                     v[b, k, q] = sth * vkp + cth * vkq
                 idx += GROUP
             barrier(_FENCES)
-            # rows: a <- J^T a
+            # rows: a <- J^H a
             idx = t
             while idx < half * n:
                 i = idx // n
@@ -307,11 +313,11 @@ def _jacobi_eigh_kernel(a, v, n, tol):
                 if q < n:
                     p = pq[2 * i]
                     cth = cs[2 * i]
-                    sth = cs[2 * i + 1]
+                    sth = se[b, i]
                     apk = a[b, p, k]
                     aqk = a[b, q, k]
                     a[b, p, k] = cth * apk - sth * aqk
-                    a[b, q, k] = sth * apk + cth * aqk
+                    a[b, q, k] = sth.conjugate() * apk + cth * aqk
                 idx += GROUP
             barrier(_FENCES)
         # convergence: the off-diagonal sum of squares against the whole matrix's
@@ -320,9 +326,10 @@ def _jacobi_eigh_kernel(a, v, n, tol):
         idx = t
         while idx < n * n:
             x = a[b, idx // n, idx % n]
-            total += x * x
+            x2 = x.real * x.real + x.imag * x.imag
+            total += x2
             if idx // n != idx % n:
-                off += x * x
+                off += x2
             idx += GROUP
         partial[t] = off
         cs[t] = total
@@ -340,26 +347,31 @@ def _jacobi_eigh_kernel(a, v, n, tol):
 
 
 def eigh_jacobi(a: ndarray, dtype: np.dtype) -> tuple[ndarray, ndarray]:
-    """Eigenvalues (batch, n), unsorted, and eigenvectors (batch, n, n; columns) of the symmetric
-    stack `a` (..., n, n) in `dtype` (the lower triangle is mirrored to the upper first, as LAPACK
-    reads only one triangle)."""
+    """Eigenvalues (batch, n; real), unsorted, and eigenvectors (batch, n, n; columns) of the
+    symmetric or Hermitian stack `a` (..., n, n) in `dtype` (the lower triangle is mirrored,
+    conjugated, to the upper first and the diagonal's imaginary part dropped, as LAPACK reads only
+    one triangle)."""
     work = _stack(a, dtype)
     batch, n = work.shape[0], work.shape[-1]
-    v = empty((batch, n, n), dtype=dtype, sycl_queue=work.sycl_queue, usm_type=work.usm_type)
+    placed = {"sycl_queue": work.sycl_queue, "usm_type": work.usm_type}
+    v = empty((batch, n, n), dtype=dtype, **placed)
     if batch and n:
         tol = float(np.finfo(dtype).eps)
-        _jacobi_eigh_kernel[NdRange((batch * GROUP,), (GROUP,))](work, v, n, tol)
+        se = empty((batch, (n + 1) // 2), dtype=dtype, **placed)
+        _jacobi_eigh_kernel[NdRange((batch * GROUP,), (GROUP,))](work, v, se, n, tol)
     diagonal: Any = np.diagonal
-    values: ndarray = diagonal(work, 0, -2, -1).copy()
+    values: ndarray = diagonal(work, 0, -2, -1).real.copy()
     return values, v
 
 
 # -- singular values: one-sided (Hestenes) Jacobi -------------------------------------------------
 @kernel
-def _jacobi_svd_kernel(a, v, m, n, tol):
+def _jacobi_svd_kernel(a, v, se, m, n, tol):
     """Orthogonalize the n columns of each a[b] (m x n, m >= n) by plane rotations from the right
     (a[b] -> a[b] V); v[b] ends holding V. The columns' norms are then the singular values, and
-    column p of a[b] is sigma_p u_p."""
+    column p of a[b] is sigma_p u_p. The rotation of columns (p, q) is ``[[c, s e], [-s conj(e),
+    c]]`` with e the phase of their inner product ``a_p^H a_q`` (its sign for real matrices): c in
+    local memory, s e in se[b] (of the matrices' dtype)."""
     b = get_group_id(0)
     t = get_local_id(0)
     cs = local_array((_TWO_GROUPS,), np.float64)
@@ -388,29 +400,30 @@ def _jacobi_svd_kernel(a, v, m, n, tol):
                     p = q
                     q = tmp
                 cth = 1.0
-                sth = 0.0
+                se[b, i] = 0.0
                 if q < n:
                     alpha = 0.0
                     beta = 0.0
-                    gamma = 0.0
+                    gamma = a[b, 0, p].conjugate() * a[b, 0, q]
                     for k in range(m):
                         x = a[b, k, p]
                         y = a[b, k, q]
-                        alpha += x * x
-                        beta += y * y
-                        gamma += x * y
-                    if abs(gamma) > tol * np.sqrt(alpha * beta):
+                        alpha += x.real * x.real + x.imag * x.imag
+                        beta += y.real * y.real + y.imag * y.imag
+                        if k > 0:
+                            gamma += x.conjugate() * y
+                    g = abs(gamma)
+                    if g > tol * np.sqrt(alpha * beta):
                         mine = np.int64(1)
-                        zeta = (beta - alpha) / (2.0 * gamma)
+                        zeta = (beta - alpha) / (2.0 * g)
                         tt = 1.0 / (abs(zeta) + np.sqrt(1.0 + zeta * zeta))
                         if zeta < 0.0:
                             tt = -tt
                         cth = 1.0 / np.sqrt(1.0 + tt * tt)
-                        sth = cth * tt
+                        se[b, i] = (cth * tt) * (gamma / g)
                 pq[2 * i] = p
                 pq[2 * i + 1] = q
                 cs[2 * i] = cth
-                cs[2 * i + 1] = sth
                 i += GROUP
             barrier(_FENCES)
             idx = t
@@ -421,16 +434,17 @@ def _jacobi_svd_kernel(a, v, m, n, tol):
                 if q < n:
                     p = pq[2 * i]
                     cth = cs[2 * i]
-                    sth = cs[2 * i + 1]
+                    sth = se[b, i]
+                    sbar = sth.conjugate()
                     if k < m:
                         xp = a[b, k, p]
                         xq = a[b, k, q]
-                        a[b, k, p] = cth * xp - sth * xq
+                        a[b, k, p] = cth * xp - sbar * xq
                         a[b, k, q] = sth * xp + cth * xq
                     else:
                         xp = v[b, k - m, p]
                         xq = v[b, k - m, q]
-                        v[b, k - m, p] = cth * xp - sth * xq
+                        v[b, k - m, p] = cth * xp - sbar * xq
                         v[b, k - m, q] = sth * xp + cth * xq
                 idx += GROUP
             barrier(_FENCES)
@@ -452,10 +466,12 @@ def svd_jacobi(a: ndarray, dtype: np.dtype) -> tuple[ndarray, ndarray]:
     of the stack `a` (..., m, n) with m >= n, in `dtype`."""
     work = _stack(a, dtype)
     batch, m, n = work.shape
-    v = empty((batch, n, n), dtype=dtype, sycl_queue=work.sycl_queue, usm_type=work.usm_type)
+    placed = {"sycl_queue": work.sycl_queue, "usm_type": work.usm_type}
+    v = empty((batch, n, n), dtype=dtype, **placed)
     if batch and n and m:
         tol = float(np.finfo(dtype).eps) * max(m, 1)
-        _jacobi_svd_kernel[NdRange((batch * GROUP,), (GROUP,))](work, v, m, n, tol)
+        se = empty((batch, (n + 1) // 2), dtype=dtype, **placed)
+        _jacobi_svd_kernel[NdRange((batch * GROUP,), (GROUP,))](work, v, se, m, n, tol)
     return work, v
 
 

@@ -5,12 +5,9 @@ operations; the solvers on LU and Cholesky factorizations (``det``, ``slogdet``,
 ``eigvalsh``), ``qr`` and the singular values (``svd``, ``svdvals``, ``matrix_rank``, ``pinv``, the
 spectral ``matrix_norm``) on the Householder and Jacobi kernels of ``numba_ext.decompositions``; all
 computed on the arrays' queue. Singular or non-positive-definite matrices raise NumPy's
-``LinAlgError``. Complex matrices: ``det``, ``slogdet``, ``solve``, ``inv``, ``cholesky`` and
-``qr`` (the LU, Cholesky and Householder factorizations take them), ``eigvalsh``, ``svdvals``,
-``matrix_rank``, ``pinv`` and the spectral norms (through the real form ``[[B, -C], [C, B]]`` of
-``B + iC``); the eigenvectors and singular vectors of complex matrices (``eigh``, ``svd``) have no
-device implementation yet: ``UnsupportedError``, rather than computing on the host behind the
-caller's back.
+``LinAlgError``. Complex matrices take every one of them: the factorizations' kernels serve real
+and complex stacks alike (Hermitian eigenproblems and complex singular values by rotations with a
+phase, as LAPACK's ``zheev`` / ``zgesvj``).
 
 May import: ``numba_ext.array_api``, ``numba_ext.decompositions`` and the layers below them.
 """
@@ -27,7 +24,6 @@ from . import decompositions
 from .array_api import matmul, matrix_transpose, tensordot, vecdot
 from .arrays import ndarray
 from .arrays.dtypes import default_float
-from .errors import UnsupportedError
 
 _np: Any = np  # NumPy's functions, untyped: on numba_ext arrays they dispatch to the eager library
 
@@ -127,18 +123,13 @@ def matrix_power(x: ndarray, n: int, /) -> ndarray:
 
 
 # -- solvers on factorizations --------------------------------------------------------------------
-def _square(fn: str, x: ndarray, complex_ok: bool = False) -> tuple[ndarray, np.dtype]:
+def _square(fn: str, x: ndarray) -> tuple[ndarray, np.dtype]:
     """`x` checked as a stack of square matrices, and the dtype its factorization computes in
-    (its own floating dtype; integers and bools in the device's default float, as NumPy's float64);
-    complex matrices only where `complex_ok` (the LU and Cholesky factorizations take them)."""
+    (its own floating dtype; integers and bools in the device's default float, as NumPy's float64)."""
     x = _matrices(fn, x)
     if x.shape[-1] != x.shape[-2]:
         raise np.linalg.LinAlgError(
             f"numba_ext.linalg.{fn}(): the last two dimensions must be square, not {x.shape[-2:]}"
-        )
-    if x.dtype.kind == "c" and not complex_ok:
-        raise UnsupportedError(
-            f"numba_ext.linalg.{fn}() of complex matrices has no device implementation yet"
         )
     return x, _float_dtype(x)
 
@@ -159,7 +150,7 @@ def _permutation_signs(f: decompositions.LU) -> ndarray:
 
 def det(x: ndarray, /) -> ndarray:
     """The determinant of each square matrix (the last two axes), from its LU factorization."""
-    x, dt = _square("det", x, complex_ok=True)
+    x, dt = _square("det", x)
     f = decompositions.lu_factor(x, dt)
     if x.shape[-1] == 0:
         return xp.ones(x.shape[:-2], dtype=dt, sycl_queue=x.sycl_queue, usm_type=x.usm_type)
@@ -176,7 +167,7 @@ class SlogdetResult(NamedTuple):
 def slogdet(x: ndarray, /) -> SlogdetResult:
     """The sign and the natural log of the absolute value of each matrix's determinant (sign 0 and
     log -inf for a singular matrix)."""
-    x, dt = _square("slogdet", x, complex_ok=True)
+    x, dt = _square("slogdet", x)
     shape = x.shape[:-2]
     if x.shape[-1] == 0:
         one = xp.ones(shape, dtype=dt, sycl_queue=x.sycl_queue, usm_type=x.usm_type)
@@ -203,7 +194,7 @@ def _factored(fn: str, x: ndarray, dt: np.dtype) -> decompositions.LU:
 def solve(x1: ndarray, x2: ndarray, /) -> ndarray:
     """The solution of ``x1 @ result == x2`` for each square matrix of `x1`; `x2` holds matrices
     (..., M, K), or one vector of shape (M,) for every matrix. Batch dimensions broadcast."""
-    a, dt = _square("solve", x1, complex_ok=True)
+    a, dt = _square("solve", x1)
     b = xp._array("solve", x2, "x2")
     m = a.shape[-1]
     vector = b.ndim == 1
@@ -232,7 +223,7 @@ def solve(x1: ndarray, x2: ndarray, /) -> ndarray:
 
 def inv(x: ndarray, /) -> ndarray:
     """The inverse of each square matrix (the last two axes)."""
-    a, dt = _square("inv", x, complex_ok=True)
+    a, dt = _square("inv", x)
     n = a.shape[-1]
     eye = xp.eye(n, dtype=dt, sycl_queue=a.sycl_queue, usm_type=a.usm_type)
     count = math.prod(a.shape[:-2])
@@ -245,7 +236,7 @@ def inv(x: ndarray, /) -> ndarray:
 def cholesky(x: ndarray, /, *, upper: bool = False) -> ndarray:
     """The lower (or, with `upper`, upper: its conjugate transpose) Cholesky factor of each
     symmetric (Hermitian) positive-definite matrix (only the lower triangle of `x` is read)."""
-    a, dt = _square("cholesky", x, complex_ok=True)
+    a, dt = _square("cholesky", x)
     factor, info = decompositions.cholesky_factor(a, dt)
     if decompositions.any_nonzero(info):
         raise np.linalg.LinAlgError("Matrix is not positive definite")
@@ -264,8 +255,8 @@ class EighResult(NamedTuple):
 
 
 def eigh(x: ndarray, /) -> EighResult:
-    """The eigenvalues (ascending) and eigenvectors (columns) of each real symmetric matrix (its
-    lower triangle is read)."""
+    """The eigenvalues (ascending; real) and eigenvectors (columns) of each real symmetric or
+    complex Hermitian matrix (its lower triangle is read)."""
     a, dt = _square("eigh", x)
     values, vectors = decompositions.eigh_jacobi(a, dt)
     order = _np.argsort(values, axis=-1, kind="stable")
@@ -277,30 +268,36 @@ def eigh(x: ndarray, /) -> EighResult:
 
 
 def eigvalsh(x: ndarray, /) -> ndarray:
-    """The eigenvalues (ascending) of each real symmetric matrix (its lower triangle is read)."""
-    a, dt = _square("eigvalsh", x, complex_ok=True)
-    if dt.kind == "c":  # each eigenvalue twice in the real form, sorted: every other one
-        twice = eigvalsh(_real_form(_hermitian_lower(a)))
-        pairs: ndarray = twice[..., ::2].copy()
-        return pairs
+    """The eigenvalues (ascending; real) of each real symmetric or complex Hermitian matrix (its
+    lower triangle is read)."""
+    a, dt = _square("eigvalsh", x)
     values, _ = decompositions.eigh_jacobi(a, dt)
     result: ndarray = _np.sort(values, axis=-1).reshape(a.shape[:-1])
     return result
 
 
 def _rotated(fn: str, x: ndarray) -> tuple[ndarray, ndarray, ndarray, bool, np.dtype]:
-    """One-sided Jacobi of each matrix, or of its transpose when it is wide: the rotated columns
-    W (sigma_p u_p), V, the singular values (unsorted) and whether it was transposed."""
+    """One-sided Jacobi of each matrix, or of its conjugate transpose when it is wide: the rotated
+    columns W (sigma_p u_p), V, the singular values (unsorted) and whether it was transposed."""
     x = _matrices(fn, x)
-    if x.dtype.kind == "c":
-        raise UnsupportedError(
-            f"numba_ext.linalg.{fn}() of complex matrices has no device implementation yet"
-        )
     dt = _float_dtype(x)
     wide = x.shape[-2] < x.shape[-1]
-    w, v = decompositions.svd_jacobi(matrix_transpose(x) if wide else x, dt)
-    sigma = _np.sqrt(_np.sum(_np.multiply(w, w), axis=-2))
+    w, v = decompositions.svd_jacobi(_adjoint(x) if wide else x, dt)
+    squares = _np.add(_np.square(w.real), _np.square(w.imag)) if dt.kind == "c" else _np.multiply(w, w)
+    sigma = _np.sqrt(_np.sum(squares, axis=-2))
     return w, v, sigma, wide, dt
+
+
+def _real_of(dt: np.dtype) -> np.dtype:
+    """The real dtype of `dt`'s values' magnitudes (float64 for complex128)."""
+    return np.dtype(dt.char.lower())
+
+
+def _adjoint(x: ndarray) -> ndarray:
+    """The conjugate transpose of each matrix (the transpose of real ones)."""
+    t = matrix_transpose(x)
+    result: ndarray = _np.conjugate(t) if x.dtype.kind == "c" else t
+    return result
 
 
 class QRResult(NamedTuple):
@@ -332,8 +329,6 @@ def svd(x: ndarray, /, *, full_matrices: bool = True) -> SVDResult:
     orthonormal basis where S has zeros (or ``full_matrices`` asks for it), come from a
     Householder QR of them."""
     x = _matrices("svd", x)
-    if x.dtype.kind == "c":
-        raise UnsupportedError("numba_ext.linalg.svd() of complex matrices has no device implementation yet")
     m, n = x.shape[-2:]
     stack, dt = x.shape[:-2], _float_dtype(x)
     placed = {"sycl_queue": x.sycl_queue, "usm_type": x.usm_type}
@@ -344,7 +339,7 @@ def svd(x: ndarray, /, *, full_matrices: bool = True) -> SVDResult:
         vh = xp.broadcast_to(
             xp.eye(n if full_matrices else 0, n, dtype=dt, **placed), stack + (n if full_matrices else 0, n)
         )
-        return SVDResult(u.copy(), xp.zeros(stack + (0,), dtype=dt, **placed), vh.copy())
+        return SVDResult(u.copy(), xp.zeros(stack + (0,), dtype=_real_of(dt), **placed), vh.copy())
     w, v, sigma, wide, dt = _rotated("svd", x)
     big, k = w.shape[1], w.shape[2]  # the rotated matrix is big x k, big >= k
     order = _np.argsort(_np.negative(sigma), axis=-1, kind="stable")
@@ -358,13 +353,13 @@ def svd(x: ndarray, /, *, full_matrices: bool = True) -> SVDResult:
     signs = _np.where(_np.equal(signs, 0), 1, signs).astype(dt, copy=False)
     first = _np.multiply(q[:, :, :k], signs[:, None, :])
     u_big = xp.concat([first, q[:, :, k:]], axis=-1) if q.shape[-1] > k else first
-    s_out = sigma.astype(dt, copy=False).reshape(stack + (k,))
-    if wide:  # x^T = u_big S v^T, so x = v S u_big^T
+    s_out = sigma.astype(_real_of(dt), copy=False).reshape(stack + (k,))
+    if wide:  # x^H = u_big S v^H, so x = v S u_big^H
         return SVDResult(
-            v.reshape(stack + (m, m)), s_out, matrix_transpose(u_big).reshape(stack + (u_big.shape[-1], big))
+            v.reshape(stack + (m, m)), s_out, _adjoint(u_big).reshape(stack + (u_big.shape[-1], big))
         )
     return SVDResult(
-        u_big.reshape(stack + (big, u_big.shape[-1])), s_out, matrix_transpose(v).reshape(stack + (n, n))
+        u_big.reshape(stack + (big, u_big.shape[-1])), s_out, _adjoint(v).reshape(stack + (n, n))
     )
 
 
@@ -373,10 +368,7 @@ def svdvals(x: ndarray, /) -> ndarray:
     x = _matrices("svdvals", x)
     k = min(x.shape[-2:])
     if k == 0:
-        return xp.zeros(x.shape[:-2] + (0,), dtype=_float_dtype(x).char.lower(), sycl_queue=x.sycl_queue)
-    if x.dtype.kind == "c":  # each singular value twice in the real form, sorted: every other one
-        pairs: ndarray = svdvals(_real_form(x))[..., ::2].copy()
-        return pairs
+        return xp.zeros(x.shape[:-2] + (0,), dtype=_real_of(_float_dtype(x)), sycl_queue=x.sycl_queue)
     _, _, sigma, _, _ = _rotated("svdvals", x)
     result: ndarray = _np.negative(_np.sort(_np.negative(sigma), axis=-1))
     return result.reshape(x.shape[:-2] + (k,))
@@ -386,27 +378,6 @@ def _float_dtype(x: ndarray) -> np.dtype:
     """The dtype `x`'s decompositions compute in: its own floating dtype, integers and bools in the
     device's default float (float64, as NumPy's, where the device has it)."""
     return x.dtype if x.dtype.kind in "fc" else default_float(x.sycl_queue)
-
-
-def _real_form(x: ndarray) -> ndarray:
-    """The real matrix ``[[B, -C], [C, B]]`` (..., 2m, 2n) of each complex matrix ``B + iC`` of
-    `x`: the map is a homomorphism of products and (conjugate) transposes, so the real form's
-    singular values are each of the complex matrix's twice, its pseudo-inverse is the real form of
-    the pseudo-inverse, and a Hermitian matrix's real form is symmetric with each eigenvalue twice."""
-    re, im = x.real, x.imag
-    top = xp.concat([re, _np.negative(im)], axis=-1)
-    bottom = xp.concat([im, re], axis=-1)
-    form: ndarray = xp.concat([top, bottom], axis=-2)
-    return form
-
-
-def _hermitian_lower(a: ndarray) -> ndarray:
-    """The Hermitian matrices whose lower triangles are `a`'s (the diagonal's real part), as
-    LAPACK reads a Hermitian matrix from one triangle."""
-    lower = _np.tril(a, -1)
-    diagonal = _np.multiply(xp.eye(a.shape[-1], dtype=a.real.dtype, sycl_queue=a.sycl_queue), a.real)
-    full: ndarray = _np.add(_np.add(lower, _np.conjugate(matrix_transpose(lower))), diagonal)
-    return full
 
 
 def _cutoff(x: ndarray, sigma_max: ndarray, rtol: Any) -> ndarray:
@@ -438,12 +409,6 @@ def pinv(x: ndarray, /, *, rtol: Any = None) -> ndarray:
     m, n = x.shape[-2:]
     if min(m, n) == 0:
         return xp.zeros(x.shape[:-2] + (n, m), dtype=_float_dtype(x), sycl_queue=x.sycl_queue)
-    if x.dtype.kind == "c":  # the real form's pseudo-inverse is the real form of the pseudo-inverse
-        if rtol is None:  # the complex matrix's default, not the twice larger real form's
-            rtol = max(m, n) * float(np.finfo(x.dtype).eps)
-        form = pinv(_real_form(x), rtol=rtol)
-        result_c: ndarray = _np.add(form[..., :n, :m], _np.multiply(form[..., n:, :m], 1j)).astype(x.dtype)
-        return result_c
     w, v, sigma, wide, dt = _rotated("pinv", x)
     top = _np.max(sigma, axis=-1, keepdims=True)  # (batch, 1): the stack flattened
     if isinstance(rtol, ndarray):
@@ -451,9 +416,9 @@ def pinv(x: ndarray, /, *, rtol: Any = None) -> ndarray:
     cutoff = _cutoff(x, top, rtol)
     keep = _np.greater(sigma, cutoff)
     scale = _np.where(keep, _np.true_divide(1.0, _np.where(keep, _np.multiply(sigma, sigma), 1.0)), 0.0)
-    inverse = matmul(_np.multiply(v, scale[:, None, :]), matrix_transpose(w))  # V diag(1/s^2) W^T
+    inverse = matmul(_np.multiply(v, scale[:, None, :]), _adjoint(w))  # V diag(1/s^2) W^H
     inverse = inverse.astype(dt, copy=False)
-    result = matrix_transpose(inverse) if wide else inverse
+    result = _adjoint(inverse) if wide else inverse
     return result.reshape(x.shape[:-2] + (n, m))
 
 
@@ -536,37 +501,64 @@ def _numpy_cholesky(a: ndarray, /, *, upper: bool = False) -> ndarray:
     return cholesky(a, upper=upper)
 
 
-def _refuse_hermitian(fn: str, hermitian: bool) -> None:
-    if hermitian:
-        raise UnsupportedError(f"np.linalg.{fn}(hermitian=True) of numba_ext arrays is not supported")
+def _hermitian_svd(a: ndarray, compute_uv: bool) -> SVDResult | ndarray:
+    """NumPy's ``svd(a, hermitian=True)``: from the eigendecomposition of the Hermitian matrices
+    (their lower triangles), the singular values the eigenvalues' magnitudes, descending, their
+    signs moved into Vh."""
+    if not compute_uv:
+        descending: ndarray = _np.flip(_np.sort(_np.abs(eigvalsh(a)), axis=-1), axis=-1)
+        return descending
+    w, u = eigh(a)
+    sign = _np.copysign(1.0, w)
+    order = _np.flip(_np.argsort(_np.abs(w), axis=-1, kind="stable"), axis=-1)
+    s = _np.take_along_axis(_np.abs(w), order, axis=-1)
+    sign = _np.take_along_axis(sign, order, axis=-1)
+    u = _np.take_along_axis(u, xp.broadcast_to(order[..., None, :], u.shape), axis=-1)
+    vh = _adjoint(_np.multiply(u, sign[..., None, :].astype(u.dtype)))
+    return SVDResult(u, s, vh)
 
 
 def _numpy_matrix_rank(A: ndarray, tol: Any = None, hermitian: bool = False, *, rtol: Any = None) -> ndarray:
-    _refuse_hermitian("matrix_rank", hermitian)
-    if tol is not None:
-        if rtol is not None:
-            raise ValueError("`tol` and `rtol` can't be both set.")
-        sigma = svdvals(A)
-        result: ndarray = _np.sum(_np.greater(sigma, tol), axis=-1)
-        return result
-    return matrix_rank(A, rtol=rtol)
+    if tol is not None and rtol is not None:
+        raise ValueError("`tol` and `rtol` can't be both set.")
+    if tol is None and not hermitian:
+        return matrix_rank(A, rtol=rtol)
+    x = _matrices("matrix_rank", A)
+    if min(x.shape[-2:]) == 0:
+        return matrix_rank(x)
+    sigma: Any = _hermitian_svd(x, False) if hermitian else svdvals(x)
+    cutoff = tol[..., None] if isinstance(tol, ndarray) else tol
+    if tol is None:
+        cutoff = _cutoff(x, sigma[..., :1], rtol)
+    result: ndarray = _np.sum(_np.greater(sigma, cutoff), axis=-1)
+    return result
 
 
 def _numpy_pinv(
     a: ndarray, rcond: Any = None, hermitian: bool = False, *, rtol: Any = np._NoValue
 ) -> ndarray:
-    _refuse_hermitian("pinv", hermitian)
     if rcond is not None and rtol is not np._NoValue:
         raise ValueError("`rtol` and `rcond` can't be both set.")
     if rtol is np._NoValue:
         rtol = 1e-15 if rcond is None else rcond  # NumPy's pinv default, not the array API's
-    return pinv(a, rtol=rtol)
+    x = _matrices("pinv", a)
+    if not hermitian or min(x.shape[-2:]) == 0:
+        return pinv(x, rtol=rtol)
+    u, s, vh = _hermitian_svd(_np.conjugate(x) if x.dtype.kind == "c" else x, True)
+    cutoff = _np.multiply(
+        _np.max(s, axis=-1, keepdims=True), rtol[..., None] if isinstance(rtol, ndarray) else rtol
+    )
+    large = _np.greater(s, cutoff)
+    inverse = _np.where(large, _np.true_divide(1, _np.where(large, s, 1)), 0).astype(u.dtype)
+    result: ndarray = matmul(matrix_transpose(vh), _np.multiply(inverse[..., None], matrix_transpose(u)))
+    return result
 
 
 def _numpy_svd(
     a: ndarray, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False
 ) -> SVDResult | ndarray:
-    _refuse_hermitian("svd", hermitian)
+    if hermitian:
+        return _hermitian_svd(_matrices("svd", a), compute_uv)
     return svd(a, full_matrices=full_matrices) if compute_uv else svdvals(a)
 
 

@@ -8,7 +8,6 @@ import pytest
 
 import numba_ext
 import numba_ext.linalg as la
-from numba_ext.errors import UnsupportedError
 
 SHAPES = [(1, 1), (3, 3), (7, 7), (2, 5, 5), (2, 3, 4, 4), (130, 130)]
 
@@ -139,10 +138,65 @@ def test_bad_input(call, error, match):
         call()
 
 
-def test_complex_matrices_are_named_as_missing(cdt):
-    for fn in (la.eigh, la.svd):
-        with pytest.raises(UnsupportedError, match="complex"):
-            fn(numba_ext.asarray(np.eye(2, dtype=cdt)))
+def _adjoint(a):
+    return np.conj(np.swapaxes(a, -1, -2))
+
+
+def _orthonormal_columns(q, tol):
+    k = q.shape[-1]
+    np.testing.assert_allclose(_adjoint(q) @ q, np.broadcast_to(np.eye(k), q.shape[:-2] + (k, k)), **tol)
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (2, 2), (5, 5), (2, 3, 6, 6), (33, 33)], ids=str)
+def test_complex_eigh(rng, shape, cdt):
+    """eigh of Hermitian matrices (rotations with a phase): real eigenvalues as NumPy's, the
+    vectors orthonormal and A v = w v, one triangle read (the diagonal's imaginary part ignored),
+    also where eigenvalues repeat."""
+    h = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(cdt)
+    tol = {"rtol": 2e-3, "atol": 2e-3} if cdt == "complex64" else {"rtol": 1e-9, "atol": 1e-9}
+    real = np.dtype(cdt).char.lower()
+    for uplo in ("L", "U"):
+        want = np.linalg.eigvalsh(h, UPLO=uplo)
+        values, vectors = np.linalg.eigh(numba_ext.asarray(h), UPLO=uplo)
+        assert values.dtype == real and vectors.dtype == cdt and vectors.shape == shape
+        np.testing.assert_allclose(numba_ext.asnumpy(values), want, **tol)
+        v = numba_ext.asnumpy(vectors).astype(np.complex128)
+        tri = np.tril(h, -1) if uplo == "L" else _adjoint(np.triu(h, 1))
+        full = tri + _adjoint(tri) + np.real(h) * np.eye(shape[-1])
+        scaled = {k: 10 * t for k, t in tol.items()}
+        np.testing.assert_allclose(full @ v, v * want[..., None, :], **scaled)
+        _orthonormal_columns(v, tol)
+    n = shape[-1]  # eigenvalues 2 (n // 2 times) and -1: a unitary basis of each eigenspace
+    q = np.linalg.qr(rng.standard_normal((n, n)) + 1j * rng.standard_normal((n, n)))[0]
+    d = np.where(np.arange(n) < n // 2, 2.0, -1.0)
+    repeated = ((q * d) @ _adjoint(q)).astype(cdt)
+    values, vectors = la.eigh(numba_ext.asarray(repeated))
+    np.testing.assert_allclose(numba_ext.asnumpy(values), np.sort(d), **tol)
+    v = numba_ext.asnumpy(vectors).astype(np.complex128)
+    _orthonormal_columns(v, tol)
+    np.testing.assert_allclose(repeated @ v, v * np.sort(d), **tol)
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (4, 4), (3, 5, 3), (2, 3, 6), (20, 20), (2, 9, 30)], ids=str)
+def test_complex_svd(rng, shape, cdt):
+    """svd of complex matrices (one-sided rotations with a phase): NumPy's singular values, U and
+    Vh with orthonormal columns and rows that rebuild the matrix, both full_matrices forms, tall,
+    wide and rank-deficient matrices."""
+    h = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(cdt)
+    h[..., :, 0] = 0  # a zero singular value: U completed to a basis
+    tol = {"rtol": 2e-3, "atol": 2e-3} if cdt == "complex64" else {"rtol": 1e-9, "atol": 1e-9}
+    m, n = shape[-2:]
+    k = min(m, n)
+    for full in (True, False):
+        u, s, vh = (numba_ext.asnumpy(t) for t in np.linalg.svd(numba_ext.asarray(h), full_matrices=full))
+        want = np.linalg.svd(h, full_matrices=full)
+        assert (u.shape, s.shape, vh.shape) == (want.U.shape, want.S.shape, want.Vh.shape)
+        assert u.dtype == cdt and vh.dtype == cdt and s.dtype == np.dtype(cdt).char.lower()
+        np.testing.assert_allclose(s, want.S, **tol)
+        _orthonormal_columns(u.astype(np.complex128), tol)
+        _orthonormal_columns(_adjoint(vh.astype(np.complex128)), tol)
+        rebuilt = (u[..., :, :k] * s[..., None, :]) @ vh[..., :k, :]
+        np.testing.assert_allclose(rebuilt, h, **tol)
 
 
 def _same_as(cdt):
@@ -202,9 +256,8 @@ def test_complex_lu_and_cholesky(rng, shape, cdt):
 
 
 @pytest.mark.parametrize("shape", [(1, 1), (4, 4), (3, 5, 3), (2, 3, 6), (20, 20)], ids=str)
-def test_complex_through_the_real_form(rng, shape, cdt):
-    """svdvals, matrix_rank, pinv, the spectral norms and eigvalsh of complex matrices (the real
-    form [[B, -C], [C, B]] of B + iC on the device)."""
+def test_complex_singular_values_and_eigenvalues(rng, shape, cdt):
+    """svdvals, matrix_rank, pinv, the spectral norms and eigvalsh of complex matrices."""
     h = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(cdt)
     x = numba_ext.asarray(h)
     same = _same_as(cdt)
@@ -302,10 +355,41 @@ def test_numpys_linalg_functions_of_device_arrays(rng):
         np.testing.assert_allclose(numba_ext.asnumpy(got), want, rtol=1e-9, atol=1e-9)
     with pytest.raises(TypeError, match=r"np.linalg.eig\(\) is not offloaded"):
         np.linalg.eig(x)
-    with pytest.raises(UnsupportedError, match="hermitian"):
-        np.linalg.pinv(x, hermitian=True)
     with pytest.raises(ValueError, match="UPLO"):
         np.linalg.eigh(x, UPLO="X")
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64", "complex64", "complex128"])
+def test_numpys_hermitian_forms(rng, dt):
+    """np.linalg.svd, matrix_rank and pinv with hermitian=True: NumPy's way, from the
+    eigendecomposition of the lower triangle (singular values the eigenvalues' magnitudes, their
+    signs in Vh), rank-deficient matrices included."""
+    shape = (2, 6, 6)
+    h = rng.standard_normal(shape) + (1j * rng.standard_normal(shape) if dt.startswith("complex") else 0)
+    h = h + np.conj(np.swapaxes(h, -1, -2))
+    h[1, 0, :] = h[1, :, 0] = 0  # rank 5
+    h = h.astype(dt)
+    h[0, 0, 5] = 100  # the upper triangle is not read
+    x = numba_ext.asarray(h)
+    tol = {"rtol": 2e-3, "atol": 2e-3} if dt in ("float32", "complex64") else {"rtol": 1e-9, "atol": 1e-9}
+    u, s, vh = (numba_ext.asnumpy(t) for t in np.linalg.svd(x, hermitian=True))
+    want = np.linalg.svd(h, hermitian=True)
+    assert (u.dtype, s.dtype, vh.dtype) == (want.U.dtype, want.S.dtype, want.Vh.dtype)
+    np.testing.assert_allclose(s, want.S, **tol)
+    np.testing.assert_allclose((u * s[..., None, :]) @ vh, (want.U * want.S[..., None, :]) @ want.Vh, **tol)
+    got = np.linalg.svd(x, hermitian=True, compute_uv=False)
+    np.testing.assert_allclose(
+        numba_ext.asnumpy(got), np.linalg.svd(h, hermitian=True, compute_uv=False), **tol
+    )
+    rank = np.linalg.matrix_rank(x, hermitian=True)
+    np.testing.assert_array_equal(numba_ext.asnumpy(rank), np.linalg.matrix_rank(h, hermitian=True))
+    rank = np.linalg.matrix_rank(x, tol=1.0, hermitian=True)
+    np.testing.assert_array_equal(numba_ext.asnumpy(rank), np.linalg.matrix_rank(h, tol=1.0, hermitian=True))
+    for rcond in (1e-6, 0.2):
+        got = numba_ext.asnumpy(np.linalg.pinv(x, rcond=rcond, hermitian=True))
+        want_inverse = np.linalg.pinv(h, rcond=rcond, hermitian=True)
+        assert got.dtype == want_inverse.dtype
+        np.testing.assert_allclose(got, want_inverse, **{k: 10 * t for k, t in tol.items()})
 
 
 QR_SVD_SHAPES = [(1, 1), (3, 3), (6, 4), (4, 6), (2, 3, 7, 5), (2, 5, 3), (0, 3), (3, 0), (40, 25)]
