@@ -455,11 +455,28 @@ def tiled_product(
 ) -> ndarray:
     """``a @ b`` of C-contiguous matrices of `dtype` (:func:`tiled` for their result) on `queue`
     with `kernel` (``ir.products.group_tiled_function``'s where :func:`tile_groups`, else
-    ``tiled_function``'s): a new C-contiguous array of `dtype` and `usm_type`."""
-    (m, k), n = a.shape, b.shape[1]
-    out = allocate((m, n), dtype, queue, usm_type)
-    if m and n:
-        slots = [layout(a)[0], m, k, 0, 0, layout(b)[0], k, n, 0, 0, out._data_ptr, m, n, 0, 0]
+    ``tiled_function``'s), or of two C-contiguous 3-d stacks of matrices (``out[s] = a[s] @
+    b[s]``) with ``tiled_function(dtype, stacked=True)``'s: a new C-contiguous array of `dtype` and
+    `usm_type`."""
+    lead = a.shape[:-2]
+    m, n = a.shape[-2], b.shape[-1]
+    out = allocate((*lead, m, n), dtype, queue, usm_type)
+    if m and n and math.prod(lead):
+        zeros = [0] * (len(lead) + 2)
+        slots = [
+            layout(a)[0],
+            *a.shape,
+            *zeros,
+            layout(b)[0],
+            *b.shape,
+            *zeros,
+            out._data_ptr,
+            *out.shape,
+            *zeros,
+        ]
         extents, local = tile_launch(tile_groups(queue.device))
-        kernel.launch_nd(queue, slots, [e.of(m, n) for e in extents], list(local), wait=False)
+        sizes = [e.of(m, n) for e in extents]
+        if lead:  # the stack along the third dimension, its strips in turn (CPUs' vector form only)
+            sizes[2] = lead[0]
+        kernel.launch_nd(queue, slots, sizes, list(local), wait=False)
     return out

@@ -129,12 +129,19 @@ def _inside(b: FunctionBuilder, r: Operand, rows: Operand, c: Operand, cols: Ope
 
 
 def _store_inside(
-    b: FunctionBuilder, array: int, r: Operand, c: Operand, rows: Operand, cols: Operand, value: Operand
+    b: FunctionBuilder,
+    array: int,
+    r: Operand,
+    c: Operand,
+    rows: Operand,
+    cols: Operand,
+    value: Operand,
+    lead: tuple[Operand, ...] = (),
 ) -> None:
-    """``array[r, c] = value`` where (r, c) lies inside it (`rows` x `cols`)."""
+    """``array[*lead, r, c] = value`` where (r, c) lies inside its matrices (`rows` x `cols`)."""
     store, after = b.new_block(), b.new_block()
     b.end(Branch(_inside(b, r, rows, c, cols), store, after), then=store)
-    b.emit(StoreInst(array, (r, c), value))
+    b.emit(StoreInst(array, (*lead, r, c), value))
     b.end(Jump(after), then=after)
 
 
@@ -181,7 +188,7 @@ def tile_launch(groups: bool) -> tuple[tuple[Extent, ...], tuple[int, ...]]:
     ), (TILE_GROUP, 1, 1)
 
 
-def tiled_function(dtype: str) -> Function:
+def tiled_function(dtype: str, stacked: bool = False) -> Function:
     """``a @ b`` of C-contiguous matrices of `dtype` (a real dtype) into a C-contiguous result of ``m``
     rows and ``n >= columns * TILE_GROUP`` columns (``rows, columns = TILE_ROWS, TILE_COLUMNS``), in
     tiles: launched over ``(TILE_GROUP, ceil(m / rows), ceil(n / (columns * TILE_GROUP)))`` work-items in
@@ -193,17 +200,29 @@ def tiled_function(dtype: str) -> Function:
     way round). Nothing is tested in the loop: rows past the end read row ``m - 1``, and columns past the
     end read on into the next row of `b` (at most ``columns * TILE_GROUP - 1 <= n`` elements further),
     except in `b`'s last row, whose step reads column ``c % n``. Parameters: a, b, the result (each: data
-    address, shape, byte strides)."""
+    address, shape, byte strides). With `stacked`, the three are C-contiguous stacks of matrices
+    (``out[s] = a[s] @ b[s]``), the third launch dimension is the stack (not the strips) and each
+    work-item takes the strips in turn: ``(j, t, s)`` computes matrix s's rows ``t * rows ..`` in
+    every strip (no division of work-item ids: the CPU runtime's vectorizer then no longer sees the
+    stack's index as the same for a whole work-group, and gathers, 6x slower)."""
     i64, rows, columns = _I64, TILE_ROWS, TILE_COLUMNS
     b = FunctionBuilder(1)
     lane, group, strip = b.local(i64), b.local(i64), b.local(i64)
     shared, m, n = b.local(i64), b.local(i64), b.local(i64)
+    d = 1 if stacked else 0  # the matrices' first dimension
     b.emit(WorkItem(lane, "get_global_id", 0))
     b.emit(WorkItem(group, "get_global_id", 1))
-    b.emit(WorkItem(strip, "get_global_id", 2))
-    b.emit(Dim(shared, 0, 1))
-    b.emit(Dim(m, 2, 0))
-    b.emit(Dim(n, 2, 1))
+    lead: tuple[Operand, ...] = ()
+    if stacked:
+        matrix = b.local(i64)
+        b.emit(WorkItem(matrix, "get_global_id", 2))
+        b.set(strip, Imm(i64, 0))
+        lead = (Local(matrix),)
+    else:
+        b.emit(WorkItem(strip, "get_global_id", 2))
+    b.emit(Dim(shared, 0, d + 1))
+    b.emit(Dim(m, 2, d))
+    b.emit(Dim(n, 2, d + 1))
     first = b.binary(i64, "mul", Local(group), Imm(i64, rows))
     row_at = [first] + [b.binary(i64, "add", first, Imm(i64, i)) for i in range(1, rows)]
     # rows past the end read the last row: r - (r >= m) * (r - (m - 1)), arithmetic that keeps the
@@ -214,6 +233,11 @@ def tiled_function(dtype: str) -> Function:
     for r in row_at[1:]:
         past = b.cast(i64, b.binary("bool", "ge", r, Local(m)), "bool")
         row_read.append(b.binary(i64, "sub", r, b.binary(i64, "mul", past, b.binary(i64, "sub", r, top))))
+    if stacked:  # every strip in turn: while strip * columns * TILE_GROUP < n
+        strip_head, strip_body, strips_done = b.new_block(), b.new_block(), b.new_block()
+        b.end(Jump(strip_head), then=strip_head)
+        start = b.binary(i64, "mul", Local(strip), Imm(i64, columns * TILE_GROUP))
+        b.end(Branch(b.binary("bool", "lt", start, Local(n)), strip_body, strips_done), then=strip_body)
     start = b.binary(i64, "mul", Local(strip), Imm(i64, columns * TILE_GROUP))
     column = b.binary(i64, "add", start, Local(lane))
     col_at: list[Operand] = [column]
@@ -227,11 +251,11 @@ def tiled_function(dtype: str) -> Function:
         ys = []
         for c in cols:
             y = b.local(dtype)
-            b.emit(LoadInst(y, 1, (Local(k), c)))
+            b.emit(LoadInst(y, 1, (*lead, Local(k), c)))
             ys.append(Local(y))
         for r, row in zip(row_read, sums):
             x = b.local(dtype)
-            b.emit(LoadInst(x, 0, (r, Local(k))))
+            b.emit(LoadInst(x, 0, (*lead, r, Local(k))))
             for y_, s in zip(ys, row):
                 b.emit(BinaryInst(s, "add", Local(s), b.binary(dtype, "mul", Local(x), y_)))
 
@@ -248,13 +272,17 @@ def tiled_function(dtype: str) -> Function:
     b.end(Jump(finish), then=finish)
     for r, row in zip(row_at, sums):
         for c, s in zip(col_at, row):
-            _store_inside(b, 2, r, c, Local(m), Local(n), Local(s))
+            _store_inside(b, 2, r, c, Local(m), Local(n), Local(s), lead)
+    if stacked:
+        b.emit(BinaryInst(strip, "add", Local(strip), Imm(i64, 1)))
+        b.end(Jump(strip_head), then=strips_done)
     b.end(Return())
+    ndim = 2 + d
     return b.function(
-        f"dot_tiles_{rows}x{columns}_of_{dtype}",
-        ArrayDecl("a", dtype, 2, "global", contiguous=True),
-        ArrayDecl("b", dtype, 2, "global", contiguous=True),
-        ArrayDecl("out", dtype, 2, "global", contiguous=True),
+        f"dot_tiles_{rows}x{columns}_of_{dtype}" + ("_stacked" if stacked else ""),
+        ArrayDecl("a", dtype, ndim, "global", contiguous=True),
+        ArrayDecl("b", dtype, ndim, "global", contiguous=True),
+        ArrayDecl("out", dtype, ndim, "global", contiguous=True),
     )
 
 

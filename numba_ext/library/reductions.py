@@ -466,12 +466,24 @@ def _matmul_stacks(a: ndarray, b: ndarray, out: ndarray | None) -> ndarray:
 def _stacked_product(a: ndarray, b: ndarray, dt: np.dtype, queue: Any, usm_type: str) -> ndarray:
     """The products ``a[s] @ b[s]`` of two 3-d stacks of `dt` (any strides) on `queue`: one kernel."""
     lanes = axis_lanes(queue.device)
-    key = (dt.name, "stacks", lanes, queue.device)
+    contiguous = a.flags.c_contiguous and b.flags.c_contiguous
+    # CPUs: the vector tiles of 2-d products, a tile row per stacked matrix (10x faster for
+    # (4096, 16, 16) stacks than one result element per lane)
+    tiles = (
+        contiguous and dt.kind in "fiu" and not tile_groups(queue.device) and tiled(b.shape[2], queue.device)
+    )
+    key = (dt.name, "stacks", contiguous, tiles, lanes, queue.device)
     kernel = _products.get(key)
     if kernel is None:
-        kernel = _core.compile_function(products.product_function(dt.name, 3, 3, False, lanes), queue.device)
+        if tiles:
+            function = products.tiled_function(dt.name, stacked=True)
+        else:
+            function = products.product_function(dt.name, 3, 3, contiguous, lanes)
+        kernel = _core.compile_function(function, queue.device)
         with _lock:
             _products[key] = kernel
+    if tiles:
+        return tiled_product(a, b, dt, queue, usm_type, kernel)
     return product(a, b, dt, queue, usm_type, kernel)
 
 

@@ -1,7 +1,8 @@
 """np.matmul and @ of stacks of matrices (operands of more than two dimensions) on numba_ext
 arrays against NumPy on fresh random inputs: broadcast stacks, stacks times one matrix, vectors on
 either side, strided and empty operands, every dtype class (real and bool stacks in one kernel,
-complex ones a product per matrix), out=, and NumPy's errors."""
+on CPUs in vector tiles where they have 16 columns or more; complex ones a product per matrix),
+out=, and NumPy's errors."""
 
 import numpy as np
 import pytest
@@ -21,6 +22,13 @@ SHAPES = [
     ((0, 3, 5), (5, 2)),
     ((4, 3, 0), (4, 0, 2)),  # an empty shared dimension: zeros
     ((3, 1, 7, 9), (3, 9, 6)),
+    # 16 result columns or more: the CPU's vector tiles, a stacked matrix per work-group row, the
+    # strips in turn (rows and columns past a multiple of the tile, one shared element, none)
+    ((3, 17, 5), (3, 5, 33)),
+    ((5, 1, 16), (5, 16, 40)),
+    ((2, 9, 1), (2, 1, 16)),
+    ((2, 20, 0), (2, 0, 18)),
+    ((37, 8, 16), (37, 16, 16)),
 ]
 
 
