@@ -82,6 +82,7 @@ from .kernel_ir import (
     SelectInst,
     StoreInst,
     Term,
+    UnaryInst,
     WorkItem,
 )
 
@@ -210,6 +211,11 @@ class FunctionBuilder:
     def binary(self, dtype: str, op: str, a: Operand, b: Operand) -> Local:
         dst = self.local(dtype)
         self.emit(BinaryInst(dst, op, a, b))
+        return Local(dst)
+
+    def unary(self, dtype: str, op: str, a: Operand) -> Local:
+        dst = self.local(dtype)
+        self.emit(UnaryInst(dst, op, a))
         return Local(dst)
 
     def cast(self, dtype: str, src: Local, src_dtype: str) -> Local:

@@ -123,11 +123,13 @@ def _stage(x: ndarray, r: int, done: int, sign: int) -> ndarray:
     dtype = x.dtype.name
     twiddled, gathered = done > 1, r <= _LARGEST_RADIX
     kernel = _kernel(
-        ("stockham", dtype, r, twiddled, gathered),
-        lambda: stockham_step_function(dtype, r, twiddled, gathered),
+        ("stockham", dtype, r, twiddled, gathered, sign if gathered else 0),
+        lambda: stockham_step_function(dtype, r, twiddled, gathered, sign),
         device,
     )
-    slots = [*_dense(x._data_ptr, x.shape), *_dense(_dft_matrix(r, sign, x)._data_ptr, (r, r))]
+    slots = _dense(x._data_ptr, x.shape)
+    if not gathered:  # the DFT matrix (gathered stages have it as code)
+        slots += _dense(_dft_matrix(r, sign, x)._data_ptr, (r, r))
     if twiddled:
         t = _table(
             ("stage", r, done, sign),
