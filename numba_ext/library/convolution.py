@@ -58,7 +58,7 @@ def _full(a: ndarray, w: ndarray) -> ndarray:
     kernel = _kernel(("correlate", dtype), lambda: correlate_function(dtype), queue.device)
     work_items, local = whole_groups(size, queue.device)
     slots = [*operand(a)[0], *operand(w)[0], out._data_ptr, size, 0]
-    kernel.launch_nd(queue, slots, [work_items], local)
+    kernel.launch_nd(queue, slots, [work_items], local, wait=False)
     return out
 
 

@@ -141,7 +141,7 @@ def _stage(x: ndarray, r: int, done: int, sign: int) -> ndarray:
         slots += _dense(t._data_ptr, t.shape)
     slots += _dense(out._data_ptr, out.shape)
     work_items, local = whole_groups(x.shape[0] * (n // r if gathered else n), device)
-    kernel.launch_nd(queue, slots, [work_items], local)
+    kernel.launch_nd(queue, slots, [work_items], local, wait=False)
     return out
 
 

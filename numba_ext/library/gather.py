@@ -181,11 +181,16 @@ def _gather(
     work_items, local = whole_groups(total, device)
     slots = [*_slots(x_view), *_slots(ind_view), *_dense(out._data_ptr, out_shape)]
     if mode != "raise":
-        kernel.launch_nd(queue, slots, [work_items], local)
+        kernel.launch_nd(queue, slots, [work_items], local, wait=False)
         return
     flag = allocate((1,), np.int32, queue, "device")
     kernel.launch_nd(
-        queue, [*slots, *_dense(flag._data_ptr, (1,))], [work_items], local, (flag._data_ptr, bytes(4), 4)
+        queue,
+        [*slots, *_dense(flag._data_ptr, (1,))],
+        [work_items],
+        local,
+        (flag._data_ptr, bytes(4), 4),
+        wait=False,
     )
     host = np.zeros(1, np.int32)
     _core.memcpy(queue, host.ctypes.data, flag._data_ptr, 4)  # waits for the kernel
@@ -216,7 +221,7 @@ def scatter(x: ndarray, span: int, targets: ndarray, values: ndarray, owner: nda
     slots += _dense(values._data_ptr, values.shape)
     if owner is not None:
         slots += _dense(owner._data_ptr, owner.shape)
-    kernel.launch_nd(queue, slots, [work_items], local)
+    kernel.launch_nd(queue, slots, [work_items], local, wait=False)
 
 
 def claim(owner: ndarray, targets: ndarray) -> None:
@@ -232,7 +237,7 @@ def claim(owner: ndarray, targets: ndarray) -> None:
     kernel = _kernel(("claim",), lambda: claim_function(), device)
     work_items, local = whole_groups(targets.size, device)
     slots = [*_dense(owner._data_ptr, owner.shape), *_dense(targets._data_ptr, targets.shape)]
-    kernel.launch_nd(queue, slots, [work_items], local)
+    kernel.launch_nd(queue, slots, [work_items], local, wait=False)
 
 
 def take(x: ndarray, indices: ndarray | ArrayLike, axis: int | None = None, mode: str = "raise") -> ndarray:
@@ -398,7 +403,9 @@ def _compact(
         lambda: compact_function(weight, dt, ndim, emit, vdt),
         device,
     )
-    kernel.launch_nd(queue, [*_slots(view), *counts_slots, *value_slots, *out_slots], [work_items], local)
+    kernel.launch_nd(
+        queue, [*_slots(view), *counts_slots, *value_slots, *out_slots], [work_items], local, wait=False
+    )
     return out
 
 

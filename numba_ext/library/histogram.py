@@ -235,13 +235,15 @@ def _count(x: ndarray, w: ndarray | None, out: ndarray, width: int, queue: Queue
         form = unroll(device)
         kernel = _kernel(("atomic", dt, wdt, form), lambda: atomic_histogram_function(dt, wdt, form), device)
         work_items, local = launch_work_items(n, device)
-        kernel.launch_nd(queue, [*inputs, *out_slots], [work_items], local, (out_ptr, _ZERO, 8 * bins))
+        kernel.launch_nd(
+            queue, [*inputs, *out_slots], [work_items], local, (out_ptr, _ZERO, 8 * bins), wait=False
+        )
         return
     rows = _private_rows(n, width, device)
     private = _kernel(("rows", dt, wdt), lambda: private_histogram_function(dt, wdt), device)
     if rows == 1:  # one row: the result itself
         slots = [*inputs, out_ptr, 1, bins, 0, 0]
-        private.launch_nd(queue, slots, [1], [1], (out_ptr, _ZERO, 8 * bins))
+        private.launch_nd(queue, slots, [1], [1], (out_ptr, _ZERO, 8 * bins), wait=False)
         return
     scratch = allocate((rows, width), out_dt, queue, "device")
     s_ptr = scratch._data_ptr

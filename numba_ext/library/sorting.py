@@ -251,7 +251,7 @@ def searchsorted(a: ndarray, v: Any, side: str = "left", sorter: ndarray | None 
             slots += [*operand(sorter)[0], flag._data_ptr, 1, 0]
             fill = (flag._data_ptr, bytes(4), 4)
         slots += [out._data_ptr, needles.size, 0]
-        kernel.launch_nd(queue, slots, [work_items], local, fill)
+        kernel.launch_nd(queue, slots, [work_items], local, fill, wait=False)
         if flag is not None:
             bad = np.zeros(1, np.int32)
             _core.memcpy(queue, bad.ctypes.data, flag._data_ptr, 4)  # waits for the kernel
