@@ -32,11 +32,14 @@ from typing import Any
 
 import numpy as np
 
-from ..arrays import asarray, asnumpy, ndarray
+from ..arrays import allocate, asarray, asnumpy, ndarray
+from ..arrays.reductions import operand, whole_groups
 from ..errors import UnsupportedError
+from ..ir.interpolation import interp_function
 from ..ir.reductions import normalize_axis
-from ..placement import execution_queue
+from ..placement import coerce_usm_types, execution_queue
 from . import gather, selection
+from .compiled import kernel as _kernel
 from .sorting import sort
 
 _np: Any = np  # NumPy's functions, untyped: on numba_ext arrays they dispatch to this library
@@ -432,10 +435,10 @@ def _complex(real: ndarray, imag: ndarray, like: ndarray) -> ndarray:
 
 def interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None, period: Any = None) -> ndarray:
     """np.interp on the device: the interval of each `x` among the increasing `xp` found by a
-    binary search (``np.searchsorted``), then NumPy's formula and its special cases (`x` at a
-    sample point gives its `fp`, a NaN from an infinite slope the other endpoint's form, `left` and
-    `right` outside), in float64. Host data among the arguments is copied to the queue of the
-    numba_ext ones."""
+    binary search, then NumPy's formula and its special cases (`x` at a sample point gives its
+    `fp`, a NaN from an infinite slope the other endpoint's form, `left` and `right` outside), in
+    float64: one kernel (``ir.interpolation``). Host data among the arguments is copied to the
+    queue of the numba_ext ones."""
     _refuse("interp", period=period)
     px, pxp, pfp = gather.on_common_queue(x, xp, fp, names=("x", "xp", "fp"))
     if pfp.dtype.kind == "c":
@@ -456,25 +459,23 @@ def interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None, period
     first, last = pfp[0], pfp[n - 1]
     low = first if left is None else f8(left)
     high = last if right is None else f8(right)
-    j = _np.subtract(_np.searchsorted(pxp, px, side="right"), 1)  # xp[j] <= x < xp[j + 1]
-    if n == 1:
-        result = _np.broadcast_to(first, px.shape)
-    else:
-        k = _np.clip(j, 0, n - 2)
-        x0, x1 = gather.take(pxp, k), gather.take(pxp, _np.add(k, 1))
-        y0, y1 = gather.take(pfp, k), gather.take(pfp, _np.add(k, 1))
-        slope = _np.true_divide(_np.subtract(y1, y0), _np.subtract(x1, x0))
-        result = _np.add(_np.multiply(slope, _np.subtract(px, x0)), y0)
-        other = _np.add(_np.multiply(slope, _np.subtract(px, x1)), y1)  # the other endpoint's form
-        result = _np.where(_np.isnan(result), other, result)
-        result = _np.where(_np.isnan(result) & _np.equal(y0, y1), y0, result)
-        result = _np.where(_np.equal(px, x0), y0, result)
-        result = _np.where(_np.greater_equal(j, n - 1), last, result)
-    result = _np.where(_np.less(j, 0), low, result)
-    found: ndarray = _np.where(_np.greater(px, pxp[n - 1]), high, result)
-    if n > 1:  # NumPy's one sample point gives its value for NaN too
-        found = _np.where(_np.isnan(px), px, found)
-    return found
+    if n == 1:  # NumPy's one sample point gives its value for NaN too
+        j = _np.subtract(_np.searchsorted(pxp, px, side="right"), 1)  # xp[0] <= x
+        result = _np.where(_np.less(j, 0), low, _np.broadcast_to(first, px.shape))
+        found: ndarray = _np.where(_np.greater(px, pxp[0]), high, result)
+        return found
+    queue = px._queue
+    usm_type = coerce_usm_types([px.usm_type, pxp.usm_type, pfp.usm_type]) or px.usm_type
+    points = px.reshape(-1) if px.flags.c_contiguous else px.copy().reshape(-1)
+    samples = [v if v.flags.c_contiguous else v.copy() for v in (pxp, pfp)]
+    edges = _np.concatenate([_np.reshape(asarray(v, sycl_queue=queue), (1,)) for v in (low, high)])
+    out = allocate((points.size,), np.dtype(f8), queue, usm_type)
+    if points.size:
+        kernel = _kernel(("interp",), interp_function, queue.device)
+        slots = [*operand(points)[0], *operand(samples[0])[0], *operand(samples[1])[0], *operand(edges)[0]]
+        work_items, local = whole_groups(points.size, queue.device)
+        kernel.launch_nd(queue, [*slots, out._data_ptr, points.size, 0], [work_items], local, wait=False)
+    return out.reshape(px.shape)
 
 
 STATISTICS_FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
