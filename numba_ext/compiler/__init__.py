@@ -30,6 +30,7 @@ from . import (
     alloc_sequences,  # noqa: F401
     boxing,  # noqa: F401
     device_functions,  # noqa: F401
+    fourier,  # noqa: F401
     inplace_helpers,  # noqa: F401
     numba_hooks,  # first: checks the Numba version before anything uses its internals
     products_out,  # noqa: F401

@@ -3,7 +3,8 @@ Numba's compilation would give: reductions along an axis of USM arrays (``np.sum
 ``a.argmax(1)``, ...), in the form the device and the array's layout call for (a work-group per
 result element along a long contiguous axis on GPUs, several result elements per work-item on CPUs)
 where a jitted helper ran one loop per result element; ``argmin``, ``argmax``, ``any`` and ``all``
-over every element (one pass on CPUs); products of a matrix and a vector, and of two vectors.
+over every element (one pass on CPUs); products of a matrix and a vector, and of two vectors; the
+Fourier transforms of ``np.fft`` (which Numba does not implement).
 
 The compiled code takes the GIL, boxes the arrays (to their own ``numba_ext.ndarray`` where they are
 arguments), calls the library through ``arrays.hooks.operations`` (the library sits above this
@@ -17,6 +18,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+import numpy as np
 from numba.core import cgutils, types
 from numba.extending import intrinsic
 from numba.np import numpy_support
@@ -52,10 +54,24 @@ def _dot_value(a: Any, b: Any) -> Any:
     return hooks.operations.dot(a, b).item()
 
 
+def _c_contiguous(fn: Any) -> Any:
+    """`fn` whose array result is C-contiguous (a copy where the eager call gave a view: the
+    compiled code reads it as the C-contiguous array its type says)."""
+
+    def call(*args: Any) -> Any:
+        result = fn(*args)
+        return result if result.flags.c_contiguous else result.copy()
+
+    return call
+
+
 def _calling(fn: Any, constants: tuple[Any, ...], ret: types.Type, array_result: bool) -> Any:
     """The lowering of a call of the Python function `fn` with `constants`, then the intrinsic's
     arguments boxed (the first, a string literal naming the operation, left out where `constants`
-    holds it), returning its result unboxed to `ret`."""
+    holds it), returning its result unboxed to `ret` (a C-contiguous array where
+    `array_result`)."""
+    if array_result:
+        fn = _c_contiguous(fn)
 
     def codegen(context, builder, sig, args):
         pyapi = context.get_python_api(builder)
@@ -147,3 +163,43 @@ def product(typingctx, a, b):
     usm_type = coerce_usm_types([a.usm_type, b.usm_type])
     ret = a.copy(ndim=1, layout="C", readonly=False, usm_type=usm_type)
     return ret(a, b), _calling(_dot, (), ret, True)
+
+
+#: NumPy's Fourier transforms that jitted code calls through the eager library (Numba has none)
+FOURIER = (
+    *("fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", "rfft2", "irfft2"),
+    *("fftn", "ifftn", "rfftn", "irfftn", "fftshift", "ifftshift"),
+)
+
+
+def _fourier(name: str, a: Any) -> Any:
+    """Called from compiled code, with the GIL held: ``np.fft.<name>(a)`` by the eager library."""
+    return hooks.operations.array_functions[getattr(np.fft, name)](a)
+
+
+def fourier_result(name: str, a: USMArrayType) -> USMArrayType | None:
+    """The type of ``np.fft.<name>(a)`` for a USM array `a`: NumPy's result dtype and rank for an
+    array of `a`'s (found by transforming a small one), C-contiguous, on `a`'s queue with its USM
+    type; None where NumPy refuses such an array."""
+    if name not in FOURIER or a.ndim == 0:
+        return None
+    try:
+        dtype = numpy_support.as_dtype(a.dtype)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            probe = getattr(np.fft, name)(np.ones((2,) * a.ndim, dtype=dtype))
+    except Exception:  # NumPy refuses the dtype or the rank: no typing
+        return None
+    return a.copy(dtype=numpy_support.from_dtype(probe.dtype), ndim=probe.ndim, layout="C", readonly=False)
+
+
+@intrinsic
+def fourier(typingctx, name, a):
+    """``np.fft.<name>(a)`` of a USM array `a` (``name`` one of :data:`FOURIER`, a string literal),
+    computed by the eager library on `a`'s queue."""
+    if not (isinstance(name, types.StringLiteral) and isinstance(a, USMArrayType)):
+        return None
+    ret = fourier_result(name.literal_value, a)
+    if ret is None:
+        return None
+    return ret(name, a), _calling(_fourier, (name.literal_value,), ret, True)

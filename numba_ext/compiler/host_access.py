@@ -25,6 +25,7 @@ from numba.parfors.parfor import internal_prange
 
 from ..devices import device_by_filter
 from ..errors import UnsupportedError
+from .eager_calls import FOURIER
 from .redirects import is_offloadable
 from .types import USMArrayType
 
@@ -258,8 +259,8 @@ def _device_safe_callee(ftype, parallel: bool) -> bool:
         key = ftype.typing_key
         mod = getattr(key, "__module__", "") or ""
         name = getattr(key, "__name__", "")
-        if mod.startswith("numba_ext"):
-            return True
+        if mod.startswith("numba_ext") or (mod == "numpy.fft" and name in FOURIER):
+            return True  # (the Fourier transforms of USM arrays call the eager library)
         if key is len or key is abs:  # abs() of an array is numba_ext's overload (np.abs, offloaded)
             return True
         return parallel and mod.startswith("numpy") and name in _PARALLEL_NP

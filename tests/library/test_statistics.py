@@ -261,7 +261,9 @@ def test_interp(rng):
     wide = rng.standard_normal((4, 6, 10)) * 3
     for pts in (wide[:, ::2, 1:9:3], wide[0, 0, 0], wide[:0], wide):
         want = np.interp(pts, big_xp, big_fp, left=np.float32(-2), right=np.int8(3))
-        got = np.interp(nx.asarray(pts, device=DEV), nx.asarray(big_xp, device=DEV), big_fp, np.float32(-2), 3)
+        got = np.interp(
+            nx.asarray(pts, device=DEV), nx.asarray(big_xp, device=DEV), big_fp, np.float32(-2), 3
+        )
         _same_results(got, want, f"points of shape {np.shape(pts)}")
     with pytest.raises(ValueError, match="same length"):
         np.interp(dx, dxp, dfp[:-1])
