@@ -466,12 +466,12 @@ def _matmul_stacks(a: ndarray, b: ndarray, out: ndarray | None) -> ndarray:
 def _stacked_product(a: ndarray, b: ndarray, dt: np.dtype, queue: Any, usm_type: str) -> ndarray:
     """The products ``a[s] @ b[s]`` of two 3-d stacks of `dt` (any strides) on `queue`: one kernel."""
     lanes = axis_lanes(queue.device)
-    contiguous = a.flags.c_contiguous and b.flags.c_contiguous
-    # CPUs: the vector tiles of 2-d products, a tile row per stacked matrix (10x faster for
-    # (4096, 16, 16) stacks than one result element per lane)
-    tiles = (
-        contiguous and dt.kind in "fiu" and not tile_groups(queue.device) and tiled(b.shape[2], queue.device)
-    )
+    # CPUs: the vector tiles of 2-d products, the stack as the third launch dimension (7x faster
+    # for (4096, 16, 16) float64 stacks than neighbouring result elements per work-item); GPUs:
+    # one result element per work-item, the operands read through their strides
+    cpu = not tile_groups(queue.device)
+    contiguous = cpu and a.flags.c_contiguous and b.flags.c_contiguous
+    tiles = contiguous and dt.kind in "fiu" and tiled(b.shape[2], queue.device)
     key = (dt.name, "stacks", contiguous, tiles, lanes, queue.device)
     kernel = _products.get(key)
     if kernel is None:
