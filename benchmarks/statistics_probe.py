@@ -70,10 +70,13 @@ def main() -> None:
         import cupy as cp
     except ImportError:
         cp = None
-    peer = run(cp, cp, cp.cuda.Device().synchronize, args.scale) if cp is not None else {}
+    if cp is not None:  # the GPU's peer; without CuPy, NumPy on the host
+        name, peer = "cupy", run(cp, cp, cp.cuda.Device().synchronize, args.scale)
+    else:
+        name, peer = "numpy", run(np, np, lambda: None, args.scale)
     print(f"device: {nx.default_queue().device.name}")
     for k, ms in ours.items():
-        other = f"   cupy {peer[k]:9.3f} ms" if k in peer else ""
+        other = f"   {name} {peer[k]:9.3f} ms" if k in peer else ""
         print(f"{k:44s} numba_ext {ms:9.3f} ms{other}")
 
 
