@@ -3,8 +3,8 @@
 The complex transform of one axis moves that axis last and transforms the rows of the
 ``(batch, n)`` matrix it makes by mixed-radix Stockham stages (self-sorting: no reordering pass),
 one kernel each (``ir.fft``): ``n`` factored into radices up to :data:`_LARGEST_RADIX` (sixteens
-first; odd primes grouped; primes up to :data:`_DIRECT` alone), each stage the twiddle products
-and the radix's DFT matrix. Lengths with a larger prime factor are Bluestein's chirp convolution,
+first, thirty-twos on GPUs; odd primes grouped; primes up to :data:`_DIRECT` alone), each stage
+the twiddle products and the radix's DFT (as code; the DFT matrix for primes above 16). Lengths with a larger prime factor are Bluestein's chirp convolution,
 three power-of-two transforms of at least ``2n - 1`` points. DFT matrices, twiddles and chirps
 are computed on the host in float64 from exact integer phases (``j * k mod n``) and kept on the
 device, per queue, length and dtype, in a small cache. The real transforms of even lengths
@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from ..arrays import asarray, empty, ndarray, zeros
-from ..arrays.reductions import whole_groups
+from ..arrays.reductions import tile_groups, whole_groups
 from ..ir.fft import stockham_step_function
 from ..ir.reductions import normalize_axis
 from .compiled import kernel as _kernel
@@ -43,6 +43,9 @@ _np: Any = np  # NumPy's functions, untyped: on numba_ext arrays they dispatch t
 _DIRECT = 64
 #: the largest radix a stage's work-item takes whole (larger prime radices: one output each)
 _LARGEST_RADIX = 16
+#: the power-of-two radix of GPUs' stages (their registers hold a 32-point DFT: fewer passes over
+#: memory); CPUs take sixteens
+_GPU_POWER_RADIX = 32
 #: device tables (DFT matrices, twiddles, chirps) kept, the least recently used dropped first
 _TABLES_KEPT = 64
 _tables: OrderedDict[tuple[Any, ...], ndarray] = OrderedDict()
@@ -79,15 +82,15 @@ def _dft_matrix(n: int, sign: int, like: ndarray) -> ndarray:
 
 
 # -- the complex transform of rows -----------------------------------------------------------------
-def _radices(n: int) -> list[int] | None:
-    """The radices of the Stockham stages of a length-`n` transform (their product `n`): sixteens,
-    then the rest of the power of two, then the odd prime factors grouped into radices up to
-    :data:`_LARGEST_RADIX` (primes up to :data:`_DIRECT` alone); None when a prime factor is larger
-    (Bluestein's algorithm)."""
+def _radices(n: int, power: int = 16) -> list[int] | None:
+    """The radices of the Stockham stages of a length-`n` transform (their product `n`): `power`
+    (a power of two) as often as it divides `n`, then the rest of the power of two, then the odd
+    prime factors grouped into radices up to :data:`_LARGEST_RADIX` (primes up to :data:`_DIRECT`
+    alone); None when a prime factor is larger (Bluestein's algorithm)."""
     radices: list[int] = []
-    while n % 16 == 0:
-        radices.append(16)
-        n //= 16
+    while n % power == 0:
+        radices.append(power)
+        n //= power
     if n % 2 == 0:
         power = n & -n
         radices.append(power)
@@ -121,7 +124,7 @@ def _stage(x: ndarray, r: int, done: int, sign: int) -> ndarray:
     queue = x._queue
     device = queue.device
     dtype = x.dtype.name
-    twiddled, gathered = done > 1, r <= _LARGEST_RADIX
+    twiddled, gathered = done > 1, r <= _LARGEST_RADIX or r & (r - 1) == 0  # powers of two: code
     kernel = _kernel(
         ("stockham", dtype, r, twiddled, gathered, sign if gathered else 0),
         lambda: stockham_step_function(dtype, r, twiddled, gathered, sign),
@@ -152,7 +155,7 @@ def _rows(x: ndarray, sign: int) -> ndarray:
     n = x.shape[1]
     if n == 1:
         return x.copy()
-    radices = _radices(n)
+    radices = _radices(n, _GPU_POWER_RADIX if tile_groups(x.sycl_queue.device) else 16)
     if radices is None:
         return _bluestein(x, sign)
     done = 1
