@@ -4,8 +4,9 @@ The complex transform of one axis moves that axis last and transforms the rows o
 ``(batch, n)`` matrix it makes by mixed-radix Stockham stages (self-sorting: no reordering pass),
 one kernel each (``ir.fft``): ``n`` factored into radices up to :data:`_LARGEST_RADIX` (sixteens
 first, thirty-twos on GPUs; odd primes grouped; primes up to :data:`_DIRECT` alone), each stage
-the twiddle products and the radix's DFT (as code; the DFT matrix for primes above 16). Lengths with a larger prime factor are Bluestein's chirp convolution,
-three power-of-two transforms of at least ``2n - 1`` points. DFT matrices, twiddles and chirps
+the twiddle products and the radix's DFT (as code; the DFT matrix for primes above 16). Lengths
+with a larger prime factor are Bluestein's chirp convolution, three power-of-two transforms of at
+least ``2n - 1`` points. DFT matrices, twiddles and chirps
 are computed on the host in float64 from exact integer phases (``j * k mod n``) and kept on the
 device, per queue, length and dtype, in a small cache. The real transforms of even lengths
 (``rfft``, ``ihfft``) are one complex transform of half the length (the pairs of real values read
