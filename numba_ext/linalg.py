@@ -243,9 +243,7 @@ def cholesky(x: ndarray, /, *, upper: bool = False) -> ndarray:
     result = factor.reshape(a.shape)
     if not upper:
         return result
-    upper_factor = matrix_transpose(result)
-    conj: ndarray = _np.conjugate(upper_factor) if dt.kind == "c" else upper_factor
-    return conj
+    return _adjoint(result)
 
 
 # -- eigenvalues and singular values (Jacobi rotations) ---------------------------------------------
@@ -484,9 +482,7 @@ def _lower_of(a: ndarray, uplo: str) -> ndarray:
         raise ValueError("UPLO argument must be 'L' or 'U'")
     if uplo == "L":
         return a
-    transposed = matrix_transpose(a)
-    conj: ndarray = _np.conjugate(transposed) if a.dtype.kind == "c" else transposed
-    return conj
+    return _adjoint(a)
 
 
 def _numpy_eigh(a: ndarray, UPLO: str = "L") -> EighResult:
