@@ -194,15 +194,18 @@ def _register_numpy_linalg() -> None:
 #: np.linalg's functions numba_ext.linalg computes on the device (NUMPY_FUNCTIONS there)
 _NUMPY_LINALG = (
     "cholesky",
+    "cond",
     "cross",
     "det",
     "diagonal",
     "eigh",
     "eigvalsh",
     "inv",
+    "lstsq",
     "matrix_norm",
     "matrix_power",
     "matrix_rank",
+    "norm",
     "outer",
     "pinv",
     "qr",

@@ -558,21 +558,89 @@ def _numpy_svd(
     return svd(a, full_matrices=full_matrices) if compute_uv else svdvals(a)
 
 
+def _numpy_lstsq(a: ndarray, b: ndarray, rcond: Any = None) -> tuple[ndarray, ndarray, Any, ndarray]:
+    """np.linalg.lstsq: the minimum-norm least-squares solution (the pseudo-inverse's, singular
+    values at or below `rcond` times the largest counting as zero, by default machine precision
+    times the larger dimension), the sums of squared residuals (empty unless the matrix has full
+    column rank and more rows than columns), the rank and the singular values."""
+    a, b = _as_float(a), _as_float(b)
+    if a.ndim != 2 or b.ndim not in (1, 2) or b.shape[0] != a.shape[0]:
+        raise np.linalg.LinAlgError(
+            "np.linalg.lstsq(): a must be a matrix and b a vector or matrix of as many rows, not "
+            f"{a.shape}, {b.shape}"
+        )
+    m, n = a.shape
+    if rcond is None:
+        rcond = np.finfo(_real_of(_float_dtype(a))).eps * max(m, n)
+    sigma = svdvals(a)
+    rank = int(_np.sum(_np.greater(sigma, rcond * _np.max(sigma)))) if min(m, n) else 0
+    x = matmul(_numpy_pinv(a, rcond), b)
+    if rank == n and m > n:
+        r = _np.subtract(b, matmul(a, x))
+        squares = _np.multiply(r, _np.conjugate(r)).real if r.dtype.kind == "c" else _np.multiply(r, r)
+        residuals = _np.sum(squares, axis=0).reshape(-1)
+    else:
+        residuals = xp.zeros((0,), dtype=sigma.dtype, sycl_queue=a.sycl_queue)
+    return x, residuals, np.int32(rank), sigma
+
+
+def _numpy_cond(x: ndarray, p: Any = None) -> Any:
+    """np.linalg.cond: the ratio of the largest to the smallest singular value (p None, 2; -2 the
+    inverse), else the `p`-norm of each matrix times that of its inverse."""
+    x = _matrices("cond", _as_float(x))
+    if p in (None, 2, -2):
+        sigma = svdvals(x)
+        big, small = sigma[..., 0], sigma[..., -1]
+        return _np.true_divide(big, small) if p != -2 else _np.true_divide(small, big)
+    return _np.multiply(_numpy_norm(x, p, axis=(-2, -1)), _numpy_norm(inv(x), p, axis=(-2, -1)))
+
+
+def _numpy_norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> Any:
+    """np.linalg.norm with every order NumPy takes: a vector norm of a vector (or along one axis),
+    a matrix norm of a matrix (or over two axes), the Frobenius norm of all elements by default."""
+    x = _as_float(x)
+    if axis is None:
+        if ord is None:
+            return vector_norm(x, keepdims=keepdims)
+        if x.ndim not in (1, 2):
+            raise ValueError("Improper number of dimensions to norm.")
+        axis = tuple(range(x.ndim))
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    axes = tuple(int(a) + x.ndim if int(a) < 0 else int(a) for a in axes)
+    if any(not 0 <= a < x.ndim for a in axes) or len(set(axes)) != len(axes):
+        raise ValueError(f"np.linalg.norm(): invalid axis {axis!r} for an array of {x.ndim} dimensions")
+    if len(axes) == 1:
+        if isinstance(ord, str):
+            raise ValueError(f"Invalid norm order '{ord}' for vectors")
+        return vector_norm(x, axis=axes[0], keepdims=keepdims, ord=2 if ord is None else ord)
+    if len(axes) != 2:
+        raise ValueError("Improper number of dimensions to norm.")
+    if ord not in (None, "fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf):
+        raise ValueError("Invalid norm order for matrices.")
+    result = matrix_norm(_np.moveaxis(x, axes, (-2, -1)), ord=ord)
+    if keepdims:
+        result = _np.expand_dims(result, tuple(sorted(axes)))
+    return result
+
+
 #: np.linalg's functions of numba_ext arrays, by name, in NumPy's signatures (the package routes
 #: ``np.linalg.<name>(x)`` of a numba_ext array here)
 NUMPY_FUNCTIONS: dict[str, Any] = {
     "cholesky": _numpy_cholesky,
+    "cond": _numpy_cond,
     "cross": lambda a, b, /, *, axis=-1: cross(a, b, axis=axis),
     "det": lambda a: det(a),
     "diagonal": lambda x, /, *, offset=0: diagonal(x, offset=offset),
     "eigh": _numpy_eigh,
     "eigvalsh": _numpy_eigvalsh,
     "inv": lambda a: inv(a),
+    "lstsq": _numpy_lstsq,
     "matrix_norm": lambda x, /, *, keepdims=False, ord="fro": matrix_norm(
         _as_float(x), keepdims=keepdims, ord=ord
     ),
     "matrix_power": lambda a, n: matrix_power(a, n),
     "matrix_rank": _numpy_matrix_rank,
+    "norm": _numpy_norm,
     "outer": lambda x1, x2, /: outer(x1, x2),
     "pinv": _numpy_pinv,
     "slogdet": lambda a: slogdet(a),

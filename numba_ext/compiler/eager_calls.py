@@ -66,12 +66,16 @@ def _c_contiguous(fn: Any) -> Any:
 
 
 def _calling(fn: Any, constants: tuple[Any, ...], ret: types.Type, array_result: bool) -> Any:
+    """:func:`box_arguments` of `fn`, whose array result is made C-contiguous where
+    `array_result`."""
+    return box_arguments(_c_contiguous(fn) if array_result else fn, constants, ret)
+
+
+def box_arguments(fn: Any, constants: tuple[Any, ...], ret: types.Type) -> Any:
     """The lowering of a call of the Python function `fn` with `constants`, then the intrinsic's
     arguments boxed (the first, a string literal naming the operation, left out where `constants`
-    holds it), returning its result unboxed to `ret` (a C-contiguous array where
-    `array_result`)."""
-    if array_result:
-        fn = _c_contiguous(fn)
+    holds it), returning its result unboxed to `ret` (arrays in it C-contiguous, as `fn` makes
+    them)."""
 
     def codegen(context, builder, sig, args):
         pyapi = context.get_python_api(builder)
@@ -80,11 +84,10 @@ def _calling(fn: Any, constants: tuple[Any, ...], ret: types.Type, array_result:
         gil = pyapi.gil_ensure()
         objs = []
         for t, v in zip(sig.args[skip:], args[skip:]):
-            if isinstance(t, types.Array):
-                context.nrt.incref(builder, t, v)  # boxing takes over a reference
-                objs.append(pyapi.from_native_value(t, v, env_manager))
-            else:
-                objs.append(pyapi.long_from_longlong(context.cast(builder, v, t, types.int64)))
+            plain = types.unliteral(t)
+            v = context.cast(builder, v, t, plain)
+            context.nrt.incref(builder, plain, v)  # boxing takes over a reference
+            objs.append(pyapi.from_native_value(plain, v, env_manager))
         res = cgutils.alloca_once_value(builder, cgutils.get_null_value(pyapi.pyobj))
         boxed = cgutils.true_bit
         for o in objs:
@@ -104,16 +107,27 @@ def _calling(fn: Any, constants: tuple[Any, ...], ret: types.Type, array_result:
             pyapi.decref(result)
             pyapi.gil_release(gil)
             context.call_conv.return_exc(builder)
-        value = native.value
-        if array_result:
-            out = context.make_array(ret)(context, builder, value=value)
-            out.parent = cgutils.get_null_value(out.parent.type)  # the object is released below
-            value = out._getvalue()
+        value = _detached(context, builder, ret, native.value)
         pyapi.decref(result)
         pyapi.gil_release(gil)
         return value
 
     return codegen
+
+
+def _detached(context: Any, builder: Any, t: types.Type, value: Any) -> Any:
+    """`value` of type `t` with the arrays in it holding no reference to their Python objects
+    (released after unboxing): they keep their memory through their meminfos."""
+    if isinstance(t, types.Array):
+        out = context.make_array(t)(context, builder, value=value)
+        out.parent = cgutils.get_null_value(out.parent.type)
+        return out._getvalue()
+    if isinstance(t, types.BaseTuple):
+        for i, et in enumerate(t.types):
+            if isinstance(et, (types.Array, types.BaseTuple)):
+                item = _detached(context, builder, et, builder.extract_value(value, i))
+                value = builder.insert_value(value, item, i)
+    return value
 
 
 @intrinsic

@@ -50,6 +50,12 @@ _META_ATTRS = {
     "reshape",
     "view",
 }
+# NumPy functions whose Numba implementations make views (new shapes and strides) without reading
+# or writing elements.
+_VIEW_FUNCTIONS = {
+    *("atleast_1d", "atleast_2d", "atleast_3d", "broadcast_to", "expand_dims", "flip", "fliplr"),
+    *("flipud", "moveaxis", "rot90", "swapaxes", "transpose"),
+}
 # NumPy reductions that Numba's parfor pass turns into parallel loops (offloaded) in parallel functions.
 _PARALLEL_NP = {"sum", "prod", "min", "max", "mean", "amin", "amax", "dot", "argmin", "argmax"}
 
@@ -261,6 +267,8 @@ def _device_safe_callee(ftype, parallel: bool) -> bool:
         name = getattr(key, "__name__", "")
         if mod.startswith("numba_ext") or (mod == "numpy.fft" and name in FOURIER):
             return True  # (the Fourier transforms of USM arrays call the eager library)
+        if mod.startswith("numpy") and name in _VIEW_FUNCTIONS:
+            return True
         if key is len or key is abs:  # abs() of an array is numba_ext's overload (np.abs, offloaded)
             return True
         return parallel and mod.startswith("numpy") and name in _PARALLEL_NP

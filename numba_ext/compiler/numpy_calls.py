@@ -10,10 +10,16 @@ numba_ext arrays. This module only names the dispatch functions, so the rewrite 
 
 from __future__ import annotations
 
+import os
+
+import numba
 import numpy as np
 from numba.core import ir
 from numba.core.rewrites import Rewrite
 
+from .eager_numpy import METHODS as EAGER_METHODS
+from .eager_numpy import NOT_REWRITTEN as EAGER_DISPATCH
+from .eager_numpy import dispatcher, eager_name
 from .redirects import emit_call, resolve_global
 from .reduction_rules import method_of
 
@@ -78,6 +84,8 @@ def result_aliases(position: int):
 #: (dispatch function, the position of the argument its result may alias)
 ALIASING = ((nx_reshape, 0), (nx_dot_out, 2), (nx_matmul_out, 2))
 
+_NUMBA_DIR = os.path.dirname(os.path.realpath(numba.__file__)) + os.sep
+
 NOT_REWRITTEN: set = {host_searchsorted, host_bincount, host_histogram, host_reshape}
 
 #: NumPy function -> (dispatch function, its parameters after the first ones, their defaults)
@@ -108,10 +116,16 @@ class RewriteNumpyCalls(Rewrite):
     range=), x.reshape(*shape), np.reshape(x, shape), np.dot(a, b, out), np.matmul(a, b, out=) -> the
     dispatch functions above. Other forms (np.histogram(density=), x.reshape(order=)) stay as written."""
 
+    def __init__(self, state):
+        super().__init__(state)
+        self.state = state
+
     def match(self, func_ir, block, typemap, calltypes):
         self.func_ir, self.block, self.todo, self.dead = func_ir, block, [], {}
-        if func_ir.func_id.func in NOT_REWRITTEN:
+        if func_ir.func_id.func in NOT_REWRITTEN or func_ir.func_id.func in EAGER_DISPATCH:
             return False
+        # Numba's own implementations call NumPy functions on their temporaries as Numba does
+        self.eager = not os.path.realpath(func_ir.loc.filename).startswith(_NUMBA_DIR)
         for inst in block.body:
             if isinstance(inst, ir.Assign) and isinstance(inst.value, ir.Expr) and inst.value.op == "call":
                 found = self._dispatch(func_ir, inst.value)
@@ -122,6 +136,17 @@ class RewriteNumpyCalls(Rewrite):
     def _dispatch(self, func_ir, call):
         """(dispatch function, arguments) for a call this rewrite handles, else None."""
         fn = resolve_global(func_ir, call.func)
+        name = eager_name(fn, len(call.args), len(call.kws)) if self.eager and not call.vararg else None
+        if name is not None:  # computed by the eager library (eager_numpy)
+            kwnames = tuple(k for k, _ in call.kws)
+            args = [self._tuple_for_list(a) for a in [*call.args, *(v for _, v in call.kws)]]
+            target = dispatcher(name, len(call.args), kwnames)
+            # a dispatch function made just now has an overload the typing contexts have not seen
+            self.state.typingctx.refresh()
+            self.state.targetctx.refresh()
+            # Numba need not type the NumPy function (it cannot type those it lacks, np.compress)
+            self.dead[call.func.name] = target
+            return target, args
         if fn in _CALLS:
             target, params, defaults = _CALLS[fn]
             args = _positional(call, params, defaults)
@@ -136,11 +161,30 @@ class RewriteNumpyCalls(Rewrite):
             self.dead[call.func.name] = nx_dot_out if fn is np.dot else nx_matmul_out
             return (nx_dot_out if fn is np.dot else nx_matmul_out), args
         m = method_of(func_ir, call.func)
+        if m is not None and m[0] in EAGER_METHODS and self.eager and not call.vararg:
+            kwnames = tuple(k for k, _ in call.kws)
+            args = [m[1], *call.args, *(v for _, v in call.kws)]
+            target = dispatcher(m[0], 1 + len(call.args), kwnames, method=True)
+            self.state.typingctx.refresh()
+            self.state.targetctx.refresh()
+            self.dead[call.func.name] = None  # the bound method is no longer called
+            return target, args
         if m is not None and m[0] == "reshape" and call.args and not call.kws and not call.vararg:
             self.dead[call.func.name] = None
             shape = call.args[0] if len(call.args) == 1 else ir.Expr.build_tuple(list(call.args), call.loc)
             return nx_reshape, [m[1], shape]
         return None
+
+    def _tuple_for_list(self, var):
+        """A list display given to an eager call (``np.concatenate([a, b])``) as a tuple of its items:
+        the call takes tuples of arrays, not lists."""
+        try:
+            d = self.func_ir.get_definition(var)
+        except Exception:  # no single definition
+            return var
+        if isinstance(d, ir.Expr) and d.op == "build_list":
+            return ir.Expr.build_tuple(list(d.items), var.loc)
+        return var
 
     def apply(self):
         new = self.block.copy()

@@ -141,6 +141,9 @@ def translate_call(tr: Any, fn: Any, target: Any, ops: list[Operand], res: str |
     if isinstance(fn, ConjugateMethod) and not ops and res is not None and not is_complex(res):
         tr.assign_scalar(target, fn.value)  # a real value's conjugate is itself, as Numba's
         return True
+    if fn in (np.real, np.imag) and len(ops) == 1 and res is not None:
+        _part(tr, target, "real" if fn is np.real else "imag", ops[0], res)
+        return True
     if res is None or not is_complex(res):
         return False
     if isinstance(fn, ConjugateMethod) and not ops:
@@ -157,6 +160,17 @@ def translate_call(tr: Any, fn: Any, target: Any, ops: list[Operand], res: str |
     tr.emit(UnaryInst(tmp, op, src))
     tr.assign_scalar(target, tmp_op)
     return True
+
+
+def _part(tr: Any, target: Any, part: str, src: Operand, res: str) -> None:
+    """``np.real(x)`` / ``np.imag(x)`` of a scalar: the part of a complex value; a real value is its
+    own real part and has a zero imaginary part, as NumPy's."""
+    if is_complex(tr.fb.dtype_of(src)):
+        tmp, tmp_op = tr.new_value(unary_result(part, tr.fb.dtype_of(src)))
+        tr.emit(UnaryInst(tmp, part, src))
+        tr.assign_scalar(target, tmp_op)
+    else:
+        tr.assign_scalar(target, src if part == "real" else Imm(res, 0))
 
 
 def _make_complex(tr: Any, ops: list[Operand], res: str) -> Operand:

@@ -37,7 +37,7 @@ from .composed import COMPOSED_FUNCTIONS
 from .convolution import CONVOLUTION_FUNCTIONS
 from .einsum import EINSUM_FUNCTIONS
 from .fft import FFT_FUNCTIONS
-from .gather import GATHER_FUNCTIONS
+from .gather import GATHER_FUNCTIONS, nonzero
 from .histogram import HISTOGRAM_FUNCTIONS
 from .manipulation import MANIPULATION_FUNCTIONS
 from .nanfunctions import NAN_FUNCTIONS
@@ -93,13 +93,13 @@ def _jitted_function(name: str) -> JitFunction:
 
 def where(
     condition: ndarray | ArrayLike, x: ndarray | ArrayLike | None = None, y: ndarray | ArrayLike | None = None
-) -> ndarray:
-    """np.where(condition, x, y) on the queue of the numba_ext operands (NumPy's result dtype)."""
+) -> Any:
+    """np.where(condition, x, y) on the queue of the numba_ext operands (NumPy's result dtype);
+    np.where(condition) is np.nonzero(condition)."""
+    if x is None and y is None and isinstance(condition, ndarray):
+        return nonzero(condition)
     if x is None or y is None:
-        raise UnsupportedError(
-            "np.where(condition) with one argument (np.nonzero) is not supported on "
-            "numba_ext arrays; give x and y"
-        )
+        raise ValueError("either both or neither of x and y should be given")
     dt = _numpy_result_dtype([x, y])
     if _direct(dt, (x, y)):
         return elementwise.where(condition, x, y, dt)

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ..arrays import allocate, ndarray
+from ..arrays import allocate, hooks, ndarray
 from ..errors import ExecutionPlacementError, UnsupportedError
 from ..ir.reductions import normalize_axis
 from ..placement import coerce_usm_types, execution_queue
@@ -381,10 +381,8 @@ def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> A
             if ord > 0
             else magnitude.min(axis=axis, keepdims=keepdims)
         )
-    raise UnsupportedError(
-        f"np.linalg.norm(ord={ord!r}) of numba_ext arrays is not supported; the default, 'fro', and for "
-        "vectors 1, 2 and inf are; numba_ext.linalg.vector_norm and matrix_norm take the other orders"
-    )
+    # the other orders (matrix norms by singular values, vector p-norms): numba_ext.linalg, above
+    return hooks.upper_array_functions[np.linalg.norm](x, ord=ord, axis=axis, keepdims=keepdims)
 
 
 def count_nonzero(a: Any, axis: Any = None, *, keepdims: bool = False) -> Any:

@@ -126,8 +126,11 @@ def test_numpy_functions_eagerly_keep_the_cfd_rules(rng):
         np.where(x > 0, x, h)  # a NumPy array: its queue cannot be inferred
     with pytest.raises(TypeError, match=r"np.polyfit\(\) is not offloaded.*asnumpy"):
         np.polyfit(x, x, 1)
-    with pytest.raises(nx.UnsupportedError, match="np.where\\(condition\\)"):
-        np.where(x > 0)
+    nz = np.where(x > 0)  # np.nonzero's indices, on the queue
+    assert isinstance(nz, tuple) and nz[0].sycl_queue == x.sycl_queue
+    np.testing.assert_array_equal(nx.asnumpy(nz[0]), np.where(h > 0)[0])
+    with pytest.raises(ValueError, match="both or neither"):
+        np.where(x > 0, x)
     with pytest.raises(nx.UnsupportedError, match="device="):
         np.zeros_like(x, device="cpu")
     z = np.full_like(x, 2.5, shape=(2, 3))  # NumPy's shape=: on the array's queue

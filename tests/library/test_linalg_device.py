@@ -359,6 +359,44 @@ def test_numpys_linalg_functions_of_device_arrays(rng):
         np.linalg.eigh(x, UPLO="X")
 
 
+@pytest.mark.parametrize(
+    "shape,bshape,deficient",
+    [
+        ((9, 4), (9,), False),
+        ((9, 4), (9, 3), False),
+        ((4, 9), (4,), False),
+        ((6, 6), (6, 2), True),
+        ((5, 5), (5,), False),
+    ],
+)
+@pytest.mark.parametrize("dt", ["float64", "complex128"])
+def test_lstsq(rng, shape, bshape, deficient, dt):
+    a, b = rng.standard_normal(shape), rng.standard_normal(bshape)
+    if dt == "complex128":
+        a, b = a + 1j * rng.standard_normal(shape), b + 1j * rng.standard_normal(bshape)
+    if deficient:
+        a[:, -1] = a[:, 0]  # rank one less: the minimum-norm solution, no residuals
+    got = np.linalg.lstsq(numba_ext.asarray(a), numba_ext.asarray(b))
+    want = np.linalg.lstsq(a, b)
+    for k, (g, w) in enumerate(zip(got, want)):
+        g = numba_ext.asnumpy(g) if isinstance(g, numba_ext.ndarray) else g
+        assert np.shape(g) == np.shape(w) and np.asarray(g).dtype == np.asarray(w).dtype, (
+            k,
+            np.shape(g),
+            np.shape(w),
+        )
+        np.testing.assert_allclose(g, w, rtol=1e-9, atol=1e-9, err_msg=f"part {k}")
+    with pytest.raises(np.linalg.LinAlgError, match="rows"):
+        np.linalg.lstsq(numba_ext.asarray(a), numba_ext.asarray(b[:-1]))
+
+
+@pytest.mark.parametrize("p", [None, 2, -2, 1, -1, np.inf, -np.inf, "fro", "nuc"])
+def test_cond(rng, p):
+    h = rng.standard_normal((3, 5, 5))
+    got = np.linalg.cond(numba_ext.asarray(h), p)
+    np.testing.assert_allclose(numba_ext.asnumpy(got), np.linalg.cond(h, p), rtol=1e-9)
+
+
 @pytest.mark.parametrize("dt", ["float32", "float64", "complex64", "complex128"])
 def test_numpys_hermitian_forms(rng, dt):
     """np.linalg.svd, matrix_rank and pinv with hermitian=True: NumPy's way, from the

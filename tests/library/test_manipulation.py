@@ -356,13 +356,39 @@ def test_differences_products_and_norms_match_numpy(rng):
     ]
     for k, (got, want) in enumerate(cases):
         check(got, want, f"case {k}")
-    with pytest.raises(nx.UnsupportedError, match="ord"):
-        np.linalg.norm(x, 2)  # a matrix's spectral norm
+    np.testing.assert_allclose(float(np.linalg.norm(x, 2)), np.linalg.norm(h, 2), rtol=1e-10)  # spectral
+    with pytest.raises(ValueError, match="Invalid norm order"):
+        np.linalg.norm(x, 3)  # no such matrix norm
     with pytest.raises(ValueError, match="non-negative"):
         np.diff(x, -1)
     check(np.diff(x[0, 0], 0), np.diff(h[0, 0], 0))  # order 0: the input, even 0-d
     with pytest.raises(ValueError, match="at least one dimensional"):
         np.diff(x[0, 0])
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {"ord": o, "axis": ax, "keepdims": k}
+        for o, ax in [
+            *((o, (0, 1)) for o in (1, -1, 2, -2, np.inf, -np.inf, "nuc", "fro")),
+            (2, (2, 0)),
+            ("nuc", (-1, 1)),
+            (3, 1),
+            (0.5, -1),
+            (0, 0),
+            (-np.inf, 2),
+        ]
+        for k in (False, True)
+    ],
+    ids=str,
+)
+def test_norm_every_order(rng, kw):
+    h = rng.standard_normal((4, 5, 3))
+    x = nx.asarray(h, device=DEV)
+    got, want = np.linalg.norm(x, **kw), np.linalg.norm(h, **kw)
+    assert got.shape == want.shape
+    np.testing.assert_allclose(nx.asnumpy(got), want, rtol=1e-10, atol=1e-12)
 
 
 def test_array_equal_compares_on_the_device(rng):
