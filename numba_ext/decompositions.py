@@ -15,7 +15,10 @@ within the work-group.
 
 These are the classic algorithms, not blocked ones: their cost is that of ``n**3 / 3`` operations
 per matrix spread over one work-group, which suits stacks of small and medium matrices; a large
-single matrix keeps only one compute unit busy.
+single matrix keeps only one compute unit busy. On GPUs, LU of fewer matrices than half the
+compute units (of order 128 or more) takes two launches per column instead: the pivot step by one
+work-group per matrix, then the rank-1 update by one work-item per trailing element, so the whole
+device works on the update.
 
 May import: ``numba_ext.kernels``, ``numba_ext.compiler`` (the kernel intrinsics) and the layers
 below them.
@@ -37,13 +40,67 @@ from .compiler.intrinsics import (
     get_local_id,
     local_array,
 )
-from .kernels import NdRange, Range, kernel
+from .kernels import NdRange, Range, func, kernel
 
 #: work-items per matrix in the factorization kernels (a power of two)
 GROUP = 128
 _HALF = GROUP // 2
 _TWO_GROUPS = 2 * GROUP  # local arrays' sizes must be constants
 _FENCES = GLOBAL_MEM_FENCE | LOCAL_MEM_FENCE
+#: the order from which LU factors fewer matrices than half the device's compute units by two
+#: launches per column (the whole device busy) rather than one work-group per matrix
+STEPPED_N = 128
+#: the device types that factor that way
+STEPPED_DEVICES: tuple[str, ...] = ("gpu",)
+
+
+@func
+def _lu_pivot(a, piv, info, n, k, b, t, best_val, best_idx):
+    """Step k of matrix b's factorization by its work-group (work-item t), up to the update: the
+    pivot search in column k (a reduction in local memory), the row swap and the column's
+    scaling."""
+    bv = -1.0
+    bi = k
+    r = k + t
+    while r < n:
+        v = abs(a[b, r, k])
+        if v > bv:
+            bv = v
+            bi = r
+        r += GROUP
+    best_val[t] = bv
+    best_idx[t] = bi
+    barrier(LOCAL_MEM_FENCE)
+    s = np.int64(_HALF)  # a variable, not a literal, since it halves
+    while s > 0:
+        if t < s:
+            ov = best_val[t + s]
+            oi = best_idx[t + s]
+            if ov > best_val[t] or (ov == best_val[t] and oi < best_idx[t]):
+                best_val[t] = ov
+                best_idx[t] = oi
+        barrier(LOCAL_MEM_FENCE)
+        s = s // 2
+    p = best_idx[0]
+    if t == 0:
+        piv[b, k] = p
+        if best_val[0] == 0.0 and info[b] == 0:
+            info[b] = k + 1
+    if p != k:
+        c = t
+        while c < n:
+            tmp = a[b, k, c]
+            a[b, k, c] = a[b, p, c]
+            a[b, p, c] = tmp
+            c += GROUP
+    barrier(_FENCES)
+    pivot = a[b, k, k]
+    if pivot != 0.0:
+        r = k + 1 + t
+        while r < n:
+            a[b, r, k] = a[b, r, k] / pivot
+            r += GROUP
+    barrier(_FENCES)
 
 
 @kernel
@@ -55,48 +112,7 @@ def _lu_kernel(a, piv, info, n):
     best_val = local_array((GROUP,), np.float64)
     best_idx = local_array((GROUP,), np.int64)
     for k in range(n):
-        bv = -1.0
-        bi = k
-        r = k + t
-        while r < n:
-            v = abs(a[b, r, k])
-            if v > bv:
-                bv = v
-                bi = r
-            r += GROUP
-        best_val[t] = bv
-        best_idx[t] = bi
-        barrier(LOCAL_MEM_FENCE)
-        s = np.int64(_HALF)  # a variable, not a literal, since it halves
-        while s > 0:
-            if t < s:
-                ov = best_val[t + s]
-                oi = best_idx[t + s]
-                if ov > best_val[t] or (ov == best_val[t] and oi < best_idx[t]):
-                    best_val[t] = ov
-                    best_idx[t] = oi
-            barrier(LOCAL_MEM_FENCE)
-            s = s // 2
-        p = best_idx[0]
-        if t == 0:
-            piv[b, k] = p
-            if best_val[0] == 0.0 and info[b] == 0:
-                info[b] = k + 1
-        if p != k:
-            c = t
-            while c < n:
-                tmp = a[b, k, c]
-                a[b, k, c] = a[b, p, c]
-                a[b, p, c] = tmp
-                c += GROUP
-        barrier(_FENCES)
-        pivot = a[b, k, k]
-        if pivot != 0.0:
-            r = k + 1 + t
-            while r < n:
-                a[b, r, k] = a[b, r, k] / pivot
-                r += GROUP
-        barrier(_FENCES)
+        _lu_pivot(a, piv, info, n, k, b, t, best_val, best_idx)
         m = n - k - 1
         idx = t
         while idx < m * m:
@@ -105,6 +121,26 @@ def _lu_kernel(a, piv, info, n):
             a[b, r, c] = a[b, r, c] - a[b, r, k] * a[b, k, c]
             idx += GROUP
         barrier(_FENCES)
+
+
+@kernel
+def _lu_pivot_kernel(a, piv, info, n, k):
+    """Step k of each a[b]'s factorization up to the update (``_lu_pivot``), one work-group per
+    matrix: with :func:`_lu_update_kernel`, the factorization of a few large matrices by two
+    launches per column, the update spread over the whole device."""
+    best_val = local_array((GROUP,), np.float64)
+    best_idx = local_array((GROUP,), np.int64)
+    _lu_pivot(a, piv, info, n, k, get_group_id(0), get_local_id(0), best_val, best_idx)
+
+
+@kernel
+def _lu_update_kernel(a, k):
+    """The rank-1 update of step k of each a[b]'s factorization: one work-item per element of the
+    trailing (n - k - 1)^2 matrices (the launch range (batch, n - k - 1, n - k - 1))."""
+    b = get_global_id(0)
+    r = k + 1 + get_global_id(1)
+    c = k + 1 + get_global_id(2)
+    a[b, r, c] = a[b, r, c] - a[b, r, k] * a[b, k, c]
 
 
 @kernel
@@ -182,6 +218,16 @@ def _stack(a: ndarray, dtype: np.dtype) -> ndarray:
     return work
 
 
+def _stepped(device: Any, batch: int, n: int) -> bool:
+    """Whether LU factors `batch` matrices of order `n` by two launches per column: on GPUs, for
+    fewer matrices than half the compute units, of order :data:`STEPPED_N` or more (one
+    work-group per matrix would leave most of the device idle). CPU devices keep one work-group
+    per matrix: their runtime's cost per launch outweighs the gain there."""
+    return (
+        str(device.device_type) in STEPPED_DEVICES and n >= STEPPED_N and 2 * batch < device.max_compute_units
+    )
+
+
 def lu_factor(a: ndarray, dtype: np.dtype) -> LU:
     """The LU factorizations (with partial pivoting) of the stack `a` (..., n, n), in `dtype`."""
     work = _stack(a, dtype)
@@ -189,7 +235,13 @@ def lu_factor(a: ndarray, dtype: np.dtype) -> LU:
     q, usm = work.sycl_queue, work.usm_type
     piv = empty((batch, n), dtype=np.int64, sycl_queue=q, usm_type=usm)
     info = zeros((batch,), dtype=np.int64, sycl_queue=q, usm_type=usm)
-    if batch and n:
+    if batch and n and _stepped(q.device, batch, n):
+        for k in range(n):  # a few large matrices: two launches per column (see _lu_pivot_kernel)
+            _lu_pivot_kernel[NdRange((batch * GROUP,), (GROUP,))](work, piv, info, n, k)
+            m = n - k - 1
+            if m:
+                _lu_update_kernel[Range(batch, m, m)](work, k)
+    elif batch and n:
         _lu_kernel[NdRange((batch * GROUP,), (GROUP,))](work, piv, info, n)
     return LU(work, piv, info)
 

@@ -76,6 +76,32 @@ def test_pivoting_handles_zero_leading_entries(rng):
     np.testing.assert_allclose(numba_ext.asnumpy(la.inv(x)), np.linalg.inv(h), rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("shape", [(1, 1), (9, 9), (2, 40, 40), (130, 130)], ids=str)
+def test_lu_by_launches_per_column(rng, shape, dtype, monkeypatch):
+    # the path GPUs take for a few large matrices (two launches per column), forced here
+    from numba_ext import decompositions
+
+    monkeypatch.setattr(decompositions, "_stepped", lambda device, batch, n: True)
+    h = _well_conditioned(rng, shape, dtype)
+    h[..., 0, :] = 0.0  # a zero leading entry: the first step swaps rows
+    h[..., 0, -1] = 1.0
+    v = rng.standard_normal(shape[:-1]).astype(dtype)
+    x = numba_ext.asarray(h)
+    sign, logdet = la.slogdet(x)  # (det itself overflows float32 here)
+    want = np.linalg.slogdet(h)
+    np.testing.assert_array_equal(numba_ext.asnumpy(sign), want.sign)
+    np.testing.assert_allclose(numba_ext.asnumpy(logdet), want.logabsdet, **_tol(dtype))
+    np.testing.assert_allclose(numba_ext.asnumpy(la.inv(x)), np.linalg.inv(h), **_tol(dtype))
+    got = numba_ext.asnumpy(la.solve(x, numba_ext.asarray(v[..., None])))
+    np.testing.assert_allclose(got, np.linalg.solve(h, v[..., None]), **_tol(dtype))
+    singular = np.array(h)
+    singular[..., -1, :] = 0.0  # a zero row: an exactly zero pivot at the last step
+    sign, logdet = la.slogdet(numba_ext.asarray(singular))
+    assert (numba_ext.asnumpy(sign) == 0.0).all() and (numba_ext.asnumpy(logdet) == -np.inf).all()
+    with pytest.raises(np.linalg.LinAlgError, match="Singular matrix"):
+        la.inv(numba_ext.asarray(singular))
+
+
 @pytest.mark.parametrize("shape", [(1, 1), (6, 6), (2, 3, 9, 9), (100, 100)], ids=str)
 def test_cholesky(rng, shape, dtype):
     g = rng.standard_normal(shape)
