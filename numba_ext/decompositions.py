@@ -50,6 +50,7 @@ _FENCES = GLOBAL_MEM_FENCE | LOCAL_MEM_FENCE
 #: the order from which LU factors fewer matrices than half the device's compute units by two
 #: launches per column (the whole device busy) rather than one work-group per matrix
 STEPPED_N = 128
+_UPDATE_GROUP = 256  # work-items per work-group of those updates
 #: the device types that factor that way
 STEPPED_DEVICES: tuple[str, ...] = ("gpu",)
 
@@ -134,13 +135,19 @@ def _lu_pivot_kernel(a, piv, info, n, k):
 
 
 @kernel
-def _lu_update_kernel(a, k):
+def _lu_update_kernel(a, n, k, total):
     """The rank-1 update of step k of each a[b]'s factorization: one work-item per element of the
-    trailing (n - k - 1)^2 matrices (the launch range (batch, n - k - 1, n - k - 1))."""
-    b = get_global_id(0)
-    r = k + 1 + get_global_id(1)
-    c = k + 1 + get_global_id(2)
-    a[b, r, c] = a[b, r, c] - a[b, r, k] * a[b, k, c]
+    trailing (n - k - 1)^2 matrices (`total` of them; the launch is padded to whole work-groups),
+    consecutive work-items along a row, so their accesses coalesce."""
+    g = get_global_id(0)
+    if g < total:
+        m = n - k - 1
+        b = g // (m * m)
+        e = g - b * (m * m)
+        i = e // m
+        r = k + 1 + i
+        c = k + 1 + e - i * m
+        a[b, r, c] = a[b, r, c] - a[b, r, k] * a[b, k, c]
 
 
 @kernel
@@ -201,6 +208,41 @@ def _lu_solve_kernel(lu, piv, x, n, nrhs):
         x[b, r, j] = s / lu[b, r, r]
 
 
+@kernel
+def _lu_solve_group_kernel(lu, piv, x, n, nrhs):
+    """As :func:`_lu_solve_kernel`, one work-group per (b, j): the substitutions by columns, each
+    known unknown taken out of the rows after (before) it by the whole work-group at once."""
+    g = get_group_id(0)
+    b = g // nrhs
+    j = g % nrhs
+    t = get_local_id(0)
+    if t == 0:
+        for k in range(n):
+            p = piv[b, k]
+            if p != k:
+                tmp = x[b, k, j]
+                x[b, k, j] = x[b, p, j]
+                x[b, p, j] = tmp
+    barrier(GLOBAL_MEM_FENCE)
+    for c in range(n - 1):
+        known = x[b, c, j]
+        r = c + 1 + t
+        while r < n:
+            x[b, r, j] -= lu[b, r, c] * known
+            r += GROUP
+        barrier(GLOBAL_MEM_FENCE)
+    for c in range(n - 1, -1, -1):
+        if t == 0:
+            x[b, c, j] = x[b, c, j] / lu[b, c, c]
+        barrier(GLOBAL_MEM_FENCE)
+        known = x[b, c, j]
+        r = t
+        while r < c:
+            x[b, r, j] -= lu[b, r, c] * known
+            r += GROUP
+        barrier(GLOBAL_MEM_FENCE)
+
+
 class LU(NamedTuple):
     """A stack of LU factorizations: `lu` (batch, n, n), `piv` (batch, n) and `info` (batch,)."""
 
@@ -238,9 +280,10 @@ def lu_factor(a: ndarray, dtype: np.dtype) -> LU:
     if batch and n and _stepped(q.device, batch, n):
         for k in range(n):  # a few large matrices: two launches per column (see _lu_pivot_kernel)
             _lu_pivot_kernel[NdRange((batch * GROUP,), (GROUP,))](work, piv, info, n, k)
-            m = n - k - 1
-            if m:
-                _lu_update_kernel[Range(batch, m, m)](work, k)
+            total = batch * (n - k - 1) ** 2
+            if total:
+                padded = -(-total // _UPDATE_GROUP) * _UPDATE_GROUP
+                _lu_update_kernel[NdRange((padded,), (_UPDATE_GROUP,))](work, n, k, total)
     elif batch and n:
         _lu_kernel[NdRange((batch * GROUP,), (GROUP,))](work, piv, info, n)
     return LU(work, piv, info)
@@ -261,7 +304,9 @@ def lu_solve(f: LU, rhs: ndarray) -> ndarray:
     """A^-1 rhs for each factored A: `rhs` is (batch, n, nrhs); a new array of its shape."""
     x = asarray(rhs, dtype=f.lu.dtype, order="C", copy=True)
     batch, n, nrhs = x.shape
-    if batch and n and nrhs:
+    if batch and n and nrhs and _stepped(x.sycl_queue.device, 0, n):  # a work-group per column
+        _lu_solve_group_kernel[NdRange((batch * nrhs * GROUP,), (GROUP,))](f.lu, f.piv, x, n, nrhs)
+    elif batch and n and nrhs:
         _lu_solve_kernel[Range(batch * nrhs)](f.lu, f.piv, x, n, nrhs)
     return x
 

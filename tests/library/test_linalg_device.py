@@ -78,10 +78,11 @@ def test_pivoting_handles_zero_leading_entries(rng):
 
 @pytest.mark.parametrize("shape", [(1, 1), (9, 9), (2, 40, 40), (130, 130)], ids=str)
 def test_lu_by_launches_per_column(rng, shape, dtype, monkeypatch):
-    # the path GPUs take for a few large matrices (two launches per column), forced here
+    # the path GPUs take for a few large matrices (two launches per column, a work-group per
+    # right-hand side in the solves), forced here
     from numba_ext import decompositions
 
-    monkeypatch.setattr(decompositions, "_stepped", lambda device, batch, n: True)
+    monkeypatch.setattr(decompositions, "_stepped", lambda device, batch, n: True)  # and the solves
     h = _well_conditioned(rng, shape, dtype)
     h[..., 0, :] = 0.0  # a zero leading entry: the first step swaps rows
     h[..., 0, -1] = 1.0
