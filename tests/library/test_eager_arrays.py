@@ -11,7 +11,7 @@ from numba_ext import _core
 from numba_ext.errors import MixedUSMTypeWarning
 from numba_ext.library import elementwise as eager
 
-from ..checks import N, check, check_all, host_reference, rand
+from ..checks import N, check, check_all, host_reference, poison, rand
 from ..conftest import DEV
 
 
@@ -243,3 +243,15 @@ def test_builtin_abs_of_arrays_in_jit(rng):
     f = nx.jit(lambda a, b: (abs(a), abs(b * 2.0) - 1.0))
     got = f(nx.asarray(h), nx.asarray(g))
     check_all(got, (np.abs(h), np.abs(g * 2.0) - 1.0), "jit abs")
+
+
+@pytest.mark.parametrize("n", [4093, 4099, 65537, 1048573, 64 * 4099 + 63])
+def test_elementwise_sizes_without_small_divisors(rng, n):
+    # prime and odd sizes: on SPIR-V devices the launch is split into whole work-groups and a tail
+    h, g = rng.standard_normal(n + 3), rng.standard_normal(n)
+    x, y = nx.asarray(h, device=DEV), nx.asarray(g, device=DEV)
+    poison(n, "float64")
+    got = x[3:] * 2.0 - y  # an offset view too
+    np.testing.assert_array_equal(nx.asnumpy(got), h[3:] * 2.0 - g)
+    np.testing.assert_array_equal(nx.asnumpy(np.roll(y, 5)), np.roll(g, 5))
+    np.testing.assert_array_equal(nx.asnumpy(nx.sqrt(abs(y))[-7:]), np.sqrt(abs(g))[-7:])

@@ -22,6 +22,11 @@ use crate::ir::ParamKind;
 /// stride and bounds-guarded kernels round their range up to it, others get `nvidia_local_size`.
 pub const NVIDIA_WORK_GROUP: usize = 256;
 
+/// Work-items per group of the body of an elementwise SPIR-V launch whose size is not a multiple
+/// of it, and the size from which such launches are split into a body and a tail.
+const SPIRV_WORK_GROUP: usize = 64;
+const SPLIT_FROM: usize = 4096;
+
 /// Slots kept inline by [`Slots`] (launches with more use the heap).
 const INLINE_SLOTS: usize = 48;
 
@@ -84,6 +89,8 @@ struct NdRange {
     dims: usize,
     global: [usize; 3],
     local: Option<[usize; 3]>,
+    /// The global id of the first work-item in dimension 0 (a launch of the tail of a range).
+    offset: [usize; 3],
 }
 
 impl NdRange {
@@ -107,7 +114,7 @@ impl NdRange {
             a[..s.len()].copy_from_slice(s);
             a
         };
-        Ok(NdRange { dims: global.len(), global: fixed(global), local: local.map(fixed) })
+        Ok(NdRange { dims: global.len(), global: fixed(global), local: local.map(fixed), offset: [0; 3] })
     }
 
     fn global(&self) -> &[usize] {
@@ -186,6 +193,22 @@ impl CompiledKernel {
             // driver, left to choose, picks a divisor of n (as small as 1 for a prime n).
             const WG: usize = NVIDIA_WORK_GROUP;
             return self.launch_nd_then(queue, slots, &[n.div_ceil(WG) * WG], Some(&[WG]), then);
+        }
+        if self.binary().flavor == Flavor::Spirv && n >= SPLIT_FROM && !n.is_multiple_of(SPIRV_WORK_GROUP) {
+            // SPIR-V elementwise kernels cover exactly n work-items (no guard, so the driver
+            // vectorises across them), and a CPU driver left to choose takes a divisor of n as the
+            // work-group size: 1 for a prime n, 35x slower. The body goes in groups of
+            // SPIRV_WORK_GROUP, the tail after it from its offset.
+            let body = n / SPIRV_WORK_GROUP * SPIRV_WORK_GROUP;
+            let first = if queue.in_order() { Completion::Leave } else { Completion::Wait };
+            if let Some(range) = self.checked_range(slots, &[body], Some(&[SPIRV_WORK_GROUP]))? {
+                self.enqueue(queue, slots, &range, first)?;
+            }
+            if let Some(mut range) = self.checked_range(slots, &[n - body], None)? {
+                range.offset[0] = body;
+                self.enqueue(queue, slots, &range, then)?;
+            }
+            return Ok(());
         }
         self.launch_nd_then(queue, slots, &[n], None, then)
     }
@@ -288,7 +311,8 @@ impl CompiledKernel {
                 l => l,
             };
             let lptr = local.map_or(std::ptr::null(), |l| l.as_ptr());
-            unsafe { enqueue_kernel(queue, kernel.get(), global, lptr, event)? }
+            let optr = if range.offset[0] == 0 { std::ptr::null() } else { range.offset.as_ptr() };
+            unsafe { enqueue_kernel(queue, kernel.get(), global, lptr, optr, event)? }
         };
         Ok(event)
     }
@@ -309,18 +333,19 @@ impl CompiledKernel {
     }
 }
 
-/// `clEnqueueNDRangeKernel` of `kernel` over `global` (work-groups of `local`, or null) on `queue`,
-/// with an event only when `event` asks for one: a command left running on an in-order queue needs
-/// none (the queue's order and a later wait cover it), and an event is one more driver object made
-/// and released per launch.
+/// `clEnqueueNDRangeKernel` of `kernel` over `global` (work-groups of `local`, or null; global ids
+/// from `offset`, or null for 0) on `queue`, with an event only when `event` asks for one: a command
+/// left running on an in-order queue needs none (the queue's order and a later wait cover it), and
+/// an event is one more driver object made and released per launch.
 ///
 /// # Safety
-/// `kernel`'s arguments are set; `local` is null or holds `global.len()` sizes.
+/// `kernel`'s arguments are set; `local` and `offset` are null or hold `global.len()` sizes.
 unsafe fn enqueue_kernel(
     queue: &Queue,
     kernel: cl_kernel,
     global: &[usize],
     local: *const usize,
+    offset: *const usize,
     event: bool,
 ) -> Result<Option<Event>> {
     let dims = global.len() as u32;
@@ -328,13 +353,13 @@ unsafe fn enqueue_kernel(
         if let Ok(cl) = cl3::load_library() {
             let null = std::ptr::null_mut();
             let gptr = global.as_ptr();
-            let rc = cl.clEnqueueNDRangeKernel(queue.raw(), kernel, dims, std::ptr::null(), gptr, local, 0, null, null);
+            let rc = cl.clEnqueueNDRangeKernel(queue.raw(), kernel, dims, offset, gptr, local, 0, null, null);
             if let Some(rc) = rc {
                 return if rc == 0 { Ok(None) } else { Err(Error::cl(rc, "clEnqueueNDRangeKernel")) };
             }
         }
     }
-    let ev = unsafe { queue.cl().enqueue_nd_range_kernel(kernel, dims, std::ptr::null(), global.as_ptr(), local, &[]) };
+    let ev = unsafe { queue.cl().enqueue_nd_range_kernel(kernel, dims, offset, global.as_ptr(), local, &[]) };
     Ok(Some(ev.cl("clEnqueueNDRangeKernel")?))
 }
 
