@@ -76,13 +76,14 @@ def test_pivoting_handles_zero_leading_entries(rng):
     np.testing.assert_allclose(numba_ext.asnumpy(la.inv(x)), np.linalg.inv(h), rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("form", ["stepped", "group", "serial"])
 @pytest.mark.parametrize("shape", [(1, 1), (9, 9), (2, 40, 40), (130, 130)], ids=str)
-def test_lu_by_launches_per_column(rng, shape, dtype, monkeypatch):
-    # the path GPUs take for a few large matrices (two launches per column, a work-group per
-    # right-hand side in the solves), forced here
+def test_lu_in_each_form(rng, shape, dtype, form, monkeypatch):
+    # each device's way, forced here: two launches per column and a work-group per right-hand side
+    # (GPUs, a few large matrices), a work-group per matrix (GPUs), a work-item per matrix (CPUs)
     from numba_ext import decompositions
 
-    monkeypatch.setattr(decompositions, "_stepped", lambda device, batch, n: True)  # and the solves
+    monkeypatch.setattr(decompositions, "_lu_form", lambda device, batch, n: form)
     h = _well_conditioned(rng, shape, dtype)
     h[..., 0, :] = 0.0  # a zero leading entry: the first step swaps rows
     h[..., 0, -1] = 1.0
