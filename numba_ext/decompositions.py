@@ -216,6 +216,25 @@ def _cholesky_kernel(a, info, n):
 
 
 @kernel
+def _cholesky_serial_kernel(a, info, n):
+    """As :func:`_cholesky_kernel`, one work-item per matrix (CPU devices, as for LU)."""
+    b = get_global_id(0)
+    for k in range(n):
+        d = a[b, k, k].real
+        if not d > 0.0 and info[b] == 0:
+            info[b] = k + 1
+        a[b, k, k] = np.sqrt(d)
+        d = a[b, k, k].real
+        for r in range(k + 1, n):
+            a[b, r, k] = a[b, r, k] / d
+            a[b, k, r] = 0.0
+        for r in range(k + 1, n):
+            f = a[b, r, k]
+            for c in range(k + 1, r + 1):
+                a[b, r, c] = a[b, r, c] - f * a[b, c, k].conjugate()
+
+
+@kernel
 def _lu_solve_kernel(lu, piv, x, n, nrhs):
     """x[b, :, j] = A[b]^-1 x[b, :, j] for A[b] = P L U given by (lu, piv), one work-item per
     (b, j)."""
@@ -335,7 +354,9 @@ def cholesky_factor(a: ndarray, dtype: np.dtype) -> tuple[ndarray, ndarray]:
     work = _stack(a, dtype)
     batch, n = work.shape[0], work.shape[-1]
     info = zeros((batch,), dtype=np.int64, sycl_queue=work.sycl_queue, usm_type=work.usm_type)
-    if batch and n:
+    if batch and n and _lu_form(work.sycl_queue.device, batch, n) == "serial":
+        _cholesky_serial_kernel[Range(batch)](work, info, n)
+    elif batch and n:
         _cholesky_kernel[NdRange((batch * GROUP,), (GROUP,))](work, info, n)
     return work, info
 

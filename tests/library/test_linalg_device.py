@@ -104,8 +104,19 @@ def test_lu_in_each_form(rng, shape, dtype, form, monkeypatch):
         la.inv(numba_ext.asarray(singular))
 
 
+@pytest.fixture(params=["device", "group", "serial"])
+def factor_form(request, monkeypatch):
+    """The device's own way of factoring (LU, Cholesky), or one forced: a work-group per matrix
+    (GPUs), a work-item per matrix (CPU devices)."""
+    if request.param != "device":
+        from numba_ext import decompositions
+
+        monkeypatch.setattr(decompositions, "_lu_form", lambda device, batch, n: request.param)
+    return request.param
+
+
 @pytest.mark.parametrize("shape", [(1, 1), (6, 6), (2, 3, 9, 9), (100, 100)], ids=str)
-def test_cholesky(rng, shape, dtype):
+def test_cholesky(rng, shape, dtype, factor_form):
     g = rng.standard_normal(shape)
     spd = (g @ np.swapaxes(g, -1, -2) + shape[-1] * np.eye(shape[-1])).astype(dtype)
     x = numba_ext.asarray(spd)
@@ -240,7 +251,7 @@ def _same_as(cdt):
 
 
 @pytest.mark.parametrize("shape", [(1, 1), (4, 4), (2, 3, 6, 6), (40, 40)], ids=str)
-def test_complex_lu_and_cholesky(rng, shape, cdt):
+def test_complex_lu_and_cholesky(rng, shape, cdt, factor_form):
     """det, slogdet, solve, inv, cholesky and qr of complex matrices (LU, L L^H and Householder
     reflections on the device)."""
     n = shape[-1]
