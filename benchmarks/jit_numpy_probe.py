@@ -10,28 +10,14 @@ best of 3 rounds, each round's mean over `reps` calls with the device waited for
 from __future__ import annotations
 
 import argparse
-import time
 from collections.abc import Callable
 from typing import Any
 
 import numba
 import numpy as np
+from statistics_probe import best_ms  # the same timing as the other device probes
 
 import numba_ext as nx
-
-
-def best_ms(f: Callable[[], Any], sync: Callable[[], Any], reps: int = 20) -> float:
-    f()
-    sync()
-    best = float("inf")
-    for _ in range(3):
-        start = time.perf_counter()
-        for _ in range(reps):
-            f()
-        sync()
-        best = min(best, (time.perf_counter() - start) / reps)
-    return best * 1e3
-
 
 CASES: dict[str, Callable[..., Any]] = {
     "sort": lambda v, m: np.sort(v),
@@ -50,7 +36,7 @@ def run(conv: Any, sync: Callable[[], Any], n: int, side: int, jit: bool) -> dic
     out = {}
     for name, fn in CASES.items():
         f = numba.njit(fn) if jit else fn
-        out[name] = best_ms(lambda f=f: f(v, m), sync)
+        out[name] = best_ms(lambda f=f: f(v, m), sync, reps=20)
     return out
 
 

@@ -9,26 +9,13 @@ for at the end of each.
 from __future__ import annotations
 
 import argparse
-import time
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from statistics_probe import best_ms  # the same timing as the other device probes
 
 import numba_ext as nx
-
-
-def best_ms(f: Callable[[], Any], sync: Callable[[], Any], reps: int = 3) -> float:
-    f()
-    sync()
-    best = float("inf")
-    for _ in range(3):
-        start = time.perf_counter()
-        for _ in range(reps):
-            f()
-        sync()
-        best = min(best, (time.perf_counter() - start) / reps)
-    return best * 1e3
 
 
 def run(conv: Any, sync: Callable[[], Any], n: int) -> dict[str, float]:
@@ -36,9 +23,9 @@ def run(conv: Any, sync: Callable[[], Any], n: int) -> dict[str, float]:
     h = rng.standard_normal((n, n)) / n**0.5 + np.eye(n)
     a, b = conv.asarray(h), conv.asarray(rng.standard_normal(n))
     return {
-        "det": best_ms(lambda: conv.linalg.det(a), sync),
-        "solve": best_ms(lambda: conv.linalg.solve(a, b), sync),
-        "inv": best_ms(lambda: conv.linalg.inv(a), sync),
+        "det": best_ms(lambda: conv.linalg.det(a), sync, reps=3),
+        "solve": best_ms(lambda: conv.linalg.solve(a, b), sync, reps=3),
+        "inv": best_ms(lambda: conv.linalg.inv(a), sync, reps=3),
     }
 
 

@@ -234,6 +234,17 @@ def _cholesky_serial_kernel(a, info, n):
                 a[b, r, c] = a[b, r, c] - f * a[b, c, k].conjugate()
 
 
+@func
+def _row_swaps(piv, x, n, b, j):
+    """The row swaps of matrix b's factorization applied to column j of x, in order."""
+    for k in range(n):
+        p = piv[b, k]
+        if p != k:
+            tmp = x[b, k, j]
+            x[b, k, j] = x[b, p, j]
+            x[b, p, j] = tmp
+
+
 @kernel
 def _lu_solve_kernel(lu, piv, x, n, nrhs):
     """x[b, :, j] = A[b]^-1 x[b, :, j] for A[b] = P L U given by (lu, piv), one work-item per
@@ -241,12 +252,7 @@ def _lu_solve_kernel(lu, piv, x, n, nrhs):
     g = get_global_id(0)
     b = g // nrhs
     j = g % nrhs
-    for k in range(n):
-        p = piv[b, k]
-        if p != k:
-            tmp = x[b, k, j]
-            x[b, k, j] = x[b, p, j]
-            x[b, p, j] = tmp
+    _row_swaps(piv, x, n, b, j)
     for r in range(1, n):
         s = x[b, r, j]
         for c in range(r):
@@ -268,12 +274,7 @@ def _lu_solve_group_kernel(lu, piv, x, n, nrhs):
     j = g % nrhs
     t = get_local_id(0)
     if t == 0:
-        for k in range(n):
-            p = piv[b, k]
-            if p != k:
-                tmp = x[b, k, j]
-                x[b, k, j] = x[b, p, j]
-                x[b, p, j] = tmp
+        _row_swaps(piv, x, n, b, j)
     barrier(GLOBAL_MEM_FENCE)
     for c in range(n - 1):
         known = x[b, c, j]
