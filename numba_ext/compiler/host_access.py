@@ -225,6 +225,8 @@ def _host_access(st, typemap, calltypes, parallel) -> str | None:
         return "indexing an array element" if bad(e.value) and not isinstance(result, types.Array) else None
     if e.op == "getiter":
         return "iterating over an array" if bad(e.value) else None
+    if e.op == "exhaust_iter":
+        return "unpacking an array (a, b = x)" if bad(e.value) else None
     if e.op in ("binop", "inplace_binop", "unary"):
         if any(bad(v) for v in e.list_vars()) and not isinstance(result, types.Array):
             op = getattr(e.fn, "__name__", e.fn)

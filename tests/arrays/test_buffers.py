@@ -153,6 +153,14 @@ def test_host_side_element_access_is_a_compile_error():
         first(nx.asarray(np.ones(4)))
 
     @numba.njit
+    def unpacked(x):
+        a, b = x  # read on the host: it crashed the process before it was refused
+        return a + b
+
+    with pytest.raises(nx.UnsupportedError, match=r"unpacking an array \(a, b = x\)"):
+        unpacked(nx.asarray(np.ones(2)))
+
+    @numba.njit
     def host_trim(x):
         return np.trim_zeros(x)  # Numba's host implementation
 
