@@ -22,8 +22,8 @@ scalars, named tuples (``eigh``, ``svd``, ``slogdet``) as tuples."""
 from __future__ import annotations
 
 import functools
-import importlib
 import warnings
+import weakref
 from typing import Any
 
 import numpy as np
@@ -31,6 +31,7 @@ from numba.core import types
 from numba.extending import intrinsic, overload
 from numba.np import numpy_support
 
+from ..arrays.ndarray import ndarray
 from ..errors import ExecutionPlacementError, UnsupportedError
 from ..placement import coerce_usm_types
 from .eager_calls import box_arguments
@@ -120,9 +121,20 @@ def dispatcher(name: str, npos: int, kwnames: tuple[str, ...], method: bool = Fa
     return dispatch
 
 
+def refresh_contexts(typingctx: Any, targetctx: Any) -> None:
+    """Have Numba's typing and target contexts see the overloads of the dispatch functions made
+    since they last did (a context loads newly installed overloads only when refreshed)."""
+    for ctx in (typingctx, targetctx):
+        if _SEEN.get(ctx) != len(NOT_REWRITTEN):
+            ctx.refresh()
+            _SEEN[ctx] = len(NOT_REWRITTEN)
+
+
 #: the dispatch functions made so far: the rewrite leaves the calls in them alone (they are the
 #: calls as written, for NumPy arrays)
 NOT_REWRITTEN: set = set()
+#: context -> how many dispatch functions there were when it was last refreshed
+_SEEN: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _holds(t: types.Type, usm: bool) -> bool:
@@ -304,6 +316,9 @@ def _call(key: str, form: Any, args: tuple[Any, ...]) -> Any:
     return _conform(result, form, key)
 
 
+_dtype = functools.cache(np.dtype)
+
+
 def _conform(value: Any, form: Any, key: str) -> Any:
     kind = form[0]
     if kind == "tuple":
@@ -312,8 +327,7 @@ def _conform(value: Any, form: Any, key: str) -> Any:
                 f"{_what(key)} gave {type(value).__name__}, where a tuple of {len(form[1])} was typed"
             )
         return tuple(_conform(v, f, key) for v, f in zip(value, form[1]))
-    dtype = np.dtype(form[1])
-    ndarray = importlib.import_module("numba_ext").ndarray
+    dtype = _dtype(form[1])
     if kind == "scalar":
         if isinstance(value, ndarray):
             value = value.item()

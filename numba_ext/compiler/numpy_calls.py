@@ -19,7 +19,7 @@ from numba.core.rewrites import Rewrite
 
 from .eager_numpy import METHODS as EAGER_METHODS
 from .eager_numpy import NOT_REWRITTEN as EAGER_DISPATCH
-from .eager_numpy import dispatcher, eager_name
+from .eager_numpy import dispatcher, eager_name, refresh_contexts
 from .redirects import emit_call, resolve_global
 from .reduction_rules import method_of
 
@@ -141,9 +141,7 @@ class RewriteNumpyCalls(Rewrite):
             kwnames = tuple(k for k, _ in call.kws)
             args = [self._tuple_for_list(a) for a in [*call.args, *(v for _, v in call.kws)]]
             target = dispatcher(name, len(call.args), kwnames)
-            # a dispatch function made just now has an overload the typing contexts have not seen
-            self.state.typingctx.refresh()
-            self.state.targetctx.refresh()
+            refresh_contexts(self.state.typingctx, self.state.targetctx)
             # Numba need not type the NumPy function (it cannot type those it lacks, np.compress)
             self.dead[call.func.name] = target
             return target, args
@@ -165,8 +163,7 @@ class RewriteNumpyCalls(Rewrite):
             kwnames = tuple(k for k, _ in call.kws)
             args = [m[1], *call.args, *(v for _, v in call.kws)]
             target = dispatcher(m[0], 1 + len(call.args), kwnames, method=True)
-            self.state.typingctx.refresh()
-            self.state.targetctx.refresh()
+            refresh_contexts(self.state.typingctx, self.state.targetctx)
             self.dead[call.func.name] = None  # the bound method is no longer called
             return target, args
         if m is not None and m[0] == "reshape" and call.args and not call.kws and not call.vararg:
