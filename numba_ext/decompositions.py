@@ -383,30 +383,128 @@ def any_nonzero(info: ndarray) -> bool:
 #: sweeps the Jacobi kernels make at most (each sweep pairs every two indices once; ten suffice
 #: in double precision for matrices of a few thousand rows, quadratic convergence)
 MAX_SWEEPS = 30
+#: the order from which the Jacobi methods rotate fewer matrices than half the compute units of a
+#: GPU by two launches per round (the whole device busy) rather than one work-group per matrix
+JACOBI_STEPPED_N = 64
+
+
+def _jacobi_form(device: Any, batch: int, n: int) -> str:
+    """How the Jacobi methods rotate `batch` matrices of order `n` on `device`: "serial" on CPU
+    devices (a work-item per matrix, each pair rotated in turn: a work-group's barriers, or a
+    launch per round, cost more there than the rotations they separate); "stepped" on GPUs for
+    fewer matrices than half the compute units of order :data:`JACOBI_STEPPED_N` or more (two
+    launches per round: a work-item per pair, then a work-item per 2x2 block; one work-group per
+    matrix would leave most of the device idle); else "group" (a work-group per matrix)."""
+    kind = str(device.device_type)
+    if kind in SERIAL_DEVICES:
+        return "serial"
+    if kind in STEPPED_DEVICES and n >= JACOBI_STEPPED_N and 2 * batch < device.max_compute_units:
+        return "stepped"
+    return "group"
+
+
+@func
+def _round_pair(pq, b, r, i, players):
+    """pq[b, 2i], pq[b, 2i + 1] = the pair (p, q), p < q, that pair slot i rotates in round r of
+    the round-robin schedule over `players` indices (index `players - 1` is a dummy where n is
+    odd)."""
+    k1 = players - 1 - i
+    p = 0 if i == 0 else (r + i - 1) % (players - 1) + 1
+    q = 0 if k1 == 0 else (r + k1 - 1) % (players - 1) + 1
+    pq[b, 2 * i] = min(p, q)
+    pq[b, 2 * i + 1] = max(p, q)
+
+
+@func
+def _eigh_rotation(a, b, p, q, n, cs, se, i):
+    """cs[b, i], se[b, i] = c, s e of the Jacobi rotation that zeroes a[b, p, q] (the identity
+    where q is the dummy index or a[b, p, q] is 0); e is its phase, real or complex as the
+    matrix."""
+    cth = 1.0
+    sth = a[b, 0, 0] * 0.0
+    if q < n:
+        apq = a[b, p, q]
+        g = abs(apq)
+        if g != 0.0:
+            theta = (a[b, q, q].real - a[b, p, p].real) / (2.0 * g)
+            tt = 1.0 / (abs(theta) + np.sqrt(theta * theta + 1.0))
+            if theta < 0.0:
+                tt = -tt
+            cth = 1.0 / np.sqrt(tt * tt + 1.0)
+            sth = (tt * cth) * (apq / g)
+    cs[b, i] = cth
+    se[b, i] = sth
+
+
+@func
+def _svd_rotation(a, b, p, q, m, n, tol, cs, se, i):
+    """cs[b, i], se[b, i] = c, s e of the one-sided Jacobi rotation that makes columns p and q
+    of a[b] orthogonal (the identity where they are to within `tol` or q is the dummy); whether
+    it is not the identity."""
+    cth = 1.0
+    sth = a[b, 0, 0] * 0.0
+    rotated = False
+    if q < n:
+        alpha = 0.0
+        beta = 0.0
+        gamma = a[b, 0, p].conjugate() * a[b, 0, q]
+        for k in range(m):
+            x = a[b, k, p]
+            y = a[b, k, q]
+            alpha += x.real * x.real + x.imag * x.imag
+            beta += y.real * y.real + y.imag * y.imag
+            if k > 0:
+                gamma += x.conjugate() * y
+        g = abs(gamma)
+        if g > tol * np.sqrt(alpha * beta):
+            rotated = True
+            zeta = (beta - alpha) / (2.0 * g)
+            tt = 1.0 / (abs(zeta) + np.sqrt(1.0 + zeta * zeta))
+            if zeta < 0.0:
+                tt = -tt
+            cth = 1.0 / np.sqrt(1.0 + tt * tt)
+            sth = (cth * tt) * (gamma / g)
+    cs[b, i] = cth
+    se[b, i] = sth
+    return rotated
+
+
+@func
+def _rotate_columns(x, b, k, p, q, cth, sth):
+    """Columns p and q of row k of x[b] times the rotation ``[[c, s e], [-s conj(e), c]]``."""
+    xp = x[b, k, p]
+    xq = x[b, k, q]
+    x[b, k, p] = cth * xp - sth.conjugate() * xq
+    x[b, k, q] = sth * xp + cth * xq
+
+
+@func
+def _hermitian_start(a, v, b, idx, n):
+    """Element idx of a[b]'s and v[b]'s set-up: v = I; a's upper triangle mirrors its lower one
+    (LAPACK reads the lower), its diagonal made real."""
+    row = idx // n
+    col = idx % n
+    v[b, row, col] = 1.0 if row == col else 0.0
+    if row < col:
+        a[b, row, col] = a[b, col, row].conjugate()
+    elif row == col:
+        a[b, row, col] = a[b, row, col].real
 
 
 @kernel
-def _jacobi_eigh_kernel(a, v, se, n, tol):
+def _jacobi_eigh_kernel(a, v, pq, cs, se, n, tol):
     """Diagonalize each symmetric or Hermitian a[b] in place by Jacobi rotations (a[b] -> V^H
-    a[b] V); v[b] starts as the identity and ends holding the eigenvectors as columns. Each round
+    a[b] V), one work-group per matrix; v[b] ends holding the eigenvectors as columns. Each round
     rotates n // 2 disjoint pairs of indices at once (a round-robin schedule over n + n % 2
-    indices). The rotation of the pair (p, q) is ``[[c, s e], [-s conj(e), c]]`` with e the
-    phase of a[b, p, q] (its sign for real matrices, so one kernel serves both): c is kept in
-    local memory, s e in se[b] (of the matrices' dtype)."""
+    indices), the pairs in pq[b], their c in cs[b] and s e in se[b] (e the phase of a[b, p, q]:
+    its sign for real matrices, so one kernel serves both)."""
     b = get_group_id(0)
     t = get_local_id(0)
-    cs = local_array((_TWO_GROUPS,), np.float64)
-    pq = local_array((_TWO_GROUPS,), np.int64)
     partial = local_array((GROUP,), np.float64)
+    whole = local_array((GROUP,), np.float64)
     idx = t
-    while idx < n * n:  # v = I; the upper triangle mirrors the lower one (LAPACK reads the lower)
-        row = idx // n
-        col = idx % n
-        v[b, row, col] = 1.0 if row == col else 0.0
-        if row < col:
-            a[b, row, col] = a[b, col, row].conjugate()
-        elif row == col:
-            a[b, row, col] = a[b, row, col].real
+    while idx < n * n:
+        _hermitian_start(a, v, b, idx, n)
         idx += GROUP
     barrier(_FENCES)
     players = n + n % 2
@@ -417,61 +515,27 @@ def _jacobi_eigh_kernel(a, v, se, n, tol):
         for r in range(players - 1):
             i = t
             while i < half:
-                k0 = i
-                k1 = players - 1 - i
-                p = 0 if k0 == 0 else (r + k0 - 1) % (players - 1) + 1
-                q = 0 if k1 == 0 else (r + k1 - 1) % (players - 1) + 1
-                if p > q:
-                    tmp = p
-                    p = q
-                    q = tmp
-                cth = 1.0
-                se[b, i] = 0.0
-                if q < n:
-                    apq = a[b, p, q]
-                    g = abs(apq)
-                    if g != 0.0:
-                        theta = (a[b, q, q].real - a[b, p, p].real) / (2.0 * g)
-                        tt = 1.0 / (abs(theta) + np.sqrt(theta * theta + 1.0))
-                        if theta < 0.0:
-                            tt = -tt
-                        cth = 1.0 / np.sqrt(tt * tt + 1.0)
-                        se[b, i] = (tt * cth) * (apq / g)
-                pq[2 * i] = p
-                pq[2 * i + 1] = q
-                cs[2 * i] = cth
+                _round_pair(pq, b, r, i, players)
+                _eigh_rotation(a, b, pq[b, 2 * i], pq[b, 2 * i + 1], n, cs, se, i)
                 i += GROUP
             barrier(_FENCES)
-            # columns: a <- a J, v <- v J
-            idx = t
+            idx = t  # columns: a <- a J, v <- v J
             while idx < half * n:
                 i = idx // n
-                k = idx % n
-                q = pq[2 * i + 1]
+                q = pq[b, 2 * i + 1]
                 if q < n:
-                    p = pq[2 * i]
-                    cth = cs[2 * i]
-                    sth = se[b, i]
-                    sbar = sth.conjugate()
-                    akp = a[b, k, p]
-                    akq = a[b, k, q]
-                    a[b, k, p] = cth * akp - sbar * akq
-                    a[b, k, q] = sth * akp + cth * akq
-                    vkp = v[b, k, p]
-                    vkq = v[b, k, q]
-                    v[b, k, p] = cth * vkp - sbar * vkq
-                    v[b, k, q] = sth * vkp + cth * vkq
+                    _rotate_columns(a, b, idx % n, pq[b, 2 * i], q, cs[b, i], se[b, i])
+                    _rotate_columns(v, b, idx % n, pq[b, 2 * i], q, cs[b, i], se[b, i])
                 idx += GROUP
             barrier(_FENCES)
-            # rows: a <- J^H a
-            idx = t
+            idx = t  # rows: a <- J^H a
             while idx < half * n:
                 i = idx // n
                 k = idx % n
-                q = pq[2 * i + 1]
+                q = pq[b, 2 * i + 1]
                 if q < n:
-                    p = pq[2 * i]
-                    cth = cs[2 * i]
+                    p = pq[b, 2 * i]
+                    cth = cs[b, i]
                     sth = se[b, i]
                     apk = a[b, p, k]
                     aqk = a[b, q, k]
@@ -491,18 +555,148 @@ def _jacobi_eigh_kernel(a, v, se, n, tol):
                 off += x2
             idx += GROUP
         partial[t] = off
-        cs[t] = total
+        whole[t] = total
         barrier(LOCAL_MEM_FENCE)
         s2 = np.int64(_HALF)
         while s2 > 0:
             if t < s2:
                 partial[t] = partial[t] + partial[t + s2]
-                cs[t] = cs[t] + cs[t + s2]
+                whole[t] = whole[t] + whole[t + s2]
             barrier(LOCAL_MEM_FENCE)
             s2 = s2 // 2
-        converged = not partial[0] > tol * tol * cs[0]
+        converged = not partial[0] > tol * tol * whole[0]
         barrier(LOCAL_MEM_FENCE)
         sweep += 1
+
+
+@kernel
+def _jacobi_eigh_serial_kernel(a, v, cs, se, n, tol):
+    """As :func:`_jacobi_eigh_kernel`, one work-item per matrix (CPU devices): the classic cyclic
+    Jacobi method, each pair rotated in turn, row by row."""
+    b = get_global_id(0)
+    for idx in range(n * n):
+        _hermitian_start(a, v, b, idx, n)
+    sweep = 0
+    converged = False
+    while sweep < MAX_SWEEPS and not converged:
+        off = 0.0
+        total = 0.0
+        for row in range(n):
+            for col in range(n):
+                x = a[b, row, col]
+                x2 = x.real * x.real + x.imag * x.imag
+                total += x2
+                if row != col:
+                    off += x2
+        converged = not off > tol * tol * total
+        if not converged:
+            for p in range(n - 1):
+                for q in range(p + 1, n):
+                    _eigh_rotation(a, b, p, q, n, cs, se, 0)
+                    cth = cs[b, 0]
+                    sth = se[b, 0]
+                    if abs(sth) != 0.0:
+                        for k in range(n):
+                            _rotate_columns(a, b, k, p, q, cth, sth)
+                            _rotate_columns(v, b, k, p, q, cth, sth)
+                        for k in range(n):
+                            apk = a[b, p, k]
+                            aqk = a[b, q, k]
+                            a[b, p, k] = cth * apk - sth * aqk
+                            a[b, q, k] = sth.conjugate() * apk + cth * aqk
+        sweep += 1
+
+
+@kernel
+def _hermitian_start_kernel(a, v, n):
+    """:func:`_hermitian_start` of every element of every matrix, one work-item each."""
+    g = get_global_id(0)
+    _hermitian_start(a, v, g // (n * n), g % (n * n), n)
+
+
+@kernel
+def _eigh_pairs_kernel(a, pq, cs, se, n, half, r):
+    """Round r's rotations of each a[b], one work-item per pair slot (the stepped form)."""
+    g = get_global_id(0)
+    b = g // half
+    i = g % half
+    _round_pair(pq, b, r, i, 2 * half)
+    _eigh_rotation(a, b, pq[b, 2 * i], pq[b, 2 * i + 1], n, cs, se, i)
+
+
+@kernel
+def _eigh_blocks_kernel(a, v, pq, cs, se, n, half):
+    """Round r's rotations applied (a <- J^H a J, v <- v J), one work-item per 2x2 block of a[b]
+    that two pairs select (the block's four elements depend only on each other) and per row of
+    v[b] and pair: no element is touched by two work-items."""
+    g = get_global_id(0)
+    per = half * half + n * half
+    b = g // per
+    e = g % per
+    if e < half * half:
+        i = e // half
+        j = e % half
+        p1 = pq[b, 2 * i]
+        q1 = pq[b, 2 * i + 1]
+        p2 = pq[b, 2 * j]
+        q2 = pq[b, 2 * j + 1]
+        c1 = cs[b, i]
+        s1 = se[b, i]
+        c2 = cs[b, j]
+        s2 = se[b, j]
+        x = a[b, p1, p2]
+        y = x * 0.0
+        z = x * 0.0
+        w = x * 0.0
+        if q2 < n:
+            y = a[b, p1, q2]
+        if q1 < n:
+            z = a[b, q1, p2]
+        if q1 < n and q2 < n:
+            w = a[b, q1, q2]
+        x2 = c2 * x - s2.conjugate() * y  # columns, then rows
+        y2 = s2 * x + c2 * y
+        z2 = c2 * z - s2.conjugate() * w
+        w2 = s2 * z + c2 * w
+        a[b, p1, p2] = c1 * x2 - s1 * z2
+        if q2 < n:
+            a[b, p1, q2] = c1 * y2 - s1 * w2
+        if q1 < n:
+            a[b, q1, p2] = s1.conjugate() * x2 + c1 * z2
+        if q1 < n and q2 < n:
+            a[b, q1, q2] = s1.conjugate() * y2 + c1 * w2
+    else:
+        e -= half * half
+        i = e % half
+        q = pq[b, 2 * i + 1]
+        if q < n:
+            _rotate_columns(v, b, e // half, pq[b, 2 * i], q, cs[b, i], se[b, i])
+
+
+@kernel
+def _off_diagonal_kernel(a, sums, n):
+    """sums[b, r] = (off-diagonal, whole) sums of squares of row r of a[b], a work-item per row."""
+    g = get_global_id(0)
+    b = g // n
+    row = g % n
+    off = 0.0
+    total = 0.0
+    for col in range(n):
+        x = a[b, row, col]
+        x2 = x.real * x.real + x.imag * x.imag
+        total += x2
+        if row != col:
+            off += x2
+    sums[b, row, 0] = off
+    sums[b, row, 1] = total
+
+
+def _converged(sums: ndarray, tol: float) -> bool:
+    """Whether every matrix's off-diagonal sum of squares is within tol^2 of its whole one (one
+    read of the device)."""
+    per: Any = np.sum(sums, axis=1)
+    done: Any = np.all(np.logical_not(per[:, 0] > tol * tol * per[:, 1]))
+    return bool(done)
 
 
 def eigh_jacobi(a: ndarray, dtype: np.dtype) -> tuple[ndarray, ndarray]:
@@ -514,10 +708,26 @@ def eigh_jacobi(a: ndarray, dtype: np.dtype) -> tuple[ndarray, ndarray]:
     batch, n = work.shape[0], work.shape[-1]
     placed = {"sycl_queue": work.sycl_queue, "usm_type": work.usm_type}
     v = empty((batch, n, n), dtype=dtype, **placed)
-    if batch and n:
-        tol = float(np.finfo(dtype).eps)
-        se = empty((batch, (n + 1) // 2), dtype=dtype, **placed)
-        _jacobi_eigh_kernel[NdRange((batch * GROUP,), (GROUP,))](work, v, se, n, tol)
+    tol = float(np.finfo(dtype).eps)
+    half = (n + 1) // 2
+    form = _jacobi_form(work.sycl_queue.device, batch, n) if batch and n else "none"
+    pq = empty((batch, 2 * half), dtype=np.int64, **placed)
+    cs = empty((batch, half), dtype=np.float64, **placed)
+    se = empty((batch, half), dtype=dtype, **placed)
+    if form == "serial":
+        _jacobi_eigh_serial_kernel[Range(batch)](work, v, cs, se, n, tol)
+    elif form == "group":
+        _jacobi_eigh_kernel[NdRange((batch * GROUP,), (GROUP,))](work, v, pq, cs, se, n, tol)
+    elif form == "stepped":
+        _hermitian_start_kernel[Range(batch * n * n)](work, v, n)
+        sums = empty((batch, n, 2), dtype=np.float64, **placed)
+        for _ in range(MAX_SWEEPS):
+            _off_diagonal_kernel[Range(batch * n)](work, sums, n)
+            if _converged(sums, tol):
+                break
+            for r in range(2 * half - 1):
+                _eigh_pairs_kernel[Range(batch * half)](work, pq, cs, se, n, half, r)
+                _eigh_blocks_kernel[Range(batch * (half * half + n * half))](work, v, pq, cs, se, n, half)
     diagonal: Any = np.diagonal
     values: ndarray = diagonal(work, 0, -2, -1).real.copy()
     return values, v
@@ -525,16 +735,14 @@ def eigh_jacobi(a: ndarray, dtype: np.dtype) -> tuple[ndarray, ndarray]:
 
 # -- singular values: one-sided (Hestenes) Jacobi -------------------------------------------------
 @kernel
-def _jacobi_svd_kernel(a, v, se, m, n, tol):
+def _jacobi_svd_kernel(a, v, pq, cs, se, m, n, tol):
     """Orthogonalize the n columns of each a[b] (m x n, m >= n) by plane rotations from the right
-    (a[b] -> a[b] V); v[b] ends holding V. The columns' norms are then the singular values, and
-    column p of a[b] is sigma_p u_p. The rotation of columns (p, q) is ``[[c, s e], [-s conj(e),
-    c]]`` with e the phase of their inner product ``a_p^H a_q`` (its sign for real matrices): c in
-    local memory, s e in se[b] (of the matrices' dtype)."""
+    (a[b] -> a[b] V), one work-group per matrix; v[b] ends holding V. The columns' norms are then
+    the singular values, and column p of a[b] is sigma_p u_p. The rotation of columns (p, q) is
+    ``[[c, s e], [-s conj(e), c]]`` with e the phase of their inner product ``a_p^H a_q`` (its
+    sign for real matrices); the pairs in pq[b], c in cs[b], s e in se[b]."""
     b = get_group_id(0)
     t = get_local_id(0)
-    cs = local_array((_TWO_GROUPS,), np.float64)
-    pq = local_array((_TWO_GROUPS,), np.int64)
     rotated = local_array((GROUP,), np.int64)
     idx = t
     while idx < n * n:
@@ -550,61 +758,20 @@ def _jacobi_svd_kernel(a, v, se, m, n, tol):
         for r in range(players - 1):
             i = t
             while i < half:
-                k0 = i
-                k1 = players - 1 - i
-                p = 0 if k0 == 0 else (r + k0 - 1) % (players - 1) + 1
-                q = 0 if k1 == 0 else (r + k1 - 1) % (players - 1) + 1
-                if p > q:
-                    tmp = p
-                    p = q
-                    q = tmp
-                cth = 1.0
-                se[b, i] = 0.0
-                if q < n:
-                    alpha = 0.0
-                    beta = 0.0
-                    gamma = a[b, 0, p].conjugate() * a[b, 0, q]
-                    for k in range(m):
-                        x = a[b, k, p]
-                        y = a[b, k, q]
-                        alpha += x.real * x.real + x.imag * x.imag
-                        beta += y.real * y.real + y.imag * y.imag
-                        if k > 0:
-                            gamma += x.conjugate() * y
-                    g = abs(gamma)
-                    if g > tol * np.sqrt(alpha * beta):
-                        mine = np.int64(1)
-                        zeta = (beta - alpha) / (2.0 * g)
-                        tt = 1.0 / (abs(zeta) + np.sqrt(1.0 + zeta * zeta))
-                        if zeta < 0.0:
-                            tt = -tt
-                        cth = 1.0 / np.sqrt(1.0 + tt * tt)
-                        se[b, i] = (cth * tt) * (gamma / g)
-                pq[2 * i] = p
-                pq[2 * i + 1] = q
-                cs[2 * i] = cth
+                _round_pair(pq, b, r, i, players)
+                if _svd_rotation(a, b, pq[b, 2 * i], pq[b, 2 * i + 1], m, n, tol, cs, se, i):
+                    mine = np.int64(1)
                 i += GROUP
             barrier(_FENCES)
             idx = t
             while idx < half * (m + n):
                 i = idx // (m + n)
                 k = idx % (m + n)
-                q = pq[2 * i + 1]
-                if q < n:
-                    p = pq[2 * i]
-                    cth = cs[2 * i]
-                    sth = se[b, i]
-                    sbar = sth.conjugate()
-                    if k < m:
-                        xp = a[b, k, p]
-                        xq = a[b, k, q]
-                        a[b, k, p] = cth * xp - sbar * xq
-                        a[b, k, q] = sth * xp + cth * xq
-                    else:
-                        xp = v[b, k - m, p]
-                        xq = v[b, k - m, q]
-                        v[b, k - m, p] = cth * xp - sbar * xq
-                        v[b, k - m, q] = sth * xp + cth * xq
+                q = pq[b, 2 * i + 1]
+                if q < n and k < m:
+                    _rotate_columns(a, b, k, pq[b, 2 * i], q, cs[b, i], se[b, i])
+                elif q < n:
+                    _rotate_columns(v, b, k - m, pq[b, 2 * i], q, cs[b, i], se[b, i])
                 idx += GROUP
             barrier(_FENCES)
         rotated[t] = mine
@@ -620,6 +787,66 @@ def _jacobi_svd_kernel(a, v, se, m, n, tol):
         sweep += 1
 
 
+@kernel
+def _jacobi_svd_serial_kernel(a, v, cs, se, m, n, tol):
+    """As :func:`_jacobi_svd_kernel`, one work-item per matrix (CPU devices): each pair of columns
+    rotated in turn."""
+    b = get_global_id(0)
+    for idx in range(n * n):
+        v[b, idx // n, idx % n] = 1.0 if idx // n == idx % n else 0.0
+    sweep = 0
+    converged = False
+    while sweep < MAX_SWEEPS and not converged:
+        converged = True
+        for p in range(n - 1):
+            for q in range(p + 1, n):
+                if _svd_rotation(a, b, p, q, m, n, tol, cs, se, 0):
+                    converged = False
+                    cth = cs[b, 0]
+                    sth = se[b, 0]
+                    for k in range(m):
+                        _rotate_columns(a, b, k, p, q, cth, sth)
+                    for k in range(n):
+                        _rotate_columns(v, b, k, p, q, cth, sth)
+        sweep += 1
+
+
+@kernel
+def _identity_kernel(v, n):
+    """v[b] = I, a work-item per element."""
+    g = get_global_id(0)
+    e = g % (n * n)
+    v[g // (n * n), e // n, e % n] = 1.0 if e // n == e % n else 0.0
+
+
+@kernel
+def _svd_pairs_kernel(a, pq, cs, se, turned, m, n, half, r, tol):
+    """Round r's rotations of each a[b], one work-item per pair slot (the stepped form);
+    turned[b] is set where one is not the identity."""
+    g = get_global_id(0)
+    b = g // half
+    i = g % half
+    _round_pair(pq, b, r, i, 2 * half)
+    if _svd_rotation(a, b, pq[b, 2 * i], pq[b, 2 * i + 1], m, n, tol, cs, se, i):
+        turned[b] = 1
+
+
+@kernel
+def _svd_columns_kernel(a, v, pq, cs, se, m, n, half):
+    """Round r's rotations applied to a[b] and v[b], a work-item per row and pair."""
+    g = get_global_id(0)
+    per = half * (m + n)
+    b = g // per
+    e = g % per
+    k = e // half
+    i = e % half
+    q = pq[b, 2 * i + 1]
+    if q < n and k < m:
+        _rotate_columns(a, b, k, pq[b, 2 * i], q, cs[b, i], se[b, i])
+    elif q < n:
+        _rotate_columns(v, b, k - m, pq[b, 2 * i], q, cs[b, i], se[b, i])
+
+
 def svd_jacobi(a: ndarray, dtype: np.dtype) -> tuple[ndarray, ndarray]:
     """The rotated columns (batch, m, n; column p is sigma_p u_p, unsorted) and V (batch, n, n)
     of the stack `a` (..., m, n) with m >= n, in `dtype`."""
@@ -627,10 +854,26 @@ def svd_jacobi(a: ndarray, dtype: np.dtype) -> tuple[ndarray, ndarray]:
     batch, m, n = work.shape
     placed = {"sycl_queue": work.sycl_queue, "usm_type": work.usm_type}
     v = empty((batch, n, n), dtype=dtype, **placed)
-    if batch and n and m:
-        tol = float(np.finfo(dtype).eps) * max(m, 1)
-        se = empty((batch, (n + 1) // 2), dtype=dtype, **placed)
-        _jacobi_svd_kernel[NdRange((batch * GROUP,), (GROUP,))](work, v, se, m, n, tol)
+    tol = float(np.finfo(dtype).eps) * max(m, 1)
+    half = (n + 1) // 2
+    form = _jacobi_form(work.sycl_queue.device, batch, n) if batch and n and m else "none"
+    pq = empty((batch, 2 * half), dtype=np.int64, **placed)
+    cs = empty((batch, half), dtype=np.float64, **placed)
+    se = empty((batch, half), dtype=dtype, **placed)
+    if form == "serial":
+        _jacobi_svd_serial_kernel[Range(batch)](work, v, cs, se, m, n, tol)
+    elif form == "group":
+        _jacobi_svd_kernel[NdRange((batch * GROUP,), (GROUP,))](work, v, pq, cs, se, m, n, tol)
+    elif form == "stepped":
+        _identity_kernel[Range(batch * n * n)](v, n)
+        turned = zeros((batch,), dtype=np.int64, **placed)
+        for _ in range(MAX_SWEEPS):
+            turned[...] = 0
+            for r in range(2 * half - 1):
+                _svd_pairs_kernel[Range(batch * half)](work, pq, cs, se, turned, m, n, half, r, tol)
+                _svd_columns_kernel[Range(batch * half * (m + n))](work, v, pq, cs, se, m, n, half)
+            if not any_nonzero(turned):
+                break
     return work, v
 
 
@@ -749,6 +992,67 @@ def _householder_kernel(a, tau, w, m, n):
         barrier(_FENCES)
 
 
+@kernel
+def _householder_serial_kernel(a, tau, q, w, m, n, qcols):
+    """:func:`_householder_kernel` then :func:`_form_q_kernel`, one work-item per matrix (CPU
+    devices, where a work-group's barriers cost more than the steps they separate)."""
+    b = get_global_id(0)
+    k = min(m, n)
+    for j in range(k):
+        below = 0.0
+        for r in range(j + 1, m):
+            x = a[b, r, j]
+            below += x.real * x.real + x.imag * x.imag
+        alpha = a[b, j, j]
+        re = alpha.real
+        im = alpha.imag
+        if below == 0.0 and im == 0.0:
+            tau[b, j] = 0.0
+            continue
+        beta = np.sqrt(re * re + im * im + below)
+        if re >= 0.0:
+            beta = -beta
+        tau[b, j] = (beta - alpha) / beta
+        scale = 1.0 / (alpha - beta)
+        for r in range(j + 1, m):
+            a[b, r, j] = a[b, r, j] * scale
+        a[b, j, j] = beta
+        tj = tau[b, j].conjugate()  # H^H applied to the trailing columns, row by row
+        for c in range(j + 1, n):
+            w[b, c] = a[b, j, c]
+        for r in range(j + 1, m):
+            vr = a[b, r, j].conjugate()
+            for c in range(j + 1, n):
+                w[b, c] = w[b, c] + vr * a[b, r, c]
+        for c in range(j + 1, n):
+            a[b, j, c] = a[b, j, c] - tj * w[b, c]
+        for r in range(j + 1, m):
+            f = tj * a[b, r, j]
+            for c in range(j + 1, n):
+                a[b, r, c] = a[b, r, c] - f * w[b, c]
+    for r in range(m):
+        for c in range(qcols):
+            q[b, r, c] = 1.0 if r == c else 0.0
+    for jj in range(k):
+        j = k - 1 - jj
+        tj = tau[b, j]
+        for c in range(j, qcols):
+            w[b, c] = q[b, j, c]
+        for r in range(j + 1, m):
+            vr = a[b, r, j].conjugate()
+            for c in range(j, qcols):
+                w[b, c] = w[b, c] + vr * q[b, r, c]
+        for c in range(j, qcols):
+            q[b, j, c] = q[b, j, c] - tj * w[b, c]
+        for r in range(j + 1, m):
+            f = tj * a[b, r, j]
+            for c in range(j, qcols):
+                q[b, r, c] = q[b, r, c] - f * w[b, c]
+    for r in range(1, m):
+        for c in range(min(r, n)):
+            a[b, r, c] = 0.0
+
+
 def householder_qr(a: ndarray, dtype: np.dtype, complete: bool) -> tuple[ndarray, ndarray]:
     """Q (batch, m, m or k) and R (batch, m or k, n) of the stack `a` (..., m, n) in `dtype` (real,
     or complex as LAPACK's ``zgeqrf``: R's diagonal real), k = min(m, n); `complete` gives the
@@ -761,9 +1065,12 @@ def householder_qr(a: ndarray, dtype: np.dtype, complete: bool) -> tuple[ndarray
     tau = zeros((batch, max(k, 1)), dtype=dtype, **placed)
     scratch = empty((batch, max(n, m, 1)), dtype=dtype, **placed)
     q = empty((batch, m, q_cols), dtype=dtype, **placed)
-    if batch and m and n:
+    serial = bool(batch and m) and _lu_form(work.sycl_queue.device, batch, max(m, n)) == "serial"
+    if serial:
+        _householder_serial_kernel[Range(batch)](work, tau, q, scratch, m, n, q_cols)
+    if batch and m and n and not serial:
         _householder_kernel[NdRange((batch * GROUP,), (GROUP,))](work, tau, scratch, m, n)
-    if batch and m:
+    if batch and m and not serial:
         _form_q_kernel[NdRange((batch * GROUP,), (GROUP,))](work, tau, q, scratch, m, n, k, q_cols)
     r: ndarray = work[:, : m if complete else k, :]
     return q, r

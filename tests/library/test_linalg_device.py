@@ -186,8 +186,41 @@ def _orthonormal_columns(q, tol):
     np.testing.assert_allclose(_adjoint(q) @ q, np.broadcast_to(np.eye(k), q.shape[:-2] + (k, k)), **tol)
 
 
+@pytest.fixture(params=["device", "group", "serial", "stepped"])
+def jacobi_form(request, monkeypatch):
+    """The device's own way of the Jacobi methods (eigh, svd), or one forced: a work-group per
+    matrix (GPUs), a work-item per matrix (CPU devices), two launches per round (GPUs, a few
+    large matrices)."""
+    if request.param != "device":
+        from numba_ext import decompositions
+
+        monkeypatch.setattr(decompositions, "_jacobi_form", lambda device, batch, n: request.param)
+    return request.param
+
+
+@pytest.mark.parametrize("form", ["group", "serial", "stepped"])
+@pytest.mark.parametrize("dt", ["float64", "complex128"])
+def test_jacobi_of_more_than_two_hundred_fifty_six_rows(rng, form, dt, monkeypatch):
+    """eigh and svd of an odd order above the work-group's pair slots (a pair schedule over a
+    dummy index; the pairs once overran the work-group's local memory and crashed the CPU
+    driver), in each form; nearly diagonal, so that a few sweeps do."""
+    from numba_ext import decompositions
+
+    monkeypatch.setattr(decompositions, "_jacobi_form", lambda device, batch, n: form)
+    n = 257
+    g = rng.standard_normal((n, n)) + (1j * rng.standard_normal((n, n)) if dt == "complex128" else 0)
+    h = (np.diag(np.arange(n, dtype=float)) + 1e-3 * (g + _adjoint(g))).astype(dt)
+    values, vectors = (numba_ext.asnumpy(t) for t in np.linalg.eigh(numba_ext.asarray(h)))
+    np.testing.assert_allclose(values, np.linalg.eigvalsh(h), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(h @ vectors, vectors * values, atol=1e-10)
+    _orthonormal_columns(vectors, {"rtol": 1e-12, "atol": 1e-12})
+    tall = h[:, : n - 2]  # one-sided rotations of n - 2 columns
+    sigma = numba_ext.asnumpy(np.linalg.svd(numba_ext.asarray(tall), compute_uv=False))
+    np.testing.assert_allclose(sigma, np.linalg.svd(tall, compute_uv=False), rtol=1e-12, atol=1e-12)
+
+
 @pytest.mark.parametrize("shape", [(1, 1), (2, 2), (5, 5), (2, 3, 6, 6), (33, 33)], ids=str)
-def test_complex_eigh(rng, shape, cdt):
+def test_complex_eigh(rng, shape, cdt, jacobi_form):
     """eigh of Hermitian matrices (rotations with a phase): real eigenvalues as NumPy's, the
     vectors orthonormal and A v = w v, one triangle read (the diagonal's imaginary part ignored),
     also where eigenvalues repeat."""
@@ -217,7 +250,7 @@ def test_complex_eigh(rng, shape, cdt):
 
 
 @pytest.mark.parametrize("shape", [(1, 1), (4, 4), (3, 5, 3), (2, 3, 6), (20, 20), (2, 9, 30)], ids=str)
-def test_complex_svd(rng, shape, cdt):
+def test_complex_svd(rng, shape, cdt, jacobi_form):
     """svd of complex matrices (one-sided rotations with a phase): NumPy's singular values, U and
     Vh with orthonormal columns and rows that rebuild the matrix, both full_matrices forms, tall,
     wide and rank-deficient matrices."""
@@ -317,7 +350,7 @@ def test_complex_singular_values_and_eigenvalues(rng, shape, cdt):
 
 
 @pytest.mark.parametrize("shape", [(1, 1), (2, 2), (5, 5), (2, 3, 6, 6), (33, 33)], ids=str)
-def test_eigh_and_eigvalsh(rng, shape, dtype):
+def test_eigh_and_eigvalsh(rng, shape, dtype, jacobi_form):
     h = rng.standard_normal(shape).astype(dtype)  # not symmetric: both read the lower triangle
     x = numba_ext.asarray(h)
     want_values, want_vectors = np.linalg.eigh(h.astype(np.float64))
@@ -333,7 +366,7 @@ def test_eigh_and_eigvalsh(rng, shape, dtype):
 
 
 @pytest.mark.parametrize("shape", [(1, 1), (3, 3), (4, 6), (6, 4), (2, 3, 7, 5), (40, 25)], ids=str)
-def test_singular_values_rank_pinv_and_norms(rng, shape, dtype):
+def test_singular_values_rank_pinv_and_norms(rng, shape, dtype, jacobi_form):
     h = rng.standard_normal(shape).astype(dtype)
     x = numba_ext.asarray(h)
     tol = _tol(dtype)
@@ -474,7 +507,7 @@ QR_SVD_SHAPES = [(1, 1), (3, 3), (6, 4), (4, 6), (2, 3, 7, 5), (2, 5, 3), (0, 3)
 
 @pytest.mark.parametrize("shape", QR_SVD_SHAPES, ids=str)
 @pytest.mark.parametrize("mode", ["reduced", "complete"])
-def test_qr(rng, shape, mode, dtype):
+def test_qr(rng, shape, mode, dtype, factor_form):
     h = rng.standard_normal(shape).astype(dtype)
     q, r = la.qr(numba_ext.asarray(h), mode=mode)
     want_q, want_r = np.linalg.qr(h, mode=mode)
