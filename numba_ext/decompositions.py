@@ -18,8 +18,13 @@ per matrix spread over one work-group, which suits stacks of small and medium ma
 single matrix keeps only one compute unit busy. On GPUs, LU of fewer matrices than half the
 compute units (of order 128 or more) takes two launches per column instead: the pivot step by one
 work-group per matrix, then the rank-1 update by one work-item per trailing element, so the whole
-device works on the update. On CPU devices LU gives each matrix one work-item (barriers cost more
-there than the steps they separate: 28x faster for one 256x256 matrix).
+device works on the update. On CPU devices LU, Cholesky, QR and the Jacobi methods give each
+matrix one work-item (barriers cost more there than the steps they separate: 28x faster for one
+256x256 LU, 7x for its eigh). On GPUs, the Jacobi methods of fewer matrices than half the compute
+units (of order 128 or more) take two launches per round: the rotations' parameters by a
+work-item per pair, then their application by a work-item per 2x2 block (10x faster for one
+256x256 eigh on an H200). The pairs of a round, their cosines and sines live in global scratch
+arrays of the stack's size, so no order is limited by local memory.
 
 May import: ``numba_ext.kernels``, ``numba_ext.compiler`` (the kernel intrinsics) and the layers
 below them.
@@ -385,7 +390,7 @@ def any_nonzero(info: ndarray) -> bool:
 MAX_SWEEPS = 30
 #: the order from which the Jacobi methods rotate fewer matrices than half the compute units of a
 #: GPU by two launches per round (the whole device busy) rather than one work-group per matrix
-JACOBI_STEPPED_N = 64
+JACOBI_STEPPED_N = 128
 
 
 def _jacobi_form(device: Any, batch: int, n: int) -> str:
