@@ -1,5 +1,6 @@
 """Time the Jacobi decompositions (``np.linalg.eigh``, ``np.linalg.svd``) and Householder QR of
-stacks of matrices on the default device, in each of the forms the device can take, against the
+stacks of matrices on the default device, in each of the forms a device can take (a work-item
+per matrix, two or three launches per step, a work-group per matrix), against the
 peer (CuPy where it is installed, else NumPy on the host); each result is checked against NumPy's
 first. Each time is the best of 2 rounds of one call, the device waited for at the end of each.
 
@@ -42,7 +43,7 @@ def main() -> None:
     except ImportError:
         cp = None
     q = nx.default_queue()
-    own = decompositions._jacobi_form
+    own, own_qr = decompositions._jacobi_form, decompositions._lu_form
     print(f"device: {q.device.name}")
     rng = np.random.default_rng(0)
     for case in args.cases:
@@ -52,11 +53,13 @@ def main() -> None:
         ref_w, ref_s = np.linalg.eigvalsh(s), np.linalg.svd(h, compute_uv=False)
         x, hx = nx.asarray(s), nx.asarray(h)
         for form in args.forms:
-            decompositions._jacobi_form = own if form == "device" else (lambda d, b, k, f=form: f)
+            forced = lambda d, b, k, f=form: f
+            decompositions._jacobi_form = own if form == "device" else forced
+            decompositions._lu_form = own_qr if form == "device" else forced  # QR's form
             _check("eigh", np.linalg.eigh(x)[0], ref_w, float(np.abs(ref_w).max()))
             _check("svd", np.linalg.svd(hx, compute_uv=False), ref_s, float(ref_s.max()))
             print(f"{batch:5d}x{n:<5d} {form:8s} {_times(np.linalg, q.wait, x, hx)}", flush=True)
-        decompositions._jacobi_form = own
+        decompositions._jacobi_form, decompositions._lu_form = own, own_qr
         if cp is not None:  # CuPy's qr takes single matrices only
             peer = _times(cp.linalg, cp.cuda.Device().synchronize, cp.asarray(s), cp.asarray(h), batch == 1)
             print(f"{batch:5d}x{n:<5d} cupy     {peer}", flush=True)

@@ -442,36 +442,45 @@ def _eigh_rotation(a, b, p, q, n, cs, se, i):
 
 
 @func
+def _svd_parameters(alpha, beta, gamma, tol, cs, se, b, i):
+    """cs[b, i], se[b, i] = c, s e of the one-sided Jacobi rotation of two columns whose squared
+    norms are alpha and beta and inner product gamma (the identity where they are orthogonal to
+    within `tol`); whether it is not the identity."""
+    g = abs(gamma)
+    if g > tol * np.sqrt(alpha * beta):
+        zeta = (beta - alpha) / (2.0 * g)
+        tt = 1.0 / (abs(zeta) + np.sqrt(1.0 + zeta * zeta))
+        if zeta < 0.0:
+            tt = -tt
+        cth = 1.0 / np.sqrt(1.0 + tt * tt)
+        cs[b, i] = cth
+        se[b, i] = (cth * tt) * (gamma / g)
+        return True
+    cs[b, i] = 1.0
+    se[b, i] = 0.0
+    return False
+
+
+@func
 def _svd_rotation(a, b, p, q, m, n, tol, cs, se, i):
     """cs[b, i], se[b, i] = c, s e of the one-sided Jacobi rotation that makes columns p and q
     of a[b] orthogonal (the identity where they are to within `tol` or q is the dummy); whether
     it is not the identity."""
-    cth = 1.0
-    sth = a[b, 0, 0] * 0.0
-    rotated = False
-    if q < n:
-        alpha = 0.0
-        beta = 0.0
-        gamma = a[b, 0, p].conjugate() * a[b, 0, q]
-        for k in range(m):
-            x = a[b, k, p]
-            y = a[b, k, q]
-            alpha += x.real * x.real + x.imag * x.imag
-            beta += y.real * y.real + y.imag * y.imag
-            if k > 0:
-                gamma += x.conjugate() * y
-        g = abs(gamma)
-        if g > tol * np.sqrt(alpha * beta):
-            rotated = True
-            zeta = (beta - alpha) / (2.0 * g)
-            tt = 1.0 / (abs(zeta) + np.sqrt(1.0 + zeta * zeta))
-            if zeta < 0.0:
-                tt = -tt
-            cth = 1.0 / np.sqrt(1.0 + tt * tt)
-            sth = (cth * tt) * (gamma / g)
-    cs[b, i] = cth
-    se[b, i] = sth
-    return rotated
+    if q >= n:
+        cs[b, i] = 1.0
+        se[b, i] = 0.0
+        return False
+    alpha = 0.0
+    beta = 0.0
+    gamma = a[b, 0, p].conjugate() * a[b, 0, q]
+    for k in range(m):
+        x = a[b, k, p]
+        y = a[b, k, q]
+        alpha += x.real * x.real + x.imag * x.imag
+        beta += y.real * y.real + y.imag * y.imag
+        if k > 0:
+            gamma += x.conjugate() * y
+    return _svd_parameters(alpha, beta, gamma, tol, cs, se, b, i)
 
 
 @func
@@ -825,15 +834,52 @@ def _identity_kernel(v, n):
 
 
 @kernel
-def _svd_pairs_kernel(a, pq, cs, se, turned, m, n, half, r, tol):
-    """Round r's rotations of each a[b], one work-item per pair slot (the stepped form);
-    turned[b] is set where one is not the identity."""
-    g = get_global_id(0)
-    b = g // half
-    i = g % half
-    _round_pair(pq, b, r, i, 2 * half)
-    if _svd_rotation(a, b, pq[b, 2 * i], pq[b, 2 * i + 1], m, n, tol, cs, se, i):
-        turned[b] = 1
+def _svd_pairs_group_kernel(a, pq, cs, se, gam, turned, m, n, half, r, tol):
+    """Round r's rotations of each a[b], one work-group per pair slot (the stepped form on
+    GPUs): the two columns' norms and inner product are reductions over the work-group (the
+    inner product's partial sums in gam, of the matrices' dtype); turned[b] is set where a
+    rotation is not the identity."""
+    grp = get_group_id(0)
+    t = get_local_id(0)
+    b = grp // half
+    i = grp % half
+    norms_p = local_array((GROUP,), np.float64)
+    norms_q = local_array((GROUP,), np.float64)
+    if t == 0:
+        _round_pair(pq, b, r, i, 2 * half)
+    barrier(_FENCES)
+    p = pq[b, 2 * i]
+    q = pq[b, 2 * i + 1]
+    alpha = 0.0
+    beta = 0.0
+    gamma = a[b, 0, 0] * 0.0
+    if q < n:
+        k = t
+        while k < m:
+            x = a[b, k, p]
+            y = a[b, k, q]
+            alpha += x.real * x.real + x.imag * x.imag
+            beta += y.real * y.real + y.imag * y.imag
+            gamma += x.conjugate() * y
+            k += GROUP
+    norms_p[t] = alpha
+    norms_q[t] = beta
+    gam[grp, t] = gamma
+    barrier(_FENCES)
+    s2 = np.int64(_HALF)
+    while s2 > 0:
+        if t < s2:
+            norms_p[t] = norms_p[t] + norms_p[t + s2]
+            norms_q[t] = norms_q[t] + norms_q[t + s2]
+            gam[grp, t] = gam[grp, t] + gam[grp, t + s2]
+        barrier(_FENCES)
+        s2 = s2 // 2
+    if t == 0:
+        if q >= n:
+            cs[b, i] = 1.0
+            se[b, i] = 0.0
+        elif _svd_parameters(norms_p[0], norms_q[0], gam[grp, 0], tol, cs, se, b, i):
+            turned[b] = 1
 
 
 @kernel
@@ -871,11 +917,13 @@ def svd_jacobi(a: ndarray, dtype: np.dtype) -> tuple[ndarray, ndarray]:
         _jacobi_svd_kernel[NdRange((batch * GROUP,), (GROUP,))](work, v, pq, cs, se, m, n, tol)
     elif form == "stepped":
         _identity_kernel[Range(batch * n * n)](v, n)
+        gam = empty((batch * half, GROUP), dtype=dtype, **placed)
+        pairs = NdRange((batch * half * GROUP,), (GROUP,))
         turned = zeros((batch,), dtype=np.int64, **placed)
         for _ in range(MAX_SWEEPS):
             turned[...] = 0
             for r in range(2 * half - 1):
-                _svd_pairs_kernel[Range(batch * half)](work, pq, cs, se, turned, m, n, half, r, tol)
+                _svd_pairs_group_kernel[pairs](work, pq, cs, se, gam, turned, m, n, half, r, tol)
                 _svd_columns_kernel[Range(batch * half * (m + n))](work, v, pq, cs, se, m, n, half)
             if not any_nonzero(turned):
                 break
@@ -1058,6 +1106,137 @@ def _householder_serial_kernel(a, tau, q, w, m, n, qcols):
             a[b, r, c] = 0.0
 
 
+@kernel
+def _reflector_kernel(a, tau, w, m, j):
+    """Step j's reflector of each a[b] (the stepped form: one work-group per matrix): as the
+    first part of a step of :func:`_householder_kernel`, column j below the diagonal scaled to v,
+    tau[b, j] set and R's diagonal entry a[b, j, j] written."""
+    b = get_group_id(0)
+    t = get_local_id(0)
+    partial = local_array((GROUP,), np.float64)
+    beta_of = local_array((1,), np.float64)
+    acc = 0.0
+    r = j + 1 + t
+    while r < m:
+        x = a[b, r, j]
+        acc += x.real * x.real + x.imag * x.imag
+        r += GROUP
+    partial[t] = acc
+    barrier(LOCAL_MEM_FENCE)
+    s2 = np.int64(_HALF)
+    while s2 > 0:
+        if t < s2:
+            partial[t] = partial[t] + partial[t + s2]
+        barrier(LOCAL_MEM_FENCE)
+        s2 = s2 // 2
+    if t == 0:
+        below = partial[0]
+        alpha = a[b, j, j]
+        re = alpha.real
+        im = alpha.imag
+        if below == 0.0 and im == 0.0:
+            tau[b, j] = 0.0
+            w[b, j] = 1.0
+            beta_of[0] = re
+        else:
+            beta = np.sqrt(re * re + im * im + below)
+            if re >= 0.0:
+                beta = -beta
+            tau[b, j] = (beta - alpha) / beta
+            w[b, j] = 1.0 / (alpha - beta)
+            beta_of[0] = beta
+    barrier(_FENCES)
+    scale = w[b, j]
+    r = j + 1 + t
+    while r < m:
+        a[b, r, j] = a[b, r, j] * scale
+        r += GROUP
+    if t == 0:
+        a[b, j, j] = beta_of[0]
+
+
+@kernel
+def _reflector_dots_kernel(x, a, w, m, j, c0, cols):
+    """w[b, c] = v^H x[b, j:, c] for the `cols` columns c from c0 of each x[b] (v: column j of
+    a[b] below the diagonal, its first element 1), a work-item per column: neighbouring
+    work-items read neighbouring elements."""
+    g = get_global_id(0)
+    b = g // cols
+    c = c0 + g % cols
+    acc = x[b, j, c]
+    for r in range(j + 1, m):
+        acc += a[b, r, j].conjugate() * x[b, r, c]
+    w[b, c] = acc
+
+
+@kernel
+def _reflector_apply_kernel(x, a, tau, w, m, j, c0, cols, total, adjoint):
+    """x[b, j:, c] -= t v w[b, c] for those columns (t = conj(tau[b, j]) where `adjoint` is 1,
+    H^H; else tau[b, j]), a work-item per element (`total` of them; the launch is padded to whole
+    work-groups)."""
+    g = get_global_id(0)
+    if g < total:
+        per = (m - j) * cols
+        b = g // per
+        e = g % per
+        r = j + e // cols
+        c = c0 + e % cols
+        tj = tau[b, j]
+        if adjoint != 0:
+            tj = tau[b, j].conjugate()
+        if r == j:
+            x[b, r, c] = x[b, r, c] - tj * w[b, c]
+        else:
+            x[b, r, c] = x[b, r, c] - tj * a[b, r, j] * w[b, c]
+
+
+@kernel
+def _identity_rows_kernel(q, rows, cols):
+    """q[b] (rows x cols) = the first `cols` columns of the identity, a work-item per element."""
+    g = get_global_id(0)
+    e = g % (rows * cols)
+    q[g // (rows * cols), e // cols, e % cols] = 1.0 if e // cols == e % cols else 0.0
+
+
+@kernel
+def _zero_below_kernel(a, m, n):
+    """a[b] below its diagonal set to zero, a work-item per element."""
+    g = get_global_id(0)
+    e = g % (m * n)
+    if e // n > e % n:
+        a[g // (m * n), e // n, e % n] = 0.0
+
+
+def _padded(total: int) -> NdRange:
+    """An NdRange of `total` work-items padded to whole work-groups of :data:`_UPDATE_GROUP`."""
+    return NdRange((-(-total // _UPDATE_GROUP) * _UPDATE_GROUP,), (_UPDATE_GROUP,))
+
+
+def _householder_stepped(work: ndarray, tau: ndarray, q: ndarray, w: ndarray, q_cols: int) -> None:
+    """Householder QR of a few large matrices by a few launches per column (GPUs): the reflector
+    by a work-group per matrix, the products with the trailing columns and their update by a
+    work-item per column and per element, so the whole device works on them; then Q the same
+    way, backwards."""
+    batch, m, n = work.shape
+    k = min(m, n)
+    for j in range(k):
+        _reflector_kernel[NdRange((batch * GROUP,), (GROUP,))](work, tau, w, m, j)
+        cols = n - j - 1
+        if cols:
+            _reflector_dots_kernel[Range(batch * cols)](work, work, w, m, j, j + 1, cols)
+            total = batch * (m - j) * cols
+            _reflector_apply_kernel[_padded(total)](work, work, tau, w, m, j, j + 1, cols, total, 1)
+    _identity_rows_kernel[Range(batch * m * q_cols)](q, m, q_cols)
+    for jj in range(k):
+        j = k - 1 - jj
+        cols = q_cols - j
+        if cols > 0:
+            _reflector_dots_kernel[Range(batch * cols)](q, work, w, m, j, j, cols)
+            total = batch * (m - j) * cols
+            _reflector_apply_kernel[_padded(total)](q, work, tau, w, m, j, j, cols, total, 0)
+    _zero_below_kernel[Range(batch * m * n)](work, m, n)
+
+
 def householder_qr(a: ndarray, dtype: np.dtype, complete: bool) -> tuple[ndarray, ndarray]:
     """Q (batch, m, m or k) and R (batch, m or k, n) of the stack `a` (..., m, n) in `dtype` (real,
     or complex as LAPACK's ``zgeqrf``: R's diagonal real), k = min(m, n); `complete` gives the
@@ -1070,12 +1249,14 @@ def householder_qr(a: ndarray, dtype: np.dtype, complete: bool) -> tuple[ndarray
     tau = zeros((batch, max(k, 1)), dtype=dtype, **placed)
     scratch = empty((batch, max(n, m, 1)), dtype=dtype, **placed)
     q = empty((batch, m, q_cols), dtype=dtype, **placed)
-    serial = bool(batch and m) and _lu_form(work.sycl_queue.device, batch, max(m, n)) == "serial"
-    if serial:
+    form = _lu_form(work.sycl_queue.device, batch, max(m, n)) if batch and m else "none"
+    if form == "serial":
         _householder_serial_kernel[Range(batch)](work, tau, q, scratch, m, n, q_cols)
-    if batch and m and n and not serial:
+    elif form == "stepped":
+        _householder_stepped(work, tau, q, scratch, q_cols)
+    if form == "group" and n:
         _householder_kernel[NdRange((batch * GROUP,), (GROUP,))](work, tau, scratch, m, n)
-    if batch and m and not serial:
+    if form == "group":
         _form_q_kernel[NdRange((batch * GROUP,), (GROUP,))](work, tau, q, scratch, m, n, k, q_cols)
     r: ndarray = work[:, : m if complete else k, :]
     return q, r

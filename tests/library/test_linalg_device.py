@@ -104,10 +104,11 @@ def test_lu_in_each_form(rng, shape, dtype, form, monkeypatch):
         la.inv(numba_ext.asarray(singular))
 
 
-@pytest.fixture(params=["device", "group", "serial"])
+@pytest.fixture(params=["device", "group", "serial", "stepped"])
 def factor_form(request, monkeypatch):
-    """The device's own way of factoring (LU, Cholesky), or one forced: a work-group per matrix
-    (GPUs), a work-item per matrix (CPU devices)."""
+    """The device's own way of factoring (LU, Cholesky, QR), or one forced: a work-group per
+    matrix (GPUs), a work-item per matrix (CPU devices), a few launches per column (GPUs, a few
+    large matrices; Cholesky then takes the work-group form)."""
     if request.param != "device":
         from numba_ext import decompositions
 
