@@ -971,6 +971,53 @@ def _form_q_kernel(a, tau, q, w, m, n, k, qcols):
         idx += GROUP
 
 
+@func
+def _reflector(a, tau, w, m, j, b, t, partial, beta_of):
+    """Step j's reflector of matrix b by its work-group (work-item t): column j below the diagonal
+    scaled to v (its first element 1 implied), tau[b, j] set and R's diagonal entry a[b, j, j]
+    written (a real beta, ``zlarfg``'s); w[b, j] holds the column's scale (the step's other work
+    uses w[b, j + 1:]); `partial` and `beta_of` are the work-group's local arrays."""
+    acc = 0.0
+    r = j + 1 + t
+    while r < m:
+        x = a[b, r, j]
+        acc += x.real * x.real + x.imag * x.imag
+        r += GROUP
+    partial[t] = acc
+    barrier(LOCAL_MEM_FENCE)
+    s2 = np.int64(_HALF)
+    while s2 > 0:
+        if t < s2:
+            partial[t] = partial[t] + partial[t + s2]
+        barrier(LOCAL_MEM_FENCE)
+        s2 = s2 // 2
+    if t == 0:  # w[b, j] holds the column's scale: this step's other work uses w[b, j + 1:]
+        below = partial[0]
+        alpha = a[b, j, j]
+        re = alpha.real
+        im = alpha.imag
+        if below == 0.0 and im == 0.0:
+            tau[b, j] = 0.0
+            w[b, j] = 1.0
+            beta_of[0] = re
+        else:
+            beta = np.sqrt(re * re + im * im + below)
+            if re >= 0.0:
+                beta = -beta
+            tau[b, j] = (beta - alpha) / beta
+            w[b, j] = 1.0 / (alpha - beta)
+            beta_of[0] = beta
+    barrier(_FENCES)
+    scale = w[b, j]
+    r = j + 1 + t
+    while r < m:
+        a[b, r, j] = a[b, r, j] * scale
+        r += GROUP
+    barrier(_FENCES)
+    if t == 0:
+        a[b, j, j] = beta_of[0]
+
+
 @kernel
 def _householder_kernel(a, tau, w, m, n):
     """Factor each a[b] (m x n) in place as LAPACK's ``geqr2`` / ``zgeqr2`` do: R on and above the
@@ -984,45 +1031,7 @@ def _householder_kernel(a, tau, w, m, n):
     beta_of = local_array((1,), np.float64)
     k = min(m, n)
     for j in range(k):
-        acc = 0.0
-        r = j + 1 + t
-        while r < m:
-            x = a[b, r, j]
-            acc += x.real * x.real + x.imag * x.imag
-            r += GROUP
-        partial[t] = acc
-        barrier(LOCAL_MEM_FENCE)
-        s2 = np.int64(_HALF)
-        while s2 > 0:
-            if t < s2:
-                partial[t] = partial[t] + partial[t + s2]
-            barrier(LOCAL_MEM_FENCE)
-            s2 = s2 // 2
-        if t == 0:  # w[b, j] holds the column's scale: this step's other work uses w[b, j + 1:]
-            below = partial[0]
-            alpha = a[b, j, j]
-            re = alpha.real
-            im = alpha.imag
-            if below == 0.0 and im == 0.0:
-                tau[b, j] = 0.0
-                w[b, j] = 1.0
-                beta_of[0] = re
-            else:
-                beta = np.sqrt(re * re + im * im + below)
-                if re >= 0.0:
-                    beta = -beta
-                tau[b, j] = (beta - alpha) / beta
-                w[b, j] = 1.0 / (alpha - beta)
-                beta_of[0] = beta
-        barrier(_FENCES)
-        scale = w[b, j]
-        r = j + 1 + t
-        while r < m:
-            a[b, r, j] = a[b, r, j] * scale
-            r += GROUP
-        barrier(_FENCES)
-        if t == 0:
-            a[b, j, j] = beta_of[0]
+        _reflector(a, tau, w, m, j, b, t, partial, beta_of)
         tj = tau[b, j].conjugate()  # H^H
         c = j + 1 + t
         while c < n:  # w_c = v^H a[j:, c]
@@ -1115,44 +1124,7 @@ def _reflector_kernel(a, tau, w, m, j):
     t = get_local_id(0)
     partial = local_array((GROUP,), np.float64)
     beta_of = local_array((1,), np.float64)
-    acc = 0.0
-    r = j + 1 + t
-    while r < m:
-        x = a[b, r, j]
-        acc += x.real * x.real + x.imag * x.imag
-        r += GROUP
-    partial[t] = acc
-    barrier(LOCAL_MEM_FENCE)
-    s2 = np.int64(_HALF)
-    while s2 > 0:
-        if t < s2:
-            partial[t] = partial[t] + partial[t + s2]
-        barrier(LOCAL_MEM_FENCE)
-        s2 = s2 // 2
-    if t == 0:
-        below = partial[0]
-        alpha = a[b, j, j]
-        re = alpha.real
-        im = alpha.imag
-        if below == 0.0 and im == 0.0:
-            tau[b, j] = 0.0
-            w[b, j] = 1.0
-            beta_of[0] = re
-        else:
-            beta = np.sqrt(re * re + im * im + below)
-            if re >= 0.0:
-                beta = -beta
-            tau[b, j] = (beta - alpha) / beta
-            w[b, j] = 1.0 / (alpha - beta)
-            beta_of[0] = beta
-    barrier(_FENCES)
-    scale = w[b, j]
-    r = j + 1 + t
-    while r < m:
-        a[b, r, j] = a[b, r, j] * scale
-        r += GROUP
-    if t == 0:
-        a[b, j, j] = beta_of[0]
+    _reflector(a, tau, w, m, j, b, t, partial, beta_of)
 
 
 @kernel
