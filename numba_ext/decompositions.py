@@ -63,6 +63,19 @@ SERIAL_DEVICES: tuple[str, ...] = ("cpu",)
 
 
 @func
+def _group_sum(values, t):
+    """values[0] = the sum of values[:GROUP], each written by its work-item t (a tree in local
+    memory; every work-item of the group calls it)."""
+    barrier(LOCAL_MEM_FENCE)
+    s2 = np.int64(_HALF)  # a variable, not a literal, since it halves
+    while s2 > 0:
+        if t < s2:
+            values[t] = values[t] + values[t + s2]
+        barrier(LOCAL_MEM_FENCE)
+        s2 = s2 // 2
+
+
+@func
 def _lu_pivot(a, piv, info, n, k, b, t, best_val, best_idx):
     """Step k of matrix b's factorization by its work-group (work-item t), up to the update: the
     pivot search in column k (a reduction in local memory), the row swap and the column's
@@ -789,13 +802,7 @@ def _jacobi_svd_kernel(a, v, pq, cs, se, m, n, tol):
                 idx += GROUP
             barrier(_FENCES)
         rotated[t] = mine
-        barrier(LOCAL_MEM_FENCE)
-        s2 = np.int64(_HALF)
-        while s2 > 0:
-            if t < s2:
-                rotated[t] = rotated[t] + rotated[t + s2]
-            barrier(LOCAL_MEM_FENCE)
-            s2 = s2 // 2
+        _group_sum(rotated, t)
         converged = rotated[0] == 0
         barrier(LOCAL_MEM_FENCE)
         sweep += 1
@@ -984,13 +991,7 @@ def _reflector(a, tau, w, m, j, b, t, partial, beta_of):
         acc += x.real * x.real + x.imag * x.imag
         r += GROUP
     partial[t] = acc
-    barrier(LOCAL_MEM_FENCE)
-    s2 = np.int64(_HALF)
-    while s2 > 0:
-        if t < s2:
-            partial[t] = partial[t] + partial[t + s2]
-        barrier(LOCAL_MEM_FENCE)
-        s2 = s2 // 2
+    _group_sum(partial, t)
     if t == 0:  # w[b, j] holds the column's scale: this step's other work uses w[b, j + 1:]
         below = partial[0]
         alpha = a[b, j, j]
