@@ -63,6 +63,15 @@ SERIAL_DEVICES: tuple[str, ...] = ("cpu",)
 
 
 @func
+def _abs2(x):
+    """|x|^2 in float64 (a float32 or complex64 value's square can overflow its own type where
+    LAPACK's scaled norms do not)."""
+    re = x.real * 1.0
+    im = x.imag * 1.0
+    return re * re + im * im
+
+
+@func
 def _group_sum(values, t):
     """values[0] = the sum of values[:GROUP], each written by its work-item t (a tree in local
     memory; every work-item of the group calls it)."""
@@ -485,12 +494,12 @@ def _svd_rotation(a, b, p, q, m, n, tol, cs, se, i):
         return False
     alpha = 0.0
     beta = 0.0
-    gamma = a[b, 0, p].conjugate() * a[b, 0, q]
+    gamma = (a[b, 0, p] * 1.0).conjugate() * (a[b, 0, q] * 1.0)  # in double precision
     for k in range(m):
-        x = a[b, k, p]
-        y = a[b, k, q]
-        alpha += x.real * x.real + x.imag * x.imag
-        beta += y.real * y.real + y.imag * y.imag
+        x = a[b, k, p] * 1.0
+        y = a[b, k, q] * 1.0
+        alpha += _abs2(x)
+        beta += _abs2(y)
         if k > 0:
             gamma += x.conjugate() * y
     return _svd_parameters(alpha, beta, gamma, tol, cs, se, b, i)
@@ -576,7 +585,7 @@ def _jacobi_eigh_kernel(a, v, pq, cs, se, n, tol):
         idx = t
         while idx < n * n:
             x = a[b, idx // n, idx % n]
-            x2 = x.real * x.real + x.imag * x.imag
+            x2 = _abs2(x)
             total += x2
             if idx // n != idx % n:
                 off += x2
@@ -611,7 +620,7 @@ def _jacobi_eigh_serial_kernel(a, v, cs, se, n, tol):
         for row in range(n):
             for col in range(n):
                 x = a[b, row, col]
-                x2 = x.real * x.real + x.imag * x.imag
+                x2 = _abs2(x)
                 total += x2
                 if row != col:
                     off += x2
@@ -710,7 +719,7 @@ def _off_diagonal_kernel(a, sums, n):
     total = 0.0
     for col in range(n):
         x = a[b, row, col]
-        x2 = x.real * x.real + x.imag * x.imag
+        x2 = _abs2(x)
         total += x2
         if row != col:
             off += x2
@@ -844,7 +853,7 @@ def _identity_kernel(v, n):
 def _svd_pairs_group_kernel(a, pq, cs, se, gam, turned, m, n, half, r, tol):
     """Round r's rotations of each a[b], one work-group per pair slot (the stepped form on
     GPUs): the two columns' norms and inner product are reductions over the work-group (the
-    inner product's partial sums in gam, of the matrices' dtype); turned[b] is set where a
+    inner product's partial sums in gam, in double precision); turned[b] is set where a
     rotation is not the identity."""
     grp = get_group_id(0)
     t = get_local_id(0)
@@ -863,10 +872,10 @@ def _svd_pairs_group_kernel(a, pq, cs, se, gam, turned, m, n, half, r, tol):
     if q < n:
         k = t
         while k < m:
-            x = a[b, k, p]
-            y = a[b, k, q]
-            alpha += x.real * x.real + x.imag * x.imag
-            beta += y.real * y.real + y.imag * y.imag
+            x = a[b, k, p] * 1.0  # in double precision
+            y = a[b, k, q] * 1.0
+            alpha += _abs2(x)
+            beta += _abs2(y)
             gamma += x.conjugate() * y
             k += GROUP
     norms_p[t] = alpha
@@ -924,7 +933,7 @@ def svd_jacobi(a: ndarray, dtype: np.dtype) -> tuple[ndarray, ndarray]:
         _jacobi_svd_kernel[NdRange((batch * GROUP,), (GROUP,))](work, v, pq, cs, se, m, n, tol)
     elif form == "stepped":
         _identity_kernel[Range(batch * n * n)](v, n)
-        gam = empty((batch * half, GROUP), dtype=dtype, **placed)
+        gam = empty((batch * half, GROUP), dtype=np.result_type(dtype, np.float64), **placed)
         pairs = NdRange((batch * half * GROUP,), (GROUP,))
         turned = zeros((batch,), dtype=np.int64, **placed)
         for _ in range(MAX_SWEEPS):
@@ -988,7 +997,7 @@ def _reflector(a, tau, w, m, j, b, t, partial, beta_of):
     r = j + 1 + t
     while r < m:
         x = a[b, r, j]
-        acc += x.real * x.real + x.imag * x.imag
+        acc += _abs2(x)
         r += GROUP
     partial[t] = acc
     _group_sum(partial, t)
@@ -1002,7 +1011,7 @@ def _reflector(a, tau, w, m, j, b, t, partial, beta_of):
             w[b, j] = 1.0
             beta_of[0] = re
         else:
-            beta = np.sqrt(re * re + im * im + below)
+            beta = np.sqrt(_abs2(alpha) + below)
             if re >= 0.0:
                 beta = -beta
             tau[b, j] = (beta - alpha) / beta
@@ -1065,14 +1074,14 @@ def _householder_serial_kernel(a, tau, q, w, m, n, qcols):
         below = 0.0
         for r in range(j + 1, m):
             x = a[b, r, j]
-            below += x.real * x.real + x.imag * x.imag
+            below += _abs2(x)
         alpha = a[b, j, j]
         re = alpha.real
         im = alpha.imag
         if below == 0.0 and im == 0.0:
             tau[b, j] = 0.0
             continue
-        beta = np.sqrt(re * re + im * im + below)
+        beta = np.sqrt(_abs2(alpha) + below)
         if re >= 0.0:
             beta = -beta
         tau[b, j] = (beta - alpha) / beta

@@ -281,8 +281,9 @@ def _rotated(fn: str, x: ndarray) -> tuple[ndarray, ndarray, ndarray, bool, np.d
     dt = _float_dtype(x)
     wide = x.shape[-2] < x.shape[-1]
     w, v = decompositions.svd_jacobi(_adjoint(x) if wide else x, dt)
-    squares = _np.add(_np.square(w.real), _np.square(w.imag)) if dt.kind == "c" else _np.multiply(w, w)
-    sigma = _np.sqrt(_np.sum(squares, axis=-2))
+    wd = w.astype(np.result_type(dt, np.float64), copy=False)  # squares of float32 overflow
+    squares = _np.add(_np.square(wd.real), _np.square(wd.imag)) if dt.kind == "c" else _np.multiply(wd, wd)
+    sigma = _np.sqrt(_np.sum(squares, axis=-2)).astype(_real_of(dt), copy=False)
     return w, v, sigma, wide, dt
 
 

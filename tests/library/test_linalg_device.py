@@ -200,6 +200,30 @@ def jacobi_form(request, monkeypatch):
 
 
 @pytest.mark.parametrize("form", ["group", "serial", "stepped"])
+@pytest.mark.parametrize("dt", ["float32", "complex64"])
+def test_single_precision_values_whose_squares_overflow(rng, form, dt, monkeypatch):
+    """qr, svd and eigh of float32 / complex64 matrices of entries near 1e19 (their squares and
+    products overflow single precision; LAPACK's scaled norms do not), in each form: NumPy's
+    results, not inf or nan."""
+    from numba_ext import decompositions
+
+    monkeypatch.setattr(decompositions, "_jacobi_form", lambda device, batch, n: form)
+    monkeypatch.setattr(decompositions, "_lu_form", lambda device, batch, n: form)
+    g = rng.standard_normal((2, 5, 4)) + (1j * rng.standard_normal((2, 5, 4)) if dt == "complex64" else 0)
+    h = (3e19 * g).astype(dt)
+    tol = {"rtol": 1e-4, "atol": 1e-4 * float(np.abs(h).max())}
+    q, r = (numba_ext.asnumpy(t) for t in np.linalg.qr(numba_ext.asarray(h)))
+    np.testing.assert_allclose(np.abs(r), np.abs(np.linalg.qr(h).R), **tol)
+    np.testing.assert_allclose(q.astype(np.complex128) @ r, h, **tol)
+    sigma = numba_ext.asnumpy(np.linalg.svd(numba_ext.asarray(h), compute_uv=False))
+    np.testing.assert_allclose(sigma, np.linalg.svd(h, compute_uv=False), **tol)
+    s = h[:, :4, :] / np.float32(4)  # Hermitian of entries near 1e19
+    s = s + np.conj(np.swapaxes(s, -1, -2))
+    values = numba_ext.asnumpy(np.linalg.eigvalsh(numba_ext.asarray(s)))
+    np.testing.assert_allclose(values, np.linalg.eigvalsh(s), rtol=1e-4, atol=1e-4 * float(np.abs(s).max()))
+
+
+@pytest.mark.parametrize("form", ["group", "serial", "stepped"])
 @pytest.mark.parametrize("dt", ["float64", "complex128"])
 def test_jacobi_of_more_than_two_hundred_fifty_six_rows(rng, form, dt, monkeypatch):
     """eigh and svd of an odd order above the work-group's pair slots (a pair schedule over a
