@@ -346,10 +346,16 @@ def _lu_form(device: Any, batch: int, n: int) -> str:
     than half the compute units of order :data:`STEPPED_N` or more (two launches per column, a
     work-group per right-hand side: one work-group per matrix would leave most of the device
     idle), else "group" (a work-group per matrix, a work-item per right-hand side)."""
+    return _device_form(device, batch, n, STEPPED_N)
+
+
+def _device_form(device: Any, batch: int, n: int, stepped_from: int) -> str:
+    """ "serial" on CPU devices, "stepped" on GPUs for fewer matrices than half the compute units
+    of order `stepped_from` or more, else "group"."""
     kind = str(device.device_type)
     if kind in SERIAL_DEVICES:
         return "serial"
-    if kind in STEPPED_DEVICES and n >= STEPPED_N and 2 * batch < device.max_compute_units:
+    if kind in STEPPED_DEVICES and n >= stepped_from and 2 * batch < device.max_compute_units:
         return "stepped"
     return "group"
 
@@ -422,12 +428,7 @@ def _jacobi_form(device: Any, batch: int, n: int) -> str:
     fewer matrices than half the compute units of order :data:`JACOBI_STEPPED_N` or more (two
     launches per round: a work-item per pair, then a work-item per 2x2 block; one work-group per
     matrix would leave most of the device idle); else "group" (a work-group per matrix)."""
-    kind = str(device.device_type)
-    if kind in SERIAL_DEVICES:
-        return "serial"
-    if kind in STEPPED_DEVICES and n >= JACOBI_STEPPED_N and 2 * batch < device.max_compute_units:
-        return "stepped"
-    return "group"
+    return _device_form(device, batch, n, JACOBI_STEPPED_N)
 
 
 @func
