@@ -350,8 +350,9 @@ def _lu_form(device: Any, batch: int, n: int) -> str:
 
 
 def _device_form(device: Any, batch: int, n: int, stepped_from: int) -> str:
-    """ "serial" on CPU devices, "stepped" on GPUs for fewer matrices than half the compute units
-    of order `stepped_from` or more, else "group"."""
+    """The form of a factorization of `batch` matrices of order `n` on `device`: "serial" on CPU
+    devices, "stepped" on GPUs for fewer matrices than half the compute units of order
+    `stepped_from` or more, else "group"."""
     kind = str(device.device_type)
     if kind in SERIAL_DEVICES:
         return "serial"
