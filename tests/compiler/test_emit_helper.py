@@ -77,6 +77,7 @@ def test_a_killed_helper_is_replaced():
         """
         import os
         import signal
+        import time
 
         def helpers():
             me = os.getpid()
@@ -90,6 +91,15 @@ def test_a_killed_helper_is_replaced():
         assert before, "a helper process is kept"
         for p in before:
             os.kill(p, signal.SIGKILL)
+        for p in before:  # dead (a zombie) before the next request: kill() returns before it is
+            for _ in range(1000):
+                try:
+                    with open(f"/proc/{p}/stat") as f:
+                        if f.read().rsplit(")", 1)[1].split()[0] in "ZX":
+                            break
+                except FileNotFoundError:  # reaped already
+                    break
+                time.sleep(0.01)
         compile_and_check(1)
         after = helpers()
         assert after and not set(after) & set(before), (before, after)
