@@ -154,3 +154,55 @@ def test_an_emission_that_does_not_finish_is_a_codegen_error():
         env={"NUMBA_EXT_EMIT_TIMEOUT": "0.001"},
     )
     assert out.split() == ["error", "recovered"], out
+
+
+@pytest.mark.parametrize("mode", ["exec", "forkserver"])
+def test_a_helper_killed_during_a_request_is_replaced(tmp_path, mode):
+    # The helpers' test hook holds every request in the process emitting it until that process's
+    # file in the hold directory is removed, so each SIGKILL below lands while a request is in
+    # flight (in `exec` mode it ends the helper, in `forkserver` mode the helper's emitting child).
+    out = run(
+        COMPILE_THREE,
+        """
+        import os
+        import signal
+        import threading
+        import time
+
+        hold = os.environ["NUMBA_EXT_SPIRV_HELPER_TEST_HOLD"]
+        to_kill = [0]  # how many of the next held requests to kill (the others are let go)
+        held = []
+        killed = []
+
+        def kill_or_release():
+            while True:
+                for name in os.listdir(hold):
+                    held.append(int(name))
+                    if to_kill[0] > 0:
+                        os.kill(int(name), signal.SIGKILL)
+                        killed.append(int(name))
+                        to_kill[0] -= 1
+                    os.remove(os.path.join(hold, name))
+                time.sleep(0.002)
+
+        threading.Thread(target=kill_or_release, daemon=True).start()
+        compile_and_check(0)
+        assert held and not killed, (held, killed)
+
+        to_kill[0] = 2  # twice in a row: the third process emits it
+        compile_and_check(1)
+        assert len(killed) == 2 and to_kill[0] == 0, (killed, to_kill)
+
+        to_kill[0] = 1000  # every time: a bounded number of tries, then a clean error
+        try:
+            compile_and_check(2)
+        except numba_ext.errors.CodegenError as e:
+            assert "signal 9" in str(e) and "NUMBA_EXT_DUMP_DIR" in str(e), e
+            print("error", len(killed) - 2)
+        to_kill[0] = 0
+        compile_and_check(3)
+        print("recovered")
+        """,
+        env={"NUMBA_EXT_SPIRV_HELPER_TEST_HOLD": str(tmp_path), "NUMBA_EXT_SPIRV_EMIT": mode},
+    )
+    assert out.split() == ["error", "3", "recovered"], out

@@ -4,9 +4,11 @@ use std::io::Read;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::os::unix::net::UnixStream;
 use std::process::{Child, ChildStderr, Command, Stdio};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
-use super::{signal_name, Failure, Mode, HELPER_ENV, READY, REPLY_CRASH, REPLY_ERR, REPLY_OK, STDERR_TAIL};
+use super::{
+    signal_name, Failure, Mode, HELPER_ENV, READY, REPLY_CRASH, REPLY_ERR, REPLY_KILLED, REPLY_OK, STDERR_TAIL,
+};
 
 pub(super) struct Helper {
     pub(super) child: Child,
@@ -16,6 +18,19 @@ pub(super) struct Helper {
     stderr: ChildStderr,
     stderr_tail: Vec<u8>,
 }
+
+/// How a failed helper ended ([`Helper::finish`]).
+pub(super) struct Ended {
+    /// How it ended, and what it wrote to stderr.
+    pub(super) what: String,
+    /// It ended by `SIGKILL` that `finish` did not send: the OOM killer or a user killed it (no
+    /// failure of the back end raises that signal).
+    pub(super) killed: bool,
+}
+
+/// How long [`Helper::finish`] waits for a helper to end by itself before stopping it: one that has
+/// closed the connection is already ending.
+const END_GRACE: Duration = Duration::from_secs(1);
 
 /// The command that starts a helper (see the module docs).
 fn helper_command(mode: Mode) -> std::result::Result<Command, String> {
@@ -103,10 +118,11 @@ impl Helper {
         match head[0] {
             REPLY_OK => Ok(payload),
             REPLY_ERR => Err(Failure::Emit(String::from_utf8_lossy(&payload).into_owned())),
-            REPLY_CRASH => {
+            REPLY_CRASH | REPLY_KILLED => {
                 // what the child wrote to stderr was written before the reply
                 self.drain_stderr();
-                Err(Failure::ChildCrash(String::from_utf8_lossy(&payload).into_owned()))
+                let what = String::from_utf8_lossy(&payload).into_owned();
+                Err(if head[0] == REPLY_KILLED { Failure::ChildKilled(what) } else { Failure::ChildCrash(what) })
             }
             other => Err(Failure::Crash(format!("unexpected reply status {other}"))),
         }
@@ -182,21 +198,37 @@ impl Helper {
         }
     }
 
-    /// Reap a failed helper; describe how it ended and what it wrote to stderr.
-    pub(super) fn finish(mut self, what: &str) -> String {
+    /// Reap a failed helper, stopping it if it does not end by itself within [`END_GRACE`]; how it
+    /// ended and what it wrote to stderr.
+    pub(super) fn finish(mut self, what: &str) -> Ended {
         let _ = self.conn.shutdown(std::net::Shutdown::Both);
-        // it may still run (a broken reply); a helper that has ended keeps its exit status
-        let _ = self.child.kill();
-        let status = self.child.wait();
+        // a helper that closed the connection may not be reapable yet; one that still runs (a broken
+        // reply, a retired helper) ends at the end of its input, or is stopped here
+        let grace = Instant::now() + END_GRACE;
+        let status = loop {
+            match self.child.try_wait() {
+                Ok(Some(s)) => break Ok((s, false)),
+                Ok(None) if Instant::now() < grace => std::thread::sleep(Duration::from_millis(1)),
+                Ok(None) => {
+                    let _ = self.child.kill();
+                    break self.child.wait().map(|s| (s, true));
+                }
+                Err(e) => break Err(e),
+            }
+        };
         // the helper has ended: everything it wrote is in the pipe now
         let mut rest = Vec::new();
         let _ = self.stderr.read_to_end(&mut rest);
         self.stderr_tail.extend_from_slice(&rest);
-        let status = match status {
-            Ok(s) => describe(s),
-            Err(e) => format!("exit status unknown: {e}"),
+        // an unknown status (the caller auto-reaps its children) is not taken for a kill
+        let (status, killed) = match status {
+            Ok((s, stopped_here)) => {
+                use std::os::unix::process::ExitStatusExt;
+                (describe(s), s.signal() == Some(libc::SIGKILL) && !stopped_here)
+            }
+            Err(e) => (format!("exit status unknown: {e}"), false),
         };
-        self.describe_with_stderr(&format!("{what}, {status}"))
+        Ended { what: self.describe_with_stderr(&format!("{what}, {status}")), killed }
     }
 
     /// `what`, followed by what the helper (or its child) wrote to stderr during the request.

@@ -26,8 +26,10 @@
 //!
 //! A back-end crash or abort ends only the emitting process: the request fails with
 //! [`Error::Codegen`] carrying what the back end wrote to stderr, and a helper that has ended is
-//! replaced at the next request. A request not answered within `NUMBA_EXT_EMIT_TIMEOUT` seconds
-//! (default 120) stops the helper (and its child) and fails likewise.
+//! replaced at the next request. An emitting process ended by `SIGKILL` (which no back-end failure
+//! raises: the OOM killer or a user sent it) does not fail the request: a fresh process takes it,
+//! up to `ATTEMPTS` processes in all and within the same deadline. A request not answered within
+//! `NUMBA_EXT_EMIT_TIMEOUT` seconds (default 120) stops the helper (and its child) and fails likewise.
 //!
 //! The helper program is whatever runs this library:
 //! * when this code is part of the executable (Rust tests, examples, programs), the executable itself,
@@ -69,6 +71,9 @@ const REPLY_OK: u8 = 0;
 const REPLY_ERR: u8 = 1;
 /// The emitting child ended without answering (forkserver mode; the helper lives on).
 const REPLY_CRASH: u8 = 2;
+/// The emitting child was ended by `SIGKILL` without answering (forkserver mode; the helper lives
+/// on): sent from outside, the request can be tried again.
+const REPLY_KILLED: u8 = 3;
 /// Bytes of a helper's stderr kept for error messages.
 const STDERR_TAIL: usize = 8192;
 
@@ -119,6 +124,8 @@ enum Failure {
     Crash(String),
     /// Its emitting child ended without an answer (the helper lives on).
     ChildCrash(String),
+    /// Its emitting child was ended by `SIGKILL` without an answer (the helper lives on).
+    ChildKilled(String),
     Timeout,
     /// The back end reported an error (the helper is fine).
     Emit(String),
@@ -142,6 +149,10 @@ fn wanted_helpers(mode: Mode) -> usize {
     };
     std::env::var("NUMBA_EXT_SPIRV_HELPERS").ok().and_then(|v| v.parse().ok()).unwrap_or(default).max(1)
 }
+
+/// How many helpers a request is given: one that fails to start, or whose emitting process is ended
+/// by `SIGKILL` from outside, is followed by another while attempts remain.
+const ATTEMPTS: usize = 3;
 
 fn timeout() -> Duration {
     let secs = std::env::var("NUMBA_EXT_EMIT_TIMEOUT").ok().and_then(|v| v.parse::<f64>().ok()).unwrap_or(120.0);
@@ -182,7 +193,8 @@ pub fn emit(module: &Module, cpu: &str) -> Result<Vec<u8>> {
     }
     let deadline = Instant::now() + timeout();
     let mut startup_errors = Vec::new();
-    for _ in 0..3 {
+    for attempt in 1..=ATTEMPTS {
+        let retry = attempt < ATTEMPTS;
         let mut helper = match take_helper(&mut pool, mode) {
             Ok(h) => h,
             Err(e) => {
@@ -200,16 +212,29 @@ pub fn emit(module: &Module, cpu: &str) -> Result<Vec<u8>> {
                 pool.helpers.push(helper);
                 return Err(Error::Codegen(format!("emitting SPIR-V: {msg}")));
             }
-            Err(Failure::Startup(msg)) => startup_errors.push(helper.finish(&msg)),
-            Err(Failure::Crash(msg)) => return Err(crashed(&helper.finish(&msg), module)),
+            Err(Failure::Startup(msg)) => startup_errors.push(helper.finish(&msg).what),
+            Err(Failure::Crash(msg)) => {
+                let ended = helper.finish(&msg);
+                // killed from outside mid-request: another helper emits the same module
+                if !(ended.killed && retry) {
+                    return Err(crashed(&ended.what, module));
+                }
+            }
             Err(Failure::ChildCrash(msg)) => {
                 let what = helper.describe_with_stderr(&msg);
                 pool.helpers.push(helper);
                 return Err(crashed(&what, module));
             }
+            Err(Failure::ChildKilled(msg)) => {
+                let what = helper.describe_with_stderr(&msg);
+                pool.helpers.push(helper);
+                if !retry {
+                    return Err(crashed(&what, module));
+                }
+            }
             Err(Failure::Timeout) => {
                 let _ = helper.child.kill();
-                let what = helper.finish("no answer");
+                let what = helper.finish("no answer").what;
                 return Err(Error::Codegen(format!(
                     "the LLVM SPIR-V back end did not finish emitting this kernel within {:.0} s \
                      (NUMBA_EXT_EMIT_TIMEOUT) and was stopped ({what})",

@@ -8,7 +8,7 @@ use inkwell::memory_buffer::MemoryBuffer;
 use inkwell::module::Module;
 use inkwell::targets::FileType;
 
-use super::{signal_name, Mode, READY, REPLY_CRASH, REPLY_ERR, REPLY_OK, REQUEST_MAGIC};
+use super::{signal_name, Mode, READY, REPLY_CRASH, REPLY_ERR, REPLY_KILLED, REPLY_OK, REQUEST_MAGIC};
 use crate::codegen::Flavor;
 
 /// Runs when the library is loaded (from `.init_array`, before `main` for an executable, during
@@ -77,10 +77,27 @@ fn serve(mode: Mode) -> ! {
 
 /// Emit and frame the reply, in this process.
 fn emit_framed(cpu: &str, bitcode: &[u8]) -> Vec<u8> {
+    test_hold();
     match std::panic::catch_unwind(|| emit_module(cpu, bitcode)) {
         Ok(Ok(bytes)) => frame(REPLY_OK, &bytes),
         Ok(Err(msg)) => frame(REPLY_ERR, msg.as_bytes()),
         Err(_) => frame(REPLY_ERR, b"the SPIR-V emission helper panicked"),
+    }
+}
+
+/// A hook for tests that need a request in flight (to kill the process emitting it): with
+/// `NUMBA_EXT_SPIRV_HELPER_TEST_HOLD` naming a directory, the emitting process creates an empty file
+/// named by its process id there and, before emitting, waits until that file has been removed (at
+/// most a minute).
+fn test_hold() {
+    let Some(dir) = std::env::var_os("NUMBA_EXT_SPIRV_HELPER_TEST_HOLD") else { return };
+    let path = std::path::Path::new(&dir).join(std::process::id().to_string());
+    if std::fs::File::create(&path).is_err() {
+        return;
+    }
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while path.exists() && std::time::Instant::now() < until {
+        std::thread::sleep(std::time::Duration::from_millis(2));
     }
 }
 
@@ -136,7 +153,10 @@ fn emit_in_child(cpu: &str, bitcode: &[u8]) -> Vec<u8> {
     } else {
         format!("exit status {}", libc::WEXITSTATUS(status))
     };
-    frame(REPLY_CRASH, format!("the emitting process ended without an answer, {what}").as_bytes())
+    // no failure of the back end raises SIGKILL: the OOM killer or a user sent it
+    let killed = libc::WIFSIGNALED(status) && libc::WTERMSIG(status) == libc::SIGKILL;
+    let what = format!("the emitting process ended without an answer, {what}");
+    frame(if killed { REPLY_KILLED } else { REPLY_CRASH }, what.as_bytes())
 }
 
 fn frame(status: u8, payload: &[u8]) -> Vec<u8> {
