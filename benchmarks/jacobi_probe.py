@@ -1,6 +1,7 @@
-"""Time the Jacobi decompositions (``np.linalg.eigh``, ``np.linalg.svd``) and Householder QR of
-stacks of matrices on the default device, in each of the forms a device can take (a work-item
-per matrix, two or three launches per step, a work-group per matrix), against the
+"""Time the eigensolver (``np.linalg.eigh``: tridiagonalization and the QL method, or Jacobi
+rotations), the one-sided Jacobi SVD (``np.linalg.svd``) and Householder QR of stacks of matrices
+on the default device, in each of the forms a device can take (a work-item per matrix, a few
+launches per step, a work-group per matrix), against the
 peer (CuPy where it is installed, else NumPy on the host); each result is checked against NumPy's
 first. Each time is the best of 2 rounds of one call, the device waited for at the end of each.
 
@@ -43,7 +44,7 @@ def main() -> None:
     except ImportError:
         cp = None
     q = nx.default_queue()
-    own, own_qr = decompositions._jacobi_form, decompositions._lu_form
+    own, own_qr, own_eigh = decompositions._jacobi_form, decompositions._lu_form, decompositions._eigh_form
     print(f"device: {q.device.name}")
     rng = np.random.default_rng(0)
     for case in args.cases:
@@ -56,10 +57,15 @@ def main() -> None:
             forced = lambda d, b, k, f=form: f
             decompositions._jacobi_form = own if form == "device" else forced
             decompositions._lu_form = own_qr if form == "device" else forced  # QR's form
+            decompositions._eigh_form = own_eigh if form == "device" else forced
             _check("eigh", np.linalg.eigh(x)[0], ref_w, float(np.abs(ref_w).max()))
             _check("svd", np.linalg.svd(hx, compute_uv=False), ref_s, float(ref_s.max()))
             print(f"{batch:5d}x{n:<5d} {form:8s} {_times(np.linalg, q.wait, x, hx)}", flush=True)
-        decompositions._jacobi_form, decompositions._lu_form = own, own_qr
+        decompositions._jacobi_form, decompositions._lu_form, decompositions._eigh_form = (
+            own,
+            own_qr,
+            own_eigh,
+        )
         if cp is not None:  # CuPy's qr takes single matrices only
             peer = _times(cp.linalg, cp.cuda.Device().synchronize, cp.asarray(s), cp.asarray(h), batch == 1)
             print(f"{batch:5d}x{n:<5d} cupy     {peer}", flush=True)

@@ -32,6 +32,7 @@ below them.
 
 from __future__ import annotations
 
+import math
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -607,168 +608,440 @@ def _jacobi_eigh_kernel(a, v, pq, cs, se, n, tol):
         sweep += 1
 
 
-@kernel
-def _jacobi_eigh_serial_kernel(a, v, cs, se, n, tol):
-    """As :func:`_jacobi_eigh_kernel`, one work-item per matrix (CPU devices): the classic cyclic
-    Jacobi method, each pair rotated in turn, row by row."""
-    b = get_global_id(0)
-    for idx in range(n * n):
-        _hermitian_start(a, v, b, idx, n)
-    sweep = 0
-    converged = False
-    while sweep < MAX_SWEEPS and not converged:
-        off = 0.0
-        total = 0.0
-        for row in range(n):
-            for col in range(n):
-                x = a[b, row, col]
-                x2 = _abs2(x)
-                total += x2
-                if row != col:
-                    off += x2
-        converged = not off > tol * tol * total
-        if not converged:
-            for p in range(n - 1):
-                for q in range(p + 1, n):
-                    _eigh_rotation(a, b, p, q, n, cs, se, 0)
-                    cth = cs[b, 0]
-                    sth = se[b, 0]
-                    if abs(sth) != 0.0:
-                        for k in range(n):
-                            _rotate_columns(a, b, k, p, q, cth, sth)
-                            _rotate_columns(v, b, k, p, q, cth, sth)
-                        for k in range(n):
-                            apk = a[b, p, k]
-                            aqk = a[b, q, k]
-                            a[b, p, k] = cth * apk - sth * aqk
-                            a[b, q, k] = sth.conjugate() * apk + cth * aqk
-        sweep += 1
-
-
-@kernel
-def _hermitian_start_kernel(a, v, n):
-    """:func:`_hermitian_start` of every element of every matrix, one work-item each."""
-    g = get_global_id(0)
-    _hermitian_start(a, v, g // (n * n), g % (n * n), n)
-
-
-@kernel
-def _eigh_pairs_kernel(a, pq, cs, se, n, half, r):
-    """Round r's rotations of each a[b], one work-item per pair slot (the stepped form)."""
-    g = get_global_id(0)
-    b = g // half
-    i = g % half
-    _round_pair(pq, b, r, i, 2 * half)
-    _eigh_rotation(a, b, pq[b, 2 * i], pq[b, 2 * i + 1], n, cs, se, i)
-
-
-@kernel
-def _eigh_blocks_kernel(a, v, pq, cs, se, n, half):
-    """Round r's rotations applied (a <- J^H a J, v <- v J), one work-item per 2x2 block of a[b]
-    that two pairs select (the block's four elements depend only on each other) and per row of
-    v[b] and pair: no element is touched by two work-items."""
-    g = get_global_id(0)
-    per = half * half + n * half
-    b = g // per
-    e = g % per
-    if e < half * half:
-        i = e // half
-        j = e % half
-        p1 = pq[b, 2 * i]
-        q1 = pq[b, 2 * i + 1]
-        p2 = pq[b, 2 * j]
-        q2 = pq[b, 2 * j + 1]
-        c1 = cs[b, i]
-        s1 = se[b, i]
-        c2 = cs[b, j]
-        s2 = se[b, j]
-        x = a[b, p1, p2]
-        y = x * 0.0
-        z = x * 0.0
-        w = x * 0.0
-        if q2 < n:
-            y = a[b, p1, q2]
-        if q1 < n:
-            z = a[b, q1, p2]
-        if q1 < n and q2 < n:
-            w = a[b, q1, q2]
-        x2 = c2 * x - s2.conjugate() * y  # columns, then rows
-        y2 = s2 * x + c2 * y
-        z2 = c2 * z - s2.conjugate() * w
-        w2 = s2 * z + c2 * w
-        a[b, p1, p2] = c1 * x2 - s1 * z2
-        if q2 < n:
-            a[b, p1, q2] = c1 * y2 - s1 * w2
-        if q1 < n:
-            a[b, q1, p2] = s1.conjugate() * x2 + c1 * z2
-        if q1 < n and q2 < n:
-            a[b, q1, q2] = s1.conjugate() * y2 + c1 * w2
-    else:
-        e -= half * half
-        i = e % half
-        q = pq[b, 2 * i + 1]
-        if q < n:
-            _rotate_columns(v, b, e // half, pq[b, 2 * i], q, cs[b, i], se[b, i])
-
-
-@kernel
-def _off_diagonal_kernel(a, sums, n):
-    """sums[b, r] = (off-diagonal, whole) sums of squares of row r of a[b], a work-item per row."""
-    g = get_global_id(0)
-    b = g // n
-    row = g % n
-    off = 0.0
-    total = 0.0
-    for col in range(n):
-        x = a[b, row, col]
-        x2 = _abs2(x)
-        total += x2
-        if row != col:
-            off += x2
-    sums[b, row, 0] = off
-    sums[b, row, 1] = total
-
-
-def _converged(sums: ndarray, tol: float) -> bool:
-    """Whether every matrix's off-diagonal sum of squares is within tol^2 of its whole one (one
-    read of the device)."""
-    per: Any = np.sum(sums, axis=1)
-    done: Any = np.all(np.logical_not(per[:, 0] > tol * tol * per[:, 1]))
-    return bool(done)
-
-
 def eigh_jacobi(a: ndarray, dtype: np.dtype) -> tuple[ndarray, ndarray]:
     """Eigenvalues (batch, n; real), unsorted, and eigenvectors (batch, n, n; columns) of the
-    symmetric or Hermitian stack `a` (..., n, n) in `dtype` (the lower triangle is mirrored,
-    conjugated, to the upper first and the diagonal's imaginary part dropped, as LAPACK reads only
-    one triangle)."""
+    symmetric or Hermitian stack `a` (..., n, n) in `dtype` by Jacobi rotations, a work-group per
+    matrix (the lower triangle is mirrored, conjugated, to the upper first and the diagonal's
+    imaginary part dropped, as LAPACK reads only one triangle)."""
     work = _stack(a, dtype)
     batch, n = work.shape[0], work.shape[-1]
     placed = {"sycl_queue": work.sycl_queue, "usm_type": work.usm_type}
     v = empty((batch, n, n), dtype=dtype, **placed)
     tol = float(np.finfo(dtype).eps)
     half = (n + 1) // 2
-    form = _jacobi_form(work.sycl_queue.device, batch, n) if batch and n else "none"
     pq = empty((batch, 2 * half), dtype=np.int64, **placed)
     cs = empty((batch, half), dtype=np.float64, **placed)
     se = empty((batch, half), dtype=dtype, **placed)
-    if form == "serial":
-        _jacobi_eigh_serial_kernel[Range(batch)](work, v, cs, se, n, tol)
-    elif form == "group":
+    if batch and n:
         _jacobi_eigh_kernel[NdRange((batch * GROUP,), (GROUP,))](work, v, pq, cs, se, n, tol)
-    elif form == "stepped":
-        _hermitian_start_kernel[Range(batch * n * n)](work, v, n)
-        sums = empty((batch, n, 2), dtype=np.float64, **placed)
-        for _ in range(MAX_SWEEPS):
-            _off_diagonal_kernel[Range(batch * n)](work, sums, n)
-            if _converged(sums, tol):
-                break
-            for r in range(2 * half - 1):
-                _eigh_pairs_kernel[Range(batch * half)](work, pq, cs, se, n, half, r)
-                _eigh_blocks_kernel[Range(batch * (half * half + n * half))](work, v, pq, cs, se, n, half)
     diagonal: Any = np.diagonal
     values: ndarray = diagonal(work, 0, -2, -1).real.copy()
     return values, v
+
+
+# -- symmetric eigenvalues: Householder tridiagonalization and implicit QL ------------------------
+#: iterations of the QL method per eigenvalue at most (LAPACK's ``steqr`` allows 30; two or three
+#: are the rule with Wilkinson's shift)
+MAX_QL_ITERATIONS = 30
+#: sweeps of the QL method whose rotations the stepped form logs before applying them (None: the
+#: matrices' order; a sweep rotates n - 1 times at most, and two or three sweeps per eigenvalue
+#: are the rule, so a few passes do)
+QL_LOG_SWEEPS: int | None = None
+#: the order from which GPUs solve eigenproblems by tridiagonalization, a few launches per
+#: column, rather than by Jacobi rotations in a work-group per matrix
+EIGH_STEPPED_N = 32
+
+
+@func
+def _tridiagonal_reduce(a, tau, u, w, d, e, b, n):
+    """Reduce the Hermitian a[b] (both triangles set) to real symmetric tridiagonal form T = Q^H
+    a[b] Q, as LAPACK's ``sytd2`` / ``hetd2`` with the lower triangle: d[b] and e[b] get T's
+    diagonal and subdiagonal, Q = H_0 ... H_{n-2} with ``H_j = I - tau[b, j] v v^H`` acting on
+    indices j + 1 onwards (v's first element 1, the rest in a[b, j + 2:, j]); ``zlarfg``'s
+    reflectors, so the subdiagonal is real. u[b] (v, contiguous) and w[b] are scratch."""
+    for j in range(n - 1):
+        below = 0.0
+        for r in range(j + 2, n):
+            x = a[b, r, j]
+            below += _abs2(x)
+        alpha = a[b, j + 1, j]
+        if below == 0.0 and alpha.imag == 0.0:
+            tau[b, j] = 0.0
+            e[b, j] = alpha.real
+        else:
+            beta = np.sqrt(_abs2(alpha) + below)
+            if alpha.real >= 0.0:
+                beta = -beta
+            tj = (beta - alpha) / beta
+            tau[b, j] = tj
+            scale = 1.0 / (alpha - beta)
+            u[b, j + 1] = 1.0
+            for r in range(j + 2, n):
+                vr = a[b, r, j] * scale
+                a[b, r, j] = vr
+                u[b, r] = vr
+            e[b, j] = beta
+            # y = tau A v, then w = y - tau (y^H v) v / 2, then A -= v w^H + w v^H
+            for r in range(j + 1, n):
+                acc = a[b, r, j + 1]
+                for c in range(j + 2, n):
+                    acc += a[b, r, c] * u[b, c]
+                w[b, r] = tj * acc
+            dot = w[b, j + 1].conjugate()
+            for r in range(j + 2, n):
+                dot += w[b, r].conjugate() * u[b, r]
+            half = -0.5 * tj * dot
+            for r in range(j + 1, n):
+                w[b, r] = w[b, r] + half * u[b, r]
+            for r in range(j + 1, n):
+                vr = u[b, r]
+                wr = w[b, r]
+                for c in range(j + 1, n):
+                    a[b, r, c] = a[b, r, c] - vr * w[b, c].conjugate() - wr * u[b, c].conjugate()
+        d[b, j] = a[b, j, j].real
+    d[b, n - 1] = a[b, n - 1, n - 1].real
+    e[b, n - 1] = 0.0
+
+
+@func
+def _tridiagonal_q(a, tau, zt, b, n):
+    """zt[b] = Q^T (rows: Q's columns) from the reflectors :func:`_tridiagonal_reduce` left,
+    accumulated backwards (LAPACK's ``orgtr``)."""
+    for r in range(n):
+        for c in range(n):
+            zt[b, r, c] = 1.0 if r == c else 0.0
+    for jj in range(n - 1):
+        j = n - 2 - jj
+        tj = tau[b, j]
+        for c in range(j + 1, n):  # Q's column c: q_c -= tau v (v^H q_c)
+            acc = zt[b, c, j + 1]
+            for r in range(j + 2, n):
+                acc += a[b, r, j].conjugate() * zt[b, c, r]
+            f = tj * acc
+            zt[b, c, j + 1] = zt[b, c, j + 1] - f
+            for r in range(j + 2, n):
+                zt[b, c, r] = zt[b, c, r] - f * a[b, r, j]
+
+
+@func
+def _rotate_rows(zt, b, i, k, c, s):
+    """Rows i and i + 1 of zt[b] at column k times the plane rotation (c, s) of the QL method."""
+    zi = zt[b, i, k]
+    zn = zt[b, i + 1, k]
+    zt[b, i + 1, k] = s * zi + c * zn
+    zt[b, i, k] = c * zi - s * zn
+
+
+@func
+def _ql_implicit(d, e, zt, b, n, mode, eps, limit, state, log_i, log_cs, cap):
+    """The eigenvalues of the symmetric tridiagonal matrix of diagonal d[b] and subdiagonal e[b]
+    into d[b] by the QL method with implicit Wilkinson shifts (LAPACK's ``steqr``, EISPACK's
+    ``tql2``). The rotations are dropped (`mode` 0), applied to the rows of zt[b] (1) or logged
+    (2): rotation t of this call rotates rows log_i[b, t] and log_i[b, t] + 1 by c, s =
+    log_cs[b, t, :], for at most `cap` of them; the method then stops before a sweep that would
+    pass that and goes on from there in the next call (state[b] = (the eigenvalue it is at, its
+    iterations, rotations logged); state[b, 0] == n when done). Whether every eigenvalue
+    converged within `limit` iterations (:data:`MAX_QL_ITERATIONS`)."""
+    ok = True
+    l0 = state[b, 0]
+    count = 0
+    for lo in range(l0, n):
+        it = state[b, 1] if lo == l0 else 0
+        while True:
+            m = lo
+            while m < n - 1:
+                if abs(e[b, m]) <= eps * (abs(d[b, m]) + abs(d[b, m + 1])):
+                    break
+                m += 1
+            if m == lo:
+                break
+            if it == limit:
+                ok = False
+                break
+            if mode == 2 and count + m - lo > cap:
+                state[b, 0] = lo
+                state[b, 1] = it
+                state[b, 2] = count
+                return ok
+            it += 1
+            g = (d[b, lo + 1] - d[b, lo]) / (2.0 * e[b, lo])
+            r = math.hypot(g, 1.0)
+            g = d[b, m] - d[b, lo] + e[b, lo] / (g + (r if g >= 0.0 else -r))
+            s = 1.0
+            c = 1.0
+            p = 0.0
+            i = m - 1
+            split = False
+            while i >= lo:
+                f = s * e[b, i]
+                h = c * e[b, i]
+                r = math.hypot(f, g)
+                e[b, i + 1] = r
+                if r == 0.0:  # an underflow splits the matrix: start again from lo
+                    d[b, i + 1] = d[b, i + 1] - p
+                    e[b, m] = 0.0
+                    split = True
+                    break
+                s = f / r
+                c = g / r
+                g = d[b, i + 1] - p
+                r = (d[b, i] - g) * s + 2.0 * c * h
+                p = s * r
+                d[b, i + 1] = g + p
+                g = c * r - h
+                if mode == 1:
+                    for k in range(n):
+                        _rotate_rows(zt, b, i, k, c, s)
+                elif mode == 2:
+                    log_i[b, count] = i
+                    log_cs[b, count, 0] = c
+                    log_cs[b, count, 1] = s
+                    count += 1
+                i -= 1
+            if not split:
+                d[b, lo] = d[b, lo] - p
+                e[b, lo] = g
+                e[b, m] = 0.0
+    state[b, 0] = n
+    state[b, 2] = count
+    return ok
+
+
+@kernel
+def _tridiagonal_eigh_serial_kernel(a, zt, tau, u, w, d, e, info, state, n, mode, eps, limit):
+    """Eigenvalues (into d[b]) and, where `mode` is 1, eigenvectors (the rows of zt[b]) of each
+    symmetric or Hermitian a[b] (its lower triangle read), one work-item per matrix (CPU devices):
+    :func:`_tridiagonal_reduce`, :func:`_tridiagonal_q` where vectors are wanted, then
+    :func:`_ql_implicit`; info[b] is 1 where an eigenvalue did not converge."""
+    b = get_global_id(0)
+    for r in range(n):  # the upper triangle mirrors the lower one, the diagonal made real
+        a[b, r, r] = a[b, r, r].real
+        for c in range(r + 1, n):
+            a[b, r, c] = a[b, c, r].conjugate()
+    _tridiagonal_reduce(a, tau, u, w, d, e, b, n)
+    if mode != 0:
+        _tridiagonal_q(a, tau, zt, b, n)
+    if not _ql_implicit(d, e, zt, b, n, mode, eps, limit, state, state, zt, 0):
+        info[b] = 1
+
+
+@kernel
+def _ql_log_kernel(d, e, info, state, log_i, log_cs, n, eps, limit, cap, mode):
+    """:func:`_ql_implicit` of each matrix from where it stopped, logging up to `cap` rotations
+    (`mode` 2) or none (0), a work-item per matrix."""
+    b = get_global_id(0)
+    if not _ql_implicit(d, e, log_cs, b, n, mode, eps, limit, state, log_i, log_cs, cap):
+        info[b] = 1
+
+
+@kernel
+def _ql_apply_kernel(zt, state, log_i, log_cs, n):
+    """The logged rotations applied to column k of zt[b] in order, a work-item per (k, b):
+    neighbouring work-items touch neighbouring elements."""
+    k = get_global_id(0)
+    b = get_global_id(1)
+    for t in range(state[b, 2]):
+        _rotate_rows(zt, b, log_i[b, t], k, log_cs[b, t, 0], log_cs[b, t, 1])
+
+
+@kernel
+def _mirror_lower_kernel(a, n):
+    """a[b]'s upper triangle set to its lower one's conjugate, the diagonal made real (LAPACK
+    reads the lower), a work-item per element."""
+    g = get_global_id(0)
+    b = g // (n * n)
+    row = (g // n) % n
+    col = g % n
+    if row < col:
+        a[b, row, col] = a[b, col, row].conjugate()
+    elif row == col:
+        a[b, row, col] = a[b, row, col].real
+
+
+@kernel
+def _tridiagonal_matvec_kernel(a, tau, y, n, j, iu):
+    """The step's y = tau A v over the trailing rows r > j of each a[b] (v: column j from row
+    j + 1, its first element 1), a work-group per row: its work-items read neighbouring elements
+    of the row and sum in local memory, the real and imaginary parts apart (`iu[0]` is 1j for
+    complex matrices, else 0)."""
+    rows = n - j - 1
+    g = get_group_id(0)
+    t = get_local_id(0)
+    b = g // rows
+    r = j + 1 + g % rows
+    re = local_array((GROUP,), np.float64)
+    im = local_array((GROUP,), np.float64)
+    acc_re = 0.0
+    acc_im = 0.0
+    c = j + 1 + t
+    while c < n:
+        x = a[b, r, c] if c == j + 1 else a[b, r, c] * a[b, c, j]
+        acc_re += x.real
+        acc_im += x.imag
+        c += GROUP
+    re[t] = acc_re
+    im[t] = acc_im
+    _group_sum(re, t)
+    _group_sum(im, t)
+    if t == 0:
+        y[b, r] = tau[b, j] * (re[0] + iu[0] * im[0])
+
+
+@kernel
+def _tridiagonal_rank2_kernel(a, tau, y, n, j):
+    """y[b] += h v over the trailing rows with h = -tau (y^H v) / 2, so that the step's update is
+    ``A -= v y^H + y v^H``; a work-group per matrix. h is real: y^H v = conj(tau) v^H A v, and
+    v^H A v = Re(y^H v) / Re(tau) (the real part of ``zlarfg``'s tau lies in [1, 2])."""
+    b = get_group_id(0)
+    t = get_local_id(0)
+    partial = local_array((GROUP,), np.float64)
+    acc = 0.0
+    r = j + 1 + t
+    while r < n:
+        v = 1.0 if r == j + 1 else a[b, r, j]
+        acc += (y[b, r].conjugate() * v).real
+        r += GROUP
+    partial[t] = acc
+    _group_sum(partial, t)
+    tj = tau[b, j]
+    half = 0.0
+    if tj != 0.0:
+        half = -0.5 * _abs2(tj) * partial[0] / tj.real
+    r = j + 1 + t
+    while r < n:
+        v = 1.0 if r == j + 1 else a[b, r, j]
+        y[b, r] = y[b, r] + half * v
+        r += GROUP
+
+
+@kernel
+def _tridiagonal_update_kernel(a, y, n, j, total):
+    """a[b, r, c] -= v_r conj(y_c) + y_r conj(v_c) over the trailing block r, c > j, a work-item
+    per element (`total` of them; the launch is padded to whole work-groups)."""
+    g = get_global_id(0)
+    if g < total:
+        m = n - j - 1
+        b = g // (m * m)
+        e = g % (m * m)
+        r = j + 1 + e // m
+        c = j + 1 + e % m
+        vr = 1.0 if r == j + 1 else a[b, r, j]
+        vc = 1.0 if c == j + 1 else a[b, c, j]
+        a[b, r, c] = a[b, r, c] - vr * y[b, c].conjugate() - y[b, r] * vc.conjugate()
+
+
+@kernel
+def _tridiagonal_diagonals_kernel(a, d, e, n):
+    """d[b], e[b] = the diagonal and subdiagonal (real) that the stepped reduction left in a[b],
+    a work-item per element."""
+    g = get_global_id(0)
+    b = g // n
+    i = g % n
+    d[b, i] = a[b, i, i].real
+    e[b, i] = a[b, i + 1, i].real if i < n - 1 else 0.0
+
+
+def _tridiagonal_stepped(work: ndarray, tau: ndarray, d: ndarray, e: ndarray, q: ndarray | None) -> None:
+    """Tridiagonalization of a few large Hermitian matrices by four launches per column (GPUs):
+    the reflector by a work-group per matrix, y = tau A v by a work-item per row, its correction by
+    a work-group and the rank-2 update by a work-item per element; then, where `q` is given, Q
+    into it as QR forms it."""
+    batch, n = work.shape[0], work.shape[-1]
+    placed = {"sycl_queue": work.sycl_queue, "usm_type": work.usm_type}
+    scale, y = (empty((batch, n), dtype=work.dtype, **placed) for _ in range(2))
+    iu = _imaginary_unit(work)
+    _mirror_lower_kernel[Range(batch * n * n)](work, n)
+    groups = NdRange((batch * GROUP,), (GROUP,))
+    for j in range(n - 1):
+        rows = n - j - 1
+        _reflector_kernel[groups](work, tau, scale, n, j + 1, j)
+        _tridiagonal_matvec_kernel[NdRange((batch * rows * GROUP,), (GROUP,))](work, tau, y, n, j, iu)
+        _tridiagonal_rank2_kernel[groups](work, tau, y, n, j)
+        total = batch * rows * rows
+        _tridiagonal_update_kernel[_padded(total)](work, y, n, j, total)
+    _tridiagonal_diagonals_kernel[Range(batch * n)](work, d, e, n)
+    if q is None:
+        return
+    _identity_rows_kernel[Range(batch * n * n)](q, n, n)
+    for jj in range(n - 1):
+        j = n - 2 - jj
+        cols = n - j - 1
+        _dots(q, work, y, iu, j + 1, j, j + 1, cols)
+        total = batch * cols * cols
+        _reflector_apply_kernel[_padded(total)](q, work, tau, y, n, j + 1, j, j + 1, cols, total, 0)
+
+
+def _eigh_form(device: Any, batch: int, n: int) -> str:
+    """How `batch` symmetric eigenproblems of order `n` are solved on `device`: by
+    tridiagonalization and the QL method, a work-item per matrix on CPU devices ("serial"), by a
+    few launches per column on GPUs for orders of :data:`EIGH_STEPPED_N` or more ("stepped"); else
+    by Jacobi rotations, a work-group per matrix ("group": for stacks of small matrices on a GPU,
+    a launch per step would cost more than the steps)."""
+    kind = str(device.device_type)
+    if kind in SERIAL_DEVICES:
+        return "serial"
+    if kind in STEPPED_DEVICES and n >= EIGH_STEPPED_N:
+        return "stepped"
+    return "group"
+
+
+def eigh_tridiagonal(
+    a: ndarray, dtype: np.dtype, vectors: bool, form: str
+) -> tuple[ndarray, ndarray | None, ndarray]:
+    """Eigenvalues (batch, n; real), unsorted, and where `vectors` is set eigenvectors (batch, n,
+    n; columns) of the symmetric or Hermitian stack `a` (..., n, n) in `dtype`, by Householder
+    tridiagonalization and the implicit QL method (the lower triangle is read, as LAPACK does),
+    and each matrix's info (1: an eigenvalue did not converge). `form` "serial": a work-item per
+    matrix for the whole of it; "stepped": the reduction by a few launches per column, the QL
+    method by a work-item per matrix that logs its rotations, which a work-item per column of the
+    vectors applies."""
+    work = _stack(a, dtype)
+    batch, n = work.shape[0], work.shape[-1]
+    placed = {"sycl_queue": work.sycl_queue, "usm_type": work.usm_type}
+    tau = empty((batch, n), dtype=dtype, **placed)
+    d, e = (empty((batch, n), dtype=np.float64, **placed) for _ in range(2))
+    info = zeros((batch,), dtype=np.int64, **placed)
+    state = zeros((batch, 3), dtype=np.int64, **placed)
+    eps = float(np.finfo(np.float64).eps)
+    limit = MAX_QL_ITERATIONS
+    zt = empty((batch, n, n) if vectors and batch and n else (1, 1, 1), dtype=dtype, **placed)
+    if batch and n and form == "serial":
+        u, w = (empty((batch, n), dtype=dtype, **placed) for _ in range(2))
+        mode = 1 if vectors else 0
+        _tridiagonal_eigh_serial_kernel[Range(batch)](
+            work, zt, tau, u, w, d, e, info, state, n, mode, eps, limit
+        )
+    elif batch and n:
+        q = empty((batch, n, n), dtype=dtype, **placed) if vectors else None
+        _tridiagonal_stepped(work, tau, d, e, q)
+        if q is not None:
+            swap: Any = np.swapaxes
+            zt = asarray(swap(q, -1, -2), order="C", copy=True)  # Q^T: its rows rotate
+        cap = (n + 1) * (QL_LOG_SWEEPS or n) if vectors else 1  # a sweep rotates n - 1 times at most
+        log_i = empty((batch, cap), dtype=np.int64, **placed)
+        log_cs = empty((batch, cap, 2), dtype=np.float64, **placed)
+        while True:
+            _ql_log_kernel[Range(batch)](
+                d, e, info, state, log_i, log_cs, n, eps, limit, cap, 2 if vectors else 0
+            )
+            if vectors:
+                _ql_apply_kernel[Range(n, batch)](zt, state, log_i, log_cs, n)
+            at: Any = state[:, 0]
+            done: Any = np.all(at == n)
+            if bool(done):
+                break
+    values: ndarray = d.astype(np.dtype(dtype.char.lower()))
+    if not vectors:
+        return values, None, info
+    transpose: Any = np.swapaxes
+    result: ndarray = transpose(zt, -1, -2)
+    return values, result, info
+
+
+def eigh(a: ndarray, dtype: np.dtype, vectors: bool) -> tuple[ndarray, ndarray | None]:
+    """Eigenvalues (batch, n; real), unsorted, and where `vectors` is set eigenvectors (batch, n,
+    n; columns) of the symmetric or Hermitian stack `a` (..., n, n) in `dtype` (its lower triangle
+    read), in the device's form (:func:`_eigh_form`)."""
+    n = a.shape[-1]
+    batch = int(np.prod(a.shape[:-2], dtype=np.int64))
+    form = _eigh_form(a.sycl_queue.device, batch, n)
+    if form == "group":
+        values, v = eigh_jacobi(a, dtype)
+        return values, v if vectors else None
+    values, found, info = eigh_tridiagonal(a, dtype, vectors, form)
+    if any_nonzero(info) and bool(np.all(np.isfinite(values))):  # NaNs stay NaNs, as LAPACK's
+        raise np.linalg.LinAlgError("Eigenvalues did not converge")
+    return values, found
 
 
 # -- singular values: one-sided (Hestenes) Jacobi -------------------------------------------------
@@ -990,22 +1263,23 @@ def _form_q_kernel(a, tau, q, w, m, n, k, qcols):
 
 
 @func
-def _reflector(a, tau, w, m, j, b, t, partial, beta_of):
-    """Step j's reflector of matrix b by its work-group (work-item t): column j below the diagonal
-    scaled to v (its first element 1 implied), tau[b, j] set and R's diagonal entry a[b, j, j]
-    written (a real beta, ``zlarfg``'s); w[b, j] holds the column's scale (the step's other work
-    uses w[b, j + 1:]); `partial` and `beta_of` are the work-group's local arrays."""
+def _reflector(a, tau, w, m, r0, j, b, t, partial, beta_of):
+    """The reflector of column j of matrix b from row r0 by its work-group (work-item t): the
+    column below row r0 scaled to v (its first element 1 implied), tau[b, j] set and a[b, r0, j]
+    written with beta (real, ``zlarfg``'s: R's diagonal entry for QR, where r0 is j); w[b, j]
+    holds the column's scale (the step's other work uses w[b, j + 1:]); `partial` and `beta_of`
+    are the work-group's local arrays."""
     acc = 0.0
-    r = j + 1 + t
+    r = r0 + 1 + t
     while r < m:
         x = a[b, r, j]
         acc += _abs2(x)
         r += GROUP
     partial[t] = acc
     _group_sum(partial, t)
-    if t == 0:  # w[b, j] holds the column's scale: this step's other work uses w[b, j + 1:]
+    if t == 0:
         below = partial[0]
-        alpha = a[b, j, j]
+        alpha = a[b, r0, j]
         re = alpha.real
         im = alpha.imag
         if below == 0.0 and im == 0.0:
@@ -1021,13 +1295,13 @@ def _reflector(a, tau, w, m, j, b, t, partial, beta_of):
             beta_of[0] = beta
     barrier(_FENCES)
     scale = w[b, j]
-    r = j + 1 + t
+    r = r0 + 1 + t
     while r < m:
         a[b, r, j] = a[b, r, j] * scale
         r += GROUP
     barrier(_FENCES)
     if t == 0:
-        a[b, j, j] = beta_of[0]
+        a[b, r0, j] = beta_of[0]
 
 
 @kernel
@@ -1043,7 +1317,7 @@ def _householder_kernel(a, tau, w, m, n):
     beta_of = local_array((1,), np.float64)
     k = min(m, n)
     for j in range(k):
-        _reflector(a, tau, w, m, j, b, t, partial, beta_of)
+        _reflector(a, tau, w, m, j, j, b, t, partial, beta_of)
         tj = tau[b, j].conjugate()  # H^H
         c = j + 1 + t
         while c < n:  # w_c = v^H a[j:, c]
@@ -1128,47 +1402,85 @@ def _householder_serial_kernel(a, tau, q, w, m, n, qcols):
 
 
 @kernel
-def _reflector_kernel(a, tau, w, m, j):
-    """Step j's reflector of each a[b] (the stepped form: one work-group per matrix): as the
-    first part of a step of :func:`_householder_kernel`, column j below the diagonal scaled to v,
-    tau[b, j] set and R's diagonal entry a[b, j, j] written."""
+def _reflector_kernel(a, tau, w, m, r0, j):
+    """The reflector of column j from row r0 of each a[b] (the stepped forms: one work-group per
+    matrix), :func:`_reflector`."""
     b = get_group_id(0)
     t = get_local_id(0)
     partial = local_array((GROUP,), np.float64)
     beta_of = local_array((1,), np.float64)
-    _reflector(a, tau, w, m, j, b, t, partial, beta_of)
+    _reflector(a, tau, w, m, r0, j, b, t, partial, beta_of)
+
+
+#: columns per work-group of :func:`_reflector_dots_kernel` (its work-items split the rows among
+#: GROUP // _DOT_COLUMNS slices: the 16 columns of a row are one coalesced read)
+_DOT_COLUMNS = 16
 
 
 @kernel
-def _reflector_dots_kernel(x, a, w, m, j, c0, cols):
-    """w[b, c] = v^H x[b, j:, c] for the `cols` columns c from c0 of each x[b] (v: column j of
-    a[b] below the diagonal, its first element 1), a work-item per column: neighbouring
-    work-items read neighbouring elements."""
-    g = get_global_id(0)
-    b = g // cols
-    c = c0 + g % cols
-    acc = x[b, j, c]
-    for r in range(j + 1, m):
-        acc += a[b, r, j].conjugate() * x[b, r, c]
-    w[b, c] = acc
+def _reflector_dots_kernel(x, a, w, iu, m, r0, j, c0, cols):
+    """w[b, c] = v^H x[b, r0:, c] for the `cols` columns c from c0 of each x[b] (v: column j of
+    a[b] below row r0, its first element 1), a work-group per :data:`_DOT_COLUMNS` columns: its
+    work-items read neighbouring elements of a row, take every GROUP // _DOT_COLUMNS-th row and
+    sum in local memory, the real and imaginary parts apart (`iu[0]` is 1j for complex matrices,
+    else 0)."""
+    blocks = (cols + _DOT_COLUMNS - 1) // _DOT_COLUMNS
+    g = get_group_id(0)
+    t = get_local_id(0)
+    b = g // blocks
+    c = c0 + (g % blocks) * _DOT_COLUMNS + t % _DOT_COLUMNS
+    re = local_array((GROUP,), np.float64)
+    im = local_array((GROUP,), np.float64)
+    acc_re = 0.0
+    acc_im = 0.0
+    if c < c0 + cols:
+        r = r0 + t // _DOT_COLUMNS
+        while r < m:
+            p = x[b, r, c] if r == r0 else a[b, r, j].conjugate() * x[b, r, c]
+            acc_re += p.real
+            acc_im += p.imag
+            r += GROUP // _DOT_COLUMNS
+    re[t] = acc_re
+    im[t] = acc_im
+    barrier(LOCAL_MEM_FENCE)
+    if t < _DOT_COLUMNS and c < c0 + cols:
+        sum_re = 0.0
+        sum_im = 0.0
+        for k in range(GROUP // _DOT_COLUMNS):
+            sum_re += re[t + k * _DOT_COLUMNS]
+            sum_im += im[t + k * _DOT_COLUMNS]
+        w[b, c] = sum_re + iu[0] * sum_im
+
+
+def _imaginary_unit(x: ndarray) -> ndarray:
+    """[1j] for a complex `x`, else [0], in its dtype on its queue (the kernels that sum real and
+    imaginary parts apart put them together with it)."""
+    return asarray(np.array([1j if x.dtype.kind == "c" else 0], dtype=x.dtype), sycl_queue=x.sycl_queue)
+
+
+def _dots(x: ndarray, a: ndarray, w: ndarray, iu: ndarray, r0: int, j: int, c0: int, cols: int) -> None:
+    """:func:`_reflector_dots_kernel` over the stack."""
+    batch, m = x.shape[0], x.shape[1]
+    blocks = -(-cols // _DOT_COLUMNS)
+    _reflector_dots_kernel[NdRange((batch * blocks * GROUP,), (GROUP,))](x, a, w, iu, m, r0, j, c0, cols)
 
 
 @kernel
-def _reflector_apply_kernel(x, a, tau, w, m, j, c0, cols, total, adjoint):
-    """x[b, j:, c] -= t v w[b, c] for those columns (t = conj(tau[b, j]) where `adjoint` is 1,
+def _reflector_apply_kernel(x, a, tau, w, m, r0, j, c0, cols, total, adjoint):
+    """x[b, r0:, c] -= t v w[b, c] for those columns (t = conj(tau[b, j]) where `adjoint` is 1,
     H^H; else tau[b, j]), a work-item per element (`total` of them; the launch is padded to whole
     work-groups)."""
     g = get_global_id(0)
     if g < total:
-        per = (m - j) * cols
+        per = (m - r0) * cols
         b = g // per
         e = g % per
-        r = j + e // cols
+        r = r0 + e // cols
         c = c0 + e % cols
         tj = tau[b, j]
         if adjoint != 0:
             tj = tau[b, j].conjugate()
-        if r == j:
+        if r == r0:
             x[b, r, c] = x[b, r, c] - tj * w[b, c]
         else:
             x[b, r, c] = x[b, r, c] - tj * a[b, r, j] * w[b, c]
@@ -1198,26 +1510,27 @@ def _padded(total: int) -> NdRange:
 
 def _householder_stepped(work: ndarray, tau: ndarray, q: ndarray, w: ndarray, q_cols: int) -> None:
     """Householder QR of a few large matrices by a few launches per column (GPUs): the reflector
-    by a work-group per matrix, the products with the trailing columns and their update by a
-    work-item per column and per element, so the whole device works on them; then Q the same
-    way, backwards."""
+    by a work-group per matrix, the products with the trailing columns by a work-group per 16
+    columns and their update by a work-item per element, so the whole device works on them; then
+    Q the same way, backwards."""
     batch, m, n = work.shape
     k = min(m, n)
+    iu = _imaginary_unit(work)
     for j in range(k):
-        _reflector_kernel[NdRange((batch * GROUP,), (GROUP,))](work, tau, w, m, j)
+        _reflector_kernel[NdRange((batch * GROUP,), (GROUP,))](work, tau, w, m, j, j)
         cols = n - j - 1
         if cols:
-            _reflector_dots_kernel[Range(batch * cols)](work, work, w, m, j, j + 1, cols)
+            _dots(work, work, w, iu, j, j, j + 1, cols)
             total = batch * (m - j) * cols
-            _reflector_apply_kernel[_padded(total)](work, work, tau, w, m, j, j + 1, cols, total, 1)
+            _reflector_apply_kernel[_padded(total)](work, work, tau, w, m, j, j, j + 1, cols, total, 1)
     _identity_rows_kernel[Range(batch * m * q_cols)](q, m, q_cols)
     for jj in range(k):
         j = k - 1 - jj
         cols = q_cols - j
         if cols > 0:
-            _reflector_dots_kernel[Range(batch * cols)](q, work, w, m, j, j, cols)
+            _dots(q, work, w, iu, j, j, j, cols)
             total = batch * (m - j) * cols
-            _reflector_apply_kernel[_padded(total)](q, work, tau, w, m, j, j, cols, total, 0)
+            _reflector_apply_kernel[_padded(total)](q, work, tau, w, m, j, j, j, cols, total, 0)
     _zero_below_kernel[Range(batch * m * n)](work, m, n)
 
 
@@ -1252,7 +1565,9 @@ __all__ = [
     "MAX_SWEEPS",
     "any_nonzero",
     "cholesky_factor",
+    "eigh",
     "eigh_jacobi",
+    "eigh_tridiagonal",
     "lu_factor",
     "lu_solve",
     "svd_jacobi",

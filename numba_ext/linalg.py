@@ -256,7 +256,8 @@ def eigh(x: ndarray, /) -> EighResult:
     """The eigenvalues (ascending; real) and eigenvectors (columns) of each real symmetric or
     complex Hermitian matrix (its lower triangle is read)."""
     a, dt = _square("eigh", x)
-    values, vectors = decompositions.eigh_jacobi(a, dt)
+    values, found = decompositions.eigh(a, dt, True)
+    vectors: Any = found
     order = _np.argsort(values, axis=-1, kind="stable")
     columns = xp.broadcast_to(order[:, None, :], vectors.shape)
     return EighResult(
@@ -269,7 +270,7 @@ def eigvalsh(x: ndarray, /) -> ndarray:
     """The eigenvalues (ascending; real) of each real symmetric or complex Hermitian matrix (its
     lower triangle is read)."""
     a, dt = _square("eigvalsh", x)
-    values, _ = decompositions.eigh_jacobi(a, dt)
+    values, _ = decompositions.eigh(a, dt, False)
     result: ndarray = _np.sort(values, axis=-1).reshape(a.shape[:-1])
     return result
 

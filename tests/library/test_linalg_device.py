@@ -1,7 +1,8 @@
 """numba_ext.linalg's solvers and decompositions on the device, against NumPy: det, slogdet, solve,
 inv, cholesky and negative matrix powers (LU with partial pivoting, Cholesky), eigh and eigvalsh
-(Jacobi rotations), svdvals, matrix_rank, pinv and the spectral matrix norms (one-sided Jacobi),
-qr (Householder) and svd (both), for stacks of matrices."""
+(tridiagonalization and the QL method, or Jacobi rotations), svdvals, matrix_rank, pinv and the
+spectral matrix norms (one-sided Jacobi), qr (Householder) and svd (both), for stacks of
+matrices."""
 
 import numpy as np
 import pytest
@@ -187,15 +188,21 @@ def _orthonormal_columns(q, tol):
     np.testing.assert_allclose(_adjoint(q) @ q, np.broadcast_to(np.eye(k), q.shape[:-2] + (k, k)), **tol)
 
 
+def _force_forms(monkeypatch, form, which=("_jacobi_form", "_eigh_form")):
+    from numba_ext import decompositions
+
+    for name in which:
+        monkeypatch.setattr(decompositions, name, lambda device, batch, n: form)
+
+
 @pytest.fixture(params=["device", "group", "serial", "stepped"])
 def jacobi_form(request, monkeypatch):
-    """The device's own way of the Jacobi methods (eigh, svd), or one forced: a work-group per
-    matrix (GPUs), a work-item per matrix (CPU devices), two launches per round (GPUs, a few
-    large matrices)."""
+    """The device's own way of eigh and svd, or one forced: a work-group per matrix (GPUs: Jacobi
+    rotations), a work-item per matrix (CPU devices: eigh by tridiagonalization and the QL
+    method), a few launches per step (GPUs: the tridiagonal reduction, a round of the one-sided
+    Jacobi method)."""
     if request.param != "device":
-        from numba_ext import decompositions
-
-        monkeypatch.setattr(decompositions, "_jacobi_form", lambda device, batch, n: request.param)
+        _force_forms(monkeypatch, request.param)
     return request.param
 
 
@@ -205,10 +212,7 @@ def test_single_precision_values_whose_squares_overflow(rng, form, dt, monkeypat
     """qr, svd and eigh of float32 / complex64 matrices of entries near 1e19 (their squares and
     products overflow single precision; LAPACK's scaled norms do not), in each form: NumPy's
     results, not inf or nan."""
-    from numba_ext import decompositions
-
-    monkeypatch.setattr(decompositions, "_jacobi_form", lambda device, batch, n: form)
-    monkeypatch.setattr(decompositions, "_lu_form", lambda device, batch, n: form)
+    _force_forms(monkeypatch, form, ("_jacobi_form", "_eigh_form", "_lu_form"))
     g = rng.standard_normal((2, 5, 4)) + (1j * rng.standard_normal((2, 5, 4)) if dt == "complex64" else 0)
     h = (3e19 * g).astype(dt)
     tol = {"rtol": 1e-4, "atol": 1e-4 * float(np.abs(h).max())}
@@ -229,9 +233,7 @@ def test_jacobi_of_more_than_two_hundred_fifty_six_rows(rng, form, dt, monkeypat
     """eigh and svd of an odd order above the work-group's pair slots (a pair schedule over a
     dummy index; the pairs once overran the work-group's local memory and crashed the CPU
     driver), in each form; nearly diagonal, so that a few sweeps do."""
-    from numba_ext import decompositions
-
-    monkeypatch.setattr(decompositions, "_jacobi_form", lambda device, batch, n: form)
+    _force_forms(monkeypatch, form)
     n = 257
     g = rng.standard_normal((n, n)) + (1j * rng.standard_normal((n, n)) if dt == "complex128" else 0)
     h = (np.diag(np.arange(n, dtype=float)) + 1e-3 * (g + _adjoint(g))).astype(dt)
@@ -242,6 +244,103 @@ def test_jacobi_of_more_than_two_hundred_fifty_six_rows(rng, form, dt, monkeypat
     tall = h[:, : n - 2]  # one-sided rotations of n - 2 columns
     sigma = numba_ext.asnumpy(np.linalg.svd(numba_ext.asarray(tall), compute_uv=False))
     np.testing.assert_allclose(sigma, np.linalg.svd(tall, compute_uv=False), rtol=1e-12, atol=1e-12)
+
+
+def _structured_hermitian(rng, n, dt):
+    """A stack of Hermitian matrices on which the eigensolvers' special paths run: diagonal and
+    zero (every reflector the identity), a multiple of the identity (one eigenvalue n times),
+    tridiagonal already (complex subdiagonal: only phases to remove), two blocks with no coupling
+    (the tridiagonal form splits), eigenvalues clustered within 1e-9, rank one, and entries
+    graded over twelve orders of magnitude."""
+    cplx = np.dtype(dt).kind == "c"
+
+    def draw(*shape):
+        return rng.standard_normal(shape) + (1j * rng.standard_normal(shape) if cplx else 0)
+
+    g = draw(n, n)
+    h = (g + _adjoint(g)) / 2
+    sub = draw(n - 1)
+    blocks = np.zeros_like(h)
+    blocks[: n // 2, : n // 2] = h[: n // 2, : n // 2]
+    blocks[n // 2 :, n // 2 :] = h[n // 2 :, n // 2 :]
+    v = draw(n, 1)
+    grade = np.diag(10.0 ** np.linspace(-6, 6, n))
+    stack = [
+        np.diag(rng.standard_normal(n)),
+        np.zeros((n, n)),
+        3 * np.eye(n),
+        np.diag(rng.standard_normal(n)) + np.diag(sub, -1) + np.diag(np.conj(sub), 1),
+        blocks,
+        np.eye(n) + 1e-9 * h,
+        v @ _adjoint(v),
+        grade @ h @ grade,
+    ]
+    return np.stack(stack).astype(dt)
+
+
+@pytest.mark.parametrize("form", ["group", "serial", "stepped"])
+@pytest.mark.parametrize("dt", ["float64", "complex128", "float32"])
+def test_eigh_of_structured_matrices(rng, form, dt, monkeypatch):
+    """eigh and eigvalsh of :func:`_structured_hermitian`'s matrices in each form: NumPy's
+    eigenvalues (to a tolerance relative to each matrix's norm), A v = w v, orthonormal vectors."""
+    _force_forms(monkeypatch, form)
+    h = _structured_hermitian(rng, 12, dt)
+    eps = float(np.finfo(np.dtype(dt).char.lower()).eps)
+    scale = np.linalg.norm(h.astype(np.complex128), ord=2, axis=(-2, -1))[:, None] + 1e-300
+    want = np.linalg.eigvalsh(h.astype(np.complex128))
+    values, vectors = (numba_ext.asnumpy(t) for t in np.linalg.eigh(numba_ext.asarray(h)))
+    only = numba_ext.asnumpy(np.linalg.eigvalsh(numba_ext.asarray(h)))
+    for got in (values, only):
+        assert np.all(np.abs(got - want) <= 200 * eps * scale), np.max(np.abs(got - want) / scale, axis=1)
+    v = vectors.astype(np.complex128)
+    residual = np.abs(h.astype(np.complex128) @ v - v * values[:, None, :]).max(axis=(1, 2))
+    assert np.all(residual <= 200 * eps * scale[:, 0]), residual / scale[:, 0]
+    _orthonormal_columns(v, {"rtol": 0, "atol": 200 * eps})
+
+
+def test_stepped_eigh_in_several_passes(rng, monkeypatch):
+    """The stepped form logs the QL method's rotations a number of sweeps at a time and applies
+    them between passes: room for one sweep per pass takes many passes, and gives the same
+    eigenpairs."""
+    from numba_ext import decompositions
+
+    _force_forms(monkeypatch, "stepped")
+    monkeypatch.setattr(decompositions, "QL_LOG_SWEEPS", 1)
+    launches = []
+    own = decompositions._ql_log_kernel
+
+    class Counted:
+        def __getitem__(self, launch_range):
+            launches.append(launch_range)
+            return own[launch_range]
+
+    monkeypatch.setattr(decompositions, "_ql_log_kernel", Counted())
+    g = rng.standard_normal((3, 40, 40))
+    h = g + np.swapaxes(g, -1, -2)
+    values, vectors = (numba_ext.asnumpy(t) for t in np.linalg.eigh(numba_ext.asarray(h)))
+    assert len(launches) > 10, len(launches)
+    np.testing.assert_allclose(values, np.linalg.eigvalsh(h), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(h @ vectors, vectors * values[:, None, :], atol=1e-11)
+    _orthonormal_columns(vectors, {"rtol": 1e-12, "atol": 1e-12})
+
+
+@pytest.mark.parametrize("form", ["serial", "stepped"])
+def test_eigh_that_does_not_converge_raises(rng, form, monkeypatch):
+    """An eigenvalue the QL method does not reach within its iterations is NumPy's LinAlgError
+    (here with no iterations allowed), for eigh and eigvalsh; a NaN in the matrix gives NaN
+    eigenvalues, not an error (LAPACK's are unspecified there: NumPy's of this one are finite)."""
+    from numba_ext import decompositions
+
+    _force_forms(monkeypatch, form)
+    g = rng.standard_normal((2, 6, 6))
+    x = numba_ext.asarray(g + np.swapaxes(g, -1, -2))
+    with monkeypatch.context() as m:
+        m.setattr(decompositions, "MAX_QL_ITERATIONS", 0)
+        for fn in (np.linalg.eigh, np.linalg.eigvalsh):
+            with pytest.raises(np.linalg.LinAlgError, match="did not converge"):
+                fn(x)
+    h = np.diag([np.nan, 1.0, 2.0])
+    assert np.isnan(numba_ext.asnumpy(np.linalg.eigvalsh(numba_ext.asarray(h)))).any()
 
 
 @pytest.mark.parametrize("shape", [(1, 1), (2, 2), (5, 5), (2, 3, 6, 6), (33, 33)], ids=str)
