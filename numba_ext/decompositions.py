@@ -1,6 +1,7 @@
 """Matrix factorizations on the device, for stacks of matrices: LU with partial pivoting and
-Cholesky with the triangular solves that use them, Householder QR, the cyclic Jacobi eigenvalue
-method for symmetric matrices and the one-sided (Hestenes) Jacobi method for singular values.
+Cholesky with the triangular solves that use them, Householder QR, the symmetric eigenproblem by
+Householder tridiagonalization and the implicit QL method (or, for stacks of small matrices on
+GPUs, the cyclic Jacobi method) and the one-sided (Hestenes) Jacobi method for singular values.
 ``numba_ext.linalg`` builds its solvers and decompositions on them.
 
 Each factorization is one kernel launch for the whole stack: one work-group of
@@ -18,13 +19,15 @@ per matrix spread over one work-group, which suits stacks of small and medium ma
 single matrix keeps only one compute unit busy. On GPUs, LU of fewer matrices than half the
 compute units (of order 128 or more) takes two launches per column instead: the pivot step by one
 work-group per matrix, then the rank-1 update by one work-item per trailing element, so the whole
-device works on the update. On CPU devices LU, Cholesky, QR and the Jacobi methods give each
-matrix one work-item (barriers cost more there than the steps they separate: 28x faster for one
-256x256 LU, 7x for its eigh). On GPUs, the Jacobi methods of fewer matrices than half the compute
-units (of order 128 or more) take two launches per round: the rotations' parameters by a
-work-item per pair, then their application by a work-item per 2x2 block (10x faster for one
-256x256 eigh on an H200). The pairs of a round, their cosines and sines live in global scratch
-arrays of the stack's size, so no order is limited by local memory.
+device works on the update. On CPU devices LU, Cholesky, QR, the tridiagonal eigensolver and the
+one-sided Jacobi method give each matrix one work-item (barriers cost more there than the steps
+they separate: 28x faster for one 256x256 LU). On GPUs, the one-sided Jacobi method of fewer
+matrices than half the compute units (of order 128 or more) takes two launches per round: the
+rotations' parameters by a work-item or a work-group per pair, then their application by a
+work-item per element; the tridiagonal reduction of order 32 or more takes four launches per
+column, and the QL method's rotations, found by a work-item per matrix, are logged and applied by
+a work-item per row of the eigenvectors. The pairs of a round, their cosines and sines live in
+global scratch arrays of the stack's size, so no order is limited by local memory.
 
 May import: ``numba_ext.kernels``, ``numba_ext.compiler`` (the kernel intrinsics) and the layers
 below them.
@@ -723,14 +726,15 @@ def _rotate_rows(zt, b, i, k, c, s):
 
 
 @func
-def _ql_implicit(d, e, zt, b, n, mode, eps, limit, state, log_i, log_cs, cap):
-    """The eigenvalues of the symmetric tridiagonal matrix of diagonal d[b] and subdiagonal e[b]
-    into d[b] by the QL method with implicit Wilkinson shifts (LAPACK's ``steqr``, EISPACK's
-    ``tql2``). The rotations are dropped (`mode` 0), applied to the rows of zt[b] (1) or logged
-    (2): rotation t of this call rotates rows log_i[b, t] and log_i[b, t] + 1 by c, s =
-    log_cs[b, t, :], for at most `cap` of them; the method then stops before a sweep that would
-    pass that and goes on from there in the next call (state[b] = (the eigenvalue it is at, its
-    iterations, rotations logged); state[b, 0] == n when done). Whether every eigenvalue
+def _ql_implicit(d, e, db, zt, b, n, mode, eps, limit, state, log_i, log_cs, cap):
+    """The eigenvalues of the symmetric tridiagonal matrix of diagonal d[db] and subdiagonal
+    e[db] into d[db] by the QL method with implicit Wilkinson shifts (LAPACK's ``steqr``,
+    EISPACK's ``tql2``; d and e are the stack's arrays, db = b, or a local copy). The rotations
+    are dropped (`mode` 0), applied to the rows of zt[b] (1) or logged (2): rotation t of this
+    call rotates rows log_i[b, t] and log_i[b, t] + 1 by c, s = log_cs[b, t, :], for at most
+    `cap` of them; the method then stops before a sweep that would pass that and goes on from
+    there in the next call (state[b] = (the eigenvalue it is at, its iterations, rotations
+    logged); state[b, 0] == n when done). Whether every eigenvalue
     converged within `limit` iterations (:data:`MAX_QL_ITERATIONS`)."""
     ok = True
     l0 = state[b, 0]
@@ -740,7 +744,7 @@ def _ql_implicit(d, e, zt, b, n, mode, eps, limit, state, log_i, log_cs, cap):
         while True:
             m = lo
             while m < n - 1:
-                if abs(e[b, m]) <= eps * (abs(d[b, m]) + abs(d[b, m + 1])):
+                if abs(e[db, m]) <= eps * (abs(d[db, m]) + abs(d[db, m + 1])):
                     break
                 m += 1
             if m == lo:
@@ -754,30 +758,30 @@ def _ql_implicit(d, e, zt, b, n, mode, eps, limit, state, log_i, log_cs, cap):
                 state[b, 2] = count
                 return ok
             it += 1
-            g = (d[b, lo + 1] - d[b, lo]) / (2.0 * e[b, lo])
+            g = (d[db, lo + 1] - d[db, lo]) / (2.0 * e[db, lo])
             r = math.hypot(g, 1.0)
-            g = d[b, m] - d[b, lo] + e[b, lo] / (g + (r if g >= 0.0 else -r))
+            g = d[db, m] - d[db, lo] + e[db, lo] / (g + (r if g >= 0.0 else -r))
             s = 1.0
             c = 1.0
             p = 0.0
             i = m - 1
             split = False
             while i >= lo:
-                f = s * e[b, i]
-                h = c * e[b, i]
+                f = s * e[db, i]
+                h = c * e[db, i]
                 r = math.hypot(f, g)
-                e[b, i + 1] = r
+                e[db, i + 1] = r
                 if r == 0.0:  # an underflow splits the matrix: start again from lo
-                    d[b, i + 1] = d[b, i + 1] - p
-                    e[b, m] = 0.0
+                    d[db, i + 1] = d[db, i + 1] - p
+                    e[db, m] = 0.0
                     split = True
                     break
                 s = f / r
                 c = g / r
-                g = d[b, i + 1] - p
-                r = (d[b, i] - g) * s + 2.0 * c * h
+                g = d[db, i + 1] - p
+                r = (d[db, i] - g) * s + 2.0 * c * h
                 p = s * r
-                d[b, i + 1] = g + p
+                d[db, i + 1] = g + p
                 g = c * r - h
                 if mode == 1:
                     for k in range(n):
@@ -789,9 +793,9 @@ def _ql_implicit(d, e, zt, b, n, mode, eps, limit, state, log_i, log_cs, cap):
                     count += 1
                 i -= 1
             if not split:
-                d[b, lo] = d[b, lo] - p
-                e[b, lo] = g
-                e[b, m] = 0.0
+                d[db, lo] = d[db, lo] - p
+                e[db, lo] = g
+                e[db, m] = 0.0
     state[b, 0] = n
     state[b, 2] = count
     return ok
@@ -811,27 +815,68 @@ def _tridiagonal_eigh_serial_kernel(a, zt, tau, u, w, d, e, info, state, n, mode
     _tridiagonal_reduce(a, tau, u, w, d, e, b, n)
     if mode != 0:
         _tridiagonal_q(a, tau, zt, b, n)
-    if not _ql_implicit(d, e, zt, b, n, mode, eps, limit, state, state, zt, 0):
+    if not _ql_implicit(d, e, b, zt, b, n, mode, eps, limit, state, state, zt, 0):
         info[b] = 1
+
+
+#: the largest order whose QL iterations run on a copy of the tridiagonal matrix in local memory
+#: (stepped form: a GPU thread's dependent reads of global memory cost several times more)
+QL_LOCAL_N = 2048
 
 
 @kernel
 def _ql_log_kernel(d, e, info, state, log_i, log_cs, n, eps, limit, cap, mode):
     """:func:`_ql_implicit` of each matrix from where it stopped, logging up to `cap` rotations
-    (`mode` 2) or none (0), a work-item per matrix."""
+    (`mode` 2) or none (0), a work-group of one work-item per matrix; the diagonals are copied to
+    local memory for it (n <= :data:`QL_LOCAL_N`) and back."""
+    b = get_group_id(0)
+    dl = local_array((1, QL_LOCAL_N), np.float64)
+    el = local_array((1, QL_LOCAL_N), np.float64)
+    for i in range(n):
+        dl[0, i] = d[b, i]
+        el[0, i] = e[b, i]
+    if not _ql_implicit(dl, el, 0, log_cs, b, n, mode, eps, limit, state, log_i, log_cs, cap):
+        info[b] = 1
+    for i in range(n):
+        d[b, i] = dl[0, i]
+        e[b, i] = el[0, i]
+
+
+@kernel
+def _ql_log_global_kernel(d, e, info, state, log_i, log_cs, n, eps, limit, cap, mode):
+    """:func:`_ql_log_kernel` for orders above :data:`QL_LOCAL_N`, in global memory, a work-item
+    per matrix."""
     b = get_global_id(0)
-    if not _ql_implicit(d, e, log_cs, b, n, mode, eps, limit, state, log_i, log_cs, cap):
+    if not _ql_implicit(d, e, b, log_cs, b, n, mode, eps, limit, state, log_i, log_cs, cap):
         info[b] = 1
 
 
 @kernel
 def _ql_apply_kernel(zt, state, log_i, log_cs, n):
     """The logged rotations applied to column k of zt[b] in order, a work-item per (k, b):
-    neighbouring work-items touch neighbouring elements."""
+    neighbouring work-items touch neighbouring elements. A sweep's rotations come in descending
+    rows, each taking the row the one before left: that row stays in a register, so a rotation
+    costs one read, independent of the write before it, and one write."""
     k = get_global_id(0)
     b = get_global_id(1)
+    held = -2  # the row whose value `carry` holds (written back when the chain breaks)
+    carry = zt[b, 0, k] * 0.0
     for t in range(state[b, 2]):
-        _rotate_rows(zt, b, log_i[b, t], k, log_cs[b, t, 0], log_cs[b, t, 1])
+        i = log_i[b, t]
+        c = log_cs[b, t, 0]
+        s = log_cs[b, t, 1]
+        if held == i + 1:
+            zn = carry
+        else:
+            if held >= 0:
+                zt[b, held, k] = carry
+            zn = zt[b, i + 1, k]
+        zi = zt[b, i, k]
+        zt[b, i + 1, k] = s * zi + c * zn
+        carry = c * zi - s * zn
+        held = i
+    if held >= 0:
+        zt[b, held, k] = carry
 
 
 @kernel
@@ -1010,16 +1055,20 @@ def eigh_tridiagonal(
         cap = (n + 1) * (QL_LOG_SWEEPS or n) if vectors else 1  # a sweep rotates n - 1 times at most
         log_i = empty((batch, cap), dtype=np.int64, **placed)
         log_cs = empty((batch, cap, 2), dtype=np.float64, **placed)
-        while True:
-            _ql_log_kernel[Range(batch)](
-                d, e, info, state, log_i, log_cs, n, eps, limit, cap, 2 if vectors else 0
-            )
+        for _ in range(n * limit + 1):  # a pass ends the method or logs a sweep at least
+            args = (d, e, info, state, log_i, log_cs, n, eps, limit, cap, 2 if vectors else 0)
+            if n <= QL_LOCAL_N:  # a work-group of one per matrix, its diagonals in local memory
+                _ql_log_kernel[NdRange((batch,), (1,))](*args)
+            else:
+                _ql_log_global_kernel[Range(batch)](*args)
             if vectors:
                 _ql_apply_kernel[Range(n, batch)](zt, state, log_i, log_cs, n)
             at: Any = state[:, 0]
             done: Any = np.all(at == n)
             if bool(done):
                 break
+        else:
+            raise np.linalg.LinAlgError("Eigenvalues did not converge")
     values: ndarray = d.astype(np.dtype(dtype.char.lower()))
     if not vectors:
         return values, None, info

@@ -298,23 +298,29 @@ def test_eigh_of_structured_matrices(rng, form, dt, monkeypatch):
     _orthonormal_columns(v, {"rtol": 0, "atol": 200 * eps})
 
 
-def test_stepped_eigh_in_several_passes(rng, monkeypatch):
+@pytest.mark.parametrize("memory", ["local", "global"])
+def test_stepped_eigh_in_several_passes(rng, memory, monkeypatch):
     """The stepped form logs the QL method's rotations a number of sweeps at a time and applies
     them between passes: room for one sweep per pass takes many passes, and gives the same
-    eigenpairs."""
+    eigenpairs; with the tridiagonal matrix in local memory and, above the order that fits
+    there, in global memory."""
     from numba_ext import decompositions
 
     _force_forms(monkeypatch, "stepped")
     monkeypatch.setattr(decompositions, "QL_LOG_SWEEPS", 1)
+    name = "_ql_log_kernel"
+    if memory == "global":  # orders above 8 (the local kernel is never compiled with that size)
+        monkeypatch.setattr(decompositions, "QL_LOCAL_N", 8)
+        name = "_ql_log_global_kernel"
     launches = []
-    own = decompositions._ql_log_kernel
+    own = getattr(decompositions, name)
 
     class Counted:
         def __getitem__(self, launch_range):
             launches.append(launch_range)
             return own[launch_range]
 
-    monkeypatch.setattr(decompositions, "_ql_log_kernel", Counted())
+    monkeypatch.setattr(decompositions, name, Counted())
     g = rng.standard_normal((3, 40, 40))
     h = g + np.swapaxes(g, -1, -2)
     values, vectors = (numba_ext.asnumpy(t) for t in np.linalg.eigh(numba_ext.asarray(h)))
