@@ -44,7 +44,7 @@ def main() -> None:
     except ImportError:
         cp = None
     q = nx.default_queue()
-    own, own_qr, own_eigh = decompositions._jacobi_form, decompositions._lu_form, decompositions._eigh_form
+    own, own_qr, own_eigh = decompositions._svd_form, decompositions._lu_form, decompositions._eigh_form
     print(f"device: {q.device.name}")
     rng = np.random.default_rng(0)
     for case in args.cases:
@@ -55,13 +55,13 @@ def main() -> None:
         x, hx = nx.asarray(s), nx.asarray(h)
         for form in args.forms:
             forced = lambda d, b, k, f=form: f
-            decompositions._jacobi_form = own if form == "device" else forced
+            decompositions._svd_form = own if form == "device" else forced
             decompositions._lu_form = own_qr if form == "device" else forced  # QR's form
             decompositions._eigh_form = own_eigh if form == "device" else forced
             _check("eigh", np.linalg.eigh(x)[0], ref_w, float(np.abs(ref_w).max()))
             _check("svd", np.linalg.svd(hx, compute_uv=False), ref_s, float(ref_s.max()))
             print(f"{batch:5d}x{n:<5d} {form:8s} {_times(np.linalg, q.wait, x, hx)}", flush=True)
-        decompositions._jacobi_form, decompositions._lu_form, decompositions._eigh_form = (
+        decompositions._svd_form, decompositions._lu_form, decompositions._eigh_form = (
             own,
             own_qr,
             own_eigh,

@@ -1,7 +1,8 @@
 """Matrix factorizations on the device, for stacks of matrices: LU with partial pivoting and
 Cholesky with the triangular solves that use them, Householder QR, the symmetric eigenproblem by
 Householder tridiagonalization and the implicit QL method (or, for stacks of small matrices on
-GPUs, the cyclic Jacobi method) and the one-sided (Hestenes) Jacobi method for singular values.
+GPUs, the cyclic Jacobi method) and singular values by Householder bidiagonalization and the
+implicit QR method (CPU devices) or the one-sided (Hestenes) Jacobi method (GPUs).
 ``numba_ext.linalg`` builds its solvers and decompositions on them.
 
 Each factorization is one kernel launch for the whole stack: one work-group of
@@ -20,8 +21,8 @@ single matrix keeps only one compute unit busy. On GPUs, LU of fewer matrices th
 compute units (of order 128 or more) takes two launches per column instead: the pivot step by one
 work-group per matrix, then the rank-1 update by one work-item per trailing element, so the whole
 device works on the update. On CPU devices LU, Cholesky, QR, the tridiagonal eigensolver and the
-one-sided Jacobi method give each matrix one work-item (barriers cost more there than the steps
-they separate: 28x faster for one 256x256 LU). On GPUs, the one-sided Jacobi method of fewer
+bidiagonal SVD give each matrix one work-item (barriers cost more there than the steps they
+separate: 28x faster for one 256x256 LU). On GPUs, the one-sided Jacobi method of fewer
 matrices than half the compute units (of order 128 or more) takes two launches per round: the
 rotations' parameters by a work-item or a work-group per pair, then their application by a
 work-item per element; the tridiagonal reduction of order 32 or more takes four launches per
@@ -73,6 +74,17 @@ def _abs2(x):
     re = x.real * 1.0
     im = x.imag * 1.0
     return re * re + im * im
+
+
+@func
+def _reflector_norm(alpha, below):
+    """sqrt(|alpha|^2 + below) (below: the rest's sum of squares), or |alpha| where the squares
+    underflow to 0 (a tiny complex alpha: a phase to remove; the rest, below 1e-154, is then
+    negligible beside the matrix, which the drivers scale to a norm of at least 1e-100)."""
+    norm = np.sqrt(_abs2(alpha) + below)
+    if norm == 0.0:
+        norm = math.hypot(alpha.real, alpha.imag)
+    return norm
 
 
 @func
@@ -426,13 +438,14 @@ MAX_SWEEPS = 30
 JACOBI_STEPPED_N = 128
 
 
-def _jacobi_form(device: Any, batch: int, n: int) -> str:
-    """How the Jacobi methods rotate `batch` matrices of order `n` on `device`: "serial" on CPU
-    devices (a work-item per matrix, each pair rotated in turn: a work-group's barriers, or a
-    launch per round, cost more there than the rotations they separate); "stepped" on GPUs for
-    fewer matrices than half the compute units of order :data:`JACOBI_STEPPED_N` or more (two
-    launches per round: a work-item per pair, then a work-item per 2x2 block; one work-group per
-    matrix would leave most of the device idle); else "group" (a work-group per matrix)."""
+def _svd_form(device: Any, batch: int, n: int) -> str:
+    """How the singular values of `batch` matrices of `n` columns are found on `device`: "serial"
+    on CPU devices (bidiagonalization and the QR method, a work-item per matrix: a work-group's
+    barriers, or a launch per step, cost more there than the steps they separate); by one-sided
+    Jacobi rotations on GPUs, "stepped" for fewer matrices than half the compute units of order
+    :data:`JACOBI_STEPPED_N` or more (two launches per round: the rotations by a work-group per
+    pair, then a work-item per element; one work-group per matrix would leave most of the device
+    idle), else "group" (a work-group per matrix)."""
     return _device_form(device, batch, n, JACOBI_STEPPED_N)
 
 
@@ -662,7 +675,7 @@ def _tridiagonal_reduce(a, tau, u, w, d, e, b, n):
             tau[b, j] = 0.0
             e[b, j] = alpha.real
         else:
-            beta = np.sqrt(_abs2(alpha) + below)
+            beta = _reflector_norm(alpha, below)
             if alpha.real >= 0.0:
                 beta = -beta
             tj = (beta - alpha) / beta
@@ -1039,7 +1052,7 @@ def eigh_tridiagonal(
     state = zeros((batch, 3), dtype=np.int64, **placed)
     eps = float(np.finfo(np.float64).eps)
     limit = MAX_QL_ITERATIONS
-    zt = empty((batch, n, n) if vectors and batch and n else (1, 1, 1), dtype=dtype, **placed)
+    zt = empty((batch, n, n) if vectors else (1, 1, 1), dtype=dtype, **placed)
     if batch and n and form == "serial":
         u, w = (empty((batch, n), dtype=dtype, **placed) for _ in range(2))
         mode = 1 if vectors else 0
@@ -1077,6 +1090,29 @@ def eigh_tridiagonal(
     return values, result, info
 
 
+#: the range of a float64 stack's largest magnitudes outside which the decompositions that square
+#: entries (Householder reflectors, the shifts) scale each matrix to 1 first, as LAPACK's drivers
+#: do: the squares and products then stay within range (single precision is squared in double)
+SCALE_RANGE = (1e-100, 1e100)
+
+
+def _scaled(a: ndarray, dtype: np.dtype, lower: bool = False) -> tuple[ndarray, Any]:
+    """`a` (..., m, n) with each matrix divided by its largest magnitude (that of its lower
+    triangle where `lower`) where some matrix's lies outside :data:`SCALE_RANGE`, and those
+    magnitudes (batch,); else `a` and None (one read of the device)."""
+    if dtype.char.lower() != "d" or a.size == 0:
+        return a, None
+    m, n = a.shape[-2:]
+    xp: Any = np
+    top = xp.max(xp.abs(xp.tril(a) if lower else a), axis=(-2, -1)).reshape(-1)
+    low, high = SCALE_RANGE
+    if not bool(xp.any(xp.logical_or(top > high, xp.logical_and(top < low, top > 0)))):
+        return a, None
+    top = xp.where(xp.logical_and(xp.isfinite(top), top > 0), top, 1.0)
+    scaled: ndarray = xp.true_divide(a.reshape(-1, m, n), top[:, None, None]).astype(dtype)
+    return scaled, top
+
+
 def eigh(a: ndarray, dtype: np.dtype, vectors: bool) -> tuple[ndarray, ndarray | None]:
     """Eigenvalues (batch, n; real), unsorted, and where `vectors` is set eigenvectors (batch, n,
     n; columns) of the symmetric or Hermitian stack `a` (..., n, n) in `dtype` (its lower triangle
@@ -1084,13 +1120,17 @@ def eigh(a: ndarray, dtype: np.dtype, vectors: bool) -> tuple[ndarray, ndarray |
     n = a.shape[-1]
     batch = int(np.prod(a.shape[:-2], dtype=np.int64))
     form = _eigh_form(a.sycl_queue.device, batch, n)
+    a, top = _scaled(a, dtype, lower=True)
+    found: ndarray | None
     if form == "group":
-        values, v = eigh_jacobi(a, dtype)
-        return values, v if vectors else None
-    values, found, info = eigh_tridiagonal(a, dtype, vectors, form)
-    if any_nonzero(info) and bool(np.all(np.isfinite(values))):  # NaNs stay NaNs, as LAPACK's
-        raise np.linalg.LinAlgError("Eigenvalues did not converge")
-    return values, found
+        values, found = eigh_jacobi(a, dtype)
+    else:
+        values, found, info = eigh_tridiagonal(a, dtype, vectors, form)
+        if any_nonzero(info) and bool(np.all(np.isfinite(values))):  # NaNs stay NaNs
+            raise np.linalg.LinAlgError("Eigenvalues did not converge")
+    if top is not None:
+        values = np.multiply(values, top[:, None]).astype(values.dtype)
+    return values, found if vectors else None
 
 
 # -- singular values: one-sided (Hestenes) Jacobi -------------------------------------------------
@@ -1138,30 +1178,6 @@ def _jacobi_svd_kernel(a, v, pq, cs, se, m, n, tol):
         _group_sum(rotated, t)
         converged = rotated[0] == 0
         barrier(LOCAL_MEM_FENCE)
-        sweep += 1
-
-
-@kernel
-def _jacobi_svd_serial_kernel(a, v, cs, se, m, n, tol):
-    """As :func:`_jacobi_svd_kernel`, one work-item per matrix (CPU devices): each pair of columns
-    rotated in turn."""
-    b = get_global_id(0)
-    for idx in range(n * n):
-        v[b, idx // n, idx % n] = 1.0 if idx // n == idx % n else 0.0
-    sweep = 0
-    converged = False
-    while sweep < MAX_SWEEPS and not converged:
-        converged = True
-        for p in range(n - 1):
-            for q in range(p + 1, n):
-                if _svd_rotation(a, b, p, q, m, n, tol, cs, se, 0):
-                    converged = False
-                    cth = cs[b, 0]
-                    sth = se[b, 0]
-                    for k in range(m):
-                        _rotate_columns(a, b, k, p, q, cth, sth)
-                    for k in range(n):
-                        _rotate_columns(v, b, k, p, q, cth, sth)
         sweep += 1
 
 
@@ -1247,13 +1263,11 @@ def svd_jacobi(a: ndarray, dtype: np.dtype) -> tuple[ndarray, ndarray]:
     v = empty((batch, n, n), dtype=dtype, **placed)
     tol = float(np.finfo(dtype).eps) * max(m, 1)
     half = (n + 1) // 2
-    form = _jacobi_form(work.sycl_queue.device, batch, n) if batch and n and m else "none"
+    form = _svd_form(work.sycl_queue.device, batch, n) if batch and n and m else "none"
     pq = empty((batch, 2 * half), dtype=np.int64, **placed)
     cs = empty((batch, half), dtype=np.float64, **placed)
     se = empty((batch, half), dtype=dtype, **placed)
-    if form == "serial":
-        _jacobi_svd_serial_kernel[Range(batch)](work, v, cs, se, m, n, tol)
-    elif form == "group":
+    if form == "group":
         _jacobi_svd_kernel[NdRange((batch * GROUP,), (GROUP,))](work, v, pq, cs, se, m, n, tol)
     elif form == "stepped":
         _identity_kernel[Range(batch * n * n)](v, n)
@@ -1268,6 +1282,260 @@ def svd_jacobi(a: ndarray, dtype: np.dtype) -> tuple[ndarray, ndarray]:
             if not any_nonzero(turned):
                 break
     return work, v
+
+
+# -- singular values: Householder bidiagonalization and implicit QR -------------------------------
+@kernel
+def _bidiagonal_svd_serial_kernel(a, ut, vt, tauq, taup, d, e, info, m, n, mode, eps, limit):
+    """The singular values (into d[b]) of each a[b] (m x n, m >= n) and, where `mode` is 1, the
+    vectors: U's first n columns scaled by the singular values into a[b] (column k is sigma_k
+    u_k, as the Jacobi methods leave it) and V's columns as the rows of vt[b]; a work-item per
+    matrix (CPU devices). LAPACK's ``gebrd`` reduces a[b] to a real upper bidiagonal B = U_Q^H
+    a[b] V_Q (``zlarfg``'s reflectors from the left, tauq, and on the conjugated rows from the
+    right, taup), then the implicit QR method with Wilkinson shifts (Golub and Kahan; the
+    EISPACK ``svd`` iteration) diagonalizes B, its rotations applied to the rows of ut[b]
+    (U's columns) and vt[b]. e[b, i] is B[i - 1, i]. info[b] is 1 where a singular value did not
+    converge within `limit` iterations."""
+    b = get_global_id(0)
+    e[b, 0] = 0.0
+    for j in range(n):
+        alpha = a[b, j, j]  # from the left: column j from row j
+        below = 0.0
+        for r in range(j + 1, m):
+            xv = a[b, r, j]
+            below += _abs2(xv)
+        if below == 0.0 and alpha.imag == 0.0:
+            tauq[b, j] = 0.0
+            d[b, j] = alpha.real
+        else:
+            beta = _reflector_norm(alpha, below)
+            if alpha.real >= 0.0:
+                beta = -beta
+            tj = (beta - alpha) / beta
+            tauq[b, j] = tj
+            scale = 1.0 / (alpha - beta)
+            for r in range(j + 1, m):
+                a[b, r, j] = a[b, r, j] * scale
+            d[b, j] = beta
+            tc = tj.conjugate()  # H^H on the trailing columns
+            for c in range(j + 1, n):
+                acc = a[b, j, c]
+                for r in range(j + 1, m):
+                    acc += a[b, r, j].conjugate() * a[b, r, c]
+                fq = tc * acc
+                a[b, j, c] = a[b, j, c] - fq
+                for r in range(j + 1, m):
+                    a[b, r, c] = a[b, r, c] - fq * a[b, r, j]
+        if j + 1 < n:  # from the right: row j from column j + 1, conjugated
+            alpha = a[b, j, j + 1].conjugate()
+            below = 0.0
+            for c in range(j + 2, n):
+                xv = a[b, j, c]
+                below += _abs2(xv)
+            if below == 0.0 and alpha.imag == 0.0:
+                taup[b, j] = 0.0
+                e[b, j + 1] = alpha.real
+            else:
+                beta = _reflector_norm(alpha, below)
+                if alpha.real >= 0.0:
+                    beta = -beta
+                tj = (beta - alpha) / beta
+                taup[b, j] = tj
+                scale = 1.0 / (alpha - beta)
+                for c in range(j + 2, n):  # u, stored in the row
+                    a[b, j, c] = a[b, j, c].conjugate() * scale
+                e[b, j + 1] = beta
+                for r in range(j + 1, m):  # rows times H = I - tau u u^H
+                    acc = a[b, r, j + 1]
+                    for c in range(j + 2, n):
+                        acc += a[b, r, c] * a[b, j, c]
+                    fq = tj * acc
+                    a[b, r, j + 1] = a[b, r, j + 1] - fq
+                    for c in range(j + 2, n):
+                        a[b, r, c] = a[b, r, c] - fq * a[b, j, c].conjugate()
+    if mode != 0:
+        for r in range(n):  # U_Q's first n columns as rows, backwards: u_c -= tau v (v^H u_c)
+            for c in range(m):
+                ut[b, r, c] = 1.0 if r == c else 0.0
+        for jj in range(n):
+            j = n - 1 - jj
+            tj = tauq[b, j]
+            for c in range(j, n):
+                acc = ut[b, c, j]
+                for r in range(j + 1, m):
+                    acc += a[b, r, j].conjugate() * ut[b, c, r]
+                fq = tj * acc
+                ut[b, c, j] = ut[b, c, j] - fq
+                for r in range(j + 1, m):
+                    ut[b, c, r] = ut[b, c, r] - fq * a[b, r, j]
+        for r in range(n):  # V_Q's columns as rows, the same way from the right reflectors
+            for c in range(n):
+                vt[b, r, c] = 1.0 if r == c else 0.0
+        for jj in range(n - 1):
+            j = n - 2 - jj
+            tj = taup[b, j]
+            for c in range(j + 1, n):
+                acc = vt[b, c, j + 1]
+                for r in range(j + 2, n):
+                    acc += a[b, j, r].conjugate() * vt[b, c, r]
+                fq = tj * acc
+                vt[b, c, j + 1] = vt[b, c, j + 1] - fq
+                for r in range(j + 2, n):
+                    vt[b, c, r] = vt[b, c, r] - fq * a[b, j, r]
+    anorm = 0.0
+    for i in range(n):
+        anorm = max(anorm, abs(d[b, i]) + abs(e[b, i]))
+    tol = eps * anorm
+    for kk in range(n):
+        k = n - 1 - kk
+        its = 0
+        while True:
+            # the largest lo <= k with e[lo] negligible (e[0] is 0); d[lo - 1] negligible instead
+            # means e[lo] is chased out of row lo - 1 by rotations from the left
+            cancel = True
+            lo = k
+            while lo >= 0:
+                if abs(e[b, lo]) <= tol or lo == 0:
+                    cancel = False
+                    break
+                if abs(d[b, lo - 1]) <= tol:
+                    break
+                lo -= 1
+            if cancel:
+                nm = lo - 1
+                co = 0.0
+                si = 1.0
+                for i in range(lo, k + 1):
+                    f = si * e[b, i]
+                    e[b, i] = co * e[b, i]
+                    if abs(f) <= tol:
+                        break
+                    g = d[b, i]
+                    h = math.hypot(f, g)
+                    d[b, i] = h
+                    co = g / h
+                    si = -f / h
+                    if mode != 0:
+                        for r in range(m):
+                            uy = ut[b, nm, r]
+                            uz = ut[b, i, r]
+                            ut[b, nm, r] = uy * co + uz * si
+                            ut[b, i, r] = uz * co - uy * si
+            z = d[b, k]
+            if lo == k:  # converged: the singular value made non-negative
+                if z < 0.0:
+                    d[b, k] = -z
+                    if mode != 0:
+                        for r in range(n):
+                            vt[b, k, r] = -vt[b, k, r]
+                break
+            if its == limit:
+                info[b] = 1
+                break
+            its += 1
+            x = d[b, lo]  # the shift from the bottom 2x2 minor
+            nm = k - 1
+            y = d[b, nm]
+            g = e[b, nm]
+            h = e[b, k]
+            f = ((y - z) * (y + z) + (g - h) * (g + h)) / (2.0 * h * y)
+            g = math.hypot(f, 1.0)
+            f = ((x - z) * (x + z) + h * ((y / (f + (g if f >= 0.0 else -g))) - h)) / x
+            co = 1.0
+            si = 1.0
+            for j in range(lo, nm + 1):  # the QR sweep: rotations from the right, then the left
+                i = j + 1
+                g = e[b, i]
+                y = d[b, i]
+                h = si * g
+                g = co * g
+                z = math.hypot(f, h)
+                e[b, j] = z
+                co = f / z
+                si = h / z
+                f = x * co + g * si
+                g = g * co - x * si
+                h = y * si
+                y = y * co
+                if mode != 0:
+                    for r in range(n):
+                        vp = vt[b, j, r]
+                        vq = vt[b, i, r]
+                        vt[b, j, r] = vp * co + vq * si
+                        vt[b, i, r] = vq * co - vp * si
+                z = math.hypot(f, h)
+                d[b, j] = z
+                if z != 0.0:
+                    co = f / z
+                    si = h / z
+                f = co * g + si * y
+                x = co * y - si * g
+                if mode != 0:
+                    for r in range(m):
+                        vp = ut[b, j, r]
+                        vq = ut[b, i, r]
+                        ut[b, j, r] = vp * co + vq * si
+                        ut[b, i, r] = vq * co - vp * si
+            e[b, lo] = 0.0
+            e[b, k] = f
+            d[b, k] = x
+    if mode != 0:
+        for r in range(m):
+            for c in range(n):
+                a[b, r, c] = d[b, c] * ut[b, c, r]
+
+
+def svd_bidiagonal(
+    a: ndarray, dtype: np.dtype, vectors: bool
+) -> tuple[ndarray | None, ndarray | None, ndarray]:
+    """As :func:`svd_jacobi` (where `vectors` is set) and the singular values (batch, n; real,
+    unsorted), by Householder bidiagonalization and the implicit QR method, a work-item per
+    matrix (CPU devices)."""
+    work = _stack(a, dtype)
+    batch, m, n = work.shape
+    placed = {"sycl_queue": work.sycl_queue, "usm_type": work.usm_type}
+    shape = (batch, n, m) if vectors else (1, 1, 1)
+    ut = empty(shape, dtype=dtype, **placed)
+    vt = empty((batch, n, n) if vectors else (1, 1, 1), dtype=dtype, **placed)
+    tauq, taup = (empty((batch, n), dtype=dtype, **placed) for _ in range(2))
+    d, e = (empty((batch, n), dtype=np.float64, **placed) for _ in range(2))
+    info = zeros((batch,), dtype=np.int64, **placed)
+    eps = float(np.finfo(np.float64).eps)
+    if batch and n:
+        serial = _bidiagonal_svd_serial_kernel[Range(batch)]
+        serial(work, ut, vt, tauq, taup, d, e, info, m, n, int(vectors), eps, MAX_QL_ITERATIONS)
+    if any_nonzero(info) and bool(np.all(np.isfinite(d))):
+        raise np.linalg.LinAlgError("SVD did not converge")
+    sigma: ndarray = d.astype(np.dtype(dtype.char.lower()))
+    if not vectors:
+        return None, None, sigma
+    transpose: Any = np.swapaxes
+    v: ndarray = transpose(vt, -1, -2)
+    return work, v, sigma
+
+
+def svd(a: ndarray, dtype: np.dtype, vectors: bool) -> tuple[ndarray | None, ndarray | None, ndarray]:
+    """The rotated columns (column p is sigma_p u_p) and V of the stack `a` (..., m, n), m >= n,
+    in `dtype` where `vectors` is set, and the singular values (batch, n; unsorted): by
+    bidiagonalization on CPU devices (:func:`svd_bidiagonal`), else by one-sided Jacobi rotations
+    (:func:`svd_jacobi`; the singular values are the norms of the rotated columns)."""
+    n = a.shape[-1]
+    batch = int(np.prod(a.shape[:-2], dtype=np.int64))
+    form = _svd_form(a.sycl_queue.device, batch, n)
+    a, top = _scaled(a, dtype)
+    xp: Any = np
+    if form == "serial":
+        w, v, sigma = svd_bidiagonal(a, dtype, vectors)
+    else:
+        w, v = svd_jacobi(a, dtype)
+        wd = w.astype(np.result_type(dtype, np.float64), copy=False)  # squares of float32 overflow
+        squares = xp.add(xp.square(wd.real), xp.square(wd.imag)) if dtype.kind == "c" else xp.square(wd)
+        sigma = xp.sqrt(xp.sum(squares, axis=-2)).astype(np.dtype(dtype.char.lower()), copy=False)
+    if top is not None:
+        sigma = xp.multiply(sigma, top[:, None]).astype(sigma.dtype)
+    if top is not None and w is not None:
+        w = xp.multiply(w, top[:, None, None]).astype(w.dtype)
+    return w, v, sigma
 
 
 # -- QR: Householder reflections ------------------------------------------------------------------
@@ -1336,7 +1604,7 @@ def _reflector(a, tau, w, m, r0, j, b, t, partial, beta_of):
             w[b, j] = 1.0
             beta_of[0] = re
         else:
-            beta = np.sqrt(_abs2(alpha) + below)
+            beta = _reflector_norm(alpha, below)
             if re >= 0.0:
                 beta = -beta
             tau[b, j] = (beta - alpha) / beta
@@ -1406,7 +1674,7 @@ def _householder_serial_kernel(a, tau, q, w, m, n, qcols):
         if below == 0.0 and im == 0.0:
             tau[b, j] = 0.0
             continue
-        beta = np.sqrt(_abs2(alpha) + below)
+        beta = _reflector_norm(alpha, below)
         if re >= 0.0:
             beta = -beta
         tau[b, j] = (beta - alpha) / beta
@@ -1587,6 +1855,7 @@ def householder_qr(a: ndarray, dtype: np.dtype, complete: bool) -> tuple[ndarray
     """Q (batch, m, m or k) and R (batch, m or k, n) of the stack `a` (..., m, n) in `dtype` (real,
     or complex as LAPACK's ``zgeqrf``: R's diagonal real), k = min(m, n); `complete` gives the
     square Q."""
+    a, top = _scaled(a, dtype)
     work = _stack(a, dtype)
     batch, m, n = work.shape
     k = min(m, n)
@@ -1605,6 +1874,8 @@ def householder_qr(a: ndarray, dtype: np.dtype, complete: bool) -> tuple[ndarray
     if form == "group":
         _form_q_kernel[NdRange((batch * GROUP,), (GROUP,))](work, tau, q, scratch, m, n, k, q_cols)
     r: ndarray = work[:, : m if complete else k, :]
+    if top is not None:
+        r = np.multiply(r, top[:, None, None]).astype(dtype)
     return q, r
 
 
@@ -1619,5 +1890,7 @@ __all__ = [
     "eigh_tridiagonal",
     "lu_factor",
     "lu_solve",
+    "svd",
+    "svd_bidiagonal",
     "svd_jacobi",
 ]

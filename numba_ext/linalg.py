@@ -3,11 +3,12 @@ norms, traces, diagonals, cross products and matrix powers, each composed from t
 operations; the solvers on LU and Cholesky factorizations (``det``, ``slogdet``, ``solve``,
 ``inv``, ``cholesky``, negative ``matrix_power``), the symmetric eigensolvers (``eigh``,
 ``eigvalsh``), ``qr`` and the singular values (``svd``, ``svdvals``, ``matrix_rank``, ``pinv``, the
-spectral ``matrix_norm``) on the Householder and Jacobi kernels of ``numba_ext.decompositions``; all
-computed on the arrays' queue. Singular or non-positive-definite matrices raise NumPy's
-``LinAlgError``. Complex matrices take every one of them: the factorizations' kernels serve real
-and complex stacks alike (Hermitian eigenproblems and complex singular values by rotations with a
-phase, as LAPACK's ``zheev`` / ``zgesvj``).
+spectral ``matrix_norm``) on the kernels of ``numba_ext.decompositions`` (Householder reflections,
+the QL and QR methods on tridiagonal and bidiagonal forms, Jacobi rotations); all computed on the
+arrays' queue. Singular or non-positive-definite matrices raise NumPy's ``LinAlgError``. Complex
+matrices take every one of them: the factorizations' kernels serve real and complex stacks alike
+(LAPACK's reflectors, which leave real tridiagonal and bidiagonal forms; Jacobi rotations with a
+phase, as ``zgesvj``'s).
 
 May import: ``numba_ext.array_api``, ``numba_ext.decompositions`` and the layers below them.
 """
@@ -246,7 +247,7 @@ def cholesky(x: ndarray, /, *, upper: bool = False) -> ndarray:
     return _adjoint(result)
 
 
-# -- eigenvalues and singular values (Jacobi rotations) ---------------------------------------------
+# -- eigenvalues and singular values ----------------------------------------------------------------
 class EighResult(NamedTuple):
     eigenvalues: ndarray
     eigenvectors: ndarray
@@ -275,16 +276,14 @@ def eigvalsh(x: ndarray, /) -> ndarray:
     return result
 
 
-def _rotated(fn: str, x: ndarray) -> tuple[ndarray, ndarray, ndarray, bool, np.dtype]:
-    """One-sided Jacobi of each matrix, or of its conjugate transpose when it is wide: the rotated
-    columns W (sigma_p u_p), V, the singular values (unsorted) and whether it was transposed."""
+def _rotated(fn: str, x: ndarray, vectors: bool = True) -> tuple[Any, Any, ndarray, bool, np.dtype]:
+    """The singular value decomposition of each matrix, or of its conjugate transpose when it is
+    wide, as the one-sided Jacobi method leaves it: the columns W (sigma_p u_p) and V where
+    `vectors` is set (else None), the singular values (unsorted) and whether it was transposed."""
     x = _matrices(fn, x)
     dt = _float_dtype(x)
     wide = x.shape[-2] < x.shape[-1]
-    w, v = decompositions.svd_jacobi(_adjoint(x) if wide else x, dt)
-    wd = w.astype(np.result_type(dt, np.float64), copy=False)  # squares of float32 overflow
-    squares = _np.add(_np.square(wd.real), _np.square(wd.imag)) if dt.kind == "c" else _np.multiply(wd, wd)
-    sigma = _np.sqrt(_np.sum(squares, axis=-2)).astype(_real_of(dt), copy=False)
+    w, v, sigma = decompositions.svd(_adjoint(x) if wide else x, dt, vectors)
     return w, v, sigma, wide, dt
 
 
@@ -325,9 +324,9 @@ class SVDResult(NamedTuple):
 
 def svd(x: ndarray, /, *, full_matrices: bool = True) -> SVDResult:
     """The singular value decomposition ``x = U @ diag(S) @ Vh`` of each matrix, singular values
-    descending: one-sided Jacobi gives S, V and the columns S_i u_i; the u_i, completed to an
-    orthonormal basis where S has zeros (or ``full_matrices`` asks for it), come from a
-    Householder QR of them."""
+    descending: bidiagonalization or one-sided Jacobi give S, V and the columns S_i u_i; the u_i,
+    completed to an orthonormal basis where S has zeros (or ``full_matrices`` asks for it), come
+    from a Householder QR of them."""
     x = _matrices("svd", x)
     m, n = x.shape[-2:]
     stack, dt = x.shape[:-2], _float_dtype(x)
@@ -369,7 +368,7 @@ def svdvals(x: ndarray, /) -> ndarray:
     k = min(x.shape[-2:])
     if k == 0:
         return xp.zeros(x.shape[:-2] + (0,), dtype=_real_of(_float_dtype(x)), sycl_queue=x.sycl_queue)
-    _, _, sigma, _, _ = _rotated("svdvals", x)
+    _, _, sigma, _, _ = _rotated("svdvals", x, vectors=False)
     result: ndarray = _np.negative(_np.sort(_np.negative(sigma), axis=-1))
     return result.reshape(x.shape[:-2] + (k,))
 

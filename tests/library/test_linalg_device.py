@@ -188,7 +188,7 @@ def _orthonormal_columns(q, tol):
     np.testing.assert_allclose(_adjoint(q) @ q, np.broadcast_to(np.eye(k), q.shape[:-2] + (k, k)), **tol)
 
 
-def _force_forms(monkeypatch, form, which=("_jacobi_form", "_eigh_form")):
+def _force_forms(monkeypatch, form, which=("_svd_form", "_eigh_form")):
     from numba_ext import decompositions
 
     for name in which:
@@ -212,7 +212,7 @@ def test_single_precision_values_whose_squares_overflow(rng, form, dt, monkeypat
     """qr, svd and eigh of float32 / complex64 matrices of entries near 1e19 (their squares and
     products overflow single precision; LAPACK's scaled norms do not), in each form: NumPy's
     results, not inf or nan."""
-    _force_forms(monkeypatch, form, ("_jacobi_form", "_eigh_form", "_lu_form"))
+    _force_forms(monkeypatch, form, ("_svd_form", "_eigh_form", "_lu_form"))
     g = rng.standard_normal((2, 5, 4)) + (1j * rng.standard_normal((2, 5, 4)) if dt == "complex64" else 0)
     h = (3e19 * g).astype(dt)
     tol = {"rtol": 1e-4, "atol": 1e-4 * float(np.abs(h).max())}
@@ -347,6 +347,145 @@ def test_eigh_that_does_not_converge_raises(rng, form, monkeypatch):
                 fn(x)
     h = np.diag([np.nan, 1.0, 2.0])
     assert np.isnan(numba_ext.asnumpy(np.linalg.eigvalsh(numba_ext.asarray(h)))).any()
+
+
+def _structured_rectangular(rng, m, n, dt):
+    """A stack of m x n matrices on which the SVD's special paths run: zero, a zero first column
+    and a zero middle column (zero diagonal entries of the bidiagonal form, chased out by
+    rotations), rank one, two equal columns, orthogonal columns of one length (a singular value
+    n times), columns graded over twelve orders of magnitude, and an identity block."""
+    cplx = np.dtype(dt).kind == "c"
+
+    def draw(*shape):
+        return rng.standard_normal(shape) + (1j * rng.standard_normal(shape) if cplx else 0)
+
+    g = draw(m, n)
+    first, middle, twins = g.copy(), g.copy(), g.copy()
+    first[:, 0] = 0
+    middle[:, n // 2] = 0
+    twins[:, 1] = twins[:, 0]
+    q = np.linalg.qr(draw(m, n))[0]
+    stack = [
+        np.zeros((m, n)),
+        first,
+        middle,
+        draw(m, 1) @ draw(1, n),
+        twins,
+        5 * q,
+        g * 10.0 ** np.linspace(-6, 6, n),
+        np.eye(m, n),
+    ]
+    return np.stack(stack).astype(dt)
+
+
+@pytest.mark.parametrize("form", ["group", "serial", "stepped"])
+@pytest.mark.parametrize("dt", ["float64", "complex128", "float32"])
+@pytest.mark.parametrize("mn", [(9, 6), (6, 9)], ids=str)
+def test_svd_of_structured_matrices(rng, form, dt, mn, monkeypatch):
+    """svd and svdvals of :func:`_structured_rectangular`'s matrices, tall and wide, in each form:
+    NumPy's singular values (to a tolerance relative to each matrix's norm), U S Vh = A, U and V
+    orthonormal, and NumPy's ranks."""
+    _force_forms(monkeypatch, form)
+    h = (
+        _structured_rectangular(rng, *mn, dt)
+        if mn[0] >= mn[1]
+        else _adjoint(_structured_rectangular(rng, *mn[::-1], dt))
+    )
+    eps = float(np.finfo(np.dtype(dt).char.lower()).eps)
+    want = np.linalg.svd(h.astype(np.complex128), compute_uv=False)
+    scale = want[:, :1] + 1e-300
+    x = numba_ext.asarray(h)
+    u, s, vh = (numba_ext.asnumpy(t).astype(np.complex128) for t in np.linalg.svd(x))
+    only = numba_ext.asnumpy(np.linalg.svd(x, compute_uv=False))
+    for got in (s.real, only):
+        assert np.all(np.abs(got - want) <= 200 * eps * scale), np.max(np.abs(got - want) / scale, axis=1)
+    k = min(mn)
+    residual = np.abs((u[..., :k] * s[:, None, :]) @ vh[..., :k, :] - h).max(axis=(1, 2))
+    assert np.all(residual <= 200 * eps * scale[:, 0]), residual / scale[:, 0]
+    _orthonormal_columns(u, {"rtol": 0, "atol": 200 * eps})
+    _orthonormal_columns(_adjoint(vh), {"rtol": 0, "atol": 200 * eps})
+    if dt != "float32":  # single precision's cutoff lies near the graded matrix's smallest values
+        np.testing.assert_array_equal(
+            numba_ext.asnumpy(np.linalg.matrix_rank(x)), np.linalg.matrix_rank(h.astype(np.complex128))
+        )
+
+
+def test_svd_that_does_not_converge_raises(rng, monkeypatch):
+    """A singular value the bidiagonal QR method does not reach within its iterations is NumPy's
+    LinAlgError (here with none allowed), for svd and svdvals; a NaN gives NaN singular values."""
+    from numba_ext import decompositions
+
+    _force_forms(monkeypatch, "serial")
+    x = numba_ext.asarray(rng.standard_normal((2, 7, 5)))
+    with monkeypatch.context() as m:
+        m.setattr(decompositions, "MAX_QL_ITERATIONS", 0)
+        for fn in (np.linalg.svd, lambda a: np.linalg.svd(a, compute_uv=False)):
+            with pytest.raises(np.linalg.LinAlgError, match="did not converge"):
+                fn(x)
+    h = rng.standard_normal((4, 3))
+    h[1, 1] = np.nan
+    assert np.isnan(numba_ext.asnumpy(np.linalg.svd(numba_ext.asarray(h), compute_uv=False))).any()
+
+
+@pytest.mark.parametrize("form", ["group", "serial", "stepped"])
+@pytest.mark.parametrize("dt", ["float64", "complex128"])
+@pytest.mark.parametrize("magnitude", [1e200, 1e-200])
+def test_decompositions_of_extreme_magnitudes(rng, form, dt, magnitude, monkeypatch):
+    """eigh, svd and qr of matrices of entries near 1e200 and 1e-200, whose squares leave double
+    precision's range (LAPACK's drivers scale such matrices; so do these), in each form: NumPy's
+    values, not inf, nan or zero."""
+    _force_forms(monkeypatch, form, ("_svd_form", "_eigh_form", "_lu_form"))
+    g = rng.standard_normal((3, 6, 5)) + (1j * rng.standard_normal((3, 6, 5)) if dt == "complex128" else 0)
+    h = (magnitude * g).astype(dt)
+    big = float(np.abs(h).max())
+    x = numba_ext.asarray(h)
+    np.testing.assert_allclose(
+        numba_ext.asnumpy(np.linalg.svd(x, compute_uv=False)), np.linalg.svd(h, compute_uv=False), rtol=1e-12
+    )
+    u, s, vh = (numba_ext.asnumpy(t) for t in np.linalg.svd(x, full_matrices=False))
+    np.testing.assert_allclose((u * s[:, None, :]) @ vh, h, rtol=0, atol=1e-12 * big)
+    q, r = (numba_ext.asnumpy(t) for t in np.linalg.qr(x))
+    np.testing.assert_allclose(np.abs(r), np.abs(np.linalg.qr(h).R), rtol=0, atol=1e-12 * big)
+    np.testing.assert_allclose(q @ r, h, rtol=0, atol=1e-12 * big)
+    sym = h[:, :5, :] + _adjoint(h[:, :5, :])
+    sym[:, 0, 4] = 1e300  # the upper triangle is not read: it does not set the scale
+    want = np.linalg.eigvalsh(sym)
+    values, vectors = (numba_ext.asnumpy(t) for t in np.linalg.eigh(numba_ext.asarray(sym)))
+    np.testing.assert_allclose(values, want, rtol=0, atol=1e-12 * float(np.abs(want).max()))
+    lower = np.tril(sym) + _adjoint(np.tril(sym, -1))
+    np.testing.assert_allclose(lower @ vectors, vectors * values[:, None, :], rtol=0, atol=1e-11 * big)
+
+
+@pytest.mark.parametrize("form", ["group", "serial", "stepped"])
+def test_tiny_complex_entries_beside_large_ones(form, monkeypatch):
+    """A complex entry whose square underflows, beside ones of order 1 (no scaling applies), and
+    the array API suite's case of 1 beside 1e146: its reflector only removes a phase, which once
+    divided by zero; now finite values within rounding (eps times the norm) of NumPy's."""
+    _force_forms(monkeypatch, form, ("_svd_form", "_eigh_form", "_lu_form"))
+    h = np.diag([1.0, 1e-170j, 2.0])
+    x = numba_ext.asarray(h)
+    sigma = numba_ext.asnumpy(np.linalg.svd(x, compute_uv=False))
+    np.testing.assert_allclose(sigma, [2, 1, 1e-170], rtol=1e-12, atol=4e-16)  # to within eps |A|
+    q, r = (numba_ext.asnumpy(t) for t in np.linalg.qr(x))
+    np.testing.assert_allclose(q @ r, h, rtol=0, atol=1e-15)
+    np.testing.assert_allclose(numba_ext.asnumpy(np.linalg.eigvalsh(x)), [0, 1, 2], rtol=0, atol=1e-15)
+    g = np.zeros((3, 6), complex)
+    g[0, 4], g[0, 5], g[1, 0], g[2, 4] = 1, 1j, 1j, 1.0750138877750824e146
+    sigma = numba_ext.asnumpy(np.linalg.svd(numba_ext.asarray(g), compute_uv=False))
+    assert np.all(np.isfinite(sigma)) and np.all(np.diff(sigma) <= 0), sigma
+    np.testing.assert_allclose(sigma, np.linalg.svd(g, compute_uv=False), rtol=0, atol=1e-15 * 1.1e146)
+
+
+@pytest.mark.parametrize("shape", [(0, 3, 3), (2, 0, 0), (0, 4, 2), (3, 0, 2)], ids=str)
+def test_decompositions_of_empty_stacks(shape):
+    """eigh, eigvalsh, svd and svdvals of stacks with no matrices or empty ones: NumPy's shapes."""
+    h = np.zeros(shape)
+    x = numba_ext.asarray(h)
+    if shape[-1] == shape[-2]:
+        assert [t.shape for t in np.linalg.eigh(x)] == [t.shape for t in np.linalg.eigh(h)]
+        assert np.linalg.eigvalsh(x).shape == np.linalg.eigvalsh(h).shape
+    assert [t.shape for t in np.linalg.svd(x)] == [t.shape for t in np.linalg.svd(h)]
+    assert np.linalg.svd(x, compute_uv=False).shape == np.linalg.svd(h, compute_uv=False).shape
 
 
 @pytest.mark.parametrize("shape", [(1, 1), (2, 2), (5, 5), (2, 3, 6, 6), (33, 33)], ids=str)
