@@ -41,7 +41,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .arrays import asarray, empty, ndarray, zeros
+from .arrays import asarray, asnumpy, empty, ndarray, zeros
 from .compiler.intrinsics import (
     GLOBAL_MEM_FENCE,
     LOCAL_MEM_FENCE,
@@ -1096,21 +1096,56 @@ def eigh_tridiagonal(
 SCALE_RANGE = (1e-100, 1e100)
 
 
+@kernel
+def _largest_kernel(a, top, m, n, lower, step):
+    """top[b] = the largest magnitude of a[b] (of its lower triangle where `lower` is 1; NaN where
+    one is), a work-group of `step` work-items per matrix (1 on CPU devices, else GROUP)."""
+    b = get_group_id(0)
+    t = get_local_id(0)
+    best = local_array((GROUP,), np.float64)
+    mine = 0.0
+    idx = t
+    while idx < m * n:
+        r = idx // n
+        c = idx % n
+        if lower == 0 or c <= r:
+            x = abs(a[b, r, c]) * 1.0
+            if not x <= mine:  # a NaN wins
+                mine = x
+        idx += step
+    best[t] = mine
+    barrier(LOCAL_MEM_FENCE)
+    s2 = step // 2
+    while s2 > 0:
+        if t < s2 and not best[t + s2] <= best[t]:
+            best[t] = best[t + s2]
+        barrier(LOCAL_MEM_FENCE)
+        s2 = s2 // 2
+    if t == 0:
+        top[b] = best[0]
+
+
 def _scaled(a: ndarray, dtype: np.dtype, lower: bool = False) -> tuple[ndarray, Any]:
     """`a` (..., m, n) with each matrix divided by its largest magnitude (that of its lower
     triangle where `lower`) where some matrix's lies outside :data:`SCALE_RANGE`, and those
-    magnitudes (batch,); else `a` and None (one read of the device)."""
+    magnitudes (batch,); else `a` and None (one kernel and one read of the device)."""
     if dtype.char.lower() != "d" or a.size == 0:
         return a, None
     m, n = a.shape[-2:]
-    xp: Any = np
-    top = xp.max(xp.abs(xp.tril(a) if lower else a), axis=(-2, -1)).reshape(-1)
+    stack = a.reshape(-1, m, n)
+    batch = stack.shape[0]
+    top = empty((batch,), dtype=np.float64, sycl_queue=a.sycl_queue)
+    step = 1 if str(a.sycl_queue.device.device_type) in SERIAL_DEVICES else GROUP
+    _largest_kernel[NdRange((batch * step,), (step,))](stack, top, m, n, int(lower), step)
+    magnitudes = np.asarray(asnumpy(top))
     low, high = SCALE_RANGE
-    if not bool(xp.any(xp.logical_or(top > high, xp.logical_and(top < low, top > 0)))):
+    if not np.any((magnitudes > high) | ((magnitudes < low) & (magnitudes > 0))):
         return a, None
-    top = xp.where(xp.logical_and(xp.isfinite(top), top > 0), top, 1.0)
-    scaled: ndarray = xp.true_divide(a.reshape(-1, m, n), top[:, None, None]).astype(dtype)
-    return scaled, top
+    fine = np.isfinite(magnitudes) & (magnitudes > 0)
+    divisors = asarray(np.where(fine, magnitudes, 1.0), sycl_queue=a.sycl_queue)
+    xp: Any = np
+    scaled: ndarray = xp.true_divide(stack, divisors[:, None, None]).astype(dtype)
+    return scaled, divisors
 
 
 def eigh(a: ndarray, dtype: np.dtype, vectors: bool) -> tuple[ndarray, ndarray | None]:
