@@ -488,7 +488,7 @@ def _svd_parameters(alpha, beta, gamma, tol, cs, se, b, i):
     norms are alpha and beta and inner product gamma (the identity where they are orthogonal to
     within `tol`); whether it is not the identity."""
     g = abs(gamma)
-    if g > tol * np.sqrt(alpha * beta):
+    if g > tol * np.sqrt(alpha) * np.sqrt(beta):  # their product would overflow past 1e154
         zeta = (beta - alpha) / (2.0 * g)
         tt = 1.0 / (abs(zeta) + np.sqrt(1.0 + zeta * zeta))
         if zeta < 0.0:

@@ -429,11 +429,12 @@ def test_svd_that_does_not_converge_raises(rng, monkeypatch):
 
 @pytest.mark.parametrize("form", ["group", "serial", "stepped"])
 @pytest.mark.parametrize("dt", ["float64", "complex128"])
-@pytest.mark.parametrize("magnitude", [1e200, 1e-200])
+@pytest.mark.parametrize("magnitude", [1e200, 1e90, 1e-90, 1e-200])
 def test_decompositions_of_extreme_magnitudes(rng, form, dt, magnitude, monkeypatch):
     """eigh, svd and qr of matrices of entries near 1e200 and 1e-200, whose squares leave double
-    precision's range (LAPACK's drivers scale such matrices; so do these), in each form: NumPy's
-    values, not inf, nan or zero."""
+    precision's range (LAPACK's drivers scale such matrices; so do these), and near 1e90 and 1e-90,
+    within the range left unscaled (where the one-sided Jacobi test's product of two squared
+    column norms once overflowed), in each form: NumPy's values, not inf, nan or zero."""
     from numba_ext import decompositions
 
     _force_forms(monkeypatch, form, ("_svd_form", "_eigh_form", "_lu_form"))
