@@ -77,13 +77,16 @@ def _abs2(x):
 
 
 @func
-def _reflector_norm(alpha, below):
-    """sqrt(|alpha|^2 + below) (below: the rest's sum of squares), or |alpha| where the squares
-    underflow to 0 (a tiny complex alpha: a phase to remove; the rest, below 1e-154, is then
-    negligible beside the matrix, which the drivers scale to a norm of at least 1e-100)."""
+def _reflector_beta(alpha, below):
+    """``zlarfg``'s beta: -sign(Re alpha) sqrt(|alpha|^2 + below) (below: the rest's sum of
+    squares), with |alpha| for the root where the squares underflow to 0 (a tiny complex alpha:
+    a phase to remove; the rest, below 1e-154, is then negligible beside the matrix, which the
+    drivers scale to a norm of at least 1e-100)."""
     norm = np.sqrt(_abs2(alpha) + below)
     if norm == 0.0:
         norm = math.hypot(alpha.real, alpha.imag)
+    if alpha.real >= 0.0:
+        norm = -norm
     return norm
 
 
@@ -675,9 +678,7 @@ def _tridiagonal_reduce(a, tau, u, w, d, e, b, n):
             tau[b, j] = 0.0
             e[b, j] = alpha.real
         else:
-            beta = _reflector_norm(alpha, below)
-            if alpha.real >= 0.0:
-                beta = -beta
+            beta = _reflector_beta(alpha, below)
             tj = (beta - alpha) / beta
             tau[b, j] = tj
             scale = 1.0 / (alpha - beta)
@@ -1343,9 +1344,7 @@ def _bidiagonal_svd_serial_kernel(a, ut, vt, tauq, taup, d, e, info, m, n, mode,
             tauq[b, j] = 0.0
             d[b, j] = alpha.real
         else:
-            beta = _reflector_norm(alpha, below)
-            if alpha.real >= 0.0:
-                beta = -beta
+            beta = _reflector_beta(alpha, below)
             tj = (beta - alpha) / beta
             tauq[b, j] = tj
             scale = 1.0 / (alpha - beta)
@@ -1371,9 +1370,7 @@ def _bidiagonal_svd_serial_kernel(a, ut, vt, tauq, taup, d, e, info, m, n, mode,
                 taup[b, j] = 0.0
                 e[b, j + 1] = alpha.real
             else:
-                beta = _reflector_norm(alpha, below)
-                if alpha.real >= 0.0:
-                    beta = -beta
+                beta = _reflector_beta(alpha, below)
                 tj = (beta - alpha) / beta
                 taup[b, j] = tj
                 scale = 1.0 / (alpha - beta)
@@ -1639,9 +1636,7 @@ def _reflector(a, tau, w, m, r0, j, b, t, partial, beta_of):
             w[b, j] = 1.0
             beta_of[0] = re
         else:
-            beta = _reflector_norm(alpha, below)
-            if re >= 0.0:
-                beta = -beta
+            beta = _reflector_beta(alpha, below)
             tau[b, j] = (beta - alpha) / beta
             w[b, j] = 1.0 / (alpha - beta)
             beta_of[0] = beta
@@ -1704,14 +1699,10 @@ def _householder_serial_kernel(a, tau, q, w, m, n, qcols):
             x = a[b, r, j]
             below += _abs2(x)
         alpha = a[b, j, j]
-        re = alpha.real
-        im = alpha.imag
-        if below == 0.0 and im == 0.0:
+        if below == 0.0 and alpha.imag == 0.0:
             tau[b, j] = 0.0
             continue
-        beta = _reflector_norm(alpha, below)
-        if re >= 0.0:
-            beta = -beta
+        beta = _reflector_beta(alpha, below)
         tau[b, j] = (beta - alpha) / beta
         scale = 1.0 / (alpha - beta)
         for r in range(j + 1, m):
