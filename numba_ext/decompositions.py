@@ -439,6 +439,8 @@ MAX_SWEEPS = 30
 #: the order from which the Jacobi methods rotate fewer matrices than half the compute units of a
 #: GPU by two launches per round (the whole device busy) rather than one work-group per matrix
 JACOBI_STEPPED_N = 128
+#: the order from which GPUs find singular values by bidiagonalization, launches per column
+SVD_STEPPED_N = 32
 
 
 def _svd_form(device: Any, batch: int, n: int) -> str:
@@ -449,7 +451,12 @@ def _svd_form(device: Any, batch: int, n: int) -> str:
     :data:`JACOBI_STEPPED_N` or more (two launches per round: the rotations by a work-group per
     pair, then a work-item per element; one work-group per matrix would leave most of the device
     idle), else "group" (a work-group per matrix)."""
-    return _device_form(device, batch, n, JACOBI_STEPPED_N)
+    kind = str(device.device_type)
+    if kind in SERIAL_DEVICES:
+        return "serial"
+    if kind in STEPPED_DEVICES and n >= SVD_STEPPED_N:
+        return "stepped"
+    return "group"
 
 
 @func
@@ -1290,22 +1297,23 @@ def _svd_columns_kernel(a, v, pq, cs, se, m, n, half):
         _rotate_columns(v, b, k - m, pq[b, 2 * i], q, cs[b, i], se[b, i])
 
 
-def svd_jacobi(a: ndarray, dtype: np.dtype) -> tuple[ndarray, ndarray]:
+def svd_jacobi(a: ndarray, dtype: np.dtype, form: str = "group") -> tuple[ndarray, ndarray]:
     """The rotated columns (batch, m, n; column p is sigma_p u_p, unsorted) and V (batch, n, n)
-    of the stack `a` (..., m, n) with m >= n, in `dtype`."""
+    of the stack `a` (..., m, n) with m >= n, in `dtype`: a work-group per matrix (`form`
+    "group") or two launches per round ("jacobi")."""
     work = _stack(a, dtype)
     batch, m, n = work.shape
     placed = {"sycl_queue": work.sycl_queue, "usm_type": work.usm_type}
     v = empty((batch, n, n), dtype=dtype, **placed)
     tol = float(np.finfo(dtype).eps) * max(m, 1)
     half = (n + 1) // 2
-    form = _svd_form(work.sycl_queue.device, batch, n) if batch and n and m else "none"
+    form = form if batch and n and m else "none"
     pq = empty((batch, 2 * half), dtype=np.int64, **placed)
     cs = empty((batch, half), dtype=np.float64, **placed)
     se = empty((batch, half), dtype=dtype, **placed)
     if form == "group":
         _jacobi_svd_kernel[NdRange((batch * GROUP,), (GROUP,))](work, v, pq, cs, se, m, n, tol)
-    elif form == "stepped":
+    elif form == "jacobi":
         _identity_kernel[Range(batch * n * n)](v, n)
         gam = empty((batch * half, GROUP), dtype=np.result_type(dtype, np.float64), **placed)
         pairs = NdRange((batch * half * GROUP,), (GROUP,))
@@ -1321,17 +1329,151 @@ def svd_jacobi(a: ndarray, dtype: np.dtype) -> tuple[ndarray, ndarray]:
 
 
 # -- singular values: Householder bidiagonalization and implicit QR -------------------------------
+@func
+def _log_rotation(log_pq, log_cs, b, t, kind, p, q, c, s):
+    """Entry t of matrix b's log: rows p and q of the factor `kind` (0: U, 1: V) turned by (c, s)
+    as :func:`_logged_rotations_kernel` applies it."""
+    log_pq[b, t, 0] = kind
+    log_pq[b, t, 1] = p
+    log_pq[b, t, 2] = q
+    log_cs[b, t, 0] = c
+    log_cs[b, t, 1] = s
+
+
+@func
+def _bidiagonal_qr(d, e, db, ut, vt, b, m, n, mode, tol, limit, state, log_pq, log_cs, cap):
+    """The singular values of the real upper bidiagonal matrix of diagonal d[db] and
+    superdiagonal e[db] (e[db, i] is B[i - 1, i], e[db, 0] is 0) into d[db], signed (the caller
+    takes their magnitudes and keeps the signs with U's columns), by the implicit QR method with
+    Wilkinson shifts (Golub and Kahan; the EISPACK ``svd`` iteration); entries within `tol` of
+    zero are negligible. d and e are the stack's arrays (db = b) or a local copy. The rotations
+    are dropped (`mode` 0), applied to the rows of ut[b] (U's columns) and vt[b] (V's) (1) or
+    logged (2) by :func:`_log_rotation`, for at most `cap` entries; the method then stops
+    before an iteration that could pass that and goes on from there in the next call (state[b]
+    = (the singular value it is at, counting down from n - 1, its iterations, entries logged);
+    state[b, 0] is -1 when done). Whether every value converged within `limit` iterations."""
+    ok = True
+    k0 = state[b, 0]
+    count = 0
+    for kk in range(n - 1 - k0, n):
+        k = n - 1 - kk
+        its = state[b, 1] if k == k0 else 0
+        while True:
+            # the largest lo <= k with e[lo] negligible (e[0] is 0); d[lo - 1] negligible instead
+            # means e[lo] is chased out of row lo - 1 by rotations from the left
+            cancel = True
+            lo = k
+            while lo >= 0:
+                if abs(e[db, lo]) <= tol or lo == 0:
+                    cancel = False
+                    break
+                if abs(d[db, lo - 1]) <= tol:
+                    break
+                lo -= 1
+            if mode == 2 and count + 3 * (k - lo + 1) > cap:
+                state[b, 0] = k
+                state[b, 1] = its
+                state[b, 2] = count
+                return ok
+            if cancel:
+                nm = lo - 1
+                co = 0.0
+                si = 1.0
+                for i in range(lo, k + 1):
+                    f = si * e[db, i]
+                    e[db, i] = co * e[db, i]
+                    if abs(f) <= tol:
+                        break
+                    g = d[db, i]
+                    h = math.hypot(f, g)
+                    d[db, i] = h
+                    co = g / h
+                    si = -f / h
+                    if mode == 1:
+                        for r in range(m):
+                            uy = ut[b, nm, r]
+                            uz = ut[b, i, r]
+                            ut[b, nm, r] = uy * co + uz * si
+                            ut[b, i, r] = uz * co - uy * si
+                    elif mode == 2:
+                        _log_rotation(log_pq, log_cs, b, count, 0, nm, i, co, si)
+                        count += 1
+            if lo == k:  # converged (its sign stays: the caller's)
+                break
+            if its == limit:
+                ok = False
+                break
+            its += 1
+            z = d[db, k]
+            x = d[db, lo]  # the shift from the bottom 2x2 minor
+            nm = k - 1
+            y = d[db, nm]
+            g = e[db, nm]
+            h = e[db, k]
+            f = ((y - z) * (y + z) + (g - h) * (g + h)) / (2.0 * h * y)
+            g = math.hypot(f, 1.0)
+            f = ((x - z) * (x + z) + h * ((y / (f + (g if f >= 0.0 else -g))) - h)) / x
+            co = 1.0
+            si = 1.0
+            for j in range(lo, nm + 1):  # the QR sweep: rotations from the right, then the left
+                i = j + 1
+                g = e[db, i]
+                y = d[db, i]
+                h = si * g
+                g = co * g
+                z = math.hypot(f, h)
+                e[db, j] = z
+                co = f / z
+                si = h / z
+                f = x * co + g * si
+                g = g * co - x * si
+                h = y * si
+                y = y * co
+                if mode == 1:
+                    for r in range(n):
+                        vp = vt[b, j, r]
+                        vq = vt[b, i, r]
+                        vt[b, j, r] = vp * co + vq * si
+                        vt[b, i, r] = vq * co - vp * si
+                elif mode == 2:
+                    _log_rotation(log_pq, log_cs, b, count, 1, j, i, co, si)
+                    count += 1
+                z = math.hypot(f, h)
+                d[db, j] = z
+                if z != 0.0:
+                    co = f / z
+                    si = h / z
+                f = co * g + si * y
+                x = co * y - si * g
+                if mode == 1:
+                    for r in range(m):
+                        vp = ut[b, j, r]
+                        vq = ut[b, i, r]
+                        ut[b, j, r] = vp * co + vq * si
+                        ut[b, i, r] = vq * co - vp * si
+                elif mode == 2:
+                    _log_rotation(log_pq, log_cs, b, count, 0, j, i, co, si)
+                    count += 1
+            e[db, lo] = 0.0
+            e[db, k] = f
+            d[db, k] = x
+    state[b, 0] = -1
+    state[b, 2] = count
+    return ok
+
+
 @kernel
-def _bidiagonal_svd_serial_kernel(a, ut, vt, tauq, taup, d, e, info, m, n, mode, eps, limit):
+def _bidiagonal_svd_serial_kernel(a, ut, vt, tauq, taup, d, e, info, state, log_pq, m, n, mode, eps, limit):
     """The singular values (into d[b]) of each a[b] (m x n, m >= n) and, where `mode` is 1, the
     vectors: U's first n columns scaled by the singular values into a[b] (column k is sigma_k
     u_k, as the Jacobi methods leave it) and V's columns as the rows of vt[b]; a work-item per
     matrix (CPU devices). LAPACK's ``gebrd`` reduces a[b] to a real upper bidiagonal B = U_Q^H
     a[b] V_Q (``zlarfg``'s reflectors from the left, tauq, and on the conjugated rows from the
     right, taup), then the implicit QR method with Wilkinson shifts (Golub and Kahan; the
-    EISPACK ``svd`` iteration) diagonalizes B, its rotations applied to the rows of ut[b]
-    (U's columns) and vt[b]. e[b, i] is B[i - 1, i]. info[b] is 1 where a singular value did not
-    converge within `limit` iterations."""
+    EISPACK ``svd`` iteration, :func:`_bidiagonal_qr`) diagonalizes B, its rotations applied to
+    the rows of ut[b] (U's columns) and vt[b]; the singular values stay signed, as U's columns
+    scaled by them. e[b, i] is B[i - 1, i]. info[b] is 1 where a singular value did not converge
+    within `limit` iterations; state[b] starts at (n - 1, 0, 0) and log_pq is a placeholder."""
     b = get_global_id(0)
     e[b, 0] = 0.0
     for j in range(n):
@@ -1417,133 +1559,303 @@ def _bidiagonal_svd_serial_kernel(a, ut, vt, tauq, taup, d, e, info, m, n, mode,
     anorm = 0.0
     for i in range(n):
         anorm = max(anorm, abs(d[b, i]) + abs(e[b, i]))
-    tol = eps * anorm
-    for kk in range(n):
-        k = n - 1 - kk
-        its = 0
-        while True:
-            # the largest lo <= k with e[lo] negligible (e[0] is 0); d[lo - 1] negligible instead
-            # means e[lo] is chased out of row lo - 1 by rotations from the left
-            cancel = True
-            lo = k
-            while lo >= 0:
-                if abs(e[b, lo]) <= tol or lo == 0:
-                    cancel = False
-                    break
-                if abs(d[b, lo - 1]) <= tol:
-                    break
-                lo -= 1
-            if cancel:
-                nm = lo - 1
-                co = 0.0
-                si = 1.0
-                for i in range(lo, k + 1):
-                    f = si * e[b, i]
-                    e[b, i] = co * e[b, i]
-                    if abs(f) <= tol:
-                        break
-                    g = d[b, i]
-                    h = math.hypot(f, g)
-                    d[b, i] = h
-                    co = g / h
-                    si = -f / h
-                    if mode != 0:
-                        for r in range(m):
-                            uy = ut[b, nm, r]
-                            uz = ut[b, i, r]
-                            ut[b, nm, r] = uy * co + uz * si
-                            ut[b, i, r] = uz * co - uy * si
-            z = d[b, k]
-            if lo == k:  # converged: the singular value made non-negative
-                if z < 0.0:
-                    d[b, k] = -z
-                    if mode != 0:
-                        for r in range(n):
-                            vt[b, k, r] = -vt[b, k, r]
-                break
-            if its == limit:
-                info[b] = 1
-                break
-            its += 1
-            x = d[b, lo]  # the shift from the bottom 2x2 minor
-            nm = k - 1
-            y = d[b, nm]
-            g = e[b, nm]
-            h = e[b, k]
-            f = ((y - z) * (y + z) + (g - h) * (g + h)) / (2.0 * h * y)
-            g = math.hypot(f, 1.0)
-            f = ((x - z) * (x + z) + h * ((y / (f + (g if f >= 0.0 else -g))) - h)) / x
-            co = 1.0
-            si = 1.0
-            for j in range(lo, nm + 1):  # the QR sweep: rotations from the right, then the left
-                i = j + 1
-                g = e[b, i]
-                y = d[b, i]
-                h = si * g
-                g = co * g
-                z = math.hypot(f, h)
-                e[b, j] = z
-                co = f / z
-                si = h / z
-                f = x * co + g * si
-                g = g * co - x * si
-                h = y * si
-                y = y * co
-                if mode != 0:
-                    for r in range(n):
-                        vp = vt[b, j, r]
-                        vq = vt[b, i, r]
-                        vt[b, j, r] = vp * co + vq * si
-                        vt[b, i, r] = vq * co - vp * si
-                z = math.hypot(f, h)
-                d[b, j] = z
-                if z != 0.0:
-                    co = f / z
-                    si = h / z
-                f = co * g + si * y
-                x = co * y - si * g
-                if mode != 0:
-                    for r in range(m):
-                        vp = ut[b, j, r]
-                        vq = ut[b, i, r]
-                        ut[b, j, r] = vp * co + vq * si
-                        ut[b, i, r] = vq * co - vp * si
-            e[b, lo] = 0.0
-            e[b, k] = f
-            d[b, k] = x
+    if not _bidiagonal_qr(d, e, b, ut, vt, b, m, n, mode, eps * anorm, limit, state, log_pq, ut, 0):
+        info[b] = 1
     if mode != 0:
         for r in range(m):
             for c in range(n):
                 a[b, r, c] = d[b, c] * ut[b, c, r]
 
 
+@kernel
+def _bidiagonal_qr_log_kernel(d, e, info, state, tol, log_pq, log_cs, n, limit, cap, mode):
+    """:func:`_bidiagonal_qr` of each matrix from where it stopped, logging up to `cap` entries
+    (`mode` 2) or none (0), a work-group of one work-item per matrix, on a copy of the diagonals
+    in local memory (n <= :data:`QL_LOCAL_N`)."""
+    b = get_group_id(0)
+    dl = local_array((1, QL_LOCAL_N), np.float64)
+    el = local_array((1, QL_LOCAL_N), np.float64)
+    for i in range(n):
+        dl[0, i] = d[b, i]
+        el[0, i] = e[b, i]
+    if not _bidiagonal_qr(
+        dl, el, 0, log_cs, log_cs, b, n, n, mode, tol[b], limit, state, log_pq, log_cs, cap
+    ):
+        info[b] = 1
+    for i in range(n):
+        d[b, i] = dl[0, i]
+        e[b, i] = el[0, i]
+
+
+@kernel
+def _bidiagonal_qr_log_global_kernel(d, e, info, state, tol, log_pq, log_cs, n, limit, cap, mode):
+    """:func:`_bidiagonal_qr_log_kernel` for orders above :data:`QL_LOCAL_N`, in global memory,
+    a work-item per matrix."""
+    b = get_global_id(0)
+    if not _bidiagonal_qr(d, e, b, log_cs, log_cs, b, n, n, mode, tol[b], limit, state, log_pq, log_cs, cap):
+        info[b] = 1
+
+
+@kernel
+def _logged_rotations_kernel(x, state, log_pq, log_cs, kind):
+    """The logged rotations of factor `kind` applied in order to column k of x[b] (its rows are
+    the factor's columns), a work-item per (k, b): neighbouring work-items touch neighbouring
+    elements. The last two rows turned stay in registers until a rotation no longer takes them
+    (a sweep's rotations chain through neighbouring rows), so a rotation costs about one read and
+    one write."""
+    k = get_global_id(0)
+    b = get_global_id(1)
+    h0 = -1  # the rows whose values v0 and v1 hold (written back when they leave)
+    h1 = -1
+    v0 = x[b, 0, k] * 0.0
+    v1 = v0
+    for t in range(state[b, 2]):
+        if log_pq[b, t, 0] == kind:
+            p = log_pq[b, t, 1]
+            q = log_pq[b, t, 2]
+            c = log_cs[b, t, 0]
+            s = log_cs[b, t, 1]
+            if p == h0:
+                xp = v0
+            elif p == h1:
+                xp = v1
+            else:
+                xp = x[b, p, k]
+            if q == h0:
+                xq = v0
+            elif q == h1:
+                xq = v1
+            else:
+                xq = x[b, q, k]
+            if h0 >= 0 and h0 != p and h0 != q:
+                x[b, h0, k] = v0
+            if h1 >= 0 and h1 != p and h1 != q:
+                x[b, h1, k] = v1
+            h0 = p
+            v0 = xp * c + xq * s
+            h1 = q
+            v1 = xq * c - xp * s
+    if h0 >= 0:
+        x[b, h0, k] = v0
+    if h1 >= 0:
+        x[b, h1, k] = v1
+
+
+@kernel
+def _row_reflector_kernel(a, tau, w, n, j):
+    """The reflector from the right of row j of each a[b] from column j + 1 (``gebrd``'s: of the
+    conjugated row), a work-group per matrix: u (its first element 1 implied) written over the
+    row from column j + 2, tau[b, j] set, a[b, j, j + 1] = beta (real); w[b, j] is scratch."""
+    b = get_group_id(0)
+    t = get_local_id(0)
+    partial = local_array((GROUP,), np.float64)
+    beta_of = local_array((1,), np.float64)
+    acc = 0.0
+    c = j + 2 + t
+    while c < n:
+        x = a[b, j, c]
+        acc += _abs2(x)
+        c += GROUP
+    partial[t] = acc
+    _group_sum(partial, t)
+    if t == 0:
+        below = partial[0]
+        alpha = a[b, j, j + 1].conjugate()
+        if below == 0.0 and alpha.imag == 0.0:
+            tau[b, j] = 0.0
+            w[b, j] = 1.0
+            beta_of[0] = alpha.real
+        else:
+            beta = _reflector_beta(alpha, below)
+            tau[b, j] = (beta - alpha) / beta
+            w[b, j] = 1.0 / (alpha - beta)
+            beta_of[0] = beta
+    barrier(_FENCES)
+    scale = w[b, j]
+    c = j + 2 + t
+    while c < n:
+        a[b, j, c] = a[b, j, c].conjugate() * scale
+        c += GROUP
+    barrier(_FENCES)
+    if t == 0:
+        a[b, j, j + 1] = beta_of[0]
+
+
+@kernel
+def _row_products_kernel(a, tau, y, m, n, j, iu):
+    """y[b, r] = tau (row r of a[b] from column j + 1) . u for the rows r > j (u: row j's
+    reflector, its first element 1), a work-group per row: its work-items read neighbouring
+    elements and sum in local memory, the real and imaginary parts apart (`iu[0]` is 1j for
+    complex matrices, else 0)."""
+    rows = m - j - 1
+    g = get_group_id(0)
+    t = get_local_id(0)
+    b = g // rows
+    r = j + 1 + g % rows
+    re = local_array((GROUP,), np.float64)
+    im = local_array((GROUP,), np.float64)
+    acc_re = 0.0
+    acc_im = 0.0
+    c = j + 1 + t
+    while c < n:
+        x = a[b, r, c] if c == j + 1 else a[b, r, c] * a[b, j, c]
+        acc_re += x.real
+        acc_im += x.imag
+        c += GROUP
+    re[t] = acc_re
+    im[t] = acc_im
+    _group_sum(re, t)
+    _group_sum(im, t)
+    if t == 0:
+        y[b, r] = tau[b, j] * (re[0] + iu[0] * im[0])
+
+
+@kernel
+def _row_update_kernel(a, y, m, n, j, total):
+    """a[b, r, c] -= y[b, r] conj(u_c) over the rows r > j and the columns c > j (the trailing
+    rows times row j's reflector), a work-item per element (`total` of them; the launch is padded
+    to whole work-groups)."""
+    g = get_global_id(0)
+    if g < total:
+        cols = n - j - 1
+        per = (m - j - 1) * cols
+        b = g // per
+        e = g % per
+        r = j + 1 + e // cols
+        c = j + 1 + e % cols
+        uc = 1.0 if c == j + 1 else a[b, j, c]
+        a[b, r, c] = a[b, r, c] - y[b, r] * uc.conjugate()
+
+
+@kernel
+def _bidiagonal_diagonals_kernel(a, d, e, n):
+    """d[b], e[b] = the diagonal and the superdiagonal (real; e[b, i] is B[i - 1, i], e[b, 0] is
+    0) that the stepped bidiagonalization left in a[b], a work-item per element."""
+    g = get_global_id(0)
+    b = g // n
+    i = g % n
+    d[b, i] = a[b, i, i].real
+    e[b, i] = a[b, i - 1, i].real if i > 0 else 0.0
+
+
+def _bidiagonal_stepped(work: ndarray, tauq: ndarray, taup: ndarray, d: ndarray, e: ndarray) -> None:
+    """Bidiagonalization of a few large matrices (m >= n) by launches per column (GPUs): the
+    reflector from the left as QR's step, then the one from the right on the row by a work-group
+    per matrix, the products of the trailing rows with it by a work-group per row and their
+    update by a work-item per element; d[b] and e[b] get B's diagonals."""
+    batch, m, n = work.shape
+    placed = {"sycl_queue": work.sycl_queue, "usm_type": work.usm_type}
+    w, y = (empty((batch, max(m, n)), dtype=work.dtype, **placed) for _ in range(2))
+    iu = _imaginary_unit(work)
+    groups = NdRange((batch * GROUP,), (GROUP,))
+    for j in range(n):
+        _reflector_kernel[groups](work, tauq, w, m, j, j)
+        cols = n - j - 1
+        if not cols:
+            break
+        _dots(work, work, w, iu, j, j, j + 1, cols)
+        total = batch * (m - j) * cols
+        _reflector_apply_kernel[_padded(total)](work, work, tauq, w, m, j, j, j + 1, cols, total, 1)
+        _row_reflector_kernel[groups](work, taup, w, n, j)
+        rows = m - j - 1
+        _row_products_kernel[NdRange((batch * rows * GROUP,), (GROUP,))](work, taup, y, m, n, j, iu)
+        total = batch * rows * cols
+        _row_update_kernel[_padded(total)](work, y, m, n, j, total)
+    _bidiagonal_diagonals_kernel[Range(batch * n)](work, d, e, n)
+
+
+def _bidiagonal_vectors(work: ndarray, tauq: ndarray, taup: ndarray) -> tuple[ndarray, ndarray]:
+    """U's first n columns as rows (batch, n, m) and V's columns as rows (batch, n, n) from the
+    reflectors :func:`_bidiagonal_stepped` left in `work`, formed backwards as QR forms Q (the
+    right reflectors copied to columns first)."""
+    batch, m, n = work.shape
+    placed = {"sycl_queue": work.sycl_queue, "usm_type": work.usm_type}
+    w = empty((batch, max(m, n)), dtype=work.dtype, **placed)
+    iu = _imaginary_unit(work)
+    swap: Any = np.swapaxes
+    q = empty((batch, m, n), dtype=work.dtype, **placed)
+    _identity_rows_kernel[Range(batch * m * n)](q, m, n)
+    for jj in range(n):
+        j = n - 1 - jj
+        cols = n - j
+        _dots(q, work, w, iu, j, j, j, cols)
+        total = batch * (m - j) * cols
+        _reflector_apply_kernel[_padded(total)](q, work, tauq, w, m, j, j, j, cols, total, 0)
+    right = asarray(swap(work[:, :n, :], -1, -2), order="C", copy=True)  # row j's reflector as column j
+    qv = empty((batch, n, n), dtype=work.dtype, **placed)
+    _identity_rows_kernel[Range(batch * n * n)](qv, n, n)
+    for jj in range(n - 1):
+        j = n - 2 - jj
+        cols = n - j - 1
+        _dots(qv, right, w, iu, j + 1, j, j + 1, cols)
+        total = batch * cols * cols
+        _reflector_apply_kernel[_padded(total)](qv, right, taup, w, n, j + 1, j, j + 1, cols, total, 0)
+    ut = asarray(swap(q, -1, -2), order="C", copy=True)
+    vt = asarray(swap(qv, -1, -2), order="C", copy=True)
+    return ut, vt
+
+
 def svd_bidiagonal(
-    a: ndarray, dtype: np.dtype, vectors: bool
+    a: ndarray, dtype: np.dtype, vectors: bool, form: str = "serial"
 ) -> tuple[ndarray | None, ndarray | None, ndarray]:
     """As :func:`svd_jacobi` (where `vectors` is set) and the singular values (batch, n; real,
-    unsorted), by Householder bidiagonalization and the implicit QR method, a work-item per
-    matrix (CPU devices)."""
+    unsorted), by Householder bidiagonalization and the implicit QR method: a work-item per
+    matrix for the whole of it (`form` "serial", CPU devices), or the reduction and the vectors
+    by launches per column, the QR method by a work-item per matrix that logs its rotations,
+    which a work-item per column of U^T and of V^T applies ("stepped", GPUs)."""
     work = _stack(a, dtype)
     batch, m, n = work.shape
     placed = {"sycl_queue": work.sycl_queue, "usm_type": work.usm_type}
-    shape = (batch, n, m) if vectors else (1, 1, 1)
-    ut = empty(shape, dtype=dtype, **placed)
-    vt = empty((batch, n, n) if vectors else (1, 1, 1), dtype=dtype, **placed)
     tauq, taup = (empty((batch, n), dtype=dtype, **placed) for _ in range(2))
     d, e = (empty((batch, n), dtype=np.float64, **placed) for _ in range(2))
     info = zeros((batch,), dtype=np.int64, **placed)
+    state = zeros((batch, 3), dtype=np.int64, **placed)
+    state[:, 0] = n - 1
     eps = float(np.finfo(np.float64).eps)
-    if batch and n:
+    limit = MAX_QL_ITERATIONS
+    mode = int(vectors)
+    ut = empty((batch, n, m) if vectors else (1, 1, 1), dtype=dtype, **placed)
+    vt = empty((batch, n, n) if vectors else (1, 1, 1), dtype=dtype, **placed)
+    if batch and n and form == "serial":
+        log_pq = empty((1, 1, 3), dtype=np.int64, **placed)
         serial = _bidiagonal_svd_serial_kernel[Range(batch)]
-        serial(work, ut, vt, tauq, taup, d, e, info, m, n, int(vectors), eps, MAX_QL_ITERATIONS)
+        serial(work, ut, vt, tauq, taup, d, e, info, state, log_pq, m, n, mode, eps, limit)
+    elif batch and n:
+        _bidiagonal_stepped(work, tauq, taup, d, e)
+        if vectors:
+            ut, vt = _bidiagonal_vectors(work, tauq, taup)
+        xp: Any = np
+        tol = xp.multiply(xp.max(xp.add(xp.abs(d), xp.abs(e)), axis=-1), eps)
+        cap = 3 * (n + 1) * (QL_LOG_SWEEPS or n) if vectors else 1  # a sweep logs 3 n entries at most
+        log_pq = empty((batch, cap, 3), dtype=np.int64, **placed)
+        log_cs = empty((batch, cap, 2), dtype=np.float64, **placed)
+        for _ in range(n * limit + 1):  # a pass ends the method or logs a sweep at least
+            args = (d, e, info, state, tol, log_pq, log_cs, n, limit, cap, 2 if vectors else 0)
+            if n <= QL_LOCAL_N:
+                _bidiagonal_qr_log_kernel[NdRange((batch,), (1,))](*args)
+            else:
+                _bidiagonal_qr_log_global_kernel[Range(batch)](*args)
+            if vectors:
+                _logged_rotations_kernel[Range(m, batch)](ut, state, log_pq, log_cs, 0)
+                _logged_rotations_kernel[Range(n, batch)](vt, state, log_pq, log_cs, 1)
+            at: Any = state[:, 0]
+            done: Any = np.all(at < 0)
+            if bool(done):
+                break
+        else:
+            raise np.linalg.LinAlgError("SVD did not converge")
     if any_nonzero(info) and bool(np.all(np.isfinite(d))):
         raise np.linalg.LinAlgError("SVD did not converge")
-    sigma: ndarray = d.astype(np.dtype(dtype.char.lower()))
+    magnitude: Any = np.abs
+    sigma: ndarray = magnitude(d).astype(np.dtype(dtype.char.lower()))
     if not vectors:
         return None, None, sigma
     transpose: Any = np.swapaxes
     v: ndarray = transpose(vt, -1, -2)
-    return work, v, sigma
+    if form == "serial":
+        return work, v, sigma
+    scaled: Any = np.multiply(transpose(ut, -1, -2), d[:, None, :])
+    return scaled.astype(dtype), v, sigma
 
 
 def svd(a: ndarray, dtype: np.dtype, vectors: bool) -> tuple[ndarray | None, ndarray | None, ndarray]:
@@ -1556,10 +1868,10 @@ def svd(a: ndarray, dtype: np.dtype, vectors: bool) -> tuple[ndarray | None, nda
     form = _svd_form(a.sycl_queue.device, batch, n)
     a, top = _scaled(a, dtype)
     xp: Any = np
-    if form == "serial":
-        w, v, sigma = svd_bidiagonal(a, dtype, vectors)
+    if form in ("serial", "stepped"):
+        w, v, sigma = svd_bidiagonal(a, dtype, vectors, form)
     else:
-        w, v = svd_jacobi(a, dtype)
+        w, v = svd_jacobi(a, dtype, form)
         wd = w.astype(np.result_type(dtype, np.float64), copy=False)  # squares of float32 overflow
         squares = xp.add(xp.square(wd.real), xp.square(wd.imag)) if dtype.kind == "c" else xp.square(wd)
         sigma = xp.sqrt(xp.sum(squares, axis=-2)).astype(np.dtype(dtype.char.lower()), copy=False)

@@ -410,12 +410,48 @@ def test_svd_of_structured_matrices(rng, form, dt, mn, monkeypatch):
         )
 
 
-def test_svd_that_does_not_converge_raises(rng, monkeypatch):
+@pytest.mark.parametrize("memory", ["local", "global"])
+@pytest.mark.parametrize("dt", ["float64", "complex128"])
+def test_stepped_svd_in_several_passes(rng, memory, dt, monkeypatch):
+    """The stepped SVD logs the bidiagonal QR method's rotations of U and V a number of sweeps at
+    a time and applies them between passes: room for one sweep per pass takes many passes, and
+    gives NumPy's singular values with vectors that rebuild the matrix; with the bidiagonal
+    matrix in local memory and, above the order that fits there, in global memory."""
+    from numba_ext import decompositions
+
+    _force_forms(monkeypatch, "stepped")
+    monkeypatch.setattr(decompositions, "QL_LOG_SWEEPS", 1)
+    name = "_bidiagonal_qr_log_kernel"
+    if memory == "global":  # orders above 8 (the local kernel is never compiled with that size)
+        monkeypatch.setattr(decompositions, "QL_LOCAL_N", 8)
+        name = "_bidiagonal_qr_log_global_kernel"
+    launches = []
+    own = getattr(decompositions, name)
+
+    class Counted:
+        def __getitem__(self, launch_range):
+            launches.append(launch_range)
+            return own[launch_range]
+
+    monkeypatch.setattr(decompositions, name, Counted())
+    g = rng.standard_normal((3, 45, 40)) + (
+        1j * rng.standard_normal((3, 45, 40)) if dt == "complex128" else 0
+    )
+    u, s, vh = (numba_ext.asnumpy(t) for t in np.linalg.svd(numba_ext.asarray(g), full_matrices=False))
+    assert len(launches) > 10, len(launches)
+    np.testing.assert_allclose(s, np.linalg.svd(g, compute_uv=False), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose((u * s[:, None, :]) @ vh, g, atol=1e-11)
+    _orthonormal_columns(u, {"rtol": 1e-12, "atol": 1e-12})
+    _orthonormal_columns(_adjoint(vh), {"rtol": 1e-12, "atol": 1e-12})
+
+
+@pytest.mark.parametrize("form", ["serial", "stepped"])
+def test_svd_that_does_not_converge_raises(rng, form, monkeypatch):
     """A singular value the bidiagonal QR method does not reach within its iterations is NumPy's
     LinAlgError (here with none allowed), for svd and svdvals; a NaN gives NaN singular values."""
     from numba_ext import decompositions
 
-    _force_forms(monkeypatch, "serial")
+    _force_forms(monkeypatch, form)
     x = numba_ext.asarray(rng.standard_normal((2, 7, 5)))
     with monkeypatch.context() as m:
         m.setattr(decompositions, "MAX_QL_ITERATIONS", 0)
