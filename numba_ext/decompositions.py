@@ -751,12 +751,11 @@ def _ql_implicit(d, e, db, zt, b, n, mode, eps, limit, state, log_i, log_cs, cap
     """The eigenvalues of the symmetric tridiagonal matrix of diagonal d[db] and subdiagonal
     e[db] into d[db] by the QL method with implicit Wilkinson shifts (LAPACK's ``steqr``,
     EISPACK's ``tql2``; d and e are the stack's arrays, db = b, or a local copy). The rotations
-    are dropped (`mode` 0), applied to the rows of zt[b] (1) or logged (2): rotation t of this
-    call rotates rows log_i[b, t] and log_i[b, t] + 1 by c, s = log_cs[b, t, :], for at most
-    `cap` of them; the method then stops before a sweep that would pass that and goes on from
-    there in the next call (state[b] = (the eigenvalue it is at, its iterations, rotations
-    logged); state[b, 0] == n when done). Whether every eigenvalue
-    converged within `limit` iterations (:data:`MAX_QL_ITERATIONS`)."""
+    are dropped (`mode` 0), applied to the rows of zt[b] (1) or logged (2) by
+    :func:`_log_rotation` into log_i and log_cs, for at most `cap` of them; the method then
+    stops before a sweep that would pass that and goes on from there in the next call (state[b]
+    = (the eigenvalue it is at, its iterations, rotations logged); state[b, 0] == n when done).
+    Whether every eigenvalue converged within `limit` iterations (:data:`MAX_QL_ITERATIONS`)."""
     ok = True
     l0 = state[b, 0]
     count = 0
@@ -808,9 +807,7 @@ def _ql_implicit(d, e, db, zt, b, n, mode, eps, limit, state, log_i, log_cs, cap
                     for k in range(n):
                         _rotate_rows(zt, b, i, k, c, s)
                 elif mode == 2:
-                    log_i[b, count] = i
-                    log_cs[b, count, 0] = c
-                    log_cs[b, count, 1] = s
+                    _log_rotation(log_i, log_cs, b, count, i, i + 1, c, -s)
                     count += 1
                 i -= 1
             if not split:
@@ -823,11 +820,12 @@ def _ql_implicit(d, e, db, zt, b, n, mode, eps, limit, state, log_i, log_cs, cap
 
 
 @kernel
-def _tridiagonal_eigh_serial_kernel(a, zt, tau, u, w, d, e, info, state, n, mode, eps, limit):
+def _tridiagonal_eigh_serial_kernel(a, zt, tau, u, w, d, e, info, state, log_i, n, mode, eps, limit):
     """Eigenvalues (into d[b]) and, where `mode` is 1, eigenvectors (the rows of zt[b]) of each
     symmetric or Hermitian a[b] (its lower triangle read), one work-item per matrix (CPU devices):
     :func:`_tridiagonal_reduce`, :func:`_tridiagonal_q` where vectors are wanted, then
-    :func:`_ql_implicit`; info[b] is 1 where an eigenvalue did not converge."""
+    :func:`_ql_implicit`; info[b] is 1 where an eigenvalue did not converge (log_i: a
+    placeholder)."""
     b = get_global_id(0)
     for r in range(n):  # the upper triangle mirrors the lower one, the diagonal made real
         a[b, r, r] = a[b, r, r].real
@@ -836,7 +834,7 @@ def _tridiagonal_eigh_serial_kernel(a, zt, tau, u, w, d, e, info, state, n, mode
     _tridiagonal_reduce(a, tau, u, w, d, e, b, n)
     if mode != 0:
         _tridiagonal_q(a, tau, zt, b, n)
-    if not _ql_implicit(d, e, b, zt, b, n, mode, eps, limit, state, state, zt, 0):
+    if not _ql_implicit(d, e, b, zt, b, n, mode, eps, limit, state, log_i, zt, 0):
         info[b] = 1
 
 
@@ -870,34 +868,6 @@ def _ql_log_global_kernel(d, e, info, state, log_i, log_cs, n, eps, limit, cap, 
     b = get_global_id(0)
     if not _ql_implicit(d, e, b, log_cs, b, n, mode, eps, limit, state, log_i, log_cs, cap):
         info[b] = 1
-
-
-@kernel
-def _ql_apply_kernel(zt, state, log_i, log_cs, n):
-    """The logged rotations applied to column k of zt[b] in order, a work-item per (k, b):
-    neighbouring work-items touch neighbouring elements. A sweep's rotations come in descending
-    rows, each taking the row the one before left: that row stays in a register, so a rotation
-    costs one read, independent of the write before it, and one write."""
-    k = get_global_id(0)
-    b = get_global_id(1)
-    held = -2  # the row whose value `carry` holds (written back when the chain breaks)
-    carry = zt[b, 0, k] * 0.0
-    for t in range(state[b, 2]):
-        i = log_i[b, t]
-        c = log_cs[b, t, 0]
-        s = log_cs[b, t, 1]
-        if held == i + 1:
-            zn = carry
-        else:
-            if held >= 0:
-                zt[b, held, k] = carry
-            zn = zt[b, i + 1, k]
-        zi = zt[b, i, k]
-        zt[b, i + 1, k] = s * zi + c * zn
-        carry = c * zi - s * zn
-        held = i
-    if held >= 0:
-        zt[b, held, k] = carry
 
 
 @kernel
@@ -1064,8 +1034,9 @@ def eigh_tridiagonal(
     if batch and n and form == "serial":
         u, w = (empty((batch, n), dtype=dtype, **placed) for _ in range(2))
         mode = 1 if vectors else 0
+        log_i = empty((1, 1, 2), dtype=np.int64, **placed)
         _tridiagonal_eigh_serial_kernel[Range(batch)](
-            work, zt, tau, u, w, d, e, info, state, n, mode, eps, limit
+            work, zt, tau, u, w, d, e, info, state, log_i, n, mode, eps, limit
         )
     elif batch and n:
         q = empty((batch, n, n), dtype=dtype, **placed) if vectors else None
@@ -1074,7 +1045,7 @@ def eigh_tridiagonal(
             swap: Any = np.swapaxes
             zt = asarray(swap(q, -1, -2), order="C", copy=True)  # Q^T: its rows rotate
         cap = (n + 1) * (QL_LOG_SWEEPS or n) if vectors else 1  # a sweep rotates n - 1 times at most
-        log_i = empty((batch, cap), dtype=np.int64, **placed)
+        log_i = empty((batch, cap, 2), dtype=np.int64, **placed)
         log_cs = empty((batch, cap, 2), dtype=np.float64, **placed)
         for _ in range(n * limit + 1):  # a pass ends the method or logs a sweep at least
             args = (d, e, info, state, log_i, log_cs, n, eps, limit, cap, 2 if vectors else 0)
@@ -1083,7 +1054,7 @@ def eigh_tridiagonal(
             else:
                 _ql_log_global_kernel[Range(batch)](*args)
             if vectors:
-                _ql_apply_kernel[Range(n, batch)](zt, state, log_i, log_cs, n)
+                _rotations(zt, state, 2, log_i, log_cs)
             at: Any = state[:, 0]
             done: Any = np.all(at == n)
             if bool(done):
@@ -1330,31 +1301,32 @@ def svd_jacobi(a: ndarray, dtype: np.dtype, form: str = "group") -> tuple[ndarra
 
 # -- singular values: Householder bidiagonalization and implicit QR -------------------------------
 @func
-def _log_rotation(log_pq, log_cs, b, t, kind, p, q, c, s):
-    """Entry t of matrix b's log: rows p and q of the factor `kind` (0: U, 1: V) turned by (c, s)
-    as :func:`_logged_rotations_kernel` applies it."""
-    log_pq[b, t, 0] = kind
-    log_pq[b, t, 1] = p
-    log_pq[b, t, 2] = q
+def _log_rotation(log_pq, log_cs, b, t, p, q, c, s):
+    """Entry t of matrix b's log: rows p and q turned by (c, s) as
+    :func:`_logged_rotations_kernel` applies it."""
+    log_pq[b, t, 0] = p
+    log_pq[b, t, 1] = q
     log_cs[b, t, 0] = c
     log_cs[b, t, 1] = s
 
 
 @func
-def _bidiagonal_qr(d, e, db, ut, vt, b, m, n, mode, tol, limit, state, log_pq, log_cs, cap):
+def _bidiagonal_qr(d, e, db, ut, vt, b, m, n, mode, tol, limit, state, log_u, cs_u, log_v, cs_v, cap):
     """The singular values of the real upper bidiagonal matrix of diagonal d[db] and
     superdiagonal e[db] (e[db, i] is B[i - 1, i], e[db, 0] is 0) into d[db], signed (the caller
     takes their magnitudes and keeps the signs with U's columns), by the implicit QR method with
     Wilkinson shifts (Golub and Kahan; the EISPACK ``svd`` iteration); entries within `tol` of
     zero are negligible. d and e are the stack's arrays (db = b) or a local copy. The rotations
     are dropped (`mode` 0), applied to the rows of ut[b] (U's columns) and vt[b] (V's) (1) or
-    logged (2) by :func:`_log_rotation`, for at most `cap` entries; the method then stops
-    before an iteration that could pass that and goes on from there in the next call (state[b]
-    = (the singular value it is at, counting down from n - 1, its iterations, entries logged);
-    state[b, 0] is -1 when done). Whether every value converged within `limit` iterations."""
+    logged (2) by :func:`_log_rotation`, U's in log_u and cs_u, V's in log_v and cs_v, for at
+    most `cap` entries each; the method then stops before an iteration that could pass that and
+    goes on from there in the next call (state[b] = (the singular value it is at, counting down
+    from n - 1, its iterations, U's entries, V's entries); state[b, 0] is -1 when done). Whether
+    every value converged within `limit` iterations."""
     ok = True
     k0 = state[b, 0]
     count = 0
+    count_v = 0
     for kk in range(n - 1 - k0, n):
         k = n - 1 - kk
         its = state[b, 1] if k == k0 else 0
@@ -1370,10 +1342,11 @@ def _bidiagonal_qr(d, e, db, ut, vt, b, m, n, mode, tol, limit, state, log_pq, l
                 if abs(d[db, lo - 1]) <= tol:
                     break
                 lo -= 1
-            if mode == 2 and count + 3 * (k - lo + 1) > cap:
+            if mode == 2 and count + 2 * (k - lo + 1) > cap:
                 state[b, 0] = k
                 state[b, 1] = its
                 state[b, 2] = count
+                state[b, 3] = count_v
                 return ok
             if cancel:
                 nm = lo - 1
@@ -1396,7 +1369,7 @@ def _bidiagonal_qr(d, e, db, ut, vt, b, m, n, mode, tol, limit, state, log_pq, l
                             ut[b, nm, r] = uy * co + uz * si
                             ut[b, i, r] = uz * co - uy * si
                     elif mode == 2:
-                        _log_rotation(log_pq, log_cs, b, count, 0, nm, i, co, si)
+                        _log_rotation(log_u, cs_u, b, count, nm, i, co, si)
                         count += 1
             if lo == k:  # converged (its sign stays: the caller's)
                 break
@@ -1436,8 +1409,8 @@ def _bidiagonal_qr(d, e, db, ut, vt, b, m, n, mode, tol, limit, state, log_pq, l
                         vt[b, j, r] = vp * co + vq * si
                         vt[b, i, r] = vq * co - vp * si
                 elif mode == 2:
-                    _log_rotation(log_pq, log_cs, b, count, 1, j, i, co, si)
-                    count += 1
+                    _log_rotation(log_v, cs_v, b, count_v, j, i, co, si)
+                    count_v += 1
                 z = math.hypot(f, h)
                 d[db, j] = z
                 if z != 0.0:
@@ -1452,13 +1425,14 @@ def _bidiagonal_qr(d, e, db, ut, vt, b, m, n, mode, tol, limit, state, log_pq, l
                         ut[b, j, r] = vp * co + vq * si
                         ut[b, i, r] = vq * co - vp * si
                 elif mode == 2:
-                    _log_rotation(log_pq, log_cs, b, count, 0, j, i, co, si)
+                    _log_rotation(log_u, cs_u, b, count, j, i, co, si)
                     count += 1
             e[db, lo] = 0.0
             e[db, k] = f
             d[db, k] = x
     state[b, 0] = -1
     state[b, 2] = count
+    state[b, 3] = count_v
     return ok
 
 
@@ -1473,7 +1447,7 @@ def _bidiagonal_svd_serial_kernel(a, ut, vt, tauq, taup, d, e, info, state, log_
     EISPACK ``svd`` iteration, :func:`_bidiagonal_qr`) diagonalizes B, its rotations applied to
     the rows of ut[b] (U's columns) and vt[b]; the singular values stay signed, as U's columns
     scaled by them. e[b, i] is B[i - 1, i]. info[b] is 1 where a singular value did not converge
-    within `limit` iterations; state[b] starts at (n - 1, 0, 0) and log_pq is a placeholder."""
+    within `limit` iterations; state[b] starts at (n - 1, 0, 0, 0) and log_pq is a placeholder."""
     b = get_global_id(0)
     e[b, 0] = 0.0
     for j in range(n):
@@ -1559,7 +1533,9 @@ def _bidiagonal_svd_serial_kernel(a, ut, vt, tauq, taup, d, e, info, state, log_
     anorm = 0.0
     for i in range(n):
         anorm = max(anorm, abs(d[b, i]) + abs(e[b, i]))
-    if not _bidiagonal_qr(d, e, b, ut, vt, b, m, n, mode, eps * anorm, limit, state, log_pq, ut, 0):
+    if not _bidiagonal_qr(
+        d, e, b, ut, vt, b, m, n, mode, eps * anorm, limit, state, log_pq, ut, log_pq, ut, 0
+    ):
         info[b] = 1
     if mode != 0:
         for r in range(m):
@@ -1568,7 +1544,7 @@ def _bidiagonal_svd_serial_kernel(a, ut, vt, tauq, taup, d, e, info, state, log_
 
 
 @kernel
-def _bidiagonal_qr_log_kernel(d, e, info, state, tol, log_pq, log_cs, n, limit, cap, mode):
+def _bidiagonal_qr_log_kernel(d, e, info, state, tol, log_u, cs_u, log_v, cs_v, n, limit, cap, mode):
     """:func:`_bidiagonal_qr` of each matrix from where it stopped, logging up to `cap` entries
     (`mode` 2) or none (0), a work-group of one work-item per matrix, on a copy of the diagonals
     in local memory (n <= :data:`QL_LOCAL_N`)."""
@@ -1579,7 +1555,7 @@ def _bidiagonal_qr_log_kernel(d, e, info, state, tol, log_pq, log_cs, n, limit, 
         dl[0, i] = d[b, i]
         el[0, i] = e[b, i]
     if not _bidiagonal_qr(
-        dl, el, 0, log_cs, log_cs, b, n, n, mode, tol[b], limit, state, log_pq, log_cs, cap
+        dl, el, 0, cs_u, cs_u, b, n, n, mode, tol[b], limit, state, log_u, cs_u, log_v, cs_v, cap
     ):
         info[b] = 1
     for i in range(n):
@@ -1588,56 +1564,87 @@ def _bidiagonal_qr_log_kernel(d, e, info, state, tol, log_pq, log_cs, n, limit, 
 
 
 @kernel
-def _bidiagonal_qr_log_global_kernel(d, e, info, state, tol, log_pq, log_cs, n, limit, cap, mode):
+def _bidiagonal_qr_log_global_kernel(d, e, info, state, tol, log_u, cs_u, log_v, cs_v, n, limit, cap, mode):
     """:func:`_bidiagonal_qr_log_kernel` for orders above :data:`QL_LOCAL_N`, in global memory,
     a work-item per matrix."""
     b = get_global_id(0)
-    if not _bidiagonal_qr(d, e, b, log_cs, log_cs, b, n, n, mode, tol[b], limit, state, log_pq, log_cs, cap):
+    if not _bidiagonal_qr(
+        d, e, b, cs_u, cs_u, b, n, n, mode, tol[b], limit, state, log_u, cs_u, log_v, cs_v, cap
+    ):
         info[b] = 1
 
 
+#: work-items per work-group of :func:`_logged_rotations_kernel`, and the log entries it reads
+#: into local memory at a time
+ROTATION_GROUP = 32
+ROTATION_CHUNK = 256
+
+
 @kernel
-def _logged_rotations_kernel(x, state, log_pq, log_cs, kind):
-    """The logged rotations of factor `kind` applied in order to column k of x[b] (its rows are
-    the factor's columns), a work-item per (k, b): neighbouring work-items touch neighbouring
-    elements. The last two rows turned stay in registers until a rotation no longer takes them
-    (a sweep's rotations chain through neighbouring rows), so a rotation costs about one read and
-    one write."""
-    k = get_global_id(0)
-    b = get_global_id(1)
+def _logged_rotations_kernel(x, state, slot, log_pq, log_cs, cols):
+    """The state[b, slot] logged rotations of each matrix applied in order to column k of x[b]
+    (its rows are the factor's columns), a work-item per (k, b) in work-groups of
+    :data:`ROTATION_GROUP` consecutive columns: neighbouring work-items touch neighbouring
+    elements. The work-group reads the log into local memory :data:`ROTATION_CHUNK` entries at a
+    time; the last two rows turned stay in registers until a rotation no longer takes them (a
+    sweep's rotations chain through neighbouring rows), so a rotation costs about one read and
+    one write of x."""
+    groups = (cols + ROTATION_GROUP - 1) // ROTATION_GROUP
+    g = get_group_id(0)
+    t = get_local_id(0)
+    b = g // groups
+    k = (g % groups) * ROTATION_GROUP + t
+    live = k < cols
+    kk = k if live else 0
+    rows = local_array((ROTATION_CHUNK, 2), np.int64)
+    turns = local_array((ROTATION_CHUNK, 2), np.float64)
     h0 = -1  # the rows whose values v0 and v1 hold (written back when they leave)
     h1 = -1
-    v0 = x[b, 0, k] * 0.0
+    v0 = x[b, 0, kk] * 0.0
     v1 = v0
-    for t in range(state[b, 2]):
-        if log_pq[b, t, 0] == kind:
-            p = log_pq[b, t, 1]
-            q = log_pq[b, t, 2]
-            c = log_cs[b, t, 0]
-            s = log_cs[b, t, 1]
-            if p == h0:
-                xp = v0
-            elif p == h1:
-                xp = v1
-            else:
-                xp = x[b, p, k]
-            if q == h0:
-                xq = v0
-            elif q == h1:
-                xq = v1
-            else:
-                xq = x[b, q, k]
-            if h0 >= 0 and h0 != p and h0 != q:
-                x[b, h0, k] = v0
-            if h1 >= 0 and h1 != p and h1 != q:
-                x[b, h1, k] = v1
-            h0 = p
-            v0 = xp * c + xq * s
-            h1 = q
-            v1 = xq * c - xp * s
-    if h0 >= 0:
+    total = state[b, slot]
+    t0 = 0
+    while t0 < total:
+        here = min(ROTATION_CHUNK, total - t0)
+        barrier(LOCAL_MEM_FENCE)
+        i = t
+        while i < here:
+            rows[i, 0] = log_pq[b, t0 + i, 0]
+            rows[i, 1] = log_pq[b, t0 + i, 1]
+            turns[i, 0] = log_cs[b, t0 + i, 0]
+            turns[i, 1] = log_cs[b, t0 + i, 1]
+            i += ROTATION_GROUP
+        barrier(LOCAL_MEM_FENCE)
+        if live:
+            for u in range(here):
+                p = rows[u, 0]
+                q = rows[u, 1]
+                c = turns[u, 0]
+                s = turns[u, 1]
+                if p == h0:
+                    xp = v0
+                elif p == h1:
+                    xp = v1
+                else:
+                    xp = x[b, p, k]
+                if q == h0:
+                    xq = v0
+                elif q == h1:
+                    xq = v1
+                else:
+                    xq = x[b, q, k]
+                if h0 >= 0 and h0 != p and h0 != q:
+                    x[b, h0, k] = v0
+                if h1 >= 0 and h1 != p and h1 != q:
+                    x[b, h1, k] = v1
+                h0 = p
+                v0 = xp * c + xq * s
+                h1 = q
+                v1 = xq * c - xp * s
+        t0 += ROTATION_CHUNK
+    if live and h0 >= 0:
         x[b, h0, k] = v0
-    if h1 >= 0:
+    if live and h1 >= 0:
         x[b, h1, k] = v1
 
 
@@ -1795,6 +1802,14 @@ def _bidiagonal_vectors(work: ndarray, tauq: ndarray, taup: ndarray) -> tuple[nd
     return ut, vt
 
 
+def _rotations(x: ndarray, state: ndarray, slot: int, log_pq: ndarray, log_cs: ndarray) -> None:
+    """:func:`_logged_rotations_kernel` over the stack."""
+    batch, cols = x.shape[0], x.shape[-1]
+    groups = -(-cols // ROTATION_GROUP)
+    launch = NdRange((batch * groups * ROTATION_GROUP,), (ROTATION_GROUP,))
+    _logged_rotations_kernel[launch](x, state, slot, log_pq, log_cs, cols)
+
+
 def svd_bidiagonal(
     a: ndarray, dtype: np.dtype, vectors: bool, form: str = "serial"
 ) -> tuple[ndarray | None, ndarray | None, ndarray]:
@@ -1809,7 +1824,7 @@ def svd_bidiagonal(
     tauq, taup = (empty((batch, n), dtype=dtype, **placed) for _ in range(2))
     d, e = (empty((batch, n), dtype=np.float64, **placed) for _ in range(2))
     info = zeros((batch,), dtype=np.int64, **placed)
-    state = zeros((batch, 3), dtype=np.int64, **placed)
+    state = zeros((batch, 4), dtype=np.int64, **placed)
     state[:, 0] = n - 1
     eps = float(np.finfo(np.float64).eps)
     limit = MAX_QL_ITERATIONS
@@ -1817,7 +1832,7 @@ def svd_bidiagonal(
     ut = empty((batch, n, m) if vectors else (1, 1, 1), dtype=dtype, **placed)
     vt = empty((batch, n, n) if vectors else (1, 1, 1), dtype=dtype, **placed)
     if batch and n and form == "serial":
-        log_pq = empty((1, 1, 3), dtype=np.int64, **placed)
+        log_pq = empty((1, 1, 2), dtype=np.int64, **placed)
         serial = _bidiagonal_svd_serial_kernel[Range(batch)]
         serial(work, ut, vt, tauq, taup, d, e, info, state, log_pq, m, n, mode, eps, limit)
     elif batch and n:
@@ -1826,18 +1841,18 @@ def svd_bidiagonal(
             ut, vt = _bidiagonal_vectors(work, tauq, taup)
         xp: Any = np
         tol = xp.multiply(xp.max(xp.add(xp.abs(d), xp.abs(e)), axis=-1), eps)
-        cap = 3 * (n + 1) * (QL_LOG_SWEEPS or n) if vectors else 1  # a sweep logs 3 n entries at most
-        log_pq = empty((batch, cap, 3), dtype=np.int64, **placed)
-        log_cs = empty((batch, cap, 2), dtype=np.float64, **placed)
+        cap = 2 * (n + 1) * (QL_LOG_SWEEPS or n) if vectors else 1  # a sweep turns U 2 n times at most
+        log_u, log_v = (empty((batch, cap, 2), dtype=np.int64, **placed) for _ in range(2))
+        cs_u, cs_v = (empty((batch, cap, 2), dtype=np.float64, **placed) for _ in range(2))
         for _ in range(n * limit + 1):  # a pass ends the method or logs a sweep at least
-            args = (d, e, info, state, tol, log_pq, log_cs, n, limit, cap, 2 if vectors else 0)
+            args = (d, e, info, state, tol, log_u, cs_u, log_v, cs_v, n, limit, cap, 2 if vectors else 0)
             if n <= QL_LOCAL_N:
                 _bidiagonal_qr_log_kernel[NdRange((batch,), (1,))](*args)
             else:
                 _bidiagonal_qr_log_global_kernel[Range(batch)](*args)
             if vectors:
-                _logged_rotations_kernel[Range(m, batch)](ut, state, log_pq, log_cs, 0)
-                _logged_rotations_kernel[Range(n, batch)](vt, state, log_pq, log_cs, 1)
+                _rotations(ut, state, 2, log_u, cs_u)
+                _rotations(vt, state, 3, log_v, cs_v)
             at: Any = state[:, 0]
             done: Any = np.all(at < 0)
             if bool(done):
