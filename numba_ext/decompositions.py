@@ -91,6 +91,17 @@ def _reflector_beta(alpha, below):
 
 
 @func
+def _pythag(f, g):
+    """sqrt(f^2 + g^2) of two reals by the plain formula where its squares stay in range (a
+    dependent chain of these is the serial part of the rotation methods: ``hypot``'s scaling
+    costs more on GPUs), else by ``math.hypot``."""
+    r = math.sqrt(f * f + g * g)
+    if not (1e-150 <= r <= 1e150):
+        r = math.hypot(f, g)
+    return r
+
+
+@func
 def _group_sum(values, t):
     """values[0] = the sum of values[:GROUP], each written by its work-item t (a tree in local
     memory; every work-item of the group calls it)."""
@@ -789,15 +800,16 @@ def _ql_implicit(d, e, db, zt, b, n, mode, eps, limit, state, log_i, log_cs, cap
             while i >= lo:
                 f = s * e[db, i]
                 h = c * e[db, i]
-                r = math.hypot(f, g)
+                r = _pythag(f, g)
                 e[db, i + 1] = r
                 if r == 0.0:  # an underflow splits the matrix: start again from lo
                     d[db, i + 1] = d[db, i + 1] - p
                     e[db, m] = 0.0
                     split = True
                     break
-                s = f / r
-                c = g / r
+                inv = 1.0 / r
+                s = f * inv
+                c = g * inv
                 g = d[db, i + 1] - p
                 r = (d[db, i] - g) * s + 2.0 * c * h
                 p = s * r
@@ -1358,10 +1370,11 @@ def _bidiagonal_qr(d, e, db, ut, vt, b, m, n, mode, tol, limit, state, log_u, cs
                     if abs(f) <= tol:
                         break
                     g = d[db, i]
-                    h = math.hypot(f, g)
+                    h = _pythag(f, g)
                     d[db, i] = h
-                    co = g / h
-                    si = -f / h
+                    inv = 1.0 / h
+                    co = g * inv
+                    si = -f * inv
                     if mode == 1:
                         for r in range(m):
                             uy = ut[b, nm, r]
@@ -1394,10 +1407,11 @@ def _bidiagonal_qr(d, e, db, ut, vt, b, m, n, mode, tol, limit, state, log_u, cs
                 y = d[db, i]
                 h = si * g
                 g = co * g
-                z = math.hypot(f, h)
+                z = _pythag(f, h)
                 e[db, j] = z
-                co = f / z
-                si = h / z
+                inv = 1.0 / z
+                co = f * inv
+                si = h * inv
                 f = x * co + g * si
                 g = g * co - x * si
                 h = y * si
@@ -1411,11 +1425,12 @@ def _bidiagonal_qr(d, e, db, ut, vt, b, m, n, mode, tol, limit, state, log_u, cs
                 elif mode == 2:
                     _log_rotation(log_v, cs_v, b, count_v, j, i, co, si)
                     count_v += 1
-                z = math.hypot(f, h)
+                z = _pythag(f, h)
                 d[db, j] = z
                 if z != 0.0:
-                    co = f / z
-                    si = h / z
+                    inv = 1.0 / z
+                    co = f * inv
+                    si = h * inv
                 f = co * g + si * y
                 x = co * y - si * g
                 if mode == 1:
@@ -1812,9 +1827,10 @@ def _rotations(x: ndarray, state: ndarray, slot: int, log_pq: ndarray, log_cs: n
 
 def svd_bidiagonal(
     a: ndarray, dtype: np.dtype, vectors: bool, form: str = "serial"
-) -> tuple[ndarray | None, ndarray | None, ndarray]:
-    """As :func:`svd_jacobi` (where `vectors` is set) and the singular values (batch, n; real,
-    unsorted), by Householder bidiagonalization and the implicit QR method: a work-item per
+) -> tuple[ndarray | None, ndarray | None, ndarray, ndarray | None]:
+    """As :func:`svd_jacobi` (where `vectors` is set), the singular values (batch, n; real,
+    unsorted) and U's first n columns (batch, m, n; column p is the rotated column p over sigma_p,
+    also where sigma_p is 0), by Householder bidiagonalization and the implicit QR method: a work-item per
     matrix for the whole of it (`form` "serial", CPU devices), or the reduction and the vectors
     by launches per column, the QR method by a work-item per matrix that logs its rotations,
     which a work-item per column of U^T and of V^T applies ("stepped", GPUs)."""
@@ -1829,6 +1845,7 @@ def svd_bidiagonal(
     eps = float(np.finfo(np.float64).eps)
     limit = MAX_QL_ITERATIONS
     mode = int(vectors)
+    xp: Any = np
     ut = empty((batch, n, m) if vectors else (1, 1, 1), dtype=dtype, **placed)
     vt = empty((batch, n, n) if vectors else (1, 1, 1), dtype=dtype, **placed)
     if batch and n and form == "serial":
@@ -1839,7 +1856,6 @@ def svd_bidiagonal(
         _bidiagonal_stepped(work, tauq, taup, d, e)
         if vectors:
             ut, vt = _bidiagonal_vectors(work, tauq, taup)
-        xp: Any = np
         tol = xp.multiply(xp.max(xp.add(xp.abs(d), xp.abs(e)), axis=-1), eps)
         cap = 2 * (n + 1) * (QL_LOG_SWEEPS or n) if vectors else 1  # a sweep turns U 2 n times at most
         log_u, log_v = (empty((batch, cap, 2), dtype=np.int64, **placed) for _ in range(2))
@@ -1861,30 +1877,34 @@ def svd_bidiagonal(
             raise np.linalg.LinAlgError("SVD did not converge")
     if any_nonzero(info) and bool(np.all(np.isfinite(d))):
         raise np.linalg.LinAlgError("SVD did not converge")
-    magnitude: Any = np.abs
-    sigma: ndarray = magnitude(d).astype(np.dtype(dtype.char.lower()))
+    sigma: ndarray = xp.abs(d).astype(np.dtype(dtype.char.lower()))
     if not vectors:
-        return None, None, sigma
-    transpose: Any = np.swapaxes
-    v: ndarray = transpose(vt, -1, -2)
+        return None, None, sigma, None
+    v: ndarray = xp.swapaxes(vt, -1, -2)
+    signs = xp.where(xp.less(d, 0), -1.0, 1.0)[:, None, :]
+    u: ndarray = xp.multiply(xp.swapaxes(ut, -1, -2), signs).astype(dtype)
     if form == "serial":
-        return work, v, sigma
-    scaled: Any = np.multiply(transpose(ut, -1, -2), d[:, None, :])
-    return scaled.astype(dtype), v, sigma
+        return work, v, sigma, u
+    scaled: ndarray = xp.multiply(xp.swapaxes(ut, -1, -2), d[:, None, :]).astype(dtype)
+    return scaled, v, sigma, u
 
 
-def svd(a: ndarray, dtype: np.dtype, vectors: bool) -> tuple[ndarray | None, ndarray | None, ndarray]:
+def svd(
+    a: ndarray, dtype: np.dtype, vectors: bool
+) -> tuple[ndarray | None, ndarray | None, ndarray, ndarray | None]:
     """The rotated columns (column p is sigma_p u_p) and V of the stack `a` (..., m, n), m >= n,
-    in `dtype` where `vectors` is set, and the singular values (batch, n; unsorted): by
-    bidiagonalization on CPU devices (:func:`svd_bidiagonal`), else by one-sided Jacobi rotations
+    in `dtype` where `vectors` is set, the singular values (batch, n; unsorted) and, where the
+    method gives them, U's first n columns (else None): by bidiagonalization on CPU devices and
+    for GPUs' larger matrices (:func:`svd_bidiagonal`), else by one-sided Jacobi rotations
     (:func:`svd_jacobi`; the singular values are the norms of the rotated columns)."""
     n = a.shape[-1]
     batch = int(np.prod(a.shape[:-2], dtype=np.int64))
     form = _svd_form(a.sycl_queue.device, batch, n)
     a, top = _scaled(a, dtype)
     xp: Any = np
+    u = None
     if form in ("serial", "stepped"):
-        w, v, sigma = svd_bidiagonal(a, dtype, vectors, form)
+        w, v, sigma, u = svd_bidiagonal(a, dtype, vectors, form)
     else:
         w, v = svd_jacobi(a, dtype, form)
         wd = w.astype(np.result_type(dtype, np.float64), copy=False)  # squares of float32 overflow
@@ -1894,7 +1914,7 @@ def svd(a: ndarray, dtype: np.dtype, vectors: bool) -> tuple[ndarray | None, nda
         sigma = xp.multiply(sigma, top[:, None]).astype(sigma.dtype)
     if top is not None and w is not None:
         w = xp.multiply(w, top[:, None, None]).astype(w.dtype)
-    return w, v, sigma
+    return w, v, sigma, u
 
 
 # -- QR: Householder reflections ------------------------------------------------------------------

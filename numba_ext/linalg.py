@@ -276,15 +276,16 @@ def eigvalsh(x: ndarray, /) -> ndarray:
     return result
 
 
-def _rotated(fn: str, x: ndarray, vectors: bool = True) -> tuple[Any, Any, ndarray, bool, np.dtype]:
+def _rotated(fn: str, x: ndarray, vectors: bool = True) -> tuple[Any, Any, ndarray, Any, bool, np.dtype]:
     """The singular value decomposition of each matrix, or of its conjugate transpose when it is
     wide, as the one-sided Jacobi method leaves it: the columns W (sigma_p u_p) and V where
-    `vectors` is set (else None), the singular values (unsorted) and whether it was transposed."""
+    `vectors` is set (else None), the singular values (unsorted), U's columns where the method
+    gives them (else None) and whether it was transposed."""
     x = _matrices(fn, x)
     dt = _float_dtype(x)
     wide = x.shape[-2] < x.shape[-1]
-    w, v, sigma = decompositions.svd(_adjoint(x) if wide else x, dt, vectors)
-    return w, v, sigma, wide, dt
+    w, v, sigma, u = decompositions.svd(_adjoint(x) if wide else x, dt, vectors)
+    return w, v, sigma, u, wide, dt
 
 
 def _real_of(dt: np.dtype) -> np.dtype:
@@ -339,19 +340,27 @@ def svd(x: ndarray, /, *, full_matrices: bool = True) -> SVDResult:
             xp.eye(n if full_matrices else 0, n, dtype=dt, **placed), stack + (n if full_matrices else 0, n)
         )
         return SVDResult(u.copy(), xp.zeros(stack + (0,), dtype=_real_of(dt), **placed), vh.copy())
-    w, v, sigma, wide, dt = _rotated("svd", x)
+    w, v, sigma, u, wide, dt = _rotated("svd", x)
     big, k = w.shape[1], w.shape[2]  # the rotated matrix is big x k, big >= k
     order = _np.argsort(_np.negative(sigma), axis=-1, kind="stable")
     sigma = _np.take_along_axis(sigma, order, axis=-1)
-    w = _np.take_along_axis(w, xp.broadcast_to(order[:, None, :], w.shape), axis=-1)
     v = _np.take_along_axis(v, xp.broadcast_to(order[:, None, :], v.shape), axis=-1)
-    positive = _np.greater(sigma, 0)
-    u_hat = _np.where(positive[:, None, :], _np.true_divide(w, _np.where(positive, sigma, 1)[:, None, :]), 0)
-    q, r = decompositions.householder_qr(u_hat, dt, full_matrices)
-    signs = _np.sign(_np.diagonal(r[:, :k, :k], 0, -2, -1))
-    signs = _np.where(_np.equal(signs, 0), 1, signs).astype(dt, copy=False)
-    first = _np.multiply(q[:, :, :k], signs[:, None, :])
-    u_big = xp.concat([first, q[:, :, k:]], axis=-1) if q.shape[-1] > k else first
+    if u is not None:  # U's columns themselves (bidiagonalization), orthonormal where sigma is 0 too
+        u_hat = _np.take_along_axis(u, xp.broadcast_to(order[:, None, :], u.shape), axis=-1)
+    else:
+        w = _np.take_along_axis(w, xp.broadcast_to(order[:, None, :], w.shape), axis=-1)
+        positive = _np.greater(sigma, 0)
+        u_hat = _np.where(
+            positive[:, None, :], _np.true_divide(w, _np.where(positive, sigma, 1)[:, None, :]), 0
+        )
+    if u is not None and (big == k or not full_matrices):
+        u_big = u_hat
+    else:  # complete the columns to an orthonormal basis (and fill those of zero singular values)
+        q, r = decompositions.householder_qr(u_hat, dt, full_matrices)
+        signs = _np.sign(_np.diagonal(r[:, :k, :k], 0, -2, -1))
+        signs = _np.where(_np.equal(signs, 0), 1, signs).astype(dt, copy=False)
+        first = _np.multiply(q[:, :, :k], signs[:, None, :])
+        u_big = xp.concat([first, q[:, :, k:]], axis=-1) if q.shape[-1] > k else first
     s_out = sigma.astype(_real_of(dt), copy=False).reshape(stack + (k,))
     if wide:  # x^H = u_big S v^H, so x = v S u_big^H
         return SVDResult(
@@ -368,7 +377,7 @@ def svdvals(x: ndarray, /) -> ndarray:
     k = min(x.shape[-2:])
     if k == 0:
         return xp.zeros(x.shape[:-2] + (0,), dtype=_real_of(_float_dtype(x)), sycl_queue=x.sycl_queue)
-    _, _, sigma, _, _ = _rotated("svdvals", x, vectors=False)
+    _, _, sigma, _, _, _ = _rotated("svdvals", x, vectors=False)
     result: ndarray = _np.negative(_np.sort(_np.negative(sigma), axis=-1))
     return result.reshape(x.shape[:-2] + (k,))
 
@@ -408,7 +417,7 @@ def pinv(x: ndarray, /, *, rtol: Any = None) -> ndarray:
     m, n = x.shape[-2:]
     if min(m, n) == 0:
         return xp.zeros(x.shape[:-2] + (n, m), dtype=_float_dtype(x), sycl_queue=x.sycl_queue)
-    w, v, sigma, wide, dt = _rotated("pinv", x)
+    w, v, sigma, _, wide, dt = _rotated("pinv", x)
     top = _np.max(sigma, axis=-1, keepdims=True)  # (batch, 1): the stack flattened
     if isinstance(rtol, ndarray):
         rtol = xp.broadcast_to(rtol, x.shape[:-2]).reshape(-1)
