@@ -1066,7 +1066,7 @@ def eigh_tridiagonal(
             else:
                 _ql_log_global_kernel[Range(batch)](*args)
             if vectors:
-                _rotations(zt, state, 2, log_i, log_cs)
+                _rotations(zt, log_i, log_cs, state)
             at: Any = state[:, 0]
             done: Any = np.all(at == n)
             if bool(done):
@@ -1595,29 +1595,16 @@ ROTATION_GROUP = 32
 ROTATION_CHUNK = 256
 
 
-@kernel
-def _logged_rotations_kernel(x, state, slot, log_pq, log_cs, cols):
-    """The state[b, slot] logged rotations of each matrix applied in order to column k of x[b]
-    (its rows are the factor's columns), a work-item per (k, b) in work-groups of
-    :data:`ROTATION_GROUP` consecutive columns: neighbouring work-items touch neighbouring
-    elements. The work-group reads the log into local memory :data:`ROTATION_CHUNK` entries at a
-    time; the last two rows turned stay in registers until a rotation no longer takes them (a
-    sweep's rotations chain through neighbouring rows), so a rotation costs about one read and
-    one write of x."""
-    groups = (cols + ROTATION_GROUP - 1) // ROTATION_GROUP
-    g = get_group_id(0)
-    t = get_local_id(0)
-    b = g // groups
-    k = (g % groups) * ROTATION_GROUP + t
-    live = k < cols
+@func
+def _apply_logged(x, b, k, live, total, log_pq, log_cs, rows, turns, t):
+    """The `total` logged rotations of matrix b applied to column k of x[b] (work-item t of the
+    work-group; `live`: k is a column), the log read into the local arrays `rows` and `turns`
+    :data:`ROTATION_CHUNK` entries at a time."""
     kk = k if live else 0
-    rows = local_array((ROTATION_CHUNK, 2), np.int64)
-    turns = local_array((ROTATION_CHUNK, 2), np.float64)
     h0 = -1  # the rows whose values v0 and v1 hold (written back when they leave)
     h1 = -1
     v0 = x[b, 0, kk] * 0.0
     v1 = v0
-    total = state[b, slot]
     t0 = 0
     while t0 < total:
         here = min(ROTATION_CHUNK, total - t0)
@@ -1661,6 +1648,31 @@ def _logged_rotations_kernel(x, state, slot, log_pq, log_cs, cols):
         x[b, h0, k] = v0
     if live and h1 >= 0:
         x[b, h1, k] = v1
+
+
+@kernel
+def _logged_rotations_kernel(x, y, state, log_x, cs_x, log_y, cs_y, cols_x, cols_y):
+    """Logged rotations applied in order to the columns of two stacks at once, a work-item per
+    column in work-groups of :data:`ROTATION_GROUP` consecutive columns (neighbouring work-items
+    touch neighbouring elements): to x[b] state[b, 2] rotations from log_x and cs_x, to y[b]
+    state[b, 3] from log_y and cs_y (the rows of x and y are a factor's columns; `cols_y` 0 for
+    none). The last two rows turned stay in registers until a rotation no longer takes them (a
+    sweep's rotations chain through neighbouring rows), so a rotation costs about one read and
+    one write."""
+    gx = (cols_x + ROTATION_GROUP - 1) // ROTATION_GROUP
+    gy = (cols_y + ROTATION_GROUP - 1) // ROTATION_GROUP
+    g = get_group_id(0)
+    t = get_local_id(0)
+    b = g // (gx + gy)
+    r = g % (gx + gy)
+    rows = local_array((ROTATION_CHUNK, 2), np.int64)
+    turns = local_array((ROTATION_CHUNK, 2), np.float64)
+    if r < gx:
+        k = r * ROTATION_GROUP + t
+        _apply_logged(x, b, k, k < cols_x, state[b, 2], log_x, cs_x, rows, turns, t)
+    else:
+        k = (r - gx) * ROTATION_GROUP + t
+        _apply_logged(y, b, k, k < cols_y, state[b, 3], log_y, cs_y, rows, turns, t)
 
 
 @kernel
@@ -1817,12 +1829,23 @@ def _bidiagonal_vectors(work: ndarray, tauq: ndarray, taup: ndarray) -> tuple[nd
     return ut, vt
 
 
-def _rotations(x: ndarray, state: ndarray, slot: int, log_pq: ndarray, log_cs: ndarray) -> None:
-    """:func:`_logged_rotations_kernel` over the stack."""
-    batch, cols = x.shape[0], x.shape[-1]
-    groups = -(-cols // ROTATION_GROUP)
+def _rotations(
+    x: ndarray,
+    log_x: ndarray,
+    cs_x: ndarray,
+    state: ndarray,
+    y: ndarray | None = None,
+    log_y: Any = None,
+    cs_y: Any = None,
+) -> None:
+    """:func:`_logged_rotations_kernel` over the stack `x` and, where given, `y` in the same launch."""
+    batch = x.shape[0]
+    cols_y = 0 if y is None else y.shape[-1]
+    groups = -(-x.shape[-1] // ROTATION_GROUP) - (-cols_y // ROTATION_GROUP)
     launch = NdRange((batch * groups * ROTATION_GROUP,), (ROTATION_GROUP,))
-    _logged_rotations_kernel[launch](x, state, slot, log_pq, log_cs, cols)
+    if y is None:
+        y, log_y, cs_y = x, log_x, cs_x
+    _logged_rotations_kernel[launch](x, y, state, log_x, cs_x, log_y, cs_y, x.shape[-1], cols_y)
 
 
 def svd_bidiagonal(
@@ -1867,8 +1890,7 @@ def svd_bidiagonal(
             else:
                 _bidiagonal_qr_log_global_kernel[Range(batch)](*args)
             if vectors:
-                _rotations(ut, state, 2, log_u, cs_u)
-                _rotations(vt, state, 3, log_v, cs_v)
+                _rotations(ut, log_u, cs_u, state, vt, log_v, cs_v)
             at: Any = state[:, 0]
             done: Any = np.all(at < 0)
             if bool(done):
