@@ -6,7 +6,7 @@ launches per step, a work-group per matrix), against the
 peer (CuPy where it is installed, else NumPy on the host); each result is checked against NumPy's
 first. Each time is the best of 2 rounds of one call, the device waited for at the end of each.
 
-    python benchmarks/jacobi_probe.py [--cases 1x256 4096x8] [--forms serial stepped group jacobi]
+    python benchmarks/jacobi_probe.py [--cases 1x256 4096x8] [--forms serial stepped group]
 """
 
 from __future__ import annotations
@@ -38,9 +38,7 @@ def _times(linalg: Any, sync: Any, sym: Any, gen: Any, qr: bool = True) -> str:
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--cases", nargs="+", default=["1x64", "1x256", "1x1024", "16x64", "4096x8"])
-    p.add_argument(
-        "--forms", nargs="+", default=["device"], choices=["device", "serial", "stepped", "group", "jacobi"]
-    )
+    p.add_argument("--forms", nargs="+", default=["device"], choices=["device", "serial", "stepped", "group"])
     args = p.parse_args()
     try:
         import cupy as cp
@@ -58,10 +56,9 @@ def main() -> None:
         x, hx = nx.asarray(s), nx.asarray(h)
         for form in args.forms:
             forced = lambda d, b, k, f=form: f
-            mine = form in ("device", "jacobi")  # "jacobi": the SVD's stepped Jacobi form alone
             decompositions._svd_form = own if form == "device" else forced
-            decompositions._lu_form = own_qr if mine else forced  # QR's form
-            decompositions._eigh_form = own_eigh if mine else forced
+            decompositions._lu_form = own_qr if form == "device" else forced  # QR's form
+            decompositions._eigh_form = own_eigh if form == "device" else forced
             _check("eigh", np.linalg.eigh(x)[0], ref_w, float(np.abs(ref_w).max()))
             _check("svd", np.linalg.svd(hx, compute_uv=False), ref_s, float(ref_s.max()))
             print(f"{batch:5d}x{n:<5d} {form:8s} {_times(np.linalg, q.wait, x, hx)}", flush=True)

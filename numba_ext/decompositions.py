@@ -2,7 +2,7 @@
 Cholesky with the triangular solves that use them, Householder QR, the symmetric eigenproblem by
 Householder tridiagonalization and the implicit QL method (or, for stacks of small matrices on
 GPUs, the cyclic Jacobi method) and singular values by Householder bidiagonalization and the
-implicit QR method (CPU devices) or the one-sided (Hestenes) Jacobi method (GPUs).
+implicit QR method (or, for stacks of small matrices on GPUs, the one-sided Jacobi method).
 ``numba_ext.linalg`` builds its solvers and decompositions on them.
 
 Each factorization is one kernel launch for the whole stack: one work-group of
@@ -22,12 +22,10 @@ compute units (of order 128 or more) takes two launches per column instead: the 
 work-group per matrix, then the rank-1 update by one work-item per trailing element, so the whole
 device works on the update. On CPU devices LU, Cholesky, QR, the tridiagonal eigensolver and the
 bidiagonal SVD give each matrix one work-item (barriers cost more there than the steps they
-separate: 28x faster for one 256x256 LU). On GPUs, the one-sided Jacobi method of fewer
-matrices than half the compute units (of order 128 or more) takes two launches per round: the
-rotations' parameters by a work-item or a work-group per pair, then their application by a
-work-item per element; the tridiagonal reduction of order 32 or more takes four launches per
-column, and the QL method's rotations, found by a work-item per matrix, are logged and applied by
-a work-item per row of the eigenvectors. The pairs of a round, their cosines and sines live in
+separate: 28x faster for one 256x256 LU). On GPUs, matrices of order 32 or more are reduced to
+tridiagonal (eigh) or bidiagonal (svd) form by a few launches per column; the QL or QR method
+then runs on a work-item per matrix, which logs its rotations, and work-groups apply them to the
+columns of the vectors. The Jacobi methods' pairs of a round, their cosines and sines live in
 global scratch arrays of the stack's size, so no order is limited by local memory.
 
 May import: ``numba_ext.kernels``, ``numba_ext.compiler`` (the kernel intrinsics) and the layers
@@ -447,21 +445,18 @@ def any_nonzero(info: ndarray) -> bool:
 #: sweeps the Jacobi kernels make at most (each sweep pairs every two indices once; ten suffice
 #: in double precision for matrices of a few thousand rows, quadratic convergence)
 MAX_SWEEPS = 30
-#: the order from which the Jacobi methods rotate fewer matrices than half the compute units of a
-#: GPU by two launches per round (the whole device busy) rather than one work-group per matrix
-JACOBI_STEPPED_N = 128
-#: the order from which GPUs find singular values by bidiagonalization, launches per column
+#: the order from which GPUs find singular values by bidiagonalization, launches per column,
+#: rather than by one-sided Jacobi rotations in a work-group per matrix
 SVD_STEPPED_N = 32
 
 
 def _svd_form(device: Any, batch: int, n: int) -> str:
-    """How the singular values of `batch` matrices of `n` columns are found on `device`: "serial"
-    on CPU devices (bidiagonalization and the QR method, a work-item per matrix: a work-group's
-    barriers, or a launch per step, cost more there than the steps they separate); by one-sided
-    Jacobi rotations on GPUs, "stepped" for fewer matrices than half the compute units of order
-    :data:`JACOBI_STEPPED_N` or more (two launches per round: the rotations by a work-group per
-    pair, then a work-item per element; one work-group per matrix would leave most of the device
-    idle), else "group" (a work-group per matrix)."""
+    """How the singular values of `batch` matrices of `n` columns are found on `device`: by
+    bidiagonalization and the QR method, a work-item per matrix on CPU devices ("serial": a
+    work-group's barriers, or a launch per step, cost more there than the steps they separate)
+    and by launches per column on GPUs for :data:`SVD_STEPPED_N` columns or more ("stepped");
+    else by one-sided Jacobi rotations, a work-group per matrix ("group": for stacks of small
+    matrices on a GPU, a launch per step would cost more than the steps)."""
     kind = str(device.device_type)
     if kind in SERIAL_DEVICES:
         return "serial"
@@ -1207,107 +1202,21 @@ def _jacobi_svd_kernel(a, v, pq, cs, se, m, n, tol):
         sweep += 1
 
 
-@kernel
-def _identity_kernel(v, n):
-    """v[b] = I, a work-item per element."""
-    g = get_global_id(0)
-    e = g % (n * n)
-    v[g // (n * n), e // n, e % n] = 1.0 if e // n == e % n else 0.0
-
-
-@kernel
-def _svd_pairs_group_kernel(a, pq, cs, se, gam, turned, m, n, half, r, tol):
-    """Round r's rotations of each a[b], one work-group per pair slot (the stepped form on
-    GPUs): the two columns' norms and inner product are reductions over the work-group (the
-    inner product's partial sums in gam, in double precision); turned[b] is set where a
-    rotation is not the identity."""
-    grp = get_group_id(0)
-    t = get_local_id(0)
-    b = grp // half
-    i = grp % half
-    norms_p = local_array((GROUP,), np.float64)
-    norms_q = local_array((GROUP,), np.float64)
-    if t == 0:
-        _round_pair(pq, b, r, i, 2 * half)
-    barrier(_FENCES)
-    p = pq[b, 2 * i]
-    q = pq[b, 2 * i + 1]
-    alpha = 0.0
-    beta = 0.0
-    gamma = a[b, 0, 0] * 0.0
-    if q < n:
-        k = t
-        while k < m:
-            x = a[b, k, p] * 1.0  # in double precision
-            y = a[b, k, q] * 1.0
-            alpha += _abs2(x)
-            beta += _abs2(y)
-            gamma += x.conjugate() * y
-            k += GROUP
-    norms_p[t] = alpha
-    norms_q[t] = beta
-    gam[grp, t] = gamma
-    barrier(_FENCES)
-    s2 = np.int64(_HALF)
-    while s2 > 0:
-        if t < s2:
-            norms_p[t] = norms_p[t] + norms_p[t + s2]
-            norms_q[t] = norms_q[t] + norms_q[t + s2]
-            gam[grp, t] = gam[grp, t] + gam[grp, t + s2]
-        barrier(_FENCES)
-        s2 = s2 // 2
-    if t == 0:
-        if q >= n:
-            cs[b, i] = 1.0
-            se[b, i] = 0.0
-        elif _svd_parameters(norms_p[0], norms_q[0], gam[grp, 0], tol, cs, se, b, i):
-            turned[b] = 1
-
-
-@kernel
-def _svd_columns_kernel(a, v, pq, cs, se, m, n, half):
-    """Round r's rotations applied to a[b] and v[b], a work-item per row and pair."""
-    g = get_global_id(0)
-    per = half * (m + n)
-    b = g // per
-    e = g % per
-    k = e // half
-    i = e % half
-    q = pq[b, 2 * i + 1]
-    if q < n and k < m:
-        _rotate_columns(a, b, k, pq[b, 2 * i], q, cs[b, i], se[b, i])
-    elif q < n:
-        _rotate_columns(v, b, k - m, pq[b, 2 * i], q, cs[b, i], se[b, i])
-
-
-def svd_jacobi(a: ndarray, dtype: np.dtype, form: str = "group") -> tuple[ndarray, ndarray]:
+def svd_jacobi(a: ndarray, dtype: np.dtype) -> tuple[ndarray, ndarray]:
     """The rotated columns (batch, m, n; column p is sigma_p u_p, unsorted) and V (batch, n, n)
-    of the stack `a` (..., m, n) with m >= n, in `dtype`: a work-group per matrix (`form`
-    "group") or two launches per round ("jacobi")."""
+    of the stack `a` (..., m, n) with m >= n, in `dtype`, a work-group per matrix (GPUs' stacks
+    of small matrices)."""
     work = _stack(a, dtype)
     batch, m, n = work.shape
     placed = {"sycl_queue": work.sycl_queue, "usm_type": work.usm_type}
     v = empty((batch, n, n), dtype=dtype, **placed)
     tol = float(np.finfo(dtype).eps) * max(m, 1)
     half = (n + 1) // 2
-    form = form if batch and n and m else "none"
     pq = empty((batch, 2 * half), dtype=np.int64, **placed)
     cs = empty((batch, half), dtype=np.float64, **placed)
     se = empty((batch, half), dtype=dtype, **placed)
-    if form == "group":
+    if batch and n and m:
         _jacobi_svd_kernel[NdRange((batch * GROUP,), (GROUP,))](work, v, pq, cs, se, m, n, tol)
-    elif form == "jacobi":
-        _identity_kernel[Range(batch * n * n)](v, n)
-        gam = empty((batch * half, GROUP), dtype=np.result_type(dtype, np.float64), **placed)
-        pairs = NdRange((batch * half * GROUP,), (GROUP,))
-        turned = zeros((batch,), dtype=np.int64, **placed)
-        for _ in range(MAX_SWEEPS):
-            turned[...] = 0
-            for r in range(2 * half - 1):
-                _svd_pairs_group_kernel[pairs](work, pq, cs, se, gam, turned, m, n, half, r, tol)
-                _svd_columns_kernel[Range(batch * half * (m + n))](work, v, pq, cs, se, m, n, half)
-            if not any_nonzero(turned):
-                break
     return work, v
 
 
@@ -1928,7 +1837,7 @@ def svd(
     if form in ("serial", "stepped"):
         w, v, sigma, u = svd_bidiagonal(a, dtype, vectors, form)
     else:
-        w, v = svd_jacobi(a, dtype, form)
+        w, v = svd_jacobi(a, dtype)
         wd = w.astype(np.result_type(dtype, np.float64), copy=False)  # squares of float32 overflow
         squares = xp.add(xp.square(wd.real), xp.square(wd.imag)) if dtype.kind == "c" else xp.square(wd)
         sigma = xp.sqrt(xp.sum(squares, axis=-2)).astype(np.dtype(dtype.char.lower()), copy=False)

@@ -199,8 +199,8 @@ def _force_forms(monkeypatch, form, which=("_svd_form", "_eigh_form")):
 def jacobi_form(request, monkeypatch):
     """The device's own way of eigh and svd, or one forced: a work-group per matrix (GPUs: Jacobi
     rotations), a work-item per matrix (CPU devices: eigh by tridiagonalization and the QL
-    method), a few launches per step (GPUs: the tridiagonal reduction, a round of the one-sided
-    Jacobi method)."""
+    method, svd by bidiagonalization and the QR method), a few launches per column (GPUs: the
+    tridiagonal and bidiagonal reductions, the rotations logged and applied)."""
     if request.param != "device":
         _force_forms(monkeypatch, request.param)
     return request.param
