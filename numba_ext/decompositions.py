@@ -1045,6 +1045,9 @@ def eigh_tridiagonal(
         _tridiagonal_eigh_serial_kernel[Range(batch)](
             work, zt, tau, u, w, d, e, info, state, log_i, n, mode, eps, limit
         )
+    elif batch and n and not vectors:  # every eigenvalue at once
+        _tridiagonal_stepped(work, tau, d, e, None)
+        d = _bisection(d, e, 0)
     elif batch and n:
         q = empty((batch, n, n), dtype=dtype, **placed) if vectors else None
         _tridiagonal_stepped(work, tau, d, e, q)
@@ -1074,6 +1077,93 @@ def eigh_tridiagonal(
     transpose: Any = np.swapaxes
     result: ndarray = transpose(zt, -1, -2)
     return values, result, info
+
+
+# -- eigenvalues and singular values alone on GPUs: bisection ------------------------------------
+@func
+def _off_diagonal(d, e, b, j, tgk):
+    """T[j + 1, j] of the symmetric tridiagonal matrix of matrix b: the subdiagonal e[b] (`tgk`
+    0; its diagonal is d[b]), or the Golub-Kahan matrix of the upper bidiagonal B of diagonal d[b]
+    and superdiagonal e[b] (e[b, i] is B[i - 1, i]; `tgk` 1): zero diagonal, off-diagonal d0, e1,
+    d1, e2, ..., whose eigenvalues are B's singular values and their negatives."""
+    if tgk == 0:
+        return e[b, j]
+    if j % 2 == 0:
+        return d[b, j // 2]
+    return e[b, j // 2 + 1]
+
+
+@func
+def _sturm_count(d, e, b, order, tgk, x, pivmin):
+    """How many eigenvalues of :func:`_off_diagonal`'s matrix (of `order` rows) lie below
+    `x`: the negative pivots of T - x I's LDL^T factorization (Sturm's sequence), a pivot of
+    magnitude below `pivmin` taken as -pivmin (LAPACK's ``dlaebz``)."""
+    count = 0
+    q = 1.0
+    off = 0.0
+    for j in range(order):
+        a = d[b, j] if tgk == 0 else 0.0
+        below = _off_diagonal(d, e, b, j, tgk) if j < order - 1 else 0.0
+        q = (a - x) - (off * off / q if j > 0 else 0.0)
+        if abs(q) < pivmin:
+            q = -pivmin
+        if q < 0.0:
+            count += 1
+        off = below
+    return count
+
+
+@kernel
+def _bisection_kernel(d, e, w, n, tgk, eps):
+    """w[b, k] = the k-th smallest eigenvalue (`tgk` 0) of the symmetric tridiagonal matrix of
+    diagonal d[b] and subdiagonal e[b], or the k-th smallest singular value (`tgk` 1) of the
+    upper bidiagonal matrix of diagonal d[b] and superdiagonal e[b] (the eigenvalue n + k of its
+    Golub-Kahan matrix), by bisection of Gershgorin's interval on Sturm counts to within `eps`
+    times the matrix's norm (LAPACK's ``stebz``, ``bdsvdx``); a work-item per (k, b), so every
+    value of every matrix is found at once. NaN where the matrix holds one."""
+    k = get_global_id(0)
+    b = get_global_id(1)
+    order = n * (1 + tgk)
+    lo = math.inf
+    hi = -math.inf
+    big = 0.0
+    prev = 0.0
+    for j in range(order):
+        a = d[b, j] if tgk == 0 else 0.0
+        below = _off_diagonal(d, e, b, j, tgk) if j < order - 1 else 0.0
+        radius = abs(prev) + abs(below)
+        lo = min(lo, a - radius)
+        hi = max(hi, a + radius)
+        big = max(big, below * below)
+        prev = below
+    if not (lo <= hi):  # a NaN
+        w[b, k] = math.nan
+        return
+    norm = max(abs(lo), abs(hi))
+    pivmin = 2.2250738585072014e-308 * max(1.0, big)
+    tol = eps * norm
+    lo = lo - 2.0 * tol - pivmin
+    hi = hi + 2.0 * tol + pivmin
+    want = k + n * tgk
+    for _ in range(2200):  # halving from 1e308 to the smallest interval takes fewer
+        if hi - lo <= max(tol, 2.0 * eps * max(abs(lo), abs(hi))) or hi - lo <= pivmin:
+            break
+        mid = 0.5 * (lo + hi)
+        if _sturm_count(d, e, b, order, tgk, mid, pivmin) > want:
+            hi = mid
+        else:
+            lo = mid
+    mid = 0.5 * (lo + hi)
+    w[b, k] = mid if abs(mid) > pivmin else 0.0  # a zero matrix's values are zeros
+
+
+def _bisection(d: ndarray, e: ndarray, tgk: int) -> ndarray:
+    """:func:`_bisection_kernel`'s values (batch, n) of the stack's diagonals d and e."""
+    batch, n = d.shape
+    out = empty((batch, n), dtype=np.float64, sycl_queue=d.sycl_queue, usm_type=d.usm_type)
+    if batch and n:
+        _bisection_kernel[Range(n, batch)](d, e, out, n, tgk, float(np.finfo(np.float64).eps))
+    return out
 
 
 #: the range of a float64 stack's largest magnitudes outside which the decompositions that square
@@ -1784,6 +1874,9 @@ def svd_bidiagonal(
         log_pq = empty((1, 1, 2), dtype=np.int64, **placed)
         serial = _bidiagonal_svd_serial_kernel[Range(batch)]
         serial(work, ut, vt, tauq, taup, d, e, info, state, log_pq, m, n, mode, eps, limit)
+    elif batch and n and not vectors:  # every singular value at once
+        _bidiagonal_stepped(work, tauq, taup, d, e)
+        d = _bisection(d, e, 1)
     elif batch and n:
         _bidiagonal_stepped(work, tauq, taup, d, e)
         if vectors:

@@ -330,10 +330,57 @@ def test_stepped_eigh_in_several_passes(rng, memory, monkeypatch):
     _orthonormal_columns(vectors, {"rtol": 1e-12, "atol": 1e-12})
 
 
+@pytest.mark.parametrize("dt", ["float64", "complex128", "float32"])
+def test_values_alone_by_bisection(rng, dt, monkeypatch):
+    """The stepped forms find eigenvalues alone (eigvalsh) and singular values alone (svdvals,
+    and the norms and ranks built on them) by bisection of the tridiagonal matrix and of the
+    bidiagonal one's Golub-Kahan matrix, every value at once: NumPy's values, among them a
+    repeated one, an exact zero and a cluster, and one launch of the bisection kernel each."""
+    from numba_ext import decompositions
+
+    _force_forms(monkeypatch, "stepped")
+    launches = []
+    own = decompositions._bisection_kernel
+
+    class Counted:
+        def __getitem__(self, launch_range):
+            launches.append(launch_range)
+            return own[launch_range]
+
+    monkeypatch.setattr(decompositions, "_bisection_kernel", Counted())
+    cplx = np.dtype(dt).kind == "c"
+    n = 40
+    g = rng.standard_normal((3, n, n)) + (1j * rng.standard_normal((3, n, n)) if cplx else 0)
+    q = np.linalg.qr(g)[0]
+    spectrum = np.stack(
+        [
+            np.linspace(-3, 5, n),
+            np.r_[np.zeros(5), np.full(5, 2.0), np.arange(30.0)],
+            np.r_[1 + 1e-9 * np.arange(n)],
+        ]
+    )
+    h = ((q * spectrum[:, None, :]) @ _adjoint(q)).astype(dt)
+    eps = float(np.finfo(np.dtype(dt).char.lower()).eps)
+    want = np.linalg.eigvalsh(h.astype(np.complex128))
+    got = numba_ext.asnumpy(np.linalg.eigvalsh(numba_ext.asarray(h)))
+    scale = np.abs(want).max(axis=1, keepdims=True)
+    assert np.all(np.abs(got - want) <= 50 * n * eps * scale), np.max(np.abs(got - want) / scale, axis=1)
+    tall = (q[:, :, : n - 8] * spectrum[:, None, : n - 8]) @ _adjoint(q[:, : n - 8, : n - 8])
+    tall = tall.astype(dt)
+    want_s = np.linalg.svd(tall.astype(np.complex128), compute_uv=False)
+    got_s = numba_ext.asnumpy(np.linalg.svd(numba_ext.asarray(tall), compute_uv=False))
+    scale_s = want_s[:, :1]
+    assert np.all(np.abs(got_s - want_s) <= 50 * n * eps * scale_s), np.max(
+        np.abs(got_s - want_s) / scale_s, axis=1
+    )
+    assert len(launches) == 2, launches
+
+
 @pytest.mark.parametrize("form", ["serial", "stepped"])
 def test_eigh_that_does_not_converge_raises(rng, form, monkeypatch):
     """An eigenvalue the QL method does not reach within its iterations is NumPy's LinAlgError
-    (here with no iterations allowed), for eigh and eigvalsh; a NaN in the matrix gives NaN
+    (here with no iterations allowed), for eigh and, where the QL method finds them (CPU devices;
+    GPUs find eigenvalues alone by bisection), eigvalsh; a NaN in the matrix gives NaN
     eigenvalues, not an error (LAPACK's are unspecified there: NumPy's of this one are finite)."""
     from numba_ext import decompositions
 
@@ -342,7 +389,7 @@ def test_eigh_that_does_not_converge_raises(rng, form, monkeypatch):
     x = numba_ext.asarray(g + np.swapaxes(g, -1, -2))
     with monkeypatch.context() as m:
         m.setattr(decompositions, "MAX_QL_ITERATIONS", 0)
-        for fn in (np.linalg.eigh, np.linalg.eigvalsh):
+        for fn in (np.linalg.eigh, np.linalg.eigvalsh)[: 2 if form == "serial" else 1]:
             with pytest.raises(np.linalg.LinAlgError, match="did not converge"):
                 fn(x)
     h = np.diag([np.nan, 1.0, 2.0])
@@ -448,14 +495,17 @@ def test_stepped_svd_in_several_passes(rng, memory, dt, monkeypatch):
 @pytest.mark.parametrize("form", ["serial", "stepped"])
 def test_svd_that_does_not_converge_raises(rng, form, monkeypatch):
     """A singular value the bidiagonal QR method does not reach within its iterations is NumPy's
-    LinAlgError (here with none allowed), for svd and svdvals; a NaN gives NaN singular values."""
+    LinAlgError (here with none allowed), for svd and, where the QR method finds them (CPU
+    devices; GPUs find singular values alone by bisection), svdvals; a NaN gives NaN singular
+    values."""
     from numba_ext import decompositions
 
     _force_forms(monkeypatch, form)
     x = numba_ext.asarray(rng.standard_normal((2, 7, 5)))
     with monkeypatch.context() as m:
         m.setattr(decompositions, "MAX_QL_ITERATIONS", 0)
-        for fn in (np.linalg.svd, lambda a: np.linalg.svd(a, compute_uv=False)):
+        both = (np.linalg.svd, lambda a: np.linalg.svd(a, compute_uv=False))
+        for fn in both[: 2 if form == "serial" else 1]:
             with pytest.raises(np.linalg.LinAlgError, match="did not converge"):
                 fn(x)
     h = rng.standard_normal((4, 3))
