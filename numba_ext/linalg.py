@@ -38,8 +38,10 @@ def _floating(fn: str, x: ndarray) -> ndarray:
 
 def _matrices(fn: str, x: ndarray) -> ndarray:
     x = xp._array(fn, x)
-    if x.ndim < 2:
-        raise ValueError(f"numba_ext.linalg.{fn}(): x must have at least 2 dimensions, not {x.ndim}")
+    if x.ndim < 2:  # NumPy's kind (a ValueError, as the array API asks)
+        raise np.linalg.LinAlgError(
+            f"numba_ext.linalg.{fn}(): x must have at least 2 dimensions, not {x.ndim}"
+        )
     return x
 
 
@@ -527,6 +529,9 @@ def _hermitian_svd(a: ndarray, compute_uv: bool) -> SVDResult | ndarray:
 def _numpy_matrix_rank(A: ndarray, tol: Any = None, hermitian: bool = False, *, rtol: Any = None) -> ndarray:
     if tol is not None and rtol is not None:
         raise ValueError("`tol` and `rtol` can't be both set.")
+    if getattr(A, "ndim", 2) < 2:  # NumPy's: whether any element is nonzero
+        nonzero: ndarray = _np.any(_np.not_equal(xp._array("matrix_rank", A), 0)).astype(np.int64)
+        return nonzero
     if tol is None and not hermitian:
         return matrix_rank(A, rtol=rtol)
     x = _matrices("matrix_rank", A)
