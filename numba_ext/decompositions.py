@@ -765,12 +765,16 @@ def _ql_implicit(d, e, db, zt, b, n, mode, eps, limit, state, log_i, log_cs, cap
     ok = True
     l0 = state[b, 0]
     count = 0
+    norm = 0.0  # a subdiagonal entry within eps of the matrix's norm is negligible too (EISPACK's
+    for i in range(n):  # test: a cluster of zero eigenvalues leaves entries of rounding size)
+        norm = max(norm, abs(d[db, i]) + abs(e[db, i]))
     for lo in range(l0, n):
         it = state[b, 1] if lo == l0 else 0
         while True:
             m = lo
             while m < n - 1:
-                if abs(e[db, m]) <= eps * (abs(d[db, m]) + abs(d[db, m + 1])):
+                em = abs(e[db, m])
+                if em <= eps * (abs(d[db, m]) + abs(d[db, m + 1])) or em <= eps * norm:
                     break
                 m += 1
             if m == lo:

@@ -330,6 +330,29 @@ def test_stepped_eigh_in_several_passes(rng, memory, monkeypatch):
     _orthonormal_columns(vectors, {"rtol": 1e-12, "atol": 1e-12})
 
 
+@pytest.mark.parametrize("form", ["group", "serial", "stepped"])
+@pytest.mark.parametrize("dt", ["float64", "complex128"])
+def test_eigh_of_low_rank_matrices(rng, form, dt, monkeypatch):
+    """eigh and eigvalsh of positive semidefinite matrices of low rank (G G^H, G of 2 to 7
+    columns): most eigenvalues are zero, and the QL method's subdiagonal entries among them stay
+    at rounding size, negligible against the matrix's norm though not against their zero
+    neighbours (the method once stalled there and raised LinAlgError); NumPy's eigenvalues,
+    A v = w v."""
+    _force_forms(monkeypatch, form)
+    for n, r in ((37, 5), (54, 7), (40, 2)):
+        g = rng.standard_normal((2, n, r)) + (
+            1j * rng.standard_normal((2, n, r)) if dt == "complex128" else 0
+        )
+        h = g @ _adjoint(g)
+        want = np.linalg.eigvalsh(h)
+        scale = np.abs(want).max(axis=-1, keepdims=True)
+        w, v = (numba_ext.asnumpy(t) for t in np.linalg.eigh(numba_ext.asarray(h)))
+        only = numba_ext.asnumpy(np.linalg.eigvalsh(numba_ext.asarray(h)))
+        for got in (w, only):
+            assert np.all(np.abs(got - want) <= 1e-12 * scale), np.max(np.abs(got - want) / scale, axis=-1)
+        assert np.all(np.abs(h @ v - v * w[:, None, :]) <= 1e-12 * scale[:, None])
+
+
 @pytest.mark.parametrize("dt", ["float64", "complex128", "float32"])
 def test_values_alone_by_bisection(rng, dt, monkeypatch):
     """The stepped forms find eigenvalues alone (eigvalsh) and singular values alone (svdvals,
