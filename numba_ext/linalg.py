@@ -38,6 +38,8 @@ def _floating(fn: str, x: ndarray) -> ndarray:
 
 def _matrices(fn: str, x: ndarray) -> ndarray:
     x = xp._array(fn, x)
+    if x.dtype == np.float16:  # NumPy's linear algebra refuses half precision too
+        raise TypeError(f"numba_ext.linalg.{fn}(): array type float16 is unsupported in linalg")
     if x.ndim < 2:  # NumPy's kind (a ValueError, as the array API asks)
         raise np.linalg.LinAlgError(
             f"numba_ext.linalg.{fn}(): x must have at least 2 dimensions, not {x.ndim}"
@@ -174,7 +176,9 @@ def slogdet(x: ndarray, /) -> SlogdetResult:
     shape = x.shape[:-2]
     if x.shape[-1] == 0:
         one = xp.ones(shape, dtype=dt, sycl_queue=x.sycl_queue, usm_type=x.usm_type)
-        return SlogdetResult(one, xp.zeros_like(one))
+        return SlogdetResult(
+            one, xp.zeros(shape, dtype=_real_of(dt), sycl_queue=x.sycl_queue, usm_type=x.usm_type)
+        )
     f = decompositions.lu_factor(x, dt)
     diag = _lu_diagonal(f)
     magnitude = _np.absolute(diag)
@@ -217,7 +221,9 @@ def solve(x1: ndarray, x2: ndarray, /) -> ndarray:
     a = xp.broadcast_to(a, batch + (m, m))
     b = xp.broadcast_to(b, batch + (m, k))
     count = math.prod(batch)
-    out_dt = np.result_type(dt, b.dtype) if b.dtype.kind in "fc" else dt
+    out_dt = np.result_type(
+        dt, b.dtype if b.dtype.kind in "fc" else np.float64
+    )  # NumPy's: integers as double
     f = _factored("solve", a, out_dt)
     x = decompositions.lu_solve(f, b.reshape(count, m, k) if count else b.reshape(0, m, k))
     result: ndarray = x.reshape(batch + (m, k))

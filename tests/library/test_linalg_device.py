@@ -950,3 +950,31 @@ def test_svd_of_rank_deficient_matrices_completes_the_bases(rng):
     np.testing.assert_allclose(
         numba_ext.asnumpy(np.linalg.qr(numba_ext.asarray(h)).R), np.linalg.qr(h).R, atol=1e-9
     )
+
+
+def test_numpy_conventions_of_inputs_and_result_dtypes():
+    """np.linalg's rules on the edges of its inputs, as NumPy's: fewer than two dimensions is
+    LinAlgError (a ValueError), half precision a TypeError, matrix_rank of a vector whether it has
+    a nonzero element, solve with an integer or bool right-hand side computes in double, and the
+    log-determinant of an empty complex stack is real."""
+    vector = numba_ext.asarray(np.array([0.0, 2.0, 0.0]))
+    for fn in (np.linalg.inv, np.linalg.det, np.linalg.svd, np.linalg.eigh, np.linalg.qr, np.linalg.cholesky):
+        with pytest.raises(np.linalg.LinAlgError, match="at least 2 dimensions"):
+            fn(vector)
+    with pytest.raises(TypeError, match="float16"):
+        np.linalg.svd(numba_ext.asarray(np.eye(3, dtype=np.float16)))
+    assert int(numba_ext.asnumpy(np.linalg.matrix_rank(vector))) == np.linalg.matrix_rank(
+        np.array([0.0, 2.0, 0.0])
+    )
+    assert int(numba_ext.asnumpy(np.linalg.matrix_rank(numba_ext.zeros(3)))) == 0
+    a = np.array([[2.0, 1.0], [1.0, 3.0]], dtype=np.float32)
+    for bt in ("int8", "bool", "int64", "float32"):
+        b = np.array([1, 1], dtype=bt)
+        got = np.linalg.solve(numba_ext.asarray(a), numba_ext.asarray(b))
+        assert got.dtype == np.linalg.solve(a, b).dtype, bt
+        np.testing.assert_allclose(numba_ext.asnumpy(got), np.linalg.solve(a, b), rtol=1e-6)
+    empty = np.zeros((2, 0, 0), dtype=np.complex64)
+    sign, logabs = np.linalg.slogdet(numba_ext.asarray(empty))
+    want_sign, want_logabs = np.linalg.slogdet(empty)
+    assert (sign.dtype, logabs.dtype) == (want_sign.dtype, want_logabs.dtype)
+    np.testing.assert_array_equal(numba_ext.asnumpy(logabs), want_logabs)
