@@ -16,7 +16,7 @@ May import: ``numba_ext.array_api``, ``numba_ext.decompositions`` and the layers
 from __future__ import annotations
 
 import math
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal, NamedTuple, cast
 
 import numpy as np
 
@@ -496,6 +496,7 @@ def _as_float(x: Any) -> Any:
 
 def _lower_of(a: ndarray, uplo: str) -> ndarray:
     """The matrices whose lower triangle is `a`'s `uplo` triangle (NumPy's ``UPLO=``)."""
+    uplo = uplo.upper() if isinstance(uplo, str) else uplo  # NumPy's: either case
     if uplo not in ("L", "U"):
         raise ValueError("UPLO argument must be 'L' or 'U'")
     if uplo == "L":
@@ -509,6 +510,19 @@ def _numpy_eigh(a: ndarray, UPLO: str = "L") -> EighResult:
 
 def _numpy_eigvalsh(a: ndarray, UPLO: str = "L") -> ndarray:
     return eigvalsh(_lower_of(a, UPLO))
+
+
+def _numpy_qr(a: ndarray, mode: str = "reduced") -> Any:
+    """np.linalg.qr's modes: "reduced", "complete", and "r" (R alone); LAPACK's packed "raw"
+    form has no device counterpart."""
+    if mode == "r":
+        return qr(a, mode="reduced").R
+    if mode == "raw":
+        raise NotImplementedError(
+            "numba_ext.linalg.qr(): mode='raw' (LAPACK's packed reflectors) is not available on the "
+            "device; use mode='reduced', 'complete' or 'r'"
+        )
+    return qr(a, mode=cast(Any, mode))
 
 
 def _numpy_cholesky(a: ndarray, /, *, upper: bool = False) -> ndarray:
@@ -667,7 +681,7 @@ NUMPY_FUNCTIONS: dict[str, Any] = {
     "slogdet": lambda a: slogdet(a),
     "solve": lambda a, b: solve(a, b),
     "svdvals": lambda x, /: svdvals(x),
-    "qr": lambda a, mode="reduced": qr(a, mode=mode),
+    "qr": lambda a, mode="reduced": _numpy_qr(a, mode),
     "svd": _numpy_svd,
     "trace": lambda x, /, *, offset=0, dtype=None: trace(x, offset=offset, dtype=dtype),
     "vector_norm": lambda x, /, *, axis=None, keepdims=False, ord=2: vector_norm(

@@ -978,3 +978,21 @@ def test_numpy_conventions_of_inputs_and_result_dtypes():
     want_sign, want_logabs = np.linalg.slogdet(empty)
     assert (sign.dtype, logabs.dtype) == (want_sign.dtype, want_logabs.dtype)
     np.testing.assert_array_equal(numba_ext.asnumpy(logabs), want_logabs)
+
+
+def test_numpy_qr_modes_and_uplo_case():
+    """np.linalg.qr's mode "r" gives R alone and "raw" is refused by name; UPLO is taken in either
+    case, as NumPy's."""
+    a = np.random.default_rng(5).standard_normal((5, 3))
+    x = numba_ext.asarray(a)
+    np.testing.assert_allclose(
+        numba_ext.asnumpy(np.linalg.qr(x, mode="r")), np.linalg.qr(a, mode="r"), atol=1e-12
+    )
+    with pytest.raises(NotImplementedError, match="raw"):
+        np.linalg.qr(x, mode="raw")
+    h = a.T @ a
+    for uplo in ("l", "u"):
+        np.testing.assert_allclose(
+            numba_ext.asnumpy(np.linalg.eigvalsh(numba_ext.asarray(h), UPLO=uplo)),
+            np.linalg.eigvalsh(h, UPLO=uplo),
+        )
