@@ -16,6 +16,7 @@ May import: ``numba_ext.array_api``, ``numba_ext.decompositions`` and the layers
 from __future__ import annotations
 
 import math
+import operator
 from typing import Any, Literal, NamedTuple, cast
 
 import numpy as np
@@ -110,8 +111,13 @@ def matrix_power(x: ndarray, n: int, /) -> ndarray:
     """Each square matrix (the last two axes) to the integer power `n` >= 0, by repeated squaring."""
     x = _matrices("matrix_power", x)
     if x.shape[-1] != x.shape[-2]:
-        raise ValueError(f"numba_ext.linalg.matrix_power(): matrices must be square, not {x.shape[-2:]}")
-    n = int(n)
+        raise np.linalg.LinAlgError(
+            f"numba_ext.linalg.matrix_power(): matrices must be square, not {x.shape[-2:]}"
+        )
+    try:
+        n = operator.index(n)
+    except TypeError:
+        raise TypeError(f"numba_ext.linalg.matrix_power(): exponent must be an integer, not {n!r}") from None
     if n < 0:
         x, n = inv(x), -n
     size = x.shape[-1]
@@ -623,6 +629,8 @@ def _numpy_cond(x: ndarray, p: Any = None) -> Any:
     """np.linalg.cond: the ratio of the largest to the smallest singular value (p None, 2; -2 the
     inverse), else the `p`-norm of each matrix times that of its inverse."""
     x = _matrices("cond", _as_float(x))
+    if math.prod(x.shape[-2:]) == 0:  # NumPy's: empty matrices (an empty stack gives an empty result)
+        raise np.linalg.LinAlgError("numba_ext.linalg.cond(): cond is not defined on empty arrays")
     if p in (None, 2, -2):
         sigma = svdvals(x)
         big, small = sigma[..., 0], sigma[..., -1]

@@ -141,7 +141,8 @@ def test_integer_matrices_compute_in_the_default_float(rng):
     h = rng.integers(-4, 5, (3, 3)) + 6 * np.eye(3, dtype=np.int64)
     d = la.det(numba_ext.asarray(h))
     assert d.dtype == (np.float64 if numba_ext.default_queue().device.has_fp64 else np.float32)
-    np.testing.assert_allclose(float(d), np.linalg.det(h), rtol=1e-5)
+    bound = np.prod(np.linalg.norm(h, axis=1))  # Hadamard's: a near-singular draw has a tiny det
+    np.testing.assert_allclose(float(d), np.linalg.det(h), rtol=1e-5, atol=1e-6 * bound)
 
 
 def test_empty_stacks_and_matrices():
@@ -996,3 +997,20 @@ def test_numpy_qr_modes_and_uplo_case():
             numba_ext.asnumpy(np.linalg.eigvalsh(numba_ext.asarray(h), UPLO=uplo)),
             np.linalg.eigvalsh(h, UPLO=uplo),
         )
+
+
+def test_numpy_matrix_power_and_cond_errors():
+    """matrix_power of non-square matrices is LinAlgError and of a non-integer exponent a
+    TypeError, cond of empty matrices LinAlgError (an empty stack of matrices gives an empty
+    result), as NumPy's."""
+    with pytest.raises(np.linalg.LinAlgError, match="square"):
+        np.linalg.matrix_power(numba_ext.ones((2, 3)), 2)
+    with pytest.raises(TypeError, match="integer"):
+        np.linalg.matrix_power(numba_ext.asarray(np.eye(2)), 2.0)
+    np.testing.assert_array_equal(
+        numba_ext.asnumpy(np.linalg.matrix_power(numba_ext.asarray(2 * np.eye(2)), np.int64(3))),
+        8 * np.eye(2),
+    )
+    with pytest.raises(np.linalg.LinAlgError, match="empty"):
+        np.linalg.cond(numba_ext.asarray(np.ones((0, 0))))
+    assert numba_ext.asnumpy(np.linalg.cond(numba_ext.asarray(np.ones((0, 3, 3))))).shape == (0,)
