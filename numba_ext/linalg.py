@@ -431,14 +431,16 @@ def pinv(x: ndarray, /, *, rtol: Any = None) -> ndarray:
     m, n = x.shape[-2:]
     if min(m, n) == 0:
         return xp.zeros(x.shape[:-2] + (n, m), dtype=_float_dtype(x), sycl_queue=x.sycl_queue)
-    w, v, sigma, _, wide, dt = _rotated("pinv", x)
+    w, v, sigma, u, wide, dt = _rotated("pinv", x)
     top = _np.max(sigma, axis=-1, keepdims=True)  # (batch, 1): the stack flattened
     if isinstance(rtol, ndarray):
         rtol = xp.broadcast_to(rtol, x.shape[:-2]).reshape(-1)
     cutoff = _cutoff(x, top, rtol)
     keep = _np.greater(sigma, cutoff)
-    scale = _np.where(keep, _np.true_divide(1.0, _np.where(keep, _np.multiply(sigma, sigma), 1.0)), 0.0)
-    inverse = matmul(_np.multiply(v, scale[:, None, :]), _adjoint(w))  # V diag(1/s^2) W^H
+    scale = _np.where(keep, _np.true_divide(1.0, _np.where(keep, sigma, 1.0)), 0.0)
+    if u is None:  # U from the rotated columns, each divided by its singular value (not 1/s^2:
+        u = _np.multiply(w, scale[:, None, :])  # that leaves the range for s near 1e-160 or 1e160)
+    inverse = matmul(_np.multiply(v, scale[:, None, :]), _adjoint(u))  # V diag(1/s) U^H
     inverse = inverse.astype(dt, copy=False)
     result = _adjoint(inverse) if wide else inverse
     return result.reshape(x.shape[:-2] + (n, m))

@@ -1014,3 +1014,24 @@ def test_numpy_matrix_power_and_cond_errors():
     with pytest.raises(np.linalg.LinAlgError, match="empty"):
         np.linalg.cond(numba_ext.asarray(np.ones((0, 0))))
     assert numba_ext.asnumpy(np.linalg.cond(numba_ext.asarray(np.ones((0, 3, 3))))).shape == (0,)
+
+
+@pytest.mark.parametrize("form", ["group", "serial", "stepped"])
+@pytest.mark.parametrize(
+    ("dt", "magnitude"), [("float64", 1e-200), ("float64", 1e200), ("float32", 1e-30), ("float32", 1e30)]
+)
+def test_pseudo_inverse_of_extreme_magnitudes(rng, form, dt, magnitude, monkeypatch):
+    """pinv and lstsq of matrices of entries near 1e-200 and 1e200 (1e-30 and 1e30 in single
+    precision): 1 / s stays in range where 1 / s^2 does not (the pseudo-inverse once gave NaN
+    there); NumPy's results, tall and wide."""
+    _force_forms(monkeypatch, form)
+    tol = 1e-5 if dt == "float32" else 1e-12
+    for shape in ((7, 5), (4, 6)):
+        a = (rng.standard_normal(shape) * magnitude).astype(dt)
+        b = rng.standard_normal(shape[0]).astype(dt)
+        want = np.linalg.pinv(a.astype(np.float64))
+        got = numba_ext.asnumpy(np.linalg.pinv(numba_ext.asarray(a)))
+        np.testing.assert_allclose(got, want, rtol=0, atol=tol * np.abs(want).max())
+        x = numba_ext.asnumpy(np.linalg.lstsq(numba_ext.asarray(a), numba_ext.asarray(b))[0])
+        want_x = np.linalg.lstsq(a.astype(np.float64), b.astype(np.float64))[0]
+        np.testing.assert_allclose(x, want_x, rtol=0, atol=tol * np.abs(want_x).max())
