@@ -1314,6 +1314,12 @@ def svd_jacobi(a: ndarray, dtype: np.dtype) -> tuple[ndarray, ndarray]:
     return work, v
 
 
+#: the bidiagonal QR method's negligible entries: this many double-precision epsilons times the
+#: matrix's norm (LAPACK's ``bdsqr`` takes 10 to 100; at one, entries of rounding size, as a
+#: unitary matrix's bidiagonal form has, could keep it from converging)
+BIDIAGONAL_TOL = 16
+
+
 # -- singular values: Householder bidiagonalization and implicit QR -------------------------------
 @func
 def _log_rotation(log_pq, log_cs, b, t, p, q, c, s):
@@ -1552,7 +1558,7 @@ def _bidiagonal_svd_serial_kernel(a, ut, vt, tauq, taup, d, e, info, state, log_
     for i in range(n):
         anorm = max(anorm, abs(d[b, i]) + abs(e[b, i]))
     if not _bidiagonal_qr(
-        d, e, b, ut, vt, b, m, n, mode, eps * anorm, limit, state, log_pq, ut, log_pq, ut, 0
+        d, e, b, ut, vt, b, m, n, mode, BIDIAGONAL_TOL * eps * anorm, limit, state, log_pq, ut, log_pq, ut, 0
     ):
         info[b] = 1
     if mode != 0:
@@ -1682,7 +1688,7 @@ def _logged_rotations_kernel(x, y, state, log_x, cs_x, log_y, cs_y, cols_x, cols
 def _row_reflector_kernel(a, tau, w, n, j):
     """The reflector from the right of row j of each a[b] from column j + 1 (``gebrd``'s: of the
     conjugated row), a work-group per matrix: u (its first element 1 implied) written over the
-    row from column j + 2, tau[b, j] set, a[b, j, j + 1] = beta (real); w[b, j] is scratch."""
+    row from column j + 2, tau[b, j] set, a[b, j, j + 1] = beta (real); w is untouched."""
     b = get_group_id(0)
     t = get_local_id(0)
     partial = local_array((GROUP,), np.float64)
@@ -1700,15 +1706,15 @@ def _row_reflector_kernel(a, tau, w, n, j):
         alpha = a[b, j, j + 1].conjugate()
         if below == 0.0 and alpha.imag == 0.0:
             tau[b, j] = 0.0
-            w[b, j] = 1.0
             beta_of[0] = alpha.real
         else:
             beta = _reflector_beta(alpha, below)
             tau[b, j] = (beta - alpha) / beta
-            w[b, j] = 1.0 / (alpha - beta)
             beta_of[0] = beta
     barrier(_FENCES)
-    scale = w[b, j]
+    # in double precision, by each work-item (see :func:`_reflector`)
+    alpha = a[b, j, j + 1].conjugate() * 1.0
+    scale = 1.0 / (alpha - beta_of[0]) if tau[b, j] != 0.0 else alpha * 0.0 + 1.0
     c = j + 2 + t
     while c < n:
         a[b, j, c] = a[b, j, c].conjugate() * scale
@@ -1885,7 +1891,7 @@ def svd_bidiagonal(
         _bidiagonal_stepped(work, tauq, taup, d, e)
         if vectors:
             ut, vt = _bidiagonal_vectors(work, tauq, taup)
-        tol = xp.multiply(xp.max(xp.add(xp.abs(d), xp.abs(e)), axis=-1), eps)
+        tol = xp.multiply(xp.max(xp.add(xp.abs(d), xp.abs(e)), axis=-1), BIDIAGONAL_TOL * eps)
         cap = 2 * (n + 1) * (QL_LOG_SWEEPS or n) if vectors else 1  # a sweep turns U 2 n times at most
         log_u, log_v = (empty((batch, cap, 2), dtype=np.int64, **placed) for _ in range(2))
         cs_u, cs_v = (empty((batch, cap, 2), dtype=np.float64, **placed) for _ in range(2))
@@ -1990,9 +1996,9 @@ def _form_q_kernel(a, tau, q, w, m, n, k, qcols):
 def _reflector(a, tau, w, m, r0, j, b, t, partial, beta_of):
     """The reflector of column j of matrix b from row r0 by its work-group (work-item t): the
     column below row r0 scaled to v (its first element 1 implied), tau[b, j] set and a[b, r0, j]
-    written with beta (real, ``zlarfg``'s: R's diagonal entry for QR, where r0 is j); w[b, j]
-    holds the column's scale (the step's other work uses w[b, j + 1:]); `partial` and `beta_of`
-    are the work-group's local arrays."""
+    written with beta (real, ``zlarfg``'s: R's diagonal entry for QR, where r0 is j); w is the
+    step's other work's scratch, untouched here; `partial` and `beta_of` are the work-group's
+    local arrays."""
     acc = 0.0
     r = r0 + 1 + t
     while r < m:
@@ -2008,15 +2014,15 @@ def _reflector(a, tau, w, m, r0, j, b, t, partial, beta_of):
         im = alpha.imag
         if below == 0.0 and im == 0.0:
             tau[b, j] = 0.0
-            w[b, j] = 1.0
             beta_of[0] = re
         else:
             beta = _reflector_beta(alpha, below)
             tau[b, j] = (beta - alpha) / beta
-            w[b, j] = 1.0 / (alpha - beta)
             beta_of[0] = beta
     barrier(_FENCES)
-    scale = w[b, j]
+    # the scale in double precision, by each work-item: a single-precision column of subnormal
+    # size has a scale beyond single precision's range, though the scaled column is not
+    scale = 1.0 / (a[b, r0, j] * 1.0 - beta_of[0]) if tau[b, j] != 0.0 else a[b, r0, j] * 0.0 + 1.0
     r = r0 + 1 + t
     while r < m:
         a[b, r, j] = a[b, r, j] * scale

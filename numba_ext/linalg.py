@@ -160,13 +160,11 @@ def _permutation_signs(f: decompositions.LU) -> ndarray:
 
 
 def det(x: ndarray, /) -> ndarray:
-    """The determinant of each square matrix (the last two axes), from its LU factorization."""
-    x, dt = _square("det", x)
-    f = decompositions.lu_factor(x, dt)
-    if x.shape[-1] == 0:
-        return xp.ones(x.shape[:-2], dtype=dt, sycl_queue=x.sycl_queue, usm_type=x.usm_type)
-    d = _np.multiply(_np.prod(_lu_diagonal(f), axis=-1), _permutation_signs(f))
-    result: ndarray = d.astype(dt, copy=False).reshape(x.shape[:-2])
+    """The determinant of each square matrix (the last two axes), from its LU factorization: sign
+    times exp(log|det|), as NumPy's, so pivots near 1e-200 and 1e200 do not underflow or overflow
+    a product that is in range."""
+    sign, logabs = slogdet(x)
+    result: ndarray = _np.multiply(sign, _np.exp(logabs)).astype(sign.dtype, copy=False)
     return result
 
 

@@ -1035,3 +1035,41 @@ def test_pseudo_inverse_of_extreme_magnitudes(rng, form, dt, magnitude, monkeypa
         x = numba_ext.asnumpy(np.linalg.lstsq(numba_ext.asarray(a), numba_ext.asarray(b))[0])
         want_x = np.linalg.lstsq(a.astype(np.float64), b.astype(np.float64))[0]
         np.testing.assert_allclose(x, want_x, rtol=0, atol=tol * np.abs(want_x).max())
+
+
+def test_det_of_pivots_beyond_the_range_of_their_product():
+    """det is sign times exp(log|det|), as NumPy's: pivots near 1e-200 and 1e200 whose product is
+    1, and a singular matrix with large pivots (0, not NaN)."""
+    got = numba_ext.asnumpy(np.linalg.det(numba_ext.asarray(np.diag([1e-200] * 3 + [1e200] * 3))))
+    np.testing.assert_allclose(got, 1.0, rtol=1e-12)
+    assert numba_ext.asnumpy(np.linalg.det(numba_ext.asarray(np.diag([1e200, 1e200, 0.0])))) == 0.0
+
+
+@pytest.mark.parametrize("form", ["group", "serial", "stepped"])
+def test_svd_of_unitary_matrices(rng, form, monkeypatch):
+    """The singular values of random unitary matrices are all 1: their bidiagonal form is diagonal
+    up to rounding, and the QR method must take entries of rounding size as negligible (at one
+    epsilon times the norm it once did not converge for some)."""
+    _force_forms(monkeypatch, form)
+    g = rng.standard_normal((12, 48, 48)) + 1j * rng.standard_normal((12, 48, 48))
+    q = np.linalg.qr(g)[0]
+    s = numba_ext.asnumpy(np.linalg.svd(numba_ext.asarray(q), compute_uv=False))
+    np.testing.assert_allclose(s, 1.0, atol=1e-13)
+
+
+@pytest.mark.parametrize("form", ["group", "serial", "stepped"])
+@pytest.mark.parametrize("scale", [1.0, 1e-30])
+def test_single_precision_columns_that_vanish(form, scale, monkeypatch):
+    """eigh, svd and qr of float32 matrices of equal entries (and of entries near 1e-30): after the
+    first reflector the columns left are of rounding, even subnormal, size, whose reflector's
+    scale leaves single precision's range (it is taken in double; NaN before)."""
+    _force_forms(monkeypatch, form, ("_svd_form", "_eigh_form", "_lu_form"))
+    for n in (9, 20, 33):
+        h = np.full((n, n), scale, dtype=np.float32)
+        w = numba_ext.asnumpy(np.linalg.eigvalsh(numba_ext.asarray(h)))
+        np.testing.assert_allclose(np.sort(w), np.r_[np.zeros(n - 1), n * scale], atol=2e-5 * n * scale)
+        s = numba_ext.asnumpy(np.linalg.svd(numba_ext.asarray(h), compute_uv=False))
+        np.testing.assert_allclose(np.sort(s)[::-1], np.r_[n * scale, np.zeros(n - 1)], atol=2e-5 * n * scale)
+        q, r = (numba_ext.asnumpy(t) for t in np.linalg.qr(numba_ext.asarray(h)))
+        assert np.isfinite(q).all() and np.isfinite(r).all()
+        np.testing.assert_allclose(q @ r, h, atol=2e-5 * n * scale)
