@@ -26,6 +26,7 @@ from . import decompositions
 from .array_api import matmul, matrix_transpose, tensordot, vecdot
 from .arrays import ndarray
 from .arrays.dtypes import default_float
+from .errors import UnsupportedError
 
 _np: Any = np  # NumPy's functions, untyped: on numba_ext arrays they dispatch to the eager library
 
@@ -39,8 +40,6 @@ def _floating(fn: str, x: ndarray) -> ndarray:
 
 def _matrices(fn: str, x: ndarray) -> ndarray:
     x = xp._array(fn, x)
-    if x.dtype == np.float16:  # NumPy's linear algebra refuses half precision too
-        raise TypeError(f"numba_ext.linalg.{fn}(): array type float16 is unsupported in linalg")
     if x.ndim < 2:  # NumPy's kind (a ValueError, as the array API asks)
         raise np.linalg.LinAlgError(
             f"numba_ext.linalg.{fn}(): x must have at least 2 dimensions, not {x.ndim}"
@@ -396,7 +395,10 @@ def svdvals(x: ndarray, /) -> ndarray:
 
 def _float_dtype(x: ndarray) -> np.dtype:
     """The dtype `x`'s decompositions compute in: its own floating dtype, integers and bools in the
-    device's default float (float64, as NumPy's, where the device has it)."""
+    device's default float (float64, as NumPy's, where the device has it); half precision is
+    refused, as NumPy's factorizations refuse it."""
+    if x.dtype == np.float16:
+        raise TypeError("numba_ext.linalg: array type float16 is unsupported in linalg")
     return x.dtype if x.dtype.kind in "fc" else default_float(x.sycl_queue)
 
 
@@ -502,6 +504,7 @@ def _as_float(x: Any) -> Any:
 
 def _lower_of(a: ndarray, uplo: str) -> ndarray:
     """The matrices whose lower triangle is `a`'s `uplo` triangle (NumPy's ``UPLO=``)."""
+    a = _matrices("eigh", a)  # the rank first, as NumPy checks it
     uplo = uplo.upper() if isinstance(uplo, str) else uplo  # NumPy's: either case
     if uplo not in ("L", "U"):
         raise ValueError("UPLO argument must be 'L' or 'U'")
@@ -524,7 +527,7 @@ def _numpy_qr(a: ndarray, mode: str = "reduced") -> Any:
     if mode == "r":
         return qr(a, mode="reduced").R
     if mode == "raw":
-        raise NotImplementedError(
+        raise UnsupportedError(
             "numba_ext.linalg.qr(): mode='raw' (LAPACK's packed reflectors) is not available on the "
             "device; use mode='reduced', 'complete' or 'r'"
         )
@@ -604,15 +607,25 @@ def _numpy_lstsq(a: ndarray, b: ndarray, rcond: Any = None) -> tuple[ndarray, nd
     values at or below `rcond` times the largest counting as zero, by default machine precision
     times the larger dimension), the sums of squared residuals (empty unless the matrix has full
     column rank and more rows than columns), the rank and the singular values."""
-    a, b = _as_float(a), _as_float(b)
-    if a.ndim != 2 or b.ndim not in (1, 2) or b.shape[0] != a.shape[0]:
+    a = _as_float(xp._array("lstsq", a, "a"))
+    if not isinstance(b, ndarray) and isinstance(b, (int, float, complex, list, tuple)):
+        b = xp.asarray(b, sycl_queue=a.sycl_queue)  # Python values go where a is
+    elif isinstance(b, np.ndarray):
+        b = xp._array("lstsq", b, "b")  # a NumPy array beside a device one: the placement error
+    if not isinstance(b, ndarray) or a.ndim != 2 or b.ndim not in (1, 2) or b.shape[0] != a.shape[0]:
         raise np.linalg.LinAlgError(
             "np.linalg.lstsq(): a must be a matrix and b a vector or matrix of as many rows, not "
-            f"{a.shape}, {b.shape}"
+            f"{a.shape}, {getattr(b, 'shape', type(b).__name__)}"
         )
+    b = _as_float(xp._array("lstsq", b, "b"))
+    common = np.result_type(a.dtype, b.dtype)  # NumPy's: both in their common type
+    a, b = a.astype(common, copy=False), b.astype(common, copy=False)
     m, n = a.shape
+    eps = np.finfo(_real_of(_float_dtype(a))).eps
     if rcond is None:
-        rcond = np.finfo(_real_of(_float_dtype(a))).eps * max(m, n)
+        rcond = eps * max(m, n)
+    elif not 0 < float(rcond) < 1:  # LAPACK's gelsd: machine precision outside (0, 1), NaN too
+        rcond = eps
     sigma = svdvals(a)
     rank = int(_np.sum(_np.greater(sigma, rcond * _np.max(sigma)))) if min(m, n) else 0
     x = matmul(_numpy_pinv(a, rcond), b)
@@ -635,6 +648,13 @@ def _numpy_cond(x: ndarray, p: Any = None) -> Any:
         sigma = svdvals(x)
         big, small = sigma[..., 0], sigma[..., -1]
         return _np.true_divide(big, small) if p != -2 else _np.true_divide(small, big)
+    f = decompositions.lu_factor(x, _float_dtype(x))
+    singular = _np.not_equal(f.info, 0).reshape(x.shape[:-2])
+    if bool(_np.any(singular)):  # NumPy's: infinite for singular matrices, the others as ever
+        eye = xp.eye(x.shape[-1], dtype=x.dtype, sycl_queue=x.sycl_queue)
+        safe = _np.where(singular[..., None, None], eye, x)
+        ratio = _np.multiply(_numpy_norm(x, p, axis=(-2, -1)), _numpy_norm(inv(safe), p, axis=(-2, -1)))
+        return _np.where(singular, np.inf, ratio)
     return _np.multiply(_numpy_norm(x, p, axis=(-2, -1)), _numpy_norm(inv(x), p, axis=(-2, -1)))
 
 

@@ -989,7 +989,7 @@ def test_numpy_qr_modes_and_uplo_case():
     np.testing.assert_allclose(
         numba_ext.asnumpy(np.linalg.qr(x, mode="r")), np.linalg.qr(a, mode="r"), atol=1e-12
     )
-    with pytest.raises(NotImplementedError, match="raw"):
+    with pytest.raises(numba_ext.errors.UnsupportedError, match="raw"):
         np.linalg.qr(x, mode="raw")
     h = a.T @ a
     for uplo in ("l", "u"):
@@ -1073,3 +1073,33 @@ def test_single_precision_columns_that_vanish(form, scale, monkeypatch):
         q, r = (numba_ext.asnumpy(t) for t in np.linalg.qr(numba_ext.asarray(h)))
         assert np.isfinite(q).all() and np.isfinite(r).all()
         np.testing.assert_allclose(q @ r, h, atol=2e-5 * n * scale)
+
+
+def test_numpy_lstsq_arguments_and_cond_of_singular_matrices():
+    """np.linalg.lstsq as NumPy's: both operands in their common type, rcond outside (0, 1)
+    meaning machine precision (LAPACK's gelsd), a Python list as b placed with a, anything that
+    is not a vector or matrix of as many rows a LinAlgError and a NumPy b beside a device a the
+    library's TypeError that says to copy it; cond of a singular matrix in a p-norm is infinite,
+    not an error."""
+    a = np.eye(4, 2, dtype=np.float32)
+    b = np.ones(4)
+    got = np.linalg.lstsq(numba_ext.asarray(a), numba_ext.asarray(b))
+    want = np.linalg.lstsq(a, b)
+    assert [t.dtype for t in (got[0], got[1], got[3])] == [t.dtype for t in (want[0], want[1], want[3])]
+    ones, ramp = np.ones((4, 2)), np.arange(4.0)
+    for rcond in (-1, 2.0, np.nan):
+        x = numba_ext.asnumpy(
+            np.linalg.lstsq(numba_ext.asarray(ones), numba_ext.asarray(ramp), rcond=rcond)[0]
+        )
+        np.testing.assert_allclose(x, np.linalg.lstsq(ones, ramp, rcond=-1)[0], rtol=1e-12)
+    x = numba_ext.asnumpy(np.linalg.lstsq(numba_ext.asarray(ones[:3]), [1.0, 2.0, 3.0])[0])
+    np.testing.assert_allclose(x, np.linalg.lstsq(ones[:3], [1.0, 2.0, 3.0])[0], rtol=1e-12)
+    for bad in (1.5, None, "x", [1.0, 2.0]):
+        with pytest.raises(np.linalg.LinAlgError):
+            np.linalg.lstsq(numba_ext.asarray(ones[:3]), bad)
+    with pytest.raises(TypeError, match="numba_ext.asarray"):
+        np.linalg.lstsq(numba_ext.asarray(ones), ramp)
+    h = np.stack([np.zeros((3, 3)), 2 * np.eye(3) + 0.1])
+    np.testing.assert_allclose(
+        numba_ext.asnumpy(np.linalg.cond(numba_ext.asarray(h), 1)), np.linalg.cond(h, 1)
+    )
