@@ -28,7 +28,15 @@ from tests.fuzz.families import FAMILIES
 from tests.fuzz.harness import Worker
 
 #: the share of each family in a run: the compiling families cost far more per case
-DEFAULT_WEIGHTS = {"selectors": 20, "interfaces": 25, "creation": 25, "launches": 20, "eager": 8, "jit": 2}
+DEFAULT_WEIGHTS = {
+    "selectors": 20,
+    "interfaces": 25,
+    "creation": 25,
+    "launches": 20,
+    "eager": 8,
+    "jit": 2,
+    "linalg": 5,
+}
 
 
 def parse_families(spec: str | None) -> dict[str, float]:

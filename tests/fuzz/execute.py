@@ -82,6 +82,7 @@ def env(want: str) -> dict[str, Any]:
 def run(family: str, case: Any) -> tuple[str, str]:
     from .exec_compiled import run_eager, run_jit, run_launch
     from .exec_data import run_creation, run_interface, run_selector
+    from .exec_linalg import run_linalg
 
     executors = {
         "selectors": run_selector,
@@ -90,6 +91,7 @@ def run(family: str, case: Any) -> tuple[str, str]:
         "launches": run_launch,
         "jit": run_jit,
         "eager": run_eager,
+        "linalg": run_linalg,
     }
     if family == "_selftest":  # the harness's own test: a case that crashes, hangs or passes
         return _selftest(case)

@@ -1,4 +1,4 @@
-"""The six fuzz families: each a case generator and the time a case may take before it counts as
+"""The seven fuzz families: each a case generator and the time a case may take before it counts as
 a hang (compiling cases get longer: a program build on a loaded machine takes seconds)."""
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from typing import Any, NamedTuple
 from .cases import interface, selector
 from .cases_compiled import eager, jit_call, launch
 from .cases_creation import creation
+from .cases_linalg import linalg
 from .choosers import Chooser
 
 
@@ -24,4 +25,5 @@ FAMILIES: dict[str, Family] = {
     "launches": Family(launch, 60.0),
     "jit": Family(jit_call, 90.0),
     "eager": Family(eager, 60.0),
+    "linalg": Family(linalg, 90.0),
 }
