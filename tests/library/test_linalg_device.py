@@ -196,6 +196,22 @@ def _force_forms(monkeypatch, form, which=("_svd_form", "_eigh_form")):
         monkeypatch.setattr(decompositions, name, lambda device, batch, n: form)
 
 
+def _count_launches(monkeypatch, name):
+    """The launch ranges of the decompositions' kernel `name` from now on, in a list."""
+    from numba_ext import decompositions
+
+    launches = []
+    own = getattr(decompositions, name)
+
+    class Counted:
+        def __getitem__(self, launch_range):
+            launches.append(launch_range)
+            return own[launch_range]
+
+    monkeypatch.setattr(decompositions, name, Counted())
+    return launches
+
+
 @pytest.fixture(params=["device", "group", "serial", "stepped"])
 def jacobi_form(request, monkeypatch):
     """The device's own way of eigh and svd, or one forced: a work-group per matrix (GPUs: Jacobi
@@ -313,15 +329,7 @@ def test_stepped_eigh_in_several_passes(rng, memory, monkeypatch):
     if memory == "global":  # orders above 8 (the local kernel is never compiled with that size)
         monkeypatch.setattr(decompositions, "QL_LOCAL_N", 8)
         name = "_ql_log_global_kernel"
-    launches = []
-    own = getattr(decompositions, name)
-
-    class Counted:
-        def __getitem__(self, launch_range):
-            launches.append(launch_range)
-            return own[launch_range]
-
-    monkeypatch.setattr(decompositions, name, Counted())
+    launches = _count_launches(monkeypatch, name)
     g = rng.standard_normal((3, 40, 40))
     h = g + np.swapaxes(g, -1, -2)
     values, vectors = (numba_ext.asnumpy(t) for t in np.linalg.eigh(numba_ext.asarray(h)))
@@ -360,18 +368,9 @@ def test_values_alone_by_bisection(rng, dt, monkeypatch):
     and the norms and ranks built on them) by bisection of the tridiagonal matrix and of the
     bidiagonal one's Golub-Kahan matrix, every value at once: NumPy's values, among them a
     repeated one, an exact zero and a cluster, and one launch of the bisection kernel each."""
-    from numba_ext import decompositions
 
     _force_forms(monkeypatch, "stepped")
-    launches = []
-    own = decompositions._bisection_kernel
-
-    class Counted:
-        def __getitem__(self, launch_range):
-            launches.append(launch_range)
-            return own[launch_range]
-
-    monkeypatch.setattr(decompositions, "_bisection_kernel", Counted())
+    launches = _count_launches(monkeypatch, "_bisection_kernel")
     cplx = np.dtype(dt).kind == "c"
     n = 40
     g = rng.standard_normal((3, n, n)) + (1j * rng.standard_normal((3, n, n)) if cplx else 0)
@@ -496,15 +495,7 @@ def test_stepped_svd_in_several_passes(rng, memory, dt, monkeypatch):
     if memory == "global":  # orders above 8 (the local kernel is never compiled with that size)
         monkeypatch.setattr(decompositions, "QL_LOCAL_N", 8)
         name = "_bidiagonal_qr_log_global_kernel"
-    launches = []
-    own = getattr(decompositions, name)
-
-    class Counted:
-        def __getitem__(self, launch_range):
-            launches.append(launch_range)
-            return own[launch_range]
-
-    monkeypatch.setattr(decompositions, name, Counted())
+    launches = _count_launches(monkeypatch, name)
     g = rng.standard_normal((3, 45, 40)) + (
         1j * rng.standard_normal((3, 45, 40)) if dt == "complex128" else 0
     )
