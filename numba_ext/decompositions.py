@@ -896,35 +896,6 @@ def _mirror_lower_kernel(a, n):
 
 
 @kernel
-def _tridiagonal_matvec_kernel(a, tau, y, n, j, iu):
-    """The step's y = tau A v over the trailing rows r > j of each a[b] (v: column j from row
-    j + 1, its first element 1), a work-group per row: its work-items read neighbouring elements
-    of the row and sum in local memory, the real and imaginary parts apart (`iu[0]` is 1j for
-    complex matrices, else 0)."""
-    rows = n - j - 1
-    g = get_group_id(0)
-    t = get_local_id(0)
-    b = g // rows
-    r = j + 1 + g % rows
-    re = local_array((GROUP,), np.float64)
-    im = local_array((GROUP,), np.float64)
-    acc_re = 0.0
-    acc_im = 0.0
-    c = j + 1 + t
-    while c < n:
-        x = a[b, r, c] if c == j + 1 else a[b, r, c] * a[b, c, j]
-        acc_re += x.real
-        acc_im += x.imag
-        c += GROUP
-    re[t] = acc_re
-    im[t] = acc_im
-    _group_sum(re, t)
-    _group_sum(im, t)
-    if t == 0:
-        y[b, r] = tau[b, j] * (re[0] + iu[0] * im[0])
-
-
-@kernel
 def _tridiagonal_rank2_kernel(a, tau, y, n, j):
     """y[b] += h v over the trailing rows with h = -tau (y^H v) / 2, so that the step's update is
     ``A -= v y^H + y v^H``; a work-group per matrix. h is real: y^H v = conj(tau) v^H A v, and
@@ -992,7 +963,7 @@ def _tridiagonal_stepped(work: ndarray, tau: ndarray, d: ndarray, e: ndarray, q:
     for j in range(n - 1):
         rows = n - j - 1
         _reflector_kernel[groups](work, tau, scale, n, j + 1, j)
-        _tridiagonal_matvec_kernel[NdRange((batch * rows * GROUP,), (GROUP,))](work, tau, y, n, j, iu)
+        _row_products_kernel[NdRange((batch * rows * GROUP,), (GROUP,))](work, tau, y, n, n, j, iu, 0)
         _tridiagonal_rank2_kernel[groups](work, tau, y, n, j)
         total = batch * rows * rows
         _tridiagonal_update_kernel[_padded(total)](work, y, n, j, total)
@@ -1725,11 +1696,13 @@ def _row_reflector_kernel(a, tau, w, n, j):
 
 
 @kernel
-def _row_products_kernel(a, tau, y, m, n, j, iu):
-    """y[b, r] = tau (row r of a[b] from column j + 1) . u for the rows r > j (u: row j's
-    reflector, its first element 1), a work-group per row: its work-items read neighbouring
-    elements and sum in local memory, the real and imaginary parts apart (`iu[0]` is 1j for
-    complex matrices, else 0)."""
+def _row_products_kernel(a, tau, y, m, n, j, iu, by_row):
+    """y[b, r] = tau[b, j] (row r of a[b] from column j + 1) . v for the rows r > j, v with its
+    first element 1 and the rest row j's reflector from column j + 2 (`by_row` 1: the
+    bidiagonalization's right step) or column j's from row j + 2 (0: the tridiagonal step's
+    y = tau A v); a work-group per row: its work-items read neighbouring elements and sum in
+    local memory, the real and imaginary parts apart (`iu[0]` is 1j for complex matrices, else
+    0)."""
     rows = m - j - 1
     g = get_group_id(0)
     t = get_local_id(0)
@@ -1741,7 +1714,8 @@ def _row_products_kernel(a, tau, y, m, n, j, iu):
     acc_im = 0.0
     c = j + 1 + t
     while c < n:
-        x = a[b, r, c] if c == j + 1 else a[b, r, c] * a[b, j, c]
+        v = a[b, j, c] if by_row != 0 else a[b, c, j]
+        x = a[b, r, c] if c == j + 1 else a[b, r, c] * v
         acc_re += x.real
         acc_im += x.imag
         c += GROUP
@@ -1801,7 +1775,7 @@ def _bidiagonal_stepped(work: ndarray, tauq: ndarray, taup: ndarray, d: ndarray,
         _reflector_apply_kernel[_padded(total)](work, work, tauq, w, m, j, j, j + 1, cols, total, 1)
         _row_reflector_kernel[groups](work, taup, w, n, j)
         rows = m - j - 1
-        _row_products_kernel[NdRange((batch * rows * GROUP,), (GROUP,))](work, taup, y, m, n, j, iu)
+        _row_products_kernel[NdRange((batch * rows * GROUP,), (GROUP,))](work, taup, y, m, n, j, iu, 1)
         total = batch * rows * cols
         _row_update_kernel[_padded(total)](work, y, m, n, j, total)
     _bidiagonal_diagonals_kernel[Range(batch * n)](work, d, e, n)
